@@ -1,0 +1,224 @@
+"""Settings: `[tool.torchlint]` in the nearest pyproject.toml (or torchlint.toml), then flags.
+
+The configuration is one frozen dataclass built in one pass. Anything the file gets
+wrong raises `ConfigError` with a one-line message that names the file and the key.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Dict, Mapping, Optional, Tuple
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on Python < 3.11 only
+    import tomli as tomllib
+
+CONFIG_FILENAMES = ("torchlint.toml", "pyproject.toml")
+
+DEFAULT_EXCLUDE = (
+    ".bzr",
+    ".direnv",
+    ".eggs",
+    ".git",
+    ".git-rewrite",
+    ".hg",
+    ".mypy_cache",
+    ".nox",
+    ".pants.d",
+    ".pytype",
+    ".ruff_cache",
+    ".svn",
+    ".torchlint_cache",
+    ".tox",
+    ".venv",
+    "__pypackages__",
+    "_build",
+    "buck-out",
+    "build",
+    "dist",
+    "node_modules",
+    "site-packages",
+    "venv",
+)
+
+DEFAULT_LAZY_IMPORTS = (
+    "wandb",
+    "tensorboard",
+    "tensorboardX",
+    "torch.utils.tensorboard",
+    "numba",
+    "mlflow",
+    "comet_ml",
+    "neptune",
+)
+
+
+class ConfigError(Exception):
+    """A problem in a configuration file or in flags; the message is one line."""
+
+
+@dataclass(frozen=True)
+class Config:
+    """The effective settings of one run."""
+
+    root: Path = field(default_factory=Path.cwd)
+    source: Optional[Path] = None
+    select: Tuple[str, ...] = ()
+    extend_select: Tuple[str, ...] = ()
+    ignore: Tuple[str, ...] = ()
+    per_file_ignores: Tuple[Tuple[str, Tuple[str, ...]], ...] = ()
+    exclude: Tuple[str, ...] = DEFAULT_EXCLUDE
+    extend_exclude: Tuple[str, ...] = ()
+    fix: bool = False
+    unsafe_fixes: bool = False
+    lazy_imports: Tuple[str, ...] = DEFAULT_LAZY_IMPORTS
+    rule_options: Tuple[Tuple[str, Tuple[Tuple[str, Any], ...]], ...] = ()
+    runtime: Tuple[Tuple[str, Any], ...] = ()
+
+    def options_for(self, rule_name: str) -> Dict[str, Any]:
+        return dict(dict(self.rule_options).get(rule_name, ()))
+
+    def fingerprint(self) -> str:
+        """What of this config can change a file's findings (for the cache key)."""
+        return repr(
+            (
+                self.select,
+                self.extend_select,
+                self.ignore,
+                self.per_file_ignores,
+                self.lazy_imports,
+                self.rule_options,
+            )
+        )
+
+
+def find_config_file(start: Path) -> Optional[Path]:
+    """The nearest torchlint.toml, or pyproject.toml with a [tool.torchlint] table."""
+    start = start.resolve()
+    for directory in (start, *start.parents):
+        for name in CONFIG_FILENAMES:
+            candidate = directory / name
+            if not candidate.is_file():
+                continue
+            if name == "torchlint.toml":
+                return candidate
+            try:
+                if "torchlint" in _read_toml(candidate).get("tool", {}):
+                    return candidate
+            except ConfigError:
+                return candidate
+    return None
+
+
+def read_table(path: Path) -> Dict[str, Any]:
+    """The torchlint table of a config file (the whole file for torchlint.toml)."""
+    data = _read_toml(path)
+    if path.name == "torchlint.toml":
+        return data.get("tool", {}).get("torchlint", data)
+    return data.get("tool", {}).get("torchlint", {})
+
+
+def _read_toml(path: Path) -> Dict[str, Any]:
+    try:
+        with open(path, "rb") as handle:
+            return tomllib.load(handle)
+    except OSError as error:
+        raise ConfigError(f"{path}: cannot read: {error.strerror or error}") from None
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"{path}: invalid TOML: {error}") from None
+
+
+def _string_list(path: Path, key: str, value: Any) -> Tuple[str, ...]:
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise ConfigError(f"{path}: `{key}` must be a list of strings")
+    return tuple(value)
+
+
+def _bool(path: Path, key: str, value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise ConfigError(f"{path}: `{key}` must be true or false")
+    return value
+
+
+def _codes(path: Path, key: str, value: Any) -> Tuple[str, ...]:
+    codes = _string_list(path, key, value)
+    for code in codes:
+        if not is_code_selector(code):
+            raise ConfigError(f"{path}: `{key}` has {code!r}, which is not a rule code or prefix")
+    return tuple(code.upper() for code in codes)
+
+
+def is_code_selector(text: str) -> bool:
+    text = text.upper()
+    return text == "ALL" or (text.startswith("TL") and len(text) <= 5 and text[2:].isdigit())
+
+
+def _per_file_ignores(path: Path, key: str, value: Any) -> Tuple[Tuple[str, Tuple[str, ...]], ...]:
+    if not isinstance(value, dict):
+        raise ConfigError(f"{path}: `{key}` must be a table of glob = [codes]")
+    return tuple((pattern, _codes(path, f"{key}.{pattern}", codes)) for pattern, codes in value.items())
+
+
+def _rule_options(path: Path, name: str, value: Any, known: Mapping[str, Mapping[str, Any]]):
+    if not isinstance(value, dict):
+        raise ConfigError(f"{path}: `{name}` must be a table of options")
+    defaults = known[name]
+    for option, setting in value.items():
+        if option not in defaults:
+            allowed = ", ".join(sorted(defaults)) or "none"
+            raise ConfigError(
+                f"{path}: unknown option `{name}.{option}` (known: {allowed})"
+            )
+        if type(setting) is not type(defaults[option]):
+            raise ConfigError(
+                f"{path}: `{name}.{option}` must be {type(defaults[option]).__name__}"
+            )
+    return tuple(sorted(value.items()))
+
+
+def load_config(
+    config_path: Optional[Path],
+    cwd: Path,
+    rule_option_defaults: Mapping[str, Mapping[str, Any]],
+) -> Config:
+    """Build the Config from a file (given, or the nearest one above `cwd`)."""
+    path = config_path or find_config_file(cwd)
+    if path is None:
+        return Config(root=cwd.resolve())
+    if not path.is_file():
+        raise ConfigError(f"{path}: no such config file")
+    table = read_table(path)
+    if not isinstance(table, dict):
+        raise ConfigError(f"{path}: [tool.torchlint] must be a table")
+    settings: Dict[str, Any] = {}
+    rule_options = []
+    extend_lazy: Tuple[str, ...] = ()
+    for key, value in table.items():
+        attr = key.replace("-", "_")
+        if key in ("select", "extend-select", "ignore"):
+            settings[attr] = _codes(path, key, value)
+        elif key in ("exclude", "extend-exclude", "lazy-imports"):
+            settings[attr] = _string_list(path, key, value)
+        elif key == "extend-lazy-imports":
+            extend_lazy = _string_list(path, key, value)
+        elif key in ("fix", "unsafe-fixes"):
+            settings[attr] = _bool(path, key, value)
+        elif key == "per-file-ignores":
+            settings[attr] = _per_file_ignores(path, key, value)
+        elif key == "runtime":
+            if not isinstance(value, dict):
+                raise ConfigError(f"{path}: `runtime` must be a table")
+            settings["runtime"] = tuple(value.items())
+        elif key in rule_option_defaults:
+            rule_options.append((key, _rule_options(path, key, value, rule_option_defaults)))
+        else:
+            raise ConfigError(f"{path}: unknown key `{key}` in [tool.torchlint]")
+    config = Config(root=path.parent.resolve(), source=path, **settings)
+    if extend_lazy:
+        config = replace(config, lazy_imports=config.lazy_imports + extend_lazy)
+    return replace(config, rule_options=tuple(sorted(rule_options)))
