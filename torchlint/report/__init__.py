@@ -1,0 +1,53 @@
+"""Reporters: turn diagnostics into text for people, CI services and other tools.
+
+Each format lives in its own module and is imported only when used, so that
+machine formats never pay for rich.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import Sequence, TextIO
+
+from torchlint.ftypes import Diagnostic
+from torchlint.report.context import ReportContext
+
+__all__ = ["FORMATS", "ReportContext", "render", "render_statistics", "summary_lines"]
+
+FORMATS = ("full", "concise", "json", "json-lines", "github", "sarif", "junit")
+
+# format -> (module, function)
+_RENDERERS = {
+    "full": ("full", "render"),
+    "concise": ("concise", "render"),
+    "json": ("json_format", "render_json"),
+    "json-lines": ("json_format", "render_json_lines"),
+    "github": ("github", "render"),
+    "sarif": ("sarif", "render"),
+    "junit": ("junit", "render"),
+}
+
+
+def render(fmt: str, diagnostics: Sequence[Diagnostic], ctx: ReportContext, out: TextIO) -> None:
+    """Write `diagnostics` (already sorted) to `out` in format `fmt`, one of FORMATS."""
+    try:
+        module, function = _RENDERERS[fmt]
+    except KeyError:
+        raise ValueError(f"unknown output format {fmt!r}; expected one of {', '.join(FORMATS)}")
+    getattr(import_module(f"{__name__}.{module}"), function)(diagnostics, ctx, out)
+
+
+def render_statistics(
+    diagnostics: Sequence[Diagnostic], ctx: ReportContext, out: TextIO, fmt: str = "full"
+) -> None:
+    """Write counts per rule: a JSON array when `fmt` is "json", else ruff's table."""
+    from torchlint.report.statistics import render as render_stats
+
+    render_stats(fmt, diagnostics, ctx, out)
+
+
+def summary_lines(diagnostics: Sequence[Diagnostic], ctx: ReportContext) -> list[str]:
+    """The summary the CLI prints after full/concise output (coloured `[*]` if ctx.color)."""
+    from torchlint.report.summary import summary_lines as lines
+
+    return lines(diagnostics, ctx)

@@ -1,0 +1,41 @@
+"""GitHub Actions workflow commands (`::error ...::`), one per finding."""
+
+from __future__ import annotations
+
+from typing import Sequence, TextIO
+
+from torchlint.ftypes import Diagnostic
+from torchlint.report import paths
+from torchlint.report.context import ReportContext
+
+
+def escape_data(text: str) -> str:
+    """Escape a command's message as @actions/core does."""
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def escape_property(text: str) -> str:
+    """Escape a command property value as @actions/core does."""
+    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def command(diagnostic: Diagnostic, ctx: ReportContext) -> str:
+    """The `::error` line for one finding."""
+    path = paths.for_root(diagnostic.filename, ctx.root)
+    start, end = diagnostic.location, diagnostic.end_location
+    properties = {
+        "title": f"torchlint ({diagnostic.code})",
+        "file": path,
+        "line": start.row,
+        "col": start.column,
+        "endLine": end.row,
+        "endColumn": end.column,
+    }
+    props = ",".join(f"{key}={escape_property(str(value))}" for key, value in properties.items())
+    text = f"{path}:{start.row}:{start.column}: {diagnostic.code} {diagnostic.message}"
+    return f"::error {props}::{escape_data(text)}"
+
+
+def render(diagnostics: Sequence[Diagnostic], ctx: ReportContext, out: TextIO) -> None:
+    """Write one workflow command per finding."""
+    out.write("".join(command(d, ctx) + "\n" for d in diagnostics))

@@ -1,0 +1,54 @@
+"""JUnit XML for CI dashboards: a testsuite per file, a failing testcase per finding."""
+
+from __future__ import annotations
+
+import posixpath
+import xml.etree.ElementTree as ET
+from typing import Sequence, TextIO
+
+from torchlint.ftypes import Diagnostic
+from torchlint.report import paths
+from torchlint.report.context import ReportContext
+
+
+def to_xml(diagnostics: Sequence[Diagnostic], ctx: ReportContext) -> ET.Element:
+    """The `<testsuites>` element; empty when there is nothing to report."""
+    count = str(len(diagnostics))
+    suites = ET.Element(
+        "testsuites", name="torchlint", tests=count, failures=count, errors="0"
+    )
+    by_file: dict[str, list[Diagnostic]] = {}
+    for diagnostic in diagnostics:
+        by_file.setdefault(paths.for_root(diagnostic.filename, ctx.root), []).append(diagnostic)
+    for path, items in by_file.items():
+        suite = ET.SubElement(
+            suites,
+            "testsuite",
+            name=path,
+            tests=str(len(items)),
+            failures=str(len(items)),
+            errors="0",
+            package="torchlint",
+        )
+        classname = posixpath.splitext(path)[0]
+        for d in items:
+            row, col = d.location.row, d.location.column
+            case = ET.SubElement(
+                suite,
+                "testcase",
+                name=f"torchlint.{d.code}",
+                classname=classname,
+                line=str(row),
+                column=str(col),
+            )
+            failure = ET.SubElement(case, "failure", message=d.message)
+            failure.text = f"line {row}, col {col}, {d.message}"
+    return suites
+
+
+def render(diagnostics: Sequence[Diagnostic], ctx: ReportContext, out: TextIO) -> None:
+    """Write the XML document with its declaration."""
+    root = to_xml(diagnostics, ctx)
+    ET.indent(root, space="    ")
+    out.write('<?xml version="1.0" encoding="UTF-8"?>\n')
+    out.write(ET.tostring(root, encoding="unicode") + "\n")

@@ -1,0 +1,127 @@
+"""SARIF 2.1.0 for code-scanning services: one run, every rule, UTF-16 columns."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Optional, Sequence, TextIO
+
+from torchlint.ftypes import Diagnostic, Edit, Fix, RuleInfo
+from torchlint.report import paths
+from torchlint.report.context import ReportContext
+from torchlint.report.fingerprint import line_hashes
+from torchlint.report.sources import SourceLines
+
+SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+INFORMATION_URI = "https://github.com/torchlint/torchlint"
+SRCROOT = "%SRCROOT%"
+
+_WHAT_IT_DOES = re.compile(r"^#+\s*What it does\s*\n+(.+?)(?:\n\s*\n|\n#|\Z)", re.S | re.M)
+
+
+def _full_description(rule: RuleInfo) -> str:
+    """The doc's "What it does" paragraph, else the summary."""
+    match = _WHAT_IT_DOES.search(rule.doc or "")
+    return " ".join(match.group(1).split()) if match else rule.summary
+
+
+def _rule(rule: RuleInfo) -> dict:
+    doc = rule.doc or rule.summary
+    return {
+        "id": rule.code,
+        "name": rule.name,
+        "shortDescription": {"text": rule.summary},
+        "fullDescription": {"text": _full_description(rule)},
+        "help": {"text": doc, "markdown": doc},
+        "helpUri": rule.url,
+        "defaultConfiguration": {"level": "error", "enabled": rule.default_enabled},
+        "properties": {"fixable": rule.fixable, "tags": [rule.name]},
+    }
+
+
+class _Writer:
+    """Converts one finding at a time; holds the per-run lookups."""
+
+    def __init__(self, ctx: ReportContext):
+        self.ctx = ctx
+        self.sources = SourceLines(ctx.sources)
+
+    def artifact(self, filename: str) -> dict:
+        uri, relative = paths.sarif_uri(filename, self.ctx.root)
+        return {"uri": uri, "uriBaseId": SRCROOT} if relative else {"uri": uri}
+
+    def region(self, filename: str, start, end) -> dict:
+        column = self.sources.utf16_column
+        return {
+            "startLine": start.row,
+            "startColumn": column(filename, start.row, start.column),
+            "endLine": end.row,
+            "endColumn": column(filename, end.row, end.column),
+        }
+
+    def fix(self, filename: str, fix: Fix) -> dict:
+        def replacement(edit: Edit) -> dict:
+            return {
+                "deletedRegion": self.region(filename, edit.start, edit.end),
+                "insertedContent": {"text": edit.content},
+            }
+
+        return {
+            "description": {"text": fix.message},
+            "artifactChanges": [
+                {
+                    "artifactLocation": self.artifact(filename),
+                    "replacements": [replacement(e) for e in fix.edits],
+                }
+            ],
+        }
+
+    def result(self, diagnostic: Diagnostic, rule_index: Optional[int], fingerprint: str) -> dict:
+        name = diagnostic.filename
+        result: dict = {"ruleId": diagnostic.code}
+        if rule_index is not None:
+            result["ruleIndex"] = rule_index
+        result["level"] = "error"
+        result["message"] = {"text": diagnostic.message}
+        result["locations"] = [
+            {
+                "physicalLocation": {
+                    "artifactLocation": self.artifact(name),
+                    "region": self.region(name, diagnostic.location, diagnostic.end_location),
+                }
+            }
+        ]
+        result["partialFingerprints"] = {"primaryLocationLineHash": fingerprint}
+        if diagnostic.fix is not None and diagnostic.fix.edits:
+            result["fixes"] = [self.fix(name, diagnostic.fix)]
+        return result
+
+    def fingerprint_key(self, diagnostic: Diagnostic) -> tuple[str, str, str]:
+        text = self.sources.line(diagnostic.filename, diagnostic.location.row) or ""
+        return (diagnostic.code, paths.for_root(diagnostic.filename, self.ctx.root), text.strip())
+
+
+def to_sarif(diagnostics: Sequence[Diagnostic], ctx: ReportContext) -> dict:
+    """The SARIF log as a JSON-ready dict."""
+    rules = [ctx.rules[code] for code in sorted(ctx.rules)]
+    index = {rule.code: i for i, rule in enumerate(rules)}
+    writer = _Writer(ctx)
+    fingerprints = line_hashes(writer.fingerprint_key(d) for d in diagnostics)
+    driver: dict = {"name": "torchlint", "informationUri": INFORMATION_URI}
+    if ctx.tool_version:
+        driver["version"] = ctx.tool_version
+    driver["rules"] = [_rule(rule) for rule in rules]
+    run = {
+        "tool": {"driver": driver},
+        "originalUriBaseIds": {SRCROOT: {"uri": paths.root_uri(ctx.root)}},
+        "columnKind": "utf16CodeUnits",
+        "results": [
+            writer.result(d, index.get(d.code), fp) for d, fp in zip(diagnostics, fingerprints)
+        ],
+    }
+    return {"$schema": SCHEMA, "version": "2.1.0", "runs": [run]}
+
+
+def render(diagnostics: Sequence[Diagnostic], ctx: ReportContext, out: TextIO) -> None:
+    """Write the SARIF log, pretty-printed."""
+    out.write(json.dumps(to_sarif(diagnostics, ctx), indent=2, ensure_ascii=False) + "\n")
