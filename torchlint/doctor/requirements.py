@@ -1,0 +1,123 @@
+"""The declared run-time requirements: `[tool.torchlint.runtime]`, validated in one pass.
+
+```toml
+[tool.torchlint.runtime]
+torch = ">=2.1,<3"
+cuda = ">=12.1"
+cudnn = ">=8.9"
+driver = ">=535"
+compute-capability = ">=8.0"
+require-gpu = true
+gpu-name = ["H100", "A100"]
+```
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping, Optional, Tuple
+
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+from torchlint.config import ConfigError, find_config_file, read_table
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on Python < 3.11 only
+    import tomli as tomllib
+
+TABLE = "[tool.torchlint.runtime]"
+SPECIFIER_KEYS = ("torch", "cuda", "cudnn", "driver", "compute-capability")
+KNOWN_KEYS = SPECIFIER_KEYS + ("require-gpu", "gpu-name")
+
+
+@dataclass(frozen=True)
+class Requirements:
+    """What the project declares it needs at run time. Absent keys impose nothing."""
+
+    source: Optional[Path] = None
+    torch: Optional[SpecifierSet] = None
+    cuda: Optional[SpecifierSet] = None
+    cudnn: Optional[SpecifierSet] = None
+    driver: Optional[SpecifierSet] = None
+    compute_capability: Optional[SpecifierSet] = None
+    require_gpu: bool = False
+    gpu_name: Tuple[str, ...] = ()
+
+
+def parse_requirements(table: Mapping[str, Any], source: Optional[Path] = None) -> Requirements:
+    """Validate a runtime table; raise `ConfigError` naming the file and key on any fault."""
+    where = str(source) if source is not None else "<requirements>"
+    if not isinstance(table, Mapping):
+        raise ConfigError(f"{where}: {TABLE} must be a table")
+    values: dict = {}
+    for key, value in table.items():
+        if key not in KNOWN_KEYS:
+            raise ConfigError(
+                f"{where}: unknown key `{key}` in {TABLE} (known: {', '.join(KNOWN_KEYS)})"
+            )
+        if key in SPECIFIER_KEYS:
+            values[key.replace("-", "_")] = _specifier(where, key, value)
+        elif key == "require-gpu":
+            if not isinstance(value, bool):
+                raise ConfigError(f"{where}: `runtime.require-gpu` must be true or false")
+            values["require_gpu"] = value
+        else:
+            values["gpu_name"] = _gpu_names(where, value)
+    return Requirements(source=source, **values)
+
+
+def _specifier(where: str, key: str, value: Any) -> SpecifierSet:
+    if not isinstance(value, str):
+        raise ConfigError(f"{where}: `runtime.{key}` must be a version specifier string like \">=12.1\"")
+    try:
+        return SpecifierSet(value)
+    except InvalidSpecifier:
+        raise ConfigError(
+            f"{where}: `runtime.{key}` = {value!r} is not a PEP 440 version specifier "
+            f"(write e.g. \">={value.strip() or '1.0'}\" or \"=={value.strip() or '1.0'}\")"
+        ) from None
+
+
+def _gpu_names(where: str, value: Any) -> Tuple[str, ...]:
+    names = [value] if isinstance(value, str) else value
+    if not isinstance(names, list) or not names or not all(isinstance(n, str) and n for n in names):
+        raise ConfigError(f"{where}: `runtime.gpu-name` must be a non-empty string or list of strings")
+    return tuple(names)
+
+
+def load_requirements(path: Optional[Path] = None, cwd: Optional[Path] = None) -> Requirements:
+    """The requirements from `path` (a `--requirements` file), else from the nearest config.
+
+    A `--requirements` file holds `[tool.torchlint.runtime]`, a `[runtime]` table, or the
+    keys bare at top level. With no file and no config, nothing is required.
+    """
+    if path is not None:
+        return parse_requirements(_runtime_table_of(Path(path)), Path(path))
+    config = find_config_file(cwd or Path.cwd())
+    if config is None:
+        return Requirements()
+    table = read_table(config)
+    if not isinstance(table, dict):
+        raise ConfigError(f"{config}: [tool.torchlint] must be a table")
+    return parse_requirements(table.get("runtime", {}), config)
+
+
+def _runtime_table_of(path: Path) -> Mapping[str, Any]:
+    try:
+        with open(path, "rb") as handle:
+            data = tomllib.load(handle)
+    except OSError as error:
+        raise ConfigError(f"{path}: cannot read: {error.strerror or error}") from None
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"{path}: invalid TOML: {error}") from None
+    if "tool" in data:
+        runtime = data["tool"].get("torchlint", {}).get("runtime") if isinstance(data["tool"], dict) else None
+        if runtime is None:
+            raise ConfigError(f"{path}: has a [tool] table but no {TABLE}")
+        return runtime
+    if isinstance(data.get("runtime"), dict):
+        return data["runtime"]
+    return data
