@@ -19,20 +19,20 @@ DIAGNOSTICS = [
     diag(code="TL003", fix=fix()),
     diag(code="TL001", fix=fix(Applicability.UNSAFE)),
     diag(code="TL000"),
-    *[diag(code="TL001", fix=fix()) for _ in range(7)],
+    *[diag(code="TL001", fix=fix()) for _ in range(8)],
 ]
 
 
 def test_table_sorted_by_count_then_code_with_fixable_markers(make_ctx):
     assert stats(DIAGNOSTICS, make_ctx()) == (
-        " 9\tTL001\t[ ] heavy-import-at-module-level\n"
+        "10\tTL001\t[ ] heavy-import-at-module-level\n"
         " 2\tTL003\t[*] item-in-loop\n"
         " 1\tTL000\t[ ] syntax-error\n"
     )
 
 
 def test_unsafe_fixes_make_a_rule_fixable(make_ctx):
-    assert " 9\tTL001\t[*] heavy" in stats(DIAGNOSTICS, make_ctx(unsafe_fixes=True))
+    assert "10\tTL001\t[*] heavy" in stats(DIAGNOSTICS, make_ctx(unsafe_fixes=True))
 
 
 def test_ties_sort_by_code_and_no_markers_when_nothing_is_fixable(make_ctx):
@@ -44,7 +44,7 @@ def test_ties_sort_by_code_and_no_markers_when_nothing_is_fixable(make_ctx):
 
 def test_json(make_ctx):
     assert json.loads(stats(DIAGNOSTICS, make_ctx(), fmt="json")) == [
-        {"code": "TL001", "name": "heavy-import-at-module-level", "count": 9, "fixable": False},
+        {"code": "TL001", "name": "heavy-import-at-module-level", "count": 10, "fixable": False},
         {"code": "TL003", "name": "item-in-loop", "count": 2, "fixable": True},
         {"code": "TL000", "name": "syntax-error", "count": 1, "fixable": False},
     ]
