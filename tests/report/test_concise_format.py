@@ -46,7 +46,11 @@ def test_colour_only_when_asked(make_ctx):
 
 
 def test_show_fixes_lists_fixes_per_file_and_rule(make_ctx):
-    ctx = make_ctx(show_fixes=True, fixed={"b.py": {"TL001": 2, "TL003": 12}, "a.py": {"TL001": 1}})
+    ctx = make_ctx(
+        show_fixes=True,
+        fixed={"b.py": 14, "a.py": 1},
+        fixed_codes={"b.py": {"TL001": 2, "TL003": 12}, "a.py": {"TL001": 1}},
+    )
     assert output("concise", [], ctx) == (
         "\n"
         "Fixed 15 findings:\n"
@@ -59,10 +63,15 @@ def test_show_fixes_lists_fixes_per_file_and_rule(make_ctx):
     )
 
 
+def test_show_fixes_with_codes_only(make_ctx):
+    ctx = make_ctx(show_fixes=True, fixed_codes={"a.py": {"TL003": 2}})
+    assert output("concise", [], ctx) == "\nFixed 2 findings:\n- a.py:\n    2 × TL003 (item-in-loop)\n\n"
+
+
 def test_show_fixes_with_plain_counts(make_ctx):
     ctx = make_ctx(show_fixes=True, fixed={"a.py": 1, "b.py": 0})
     assert output("concise", [], ctx) == "\nFixed 1 finding:\n- a.py:\n    1 × fix\n\n"
 
 
 def test_fixes_are_not_listed_without_show_fixes(make_ctx):
-    assert output("concise", [], make_ctx(fixed={"a.py": {"TL001": 1}})) == ""
+    assert output("concise", [], make_ctx(fixed={"a.py": 1}, fixed_codes={"a.py": {"TL001": 1}})) == ""

@@ -79,6 +79,11 @@ def test_multiline_span_underlines_each_line_and_labels_the_last(make_ctx):
     ]
 
 
+def test_final_newline_does_not_add_a_context_line(make_ctx):
+    ctx = make_ctx(sources={"train.py": "a = 1\nb = 2\n"})
+    assert output("full", [diag(row=2)], ctx).splitlines()[2:6] == ["1 | a = 1", "2 | b = 2", "  | ^ TL001", "  |"]
+
+
 def test_crlf_sources_keep_rows(make_ctx):
     ctx = make_ctx(sources={"train.py": "a = 1\r\nb = 2\r\n"})
     assert "2 | b = 2\n  | ^ TL001\n" in output("full", [diag(row=2)], ctx)
@@ -99,6 +104,6 @@ def test_rich_markup_in_messages_is_printed_verbatim(make_ctx):
 
 
 def test_show_fixes_follows_the_findings(make_ctx):
-    ctx = make_ctx(show_fixes=True, fixed={"train.py": {"TL001": 1}})
+    ctx = make_ctx(show_fixes=True, fixed={"train.py": 1}, fixed_codes={"train.py": {"TL001": 1}})
     text = output("full", [diag(code="TL003", message="m")], ctx)
     assert text.endswith("\n\nFixed 1 finding:\n- train.py:\n    1 × TL001 (heavy-import-at-module-level)\n\n")

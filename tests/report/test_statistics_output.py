@@ -9,7 +9,7 @@ from torchlint.report import render_statistics
 
 def stats(diagnostics, ctx, fmt="full") -> str:
     buffer = io.StringIO()
-    render_statistics(diagnostics, ctx, buffer, fmt=fmt)
+    render_statistics(diagnostics, ctx, fmt, buffer)
     return buffer.getvalue()
 
 
@@ -48,6 +48,12 @@ def test_json(make_ctx):
         {"code": "TL003", "name": "item-in-loop", "count": 2, "fixable": True},
         {"code": "TL000", "name": "syntax-error", "count": 1, "fixable": False},
     ]
+
+
+def test_format_then_stream_positionally(make_ctx):
+    buffer = io.StringIO()
+    render_statistics([diag()], make_ctx(), "json", buffer)
+    assert json.loads(buffer.getvalue())[0]["count"] == 1
 
 
 def test_clean(make_ctx):

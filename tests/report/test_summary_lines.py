@@ -34,12 +34,12 @@ DISPLAY = fix(Applicability.DISPLAY_ONLY)
         ([DISPLAY], {}, ["Found 1 finding."]),
         ([DISPLAY], {"unsafe_fixes": True}, ["Found 1 finding."]),
         ([None] * 3, {"fix_mode": True, "fixed": {"a.py": 2}}, ["Found 5 findings (2 fixed, 3 remaining)."]),
-        ([], {"fix_mode": True, "fixed": {"a.py": {"TL001": 1}}}, ["Found 1 finding (1 fixed, 0 remaining)."]),
+        ([], {"fix_mode": True, "fixed_codes": {"a.py": {"TL001": 1}}}, ["Found 1 finding (1 fixed, 0 remaining)."]),
         ([], {"fix_mode": True}, ["All checks passed!"]),
         ([SAFE], {"fix_mode": True, "fixed": {"a.py": 1}}, ["Found 2 findings (1 fixed, 1 remaining)."]),
         (
             [UNSAFE],
-            {"fix_mode": True, "fixed": {"a.py": 1, "b.py": {"TL001": 2, "TL003": 1}}},
+            {"fix_mode": True, "fixed": {"a.py": 1, "b.py": 3}},
             [
                 "Found 5 findings (4 fixed, 1 remaining).",
                 "No fixes available (1 hidden fix can be enabled with the `--unsafe-fixes` option).",

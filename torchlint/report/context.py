@@ -4,12 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Mapping, Union
+from typing import Mapping
 
 from torchlint.ftypes import RuleInfo
-
-# Per file: either a plain count of applied fixes, or counts by rule code.
-FixedCounts = Union[int, Mapping[str, int]]
 
 
 @dataclass(frozen=True)
@@ -21,8 +18,17 @@ class ReportContext:
     show_fixes: bool = False
     unsafe_fixes: bool = False
     fix_mode: bool = False
-    fixed: Mapping[str, FixedCounts] = field(default_factory=dict)
+    fixed: Mapping[str, int] = field(default_factory=dict)
+    # filename -> rule code -> fixes applied; lets --show-fixes name the rules.
+    fixed_codes: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
     tool_version: str = ""
+
+    @property
+    def total_fixed(self) -> int:
+        """Fixes applied across all files."""
+        if self.fixed:
+            return sum(self.fixed.values())
+        return sum(sum(codes.values()) for codes in self.fixed_codes.values())
 
     def rule_name(self, code: str) -> str:
         """The rule's kebab-case name, or "" for a code torchlint does not know."""

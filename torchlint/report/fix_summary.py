@@ -5,25 +5,25 @@ from __future__ import annotations
 from typing import Mapping
 
 from torchlint.report import paths
-from torchlint.report.context import FixedCounts, ReportContext
+from torchlint.report.context import ReportContext
 from torchlint.report.styled import Line
 
 
-def total_fixed(fixed: Mapping[str, FixedCounts]) -> int:
-    """Number of fixes applied across all files."""
-    return sum(count if isinstance(count, int) else sum(count.values()) for count in fixed.values())
+def _per_file(ctx: ReportContext) -> dict[str, Mapping[str, int]]:
+    """filename -> code -> count; code "" when only a file's total is known."""
+    files = set(ctx.fixed) | set(ctx.fixed_codes)
+    per_file = {
+        name: ctx.fixed_codes.get(name) or {"": ctx.fixed.get(name, 0)} for name in files
+    }
+    return {name: counts for name, counts in per_file.items() if sum(counts.values())}
 
 
 def fix_summary_lines(ctx: ReportContext) -> list[Line]:
     """The block (with a blank line before and after), or nothing when it is not wanted."""
-    total = total_fixed(ctx.fixed)
+    total = ctx.total_fixed
     if not ctx.show_fixes or total == 0:
         return []
-    per_file = {
-        name: {"": counts} if isinstance(counts, int) else counts
-        for name, counts in ctx.fixed.items()
-    }
-    per_file = {name: counts for name, counts in per_file.items() if sum(counts.values())}
+    per_file = _per_file(ctx)
     width = len(str(max(max(c.values()) for c in per_file.values())))
     plural = "" if total == 1 else "s"
     lines: list[Line] = [[], [(f"Fixed {total} finding{plural}:", "bold green")]]

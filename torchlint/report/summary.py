@@ -6,7 +6,6 @@ from typing import Sequence
 
 from torchlint.ftypes import Diagnostic
 from torchlint.report.context import ReportContext
-from torchlint.report.fix_summary import total_fixed
 from torchlint.report.fixability import count_fixable
 from torchlint.report.styled import ansi
 
@@ -44,7 +43,7 @@ def _fix_line(diagnostics: Sequence[Diagnostic], ctx: ReportContext) -> str | No
 
 def summary_lines(diagnostics: Sequence[Diagnostic], ctx: ReportContext) -> list[str]:
     """The "Found N findings." line and, when fixes are pending, what `--fix` would do."""
-    lines = [_found_line(len(diagnostics), total_fixed(ctx.fixed))]
+    lines = [_found_line(len(diagnostics), ctx.total_fixed)]
     fix_line = _fix_line(diagnostics, ctx)
     if fix_line:
         lines.append(fix_line)
