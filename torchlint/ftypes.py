@@ -136,5 +136,5 @@ class FileResult:
     path: str
     diagnostics: list = field(default_factory=list)
     facts: dict = field(default_factory=dict)
-    error: Optional[str] = None
+    errors: list = field(default_factory=list)
     parsed: bool = False

@@ -1,0 +1,1 @@
+"""torchlint's rules, one module per rule (installed as `torchlint.rules`)."""

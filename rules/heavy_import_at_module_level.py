@@ -1,0 +1,330 @@
+from __future__ import annotations
+
+import ast
+import importlib
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from torchlint.config import Config
+from torchlint.ftypes import Applicability, Fix
+from torchlint.lazy import cst
+from torchlint.names import cst_dotted_name, import_module_name, module_level_ast_statements
+from torchlint.rule import Invalid, Positions, Rule, SourceView
+
+
+def lazy_module_of(module: str, name: Optional[str], lazy: Sequence[str]) -> Optional[str]:
+    """The configured lazy module that `import module` / `from module import name` loads."""
+    candidates = [module] if name is None else [module, f"{module}.{name}"]
+    for candidate in candidates:
+        for target in lazy:
+            if candidate == target or candidate.startswith(target + "."):
+                return target
+    return None
+
+
+def _is_type_checking(test) -> bool:
+    return (cst_dotted_name(test) or "").split(".")[-1] == "TYPE_CHECKING"
+
+
+@dataclass
+class _Candidate:
+    statement: object  # cst.Import | cst.ImportFrom
+    line: object  # the SimpleStatementLine holding it
+    lazy_module: str
+    conditional: bool
+
+
+class HeavyImportAtModuleLevel(Rule):
+    """
+    ## What it does
+    Flags a module-level import of a module that is slow to import or has been seen to
+    hang: by default `wandb`, `tensorboard`, `tensorboardX`, `torch.utils.tensorboard`,
+    `numba`, `mlflow`, `comet_ml` and `neptune` (setting `lazy-imports`, extended by
+    `extend-lazy-imports`). Imports inside functions, and under `if TYPE_CHECKING:`,
+    are not flagged.
+
+    ## Why is this bad?
+    A top-level `import wandb` runs on every import of the module: in every data-loader
+    worker, every test, every `--help`. It costs seconds each time (`import wandb` pulls
+    in its SDK, protobuf and a service process handshake), and it has been seen to hang
+    a training launch outright when the service cannot start. A module that only logs
+    from its training loop should pay that price only when it logs.
+
+    ## Example
+    ```python
+    import wandb
+
+    def train(model):
+        wandb.init(project="ocr")
+    ```
+
+    ## Use instead
+    ```python
+    def train(model):
+        import wandb
+        wandb.init(project="ocr")
+    ```
+
+    ## Fix safety
+    The fix is safe when every use of the imported name is inside a function body: the
+    module-level import is removed and the same import (same alias) becomes the first
+    statement, after the docstring, of each outermost function that uses it. Python
+    caches imported modules, so a repeated import inside a function costs a dictionary
+    lookup. There is no fix when the name is used at import time (module level, class
+    bodies, decorators, default arguments, annotations), when the import sits inside a
+    module-level `try`/`if`, when the name is bound more than once, or when it is never
+    used (removing it could drop an intended side effect).
+    """
+
+    code = "TL001"
+    name = "heavy-import-at-module-level"
+    summary = "Module-level import of a slow or hang-prone module"
+    fixable = True
+
+    VALID = (
+        "def train():\n    import wandb\n    wandb.init()\n",
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import wandb\n",
+        "import typing\nif typing.TYPE_CHECKING:\n    from wandb import Run\n",
+        "import torch\nfrom torch.utils.data import DataLoader\n",
+        "import wandbx\n",
+        "class Logger:\n    def start(self):\n        from torch.utils.tensorboard import SummaryWriter\n"
+        "        return SummaryWriter()\n",
+    )
+    INVALID = (
+        Invalid(
+            "import wandb\n\n\ndef train():\n    wandb.init()\n",
+            fixed="\n\ndef train():\n    import wandb\n    wandb.init()\n",
+            line=1,
+            column=1,
+        ),
+        Invalid(
+            "import wandb as wb\n\ndef train():\n    '''Train.'''\n    wb.init()\n"
+            "    def inner():\n        wb.log({})\n",
+            fixed="\ndef train():\n    '''Train.'''\n    import wandb as wb\n    wb.init()\n"
+            "    def inner():\n        wb.log({})\n",
+        ),
+        Invalid(
+            "from torch.utils.tensorboard import SummaryWriter\n\n"
+            "class Trainer:\n    def fit(self):\n        return SummaryWriter()\n",
+            fixed="\nclass Trainer:\n    def fit(self):\n"
+            "        from torch.utils.tensorboard import SummaryWriter\n        return SummaryWriter()\n",
+        ),
+        Invalid(
+            "from torch.utils import data, tensorboard\n\ndef f():\n    return tensorboard, data\n",
+            fixed="from torch.utils import data\n\ndef f():\n"
+            "    from torch.utils import tensorboard\n    return tensorboard, data\n",
+        ),
+        Invalid("import wandb\n\nRUN = wandb.init()\n"),
+        Invalid("try:\n    import wandb\nexcept ImportError:\n    wandb = None\n", line=2, column=5),
+        Invalid("import numba\n\n@numba.njit\ndef f(x):\n    return x\n"),
+        Invalid("from typing import TYPE_CHECKING\nif not TYPE_CHECKING:\n    import mlflow\n"),
+        Invalid("import wandb\n"),
+    )
+
+    @classmethod
+    def trigger_strings(cls, config: Config) -> Tuple[str, ...]:
+        return tuple({module.rsplit(".", 1)[-1] for module in config.lazy_imports})
+
+    @classmethod
+    def gate(cls, view: SourceView, config: Config) -> bool:
+        if view.tree is None:
+            return True
+        for node in module_level_ast_statements(view.tree):
+            if isinstance(node, ast.Import):
+                if any(lazy_module_of(a.name, None, config.lazy_imports) for a in node.names):
+                    return True
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                if any(
+                    lazy_module_of(node.module, a.name, config.lazy_imports) for a in node.names
+                ):
+                    return True
+        return False
+
+    def visit_Module(self, node) -> None:
+        candidates = list(self._candidates(node.body, conditional=False))
+        if not candidates:
+            return
+        uses = _NameUses(node)
+        for candidate in candidates:
+            self._check(candidate, uses)
+
+    def _candidates(self, body, conditional: bool):
+        lazy = self.context.config.lazy_imports
+        for statement in body:
+            if isinstance(statement, cst.SimpleStatementLine):
+                for small in statement.body:
+                    target = self._lazy_target(small, lazy)
+                    if target:
+                        yield _Candidate(small, statement, target, conditional)
+            elif isinstance(statement, cst.If):
+                if not _is_type_checking(statement.test):
+                    yield from self._candidates(statement.body.body, True)
+                orelse = statement.orelse
+                if isinstance(orelse, cst.If):
+                    yield from self._candidates((orelse,), True)
+                elif orelse is not None:
+                    yield from self._candidates(orelse.body.body, True)
+            elif isinstance(statement, (cst.Try, cst.TryStar, cst.With, cst.For, cst.While)):
+                blocks = [statement.body]
+                blocks += [h.body for h in getattr(statement, "handlers", ())]
+                for extra in ("orelse", "finalbody"):
+                    block = getattr(statement, extra, None)
+                    if block is not None:
+                        blocks.append(block.body)
+                for block in blocks:
+                    yield from self._candidates(block.body, True)
+
+    @staticmethod
+    def _lazy_target(statement, lazy: Sequence[str]) -> Optional[str]:
+        if isinstance(statement, cst.Import):
+            for alias in statement.names:
+                target = lazy_module_of(cst_dotted_name(alias.name) or "", None, lazy)
+                if target:
+                    return target
+        elif isinstance(statement, cst.ImportFrom) and not statement.relative:
+            module = import_module_name(statement)
+            if isinstance(statement.names, cst.ImportStar):
+                return lazy_module_of(module, None, lazy)
+            for alias in statement.names:
+                target = lazy_module_of(module, cst_dotted_name(alias.name), lazy)
+                if target:
+                    return target
+        return None
+
+    def _check(self, candidate: _Candidate, uses: "_NameUses") -> None:
+        message = (
+            f"Module-level import of `{candidate.lazy_module}` slows every import of this module "
+            "and can hang a launch; import it where it is used"
+        )
+        reason = self._no_fix_reason(candidate, uses)
+        if reason:
+            self.report(candidate.statement, f"{message} (no automatic fix: {reason})")
+            return
+        self.report(candidate.statement, message, fix=lambda positions: self._fix(candidate, uses, positions))
+
+    def _lazy_aliases(self, statement) -> List:
+        lazy = self.context.config.lazy_imports
+        if isinstance(statement, cst.Import):
+            return [a for a in statement.names if lazy_module_of(cst_dotted_name(a.name) or "", None, lazy)]
+        module = import_module_name(statement)
+        return [a for a in statement.names if lazy_module_of(module, cst_dotted_name(a.name), lazy)]
+
+    def _no_fix_reason(self, candidate: _Candidate, uses: "_NameUses") -> Optional[str]:
+        statement = candidate.statement
+        if candidate.conditional:
+            return "the import sits in a module-level block; move it by hand"
+        if isinstance(statement, cst.ImportFrom) and isinstance(statement.names, cst.ImportStar):
+            return "a star import cannot be moved"
+        if len(candidate.line.body) > 1:
+            return "the line holds several statements"
+        lazy_aliases = self._lazy_aliases(statement)
+        if len(lazy_aliases) < len(statement.names) and "\n" in self.context.module.code_for_node(statement):
+            return "the import spans several lines"
+        for alias in lazy_aliases:
+            bound = _bound_name(alias)
+            if uses.binding_count(bound) != 1:
+                return f"`{bound}` is bound more than once"
+            functions = uses.functions_using(bound)
+            if functions is None:
+                return f"`{bound}` is used when the module is imported"
+            if not functions:
+                return f"`{bound}` is never used, and removing the import could drop a side effect"
+            if any(not isinstance(f.body, cst.IndentedBlock) for f in functions):
+                return f"a function using `{bound}` is written on one line"
+        return None
+
+    def _fix(self, candidate: _Candidate, uses: "_NameUses", positions: Positions) -> Fix:
+        statement = candidate.statement
+        module = self.context.module
+        newline = self.context.newline
+        lazy_aliases = self._lazy_aliases(statement)
+        kept = [a for a in statement.names if a not in lazy_aliases]
+        if kept:
+            edits = [positions.replace(statement, _import_code(module, statement, kept))]
+        else:
+            edits = [positions.delete_lines(candidate.line)]
+        per_function: Dict[object, List] = {}
+        for alias in lazy_aliases:
+            for function in uses.functions_using(_bound_name(alias)):
+                per_function.setdefault(function, []).append(alias)
+        for function, aliases in per_function.items():
+            edits.append(_insert_first(function, _import_code(module, statement, aliases), positions, newline))
+        edits.sort(key=lambda edit: edit.start)
+        return Fix(
+            f"Move the import of `{candidate.lazy_module}` into the functions that use it",
+            tuple(edits),
+            Applicability.SAFE,
+        )
+
+
+def _bound_name(alias) -> str:
+    if alias.asname is not None:
+        return alias.asname.name.value
+    return (cst_dotted_name(alias.name) or "").split(".")[0]
+
+
+def _import_code(module, statement, aliases) -> str:
+    names = ", ".join(
+        module.code_for_node(a.name) + (f" as {a.asname.name.value}" if a.asname else "")
+        for a in aliases
+    )
+    if isinstance(statement, cst.Import):
+        return f"import {names}"
+    return f"from {import_module_name(statement)} import {names}"
+
+
+def _is_docstring(statement) -> bool:
+    return (
+        isinstance(statement, cst.SimpleStatementLine)
+        and len(statement.body) == 1
+        and isinstance(statement.body[0], cst.Expr)
+        and isinstance(statement.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
+    )
+
+
+def _insert_first(function, code: str, positions: Positions, newline: str):
+    body = function.body.body
+    first = body[0]
+    if _is_docstring(first):
+        if len(body) > 1:
+            return positions.insert_lines_before(body[1], [code], newline)
+        return positions.insert_lines_after(first, [code], newline, positions.indent_of(first))
+    return positions.insert_lines_before(first, [code], newline)
+
+
+class _NameUses:
+    """Where the module-level names are read, from LibCST's scope analysis (only computed
+    for files that have a candidate import, so its cost is paid rarely)."""
+
+    def __init__(self, module) -> None:
+        metadata = importlib.import_module("libcst.metadata")
+        wrapper = metadata.MetadataWrapper(module, unsafe_skip_copy=True)
+        scopes = wrapper.resolve(metadata.ScopeProvider)
+        self._metadata = metadata
+        self._global = scopes[module]
+
+    def binding_count(self, name: str) -> int:
+        return len(self._global.assignments[name])
+
+    def functions_using(self, name: str):
+        """The outermost functions whose bodies read `name`; None if read at import time."""
+        functions = []
+        for assignment in self._global.assignments[name]:
+            for access in assignment.references:
+                function = self._outermost_function(access.scope)
+                if function is None:
+                    return None
+                if access.is_annotation:
+                    return None
+                if function not in functions:
+                    functions.append(function)
+        return functions
+
+    def _outermost_function(self, scope):
+        found = None
+        metadata = self._metadata
+        while scope is not None and not isinstance(scope, metadata.GlobalScope):
+            if isinstance(scope, metadata.FunctionScope) and isinstance(scope.node, cst.FunctionDef):
+                found = scope.node
+            scope = scope.parent
+        return found

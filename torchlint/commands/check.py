@@ -1,0 +1,217 @@
+"""`torchlint check [PATHS...]`: lint, fix, report."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from dataclasses import replace
+from pathlib import Path
+from typing import List, Sequence
+
+from torchlint.cli import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, error
+from torchlint.config import Config, ConfigError, is_code_selector, load_config
+
+FORMATS = ("full", "concise", "json", "json-lines", "github", "sarif", "junit")
+
+
+class _UsageError(Exception):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # one line, exit 2, as argparse does, but ours
+        raise _UsageError(message)
+
+
+def _codes(text: str) -> List[str]:
+    codes = [code.strip().upper() for code in text.split(",") if code.strip()]
+    for code in codes:
+        if not is_code_selector(code):
+            raise argparse.ArgumentTypeError(f"{code!r} is not a rule code or prefix (e.g. TL001, TL0)")
+    return codes
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="torchlint check",
+        description="Find (and fix) PyTorch code patterns behind CUDA/cuDNN failures.",
+    )
+    parser.add_argument("paths", nargs="*", default=None, help="files or directories (default: .); `-` reads stdin")
+    fixing = parser.add_argument_group("fixes")
+    fixing.add_argument("--fix", action="store_true", default=None, help="apply safe fixes")
+    fixing.add_argument("--no-fix", dest="fix", action="store_false")
+    fixing.add_argument("--unsafe-fixes", action="store_true", default=None, help="also apply unsafe fixes")
+    fixing.add_argument("--no-unsafe-fixes", dest="unsafe_fixes", action="store_false")
+    fixing.add_argument("--diff", action="store_true", help="print the diff --fix would apply; write nothing")
+    fixing.add_argument("--show-fixes", action="store_true", help="list the fixes that were applied")
+    fixing.add_argument("--exit-non-zero-on-fix", action="store_true", help="exit 1 if anything was fixed")
+    selection = parser.add_argument_group("rule selection")
+    selection.add_argument("--select", type=_codes, help="only these codes or prefixes (comma-separated)")
+    selection.add_argument("--extend-select", type=_codes, help="add these codes or prefixes")
+    selection.add_argument("--ignore", type=_codes, help="skip these codes or prefixes")
+    files = parser.add_argument_group("files")
+    files.add_argument("--exclude", help="comma-separated patterns replacing the default excludes")
+    files.add_argument("--extend-exclude", help="comma-separated patterns added to the excludes")
+    files.add_argument("--force-exclude", action="store_true", help="apply excludes to files named on the command line too")
+    files.add_argument("--stdin-filename", help="the name of the file read from stdin")
+    files.add_argument("--config", type=Path, help="use this pyproject.toml or torchlint.toml")
+    files.add_argument("--no-cache", action="store_true", help="neither read nor write .torchlint_cache/")
+    files.add_argument("--jobs", "-j", type=int, default=None, help="worker processes (default: one per core)")
+    output = parser.add_argument_group("output")
+    output.add_argument("--output-format", choices=FORMATS, default=None, help="default: full (TORCHLINT_OUTPUT_FORMAT)")
+    output.add_argument("--statistics", action="store_true", help="count findings per rule")
+    output.add_argument("--exit-zero", action="store_true", help="exit 0 even if findings remain")
+    output.add_argument("--quiet", "-q", action="store_true", help="print findings only, no summary")
+    output.add_argument("--color", choices=("auto", "always", "never"), default="auto")
+    return parser
+
+
+def run_check_command(argv: Sequence[str]) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(list(argv))
+    except _UsageError as problem:
+        error(f"{problem} (see `torchlint check --help`)")
+        return EXIT_ERROR
+    paths = args.paths or ["."]
+    try:
+        config = _effective_config(args, paths)
+    except ConfigError as problem:
+        error(str(problem))
+        return EXIT_ERROR
+    output_format = args.output_format or os.environ.get("TORCHLINT_OUTPUT_FORMAT", "full")
+    if output_format not in FORMATS:
+        error(f"unknown output format {output_format!r} (choose from {', '.join(FORMATS)})")
+        return EXIT_ERROR
+    if args.jobs is not None and args.jobs < 1:
+        error("--jobs must be at least 1")
+        return EXIT_ERROR
+    return _run(args, paths, config, output_format)
+
+
+def _effective_config(args: argparse.Namespace, paths: Sequence[str]) -> Config:
+    from torchlint.registry import option_defaults
+
+    anchor = Path(paths[0]) if paths and paths[0] != "-" else Path.cwd()
+    start = anchor if anchor.is_dir() else anchor.parent
+    if args.stdin_filename and paths == ["-"]:
+        start = Path(args.stdin_filename).parent
+    config = load_config(args.config, start if start.exists() else Path.cwd(), option_defaults())
+    overrides = {}
+    for name in ("select", "extend_select", "ignore", "fix", "unsafe_fixes"):
+        value = getattr(args, name)
+        if value is not None:
+            overrides[name] = tuple(value) if isinstance(value, list) else value
+    if args.exclude is not None:
+        overrides["exclude"] = tuple(p.strip() for p in args.exclude.split(",") if p.strip())
+    if args.extend_exclude is not None:
+        extra = tuple(p.strip() for p in args.extend_exclude.split(",") if p.strip())
+        overrides["extend_exclude"] = config.extend_exclude + extra
+    return replace(config, **overrides)
+
+
+def _jobs(args, paths: Sequence[str], config: Config):
+    from torchlint.discovery import discover
+
+    if paths == ["-"]:
+        display = args.stdin_filename or "-"
+        if args.force_exclude and args.stdin_filename:
+            from torchlint.discovery import Excluder
+
+            if Excluder(config).excluded(Path(args.stdin_filename), False):
+                return []
+        return [(display, None, sys.stdin.buffer.read())]
+    missing = [p for p in paths if not os.path.exists(p)]
+    if missing:
+        raise ConfigError(f"{missing[0]}: no such file or directory")
+    return [(display, path, None) for display, path in discover(paths, config, args.force_exclude)]
+
+
+def _run(args, paths: Sequence[str], config: Config, output_format: str) -> int:
+    from torchlint.registry import all_rules, rule_infos, select_rules
+    from torchlint.report import ReportContext, render, render_statistics, summary_lines
+    from torchlint.runner import RunSettings, run
+
+    try:
+        jobs = _jobs(args, paths, config)
+    except ConfigError as problem:
+        error(str(problem))
+        return EXIT_ERROR
+    rules = select_rules(all_rules(), config.select, config.extend_select, config.ignore)
+    mode = "diff" if args.diff else ("fix" if config.fix else "check")
+    needs_sources = output_format in ("full", "sarif")
+    settings = RunSettings(
+        config=config,
+        codes=tuple(rule.code for rule in rules),
+        mode=mode,
+        unsafe=bool(config.unsafe_fixes),
+        use_cache=not args.no_cache and paths != ["-"],
+        keep_sources=needs_sources,
+    )
+    result = run(jobs, settings, workers=args.jobs)
+    for message in result.errors:
+        error(message)
+
+    stdin_fix = paths == ["-"] and mode == "fix"
+    report_stream = sys.stderr if stdin_fix else sys.stdout
+    if stdin_fix and result.outcomes:
+        outcome = result.outcomes[0]
+        sys.stdout.write(outcome.fixed_text if outcome.fixed_text is not None else jobs[0][2].decode("utf-8", "surrogateescape"))
+    if mode == "diff":
+        for outcome in result.outcomes:
+            if outcome.diff:
+                sys.stdout.write(outcome.diff)
+    context = ReportContext(
+        rules=rule_infos(),
+        root=config.root,
+        color=_color(args.color, report_stream),
+        sources={o.display: o.source for o in result.outcomes if o.source is not None},
+        show_fixes=args.show_fixes,
+        unsafe_fixes=bool(config.unsafe_fixes),
+        fix_mode=mode != "check",
+        fixed={d: sum(c.values()) for d, c in result.applied.items()},
+        fixed_codes={d: dict(c) for d, c in result.applied.items()},
+        tool_version=_version(),
+    )
+    fixed_total = sum(context.fixed.values())
+    if mode == "diff":
+        noun = "fix" if fixed_total == 1 else "fixes"
+        if not args.quiet:
+            print(f"Would apply {fixed_total} {noun}.", file=sys.stderr)
+    elif args.statistics:
+        render_statistics(result.diagnostics, context, report_stream, output_format)
+    else:
+        render(output_format, result.diagnostics, context, report_stream)
+        if output_format in ("full", "concise") and not args.quiet:
+            for line in summary_lines(result.diagnostics, context):
+                print(line, file=report_stream)
+    return _exit_code(args, result, mode, fixed_total)
+
+
+def _exit_code(args, result, mode: str, fixed_total: int) -> int:
+    if result.errors:
+        return EXIT_ERROR
+    if mode == "diff":
+        return EXIT_FINDINGS if fixed_total else EXIT_CLEAN
+    if args.exit_non_zero_on_fix and fixed_total:
+        return EXIT_FINDINGS
+    if result.diagnostics and not args.exit_zero:
+        return EXIT_FINDINGS
+    return EXIT_CLEAN
+
+
+def _color(choice: str, stream) -> bool:
+    if choice != "auto":
+        return choice == "always"
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    return hasattr(stream, "isatty") and stream.isatty()
+
+
+def _version() -> str:
+    from torchlint import __version__
+
+    return __version__

@@ -1,0 +1,422 @@
+"""Judge a facts record against the declared requirements and known incompatibilities.
+
+Pure functions: (Facts, Requirements) -> [CheckResult]. No I/O, no torch; tested with
+recorded fact sets from machines we do not have.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Callable, List, Optional, Tuple
+
+from packaging.specifiers import SpecifierSet
+from packaging.version import InvalidVersion, Version
+
+from torchlint.doctor.compat import COMPATIBILITY_DOC, minimum_driver
+from torchlint.doctor.facts import Facts, Gpu
+from torchlint.doctor.requirements import Requirements
+from torchlint.doctor.results import FAIL, PASS, SKIP, WARN, CheckResult
+
+INSTALL_PAGE = "https://pytorch.org/get-started/locally/"
+ANY = "any"
+Check = Callable[[Facts, Requirements], List[CheckResult]]
+
+
+def run_checks(facts: Facts, requirements: Requirements) -> List[CheckResult]:
+    """Every check, in table order."""
+    results: List[CheckResult] = []
+    for check in CHECKS:
+        results.extend(check(facts, requirements))
+    return results
+
+
+def _version(text: Optional[str]) -> Optional[Version]:
+    try:
+        return Version(text) if text else None
+    except InvalidVersion:
+        return None
+
+
+def _satisfies(found: Optional[str], spec: SpecifierSet) -> bool:
+    version = _version(found)
+    return version is not None and spec.contains(version, prereleases=True)
+
+
+def _expected(spec: Optional[SpecifierSet]) -> str:
+    return str(spec) if spec is not None else ANY
+
+
+def _no_torch(name: str, facts: Facts) -> Optional[List[CheckResult]]:
+    if facts.torch_version is None:
+        return [CheckResult(name, SKIP, "unknown", "-", "torch is not importable (see the torch check)")]
+    return None
+
+
+def _gpu_label(gpu: Gpu) -> str:
+    return f"GPU {gpu.index} {gpu.name or '(name unknown)'}"
+
+
+def _no_gpu_reason(facts: Facts) -> str:
+    visible = facts.env.get("CUDA_VISIBLE_DEVICES")
+    if facts.torch_build == "cpu":
+        return "CPU-only torch build"
+    if visible is not None and visible.strip() in ("", "-1"):
+        return f"CUDA_VISIBLE_DEVICES={visible!r} hides every GPU"
+    if facts.torch_version is None:
+        return "torch is not importable"
+    if "cuda_available" in facts.unknown:
+        return f"CUDA could not be queried: {facts.unknown['cuda_available']}"
+    return "torch.cuda.is_available() is False"
+
+
+# --- torch ---------------------------------------------------------------------------
+
+
+def check_torch(facts: Facts, req: Requirements) -> List[CheckResult]:
+    if facts.torch_version is None:
+        reason = facts.unknown.get("torch", "torch is not importable")
+        return [CheckResult("torch", FAIL, "not importable", _expected(req.torch) if req.torch else "installed",
+                            f"{reason}. Install torch ({INSTALL_PAGE}).")]
+    if req.torch is not None and not _satisfies(facts.torch_version, req.torch):
+        return [CheckResult("torch", FAIL, facts.torch_version, str(req.torch),
+                            f"Install a torch release matching {req.torch} ({INSTALL_PAGE}).")]
+    return [CheckResult("torch", PASS, facts.torch_version, _expected(req.torch))]
+
+
+def check_torch_build(facts: Facts, req: Requirements) -> List[CheckResult]:
+    skipped = _no_torch("torch-build", facts)
+    if skipped:
+        return skipped
+    found = {
+        "cuda": f"CUDA {facts.torch_cuda}",
+        "rocm": f"ROCm {facts.torch_hip}",
+        "cpu": "CPU only",
+    }.get(facts.torch_build, "unknown")
+    needs_gpu = req.require_gpu or req.cuda is not None
+    expected = "CUDA" if req.cuda is not None else ("CUDA or ROCm" if req.require_gpu else ANY)
+    if facts.torch_build == "cpu" and needs_gpu:
+        base = (facts.torch_version or "").split("+")[0]
+        return [CheckResult("torch-build", FAIL, found, expected,
+                            f"This torch wheel has no GPU support. Install a CUDA build, e.g. "
+                            f"`pip install torch=={base} --index-url https://download.pytorch.org/whl/cu130` "
+                            f"(pick the CUDA version at {INSTALL_PAGE}).")]
+    if facts.torch_build == "rocm" and req.cuda is not None:
+        return [CheckResult("torch-build", FAIL, found, expected,
+                            "`cuda` is declared but this is a ROCm build of torch.")]
+    return [CheckResult("torch-build", PASS, found, expected)]
+
+
+def check_cuda(facts: Facts, req: Requirements) -> List[CheckResult]:
+    if req.cuda is None:
+        return []
+    skipped = _no_torch("cuda", facts)
+    if skipped:
+        return skipped
+    if not facts.torch_cuda:
+        return [CheckResult("cuda", FAIL, "none", str(req.cuda),
+                            "This torch build carries no CUDA runtime; install a CUDA wheel.")]
+    if not _satisfies(facts.torch_cuda, req.cuda):
+        return [CheckResult("cuda", FAIL, facts.torch_cuda, str(req.cuda),
+                            "torch.version.cuda is the CUDA runtime bundled with the wheel; the system "
+                            "toolkit (nvcc) does not change it. Install a torch wheel built for a "
+                            f"matching CUDA ({INSTALL_PAGE}).")]
+    return [CheckResult("cuda", PASS, facts.torch_cuda, str(req.cuda))]
+
+
+# --- GPUs ----------------------------------------------------------------------------
+
+
+def check_gpu(facts: Facts, req: Requirements) -> List[CheckResult]:
+    expected = "at least one" if req.require_gpu else "not required"
+    if facts.has_gpu:
+        names = ", ".join(gpu.name or "?" for gpu in facts.gpus) or f"{facts.device_count} device(s)"
+        return [CheckResult("gpu", PASS, names, expected)]
+    reason = _no_gpu_reason(facts)
+    if req.require_gpu:
+        return [CheckResult("gpu", FAIL, f"none ({reason})", expected,
+                            "`require-gpu = true` but torch sees no GPU. Check `nvidia-smi`, the "
+                            "torch build, and CUDA_VISIBLE_DEVICES.")]
+    return [CheckResult("gpu", SKIP, f"none ({reason})", expected, "CUDA is unavailable; GPU checks are skipped.")]
+
+
+def check_gpu_name(facts: Facts, req: Requirements) -> List[CheckResult]:
+    if not req.gpu_name:
+        return []
+    expected = " or ".join(repr(name) for name in req.gpu_name)
+    if not facts.has_gpu:
+        return [CheckResult("gpu-name", SKIP, "no GPU", expected)]
+    results = []
+    for gpu in facts.gpus:
+        name = gpu.name or ""
+        ok = any(wanted.lower() in name.lower() for wanted in req.gpu_name)
+        results.append(CheckResult("gpu-name", PASS if ok else FAIL, _gpu_label(gpu), expected,
+                                   "" if ok else "This GPU is not one the project declares; "
+                                   "select another with CUDA_VISIBLE_DEVICES."))
+    return results
+
+
+def check_compute_capability(facts: Facts, req: Requirements) -> List[CheckResult]:
+    spec = req.compute_capability
+    if spec is None:
+        return []
+    if not facts.has_gpu:
+        return [CheckResult("compute-capability", SKIP, "no GPU", str(spec))]
+    results = []
+    for gpu in facts.gpus:
+        found = f"{gpu.capability or 'unknown'} ({_gpu_label(gpu)})"
+        if gpu.capability is None:
+            results.append(CheckResult("compute-capability", WARN, found, str(spec), "Capability unreadable."))
+        elif _satisfies(gpu.capability, spec):
+            results.append(CheckResult("compute-capability", PASS, found, str(spec)))
+        else:
+            results.append(CheckResult("compute-capability", FAIL, found, str(spec),
+                                       "This GPU is older than the project declares it needs."))
+    return results
+
+
+_ARCH = re.compile(r"^(sm|compute)_(\d+)([af]?)$")
+
+
+def parse_arch(entry: str) -> Optional[Tuple[str, int, int, str]]:
+    """'sm_90a' -> ('sm', 9, 0, 'a'); 'compute_120' -> ('compute', 12, 0, ''); else None."""
+    match = _ARCH.match(entry)
+    if not match or len(match.group(2)) < 2:
+        return None
+    digits = match.group(2)
+    return match.group(1), int(digits[:-1]), int(digits[-1]), match.group(3)
+
+
+def kernel_coverage(capability: str, arch_list: List[str]) -> Tuple[Optional[str], Optional[str]]:
+    """(a cubin entry that runs on `capability`, else a PTX entry that can be JIT-compiled).
+
+    A cubin for X.y runs on X.z with z >= y (same major only); `a` (arch-specific)
+    cubins run only on exactly X.y. PTX for X.y is JIT-compiled for any capability >= X.y.
+    """
+    major, minor = (int(part) for part in capability.split(".")[:2])
+    cubins: List[Tuple[Tuple[int, int], str]] = []
+    ptxs: List[Tuple[Tuple[int, int], str]] = []
+    for entry in arch_list:
+        parsed = parse_arch(entry)
+        if parsed is None:
+            continue
+        kind, arch_major, arch_minor, suffix = parsed
+        if kind == "sm":
+            exact = (arch_major, arch_minor) == (major, minor)
+            if exact or (suffix != "a" and arch_major == major and arch_minor <= minor):
+                cubins.append(((arch_major, arch_minor), entry))
+        elif suffix == "a":
+            if (arch_major, arch_minor) == (major, minor):
+                ptxs.append(((arch_major, arch_minor), entry))
+        elif (arch_major, arch_minor) <= (major, minor):
+            ptxs.append(((arch_major, arch_minor), entry))
+    return _newest(cubins), _newest(ptxs)
+
+
+def _newest(candidates: List[Tuple[Tuple[int, int], str]]) -> Optional[str]:
+    return max(candidates)[1] if candidates else None
+
+
+def check_kernel_image(facts: Facts, req: Requirements) -> List[CheckResult]:
+    if not facts.has_gpu:
+        return [CheckResult("kernel-image", SKIP, "no GPU", "GPU covered by torch's arch list")]
+    if facts.torch_build != "cuda":
+        return [CheckResult("kernel-image", SKIP, f"{facts.torch_build} build", "CUDA build")]
+    arch_list = facts.arch_list or []
+    shown = " ".join(arch_list) or "empty"
+    if not arch_list:
+        return [CheckResult("kernel-image", WARN, "arch list unreadable", "sm_XY for each GPU",
+                            facts.unknown.get("arch_list", "torch reported no compiled architectures."))]
+    results = []
+    for gpu in facts.gpus:
+        if gpu.capability is None:
+            results.append(CheckResult("kernel-image", WARN, f"{_gpu_label(gpu)}: capability unknown", shown))
+            continue
+        sm = "sm_" + gpu.capability.replace(".", "")
+        cubin, ptx = kernel_coverage(gpu.capability, arch_list)
+        found = f"{_gpu_label(gpu)} is {sm}"
+        if cubin:
+            results.append(CheckResult("kernel-image", PASS, f"{found}; runs {cubin}", shown))
+        elif ptx:
+            results.append(CheckResult("kernel-image", WARN, f"{found}; only PTX {ptx}", shown,
+                                       "No native kernels for this GPU: every kernel is JIT-compiled from "
+                                       "PTX at first use (slow start-up, needs a driver that knows that PTX)."))
+        else:
+            base = (facts.torch_version or "").split("+")[0]
+            results.append(CheckResult("kernel-image", FAIL, found, shown,
+                                       f"torch {base} has no kernels for {sm}: expect \"no kernel image is "
+                                       "available for execution on the device\" or illegal-instruction "
+                                       "errors. Install a torch wheel whose torch.cuda.get_arch_list() "
+                                       f"includes {sm} (often an older CUDA build), or build from source "
+                                       f"with TORCH_CUDA_ARCH_LIST=\"{gpu.capability}\"."))
+    return results
+
+
+# --- driver --------------------------------------------------------------------------
+
+
+def check_driver(facts: Facts, req: Requirements) -> List[CheckResult]:
+    if req.driver is None:
+        return []
+    if facts.driver_version is None:
+        status = WARN if facts.has_gpu else SKIP
+        return [CheckResult("driver", status, "unknown", str(req.driver),
+                            facts.unknown.get("driver_version", "driver version unreadable"))]
+    if not _satisfies(facts.driver_version, req.driver):
+        return [CheckResult("driver", FAIL, facts.driver_version, str(req.driver),
+                            "Upgrade the NVIDIA driver.")]
+    return [CheckResult("driver", PASS, facts.driver_version, str(req.driver))]
+
+
+def check_driver_for_cuda(facts: Facts, req: Requirements) -> List[CheckResult]:
+    name = "driver-for-cuda"
+    if facts.torch_build != "cuda" or not facts.torch_cuda:
+        return [CheckResult(name, SKIP, "no CUDA runtime in torch", "-")]
+    floor = minimum_driver(facts.torch_cuda, facts.platform)
+    platform = "Windows" if (facts.platform or "").startswith("win") else "Linux"
+    if floor is None:
+        return [CheckResult(name, WARN, facts.driver_version or "unknown", f"(no data for CUDA {facts.torch_cuda})",
+                            f"torchlint has no driver floor for CUDA {facts.torch_cuda}; see {COMPATIBILITY_DOC}")]
+    expected = f">={floor} for CUDA {facts.torch_cuda} ({platform})"
+    if facts.driver_version is None:
+        if not facts.has_gpu:
+            return [CheckResult(name, SKIP, "no driver found", expected, "No GPU; nothing to check.")]
+        return [CheckResult(name, WARN, "unknown", expected,
+                            facts.unknown.get("driver_version", "driver version unreadable"))]
+    found = _version(facts.driver_version)
+    if found is None:
+        return [CheckResult(name, WARN, facts.driver_version, expected, "Unparseable driver version.")]
+    if found < floor:
+        return [CheckResult(name, FAIL, facts.driver_version, expected,
+                            f"torch {facts.torch_version} bundles the CUDA {facts.torch_cuda} runtime, which "
+                            f"this driver cannot run (\"driver version is insufficient\"). Upgrade the driver "
+                            f"to >= {floor}, or install a torch wheel built for an older CUDA. Installing a "
+                            f"CUDA toolkit does not help: the runtime comes with torch ({COMPATIBILITY_DOC}).")]
+    return [CheckResult(name, PASS, facts.driver_version, expected)]
+
+
+# --- cuDNN ---------------------------------------------------------------------------
+
+
+def check_cudnn(facts: Facts, req: Requirements) -> List[CheckResult]:
+    if req.cudnn is None:
+        if facts.cudnn_version is None:
+            return []
+        return [CheckResult("cudnn", PASS, facts.cudnn_version, ANY)]
+    skipped = _no_torch("cudnn", facts)
+    if skipped:
+        return skipped
+    if facts.cudnn_version is None:
+        return [CheckResult("cudnn", FAIL, "none", str(req.cudnn),
+                            facts.unknown.get("cudnn_version", "torch reports no cuDNN (CPU build, or cuDNN failed to load)."))]
+    if not _satisfies(facts.cudnn_version, req.cudnn):
+        return [CheckResult("cudnn", FAIL, facts.cudnn_version, str(req.cudnn),
+                            "torch loads the cuDNN its wheel depends on (the nvidia-cudnn-cu* package); "
+                            "install a torch release that ships a matching cuDNN.")]
+    return [CheckResult("cudnn", PASS, facts.cudnn_version, str(req.cudnn))]
+
+
+def check_cudnn_enabled(facts: Facts, req: Requirements) -> List[CheckResult]:
+    name = "cudnn-enabled"
+    if not facts.has_gpu or facts.torch_build != "cuda":
+        return [CheckResult(name, SKIP, "no CUDA GPU", "available and enabled")]
+    if not facts.cudnn_available:
+        return [CheckResult(name, FAIL, "not available", "available and enabled",
+                            "torch cannot load cuDNN: convolutions and RNNs fall back to slow kernels or "
+                            "fail. Check for a stray libcudnn on LD_LIBRARY_PATH and reinstall torch.")]
+    if facts.cudnn_enabled is False:
+        return [CheckResult(name, FAIL, "disabled (torch.backends.cudnn.enabled = False)", "available and enabled",
+                            "cuDNN is switched off for the whole process. If this works around double "
+                            "backward through an RNN (rule TL004), scope it instead: "
+                            "`with torch.backends.cudnn.flags(enabled=False):` around that RNN's forward.")]
+    return [CheckResult(name, PASS, "available and enabled", "available and enabled")]
+
+
+def check_cudnn_library_path(facts: Facts, req: Requirements) -> List[CheckResult]:
+    if not facts.cudnn_on_library_path or facts.torch_build != "cuda":
+        return []
+    return [CheckResult("cudnn-library-path", WARN, ", ".join(facts.cudnn_on_library_path),
+                        "no libcudnn on LD_LIBRARY_PATH",
+                        "A libcudnn on LD_LIBRARY_PATH can be loaded instead of the one torch was built "
+                        "with; a mismatch shows up as CUDNN_STATUS_NOT_INITIALIZED or version errors. "
+                        "Remove it from LD_LIBRARY_PATH unless torch was built against it.")]
+
+
+# --- environment variables -----------------------------------------------------------
+
+
+def check_cuda_launch_blocking(facts: Facts, req: Requirements) -> List[CheckResult]:
+    value = facts.env.get("CUDA_LAUNCH_BLOCKING")
+    if value is None:
+        return []
+    if value.strip() in ("", "0"):
+        return [CheckResult("cuda-launch-blocking", PASS, repr(value), "unset or 0")]
+    return [CheckResult("cuda-launch-blocking", WARN, repr(value), "unset or 0",
+                        "Every kernel launch waits for the GPU: training runs much slower. Set it only to "
+                        "locate an asynchronous CUDA error, then unset it.")]
+
+
+def check_torch_use_cuda_dsa(facts: Facts, req: Requirements) -> List[CheckResult]:
+    value = facts.env.get("TORCH_USE_CUDA_DSA")
+    if value is None:
+        return []
+    return [CheckResult("torch-use-cuda-dsa", WARN, repr(value), "unset",
+                        "TORCH_USE_CUDA_DSA is a build-time flag: setting it when running a released "
+                        "wheel does nothing. Device-side assertions need torch built from source with it; "
+                        "to locate an assert, use CUDA_LAUNCH_BLOCKING=1 or reproduce on CPU.")]
+
+
+def check_cuda_visible_devices(facts: Facts, req: Requirements) -> List[CheckResult]:
+    value = facts.env.get("CUDA_VISIBLE_DEVICES")
+    if value is None:
+        return []
+    if value.strip() in ("", "-1"):
+        return [CheckResult("cuda-visible-devices", WARN, repr(value), "a device list",
+                            "This hides every GPU from CUDA in this process.")]
+    return [CheckResult("cuda-visible-devices", PASS, repr(value), "a device list")]
+
+
+def check_cublas_workspace_config(facts: Facts, req: Requirements) -> List[CheckResult]:
+    value = facts.env.get("CUBLAS_WORKSPACE_CONFIG")
+    if value is None:
+        return []
+    # The two settings documented for deterministic cuBLAS:
+    # https://pytorch.org/docs/stable/notes/randomness.html
+    if value in (":4096:8", ":16:8"):
+        return [CheckResult("cublas-workspace-config", PASS, repr(value), "':4096:8' or ':16:8'")]
+    return [CheckResult("cublas-workspace-config", WARN, repr(value), "':4096:8' or ':16:8'",
+                        "Not one of the documented settings; deterministic algorithms may still raise.")]
+
+
+_CUDA_WORDS = re.compile(r"cuda|cudnn|driver|gpu|nvidia|capability|sm_\d", re.IGNORECASE)
+
+
+def check_torch_warnings(facts: Facts, req: Requirements) -> List[CheckResult]:
+    relevant = [message for message in facts.torch_warnings if _CUDA_WORDS.search(message)]
+    if not relevant:
+        return []
+    first = relevant[0].strip().splitlines()[0]
+    return [CheckResult("torch-warnings", WARN, first[:200], "no CUDA warnings from torch",
+                        "torch warned while the probe queried CUDA; see the detail.", "\n".join(relevant))]
+
+
+CHECKS: Tuple[Check, ...] = (
+    check_torch,
+    check_torch_build,
+    check_cuda,
+    check_gpu,
+    check_gpu_name,
+    check_compute_capability,
+    check_kernel_image,
+    check_driver,
+    check_driver_for_cuda,
+    check_cudnn,
+    check_cudnn_enabled,
+    check_cudnn_library_path,
+    check_cuda_launch_blocking,
+    check_torch_use_cuda_dsa,
+    check_cuda_visible_devices,
+    check_cublas_workspace_config,
+    check_torch_warnings,
+)
+
+CHECK_NAMES = tuple(check.__name__[len("check_"):].replace("_", "-") for check in CHECKS)

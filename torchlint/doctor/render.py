@@ -1,0 +1,72 @@
+"""Turn doctor results into a rich table, plain text, or one JSON object."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from typing import IO, List, Optional
+
+from torchlint import __version__
+from torchlint.doctor.facts import Facts
+from torchlint.doctor.results import FAIL, PASS, SKIP, WARN, CheckResult, count, failed, verdict
+
+STYLES = {PASS: "green", WARN: "yellow", FAIL: "bold red", SKIP: "dim"}
+NON_TTY_WIDTH = 120
+
+
+def render_rich(results: List[CheckResult], stream: IO[str]) -> None:
+    """The table, the details of failures, and the verdict; colour only on a terminal."""
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console(file=stream, highlight=False, soft_wrap=False)
+    if not console.is_terminal:
+        console = Console(file=stream, highlight=False, width=NON_TTY_WIDTH, no_color=True)
+    table = Table(show_lines=False, header_style="bold")
+    for column in ("check", "found", "expected", "status", "advice"):
+        table.add_column(column, overflow="fold", ratio=3 if column == "advice" else None)
+    for result in results:
+        style = STYLES.get(result.status, "")
+        table.add_row(result.name, result.found, result.expected,
+                      f"[{style}]{result.status}[/]" if style else result.status, result.advice,
+                      style="dim" if result.status == SKIP else None)
+    console.print(table)
+    for result in results:
+        if result.detail and result.status in (FAIL, WARN):
+            console.print(f"[bold]{result.name}[/]:", markup=True)
+            console.print(textwrap.indent(result.detail.rstrip(), "    "), markup=False)
+    style = "bold red" if failed(results) else ("yellow" if count(results)[WARN] else "bold green")
+    console.print(f"[{style}]{verdict(results)}[/]")
+
+
+def render_plain(results: List[CheckResult], width: int = 100) -> str:
+    """A plain-text table (no colour, no rich): the message of `EnvironmentMismatch`."""
+    name_width = max([len(r.name) for r in results] + [5])
+    found_width = min(max([len(r.found) for r in results] + [5]), 40)
+    lines = [f"{'status':<6}  {'check':<{name_width}}  {'found':<{found_width}}  expected"]
+    for result in results:
+        found = result.found if len(result.found) <= found_width else result.found[: found_width - 1] + "…"
+        lines.append(f"{result.status.upper():<6}  {result.name:<{name_width}}  {found:<{found_width}}  {result.expected}")
+        if result.advice and result.status in (FAIL, WARN):
+            indent = " " * (8 + name_width + 2)
+            lines.extend(textwrap.wrap(result.advice, width=max(width, len(indent) + 30),
+                                       initial_indent=indent, subsequent_indent=indent))
+        if result.detail and result.status == FAIL:
+            lines.append(textwrap.indent(result.detail.rstrip(), " " * 8))
+    lines.append(verdict(results))
+    return "\n".join(lines)
+
+
+def render_json(facts: Optional[Facts], results: List[CheckResult]) -> str:
+    """Facts and results in one object, for CI."""
+    return json.dumps(
+        {
+            "torchlint": __version__,
+            "facts": facts.to_dict() if facts is not None else None,
+            "results": [result.to_dict() for result in results],
+            "summary": count(results),
+            "verdict": verdict(results),
+            "failed": failed(results),
+        },
+        indent=2,
+    )

@@ -1,0 +1,150 @@
+"""The per-file pass: prefilter, gate, parse once, one traversal for all rules, suppress.
+
+This is the one function that both the CLI and the flake8 plugin call.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Callable, Dict, List, Optional, Sequence
+
+from torchlint.config import Config
+from torchlint.ftypes import Diagnostic, FileResult, Location
+from torchlint.lazy import cst
+from torchlint.noqa import code_matches, file_exemption, line_suppressions
+from torchlint.rule import Positions, Report, Rule, RuleContext, SourceView
+from torchlint.source import DecodeError, decode_source, detect_newline, split_lines
+
+SYNTAX_CODE = "TL000"
+
+
+def candidate_rules(text: str, rules: Sequence[type], config: Config) -> List[type]:
+    """Rules whose trigger substrings occur in the text (no triggers: always)."""
+    candidates = []
+    for rule in rules:
+        triggers = rule.trigger_strings(config)
+        if not triggers or any(trigger in text for trigger in triggers):
+            candidates.append(rule)
+    return candidates
+
+
+def syntax_diagnostic(path: str, message: str, row: int, column: int) -> Diagnostic:
+    location = Location(max(row, 1), max(column, 1))
+    return Diagnostic(SYNTAX_CODE, message, path, location, location, noqa_row=location.row)
+
+
+def lint_bytes(data: bytes, path: str, config: Config, rules: Sequence[type]) -> FileResult:
+    try:
+        source = decode_source(data)
+    except DecodeError as error:
+        return FileResult(path, [syntax_diagnostic(path, f"Cannot decode file: {error}", 1, 1)])
+    return lint_text(source.text, path, config, rules, newline=source.newline)
+
+
+def lint_text(
+    text: str,
+    path: str,
+    config: Config,
+    rules: Sequence[type],
+    newline: Optional[str] = None,
+) -> FileResult:
+    """Lint one file's text with the given (already selected) rules."""
+    result = FileResult(path)
+    disabled_file, disabled_codes = file_exemption(text)
+    if disabled_file:
+        return result
+    rules = [rule for rule in rules if not code_matches(rule.code, disabled_codes or frozenset())]
+    rules = candidate_rules(text, rules, config)
+    if not rules:
+        return result
+    view = SourceView(text, path)
+    rules = [rule for rule in rules if rule.gate(view, config)]
+    if view.syntax_error is not None:
+        error = view.syntax_error
+        message = f"SyntaxError: {error.msg}"
+        result.diagnostics.append(syntax_diagnostic(path, message, error.lineno or 1, error.offset or 1))
+        return result
+    if not rules:
+        return result
+    try:
+        module = cst.parse_module(text)
+    except cst.ParserSyntaxError as error:
+        message = f"SyntaxError: {error.message}"
+        result.diagnostics.append(syntax_diagnostic(path, message, error.raw_line, error.raw_column + 1))
+        return result
+    result.parsed = True
+    context = RuleContext(module, text, path, config, newline or detect_newline(text))
+    crashed = _traverse(module, [rule(context) for rule in rules])
+    for code, error in crashed.items():
+        result.errors.append(f"{path}: rule {code} crashed: {type(error).__name__}: {error}")
+    reports = [r for r in context.reports if r.rule.code not in crashed]
+    result.facts = {code: facts for code, facts in context.facts.items() if code not in crashed}
+    if reports:
+        result.diagnostics.extend(_diagnostics(reports, module, text, path))
+    return result
+
+
+def _traverse(module, rules: Sequence[Rule]) -> Dict[str, BaseException]:
+    """Run every rule in one batched traversal; a rule that raises is switched off."""
+    crashed: Dict[str, BaseException] = {}
+    visitors = [_RuleVisitor(rule, crashed) for rule in rules]
+    cst.visit_batched(module, visitors)
+    return crashed
+
+
+def _guard(rule: Rule, method: Callable, crashed: Dict[str, BaseException]) -> Callable:
+    def guarded(node):
+        if rule.code in crashed:
+            return None
+        try:
+            return method(node)
+        except Exception as error:  # a rule bug must not cost the other rules their findings
+            crashed[rule.code] = error
+            return None
+
+    return guarded
+
+
+class _RuleVisitor:
+    """Adapts a Rule (which does not subclass LibCST's visitor) to `visit_batched`."""
+
+    def __init__(self, rule: Rule, crashed: Dict[str, BaseException]) -> None:
+        self.rule = rule
+        self.crashed = crashed
+
+    def get_visitors(self) -> Dict[str, Callable]:
+        return {
+            name: _guard(self.rule, getattr(self.rule, name), self.crashed)
+            for name in dir(type(self.rule))
+            if name.startswith(("visit_", "leave_")) and callable(getattr(self.rule, name))
+        }
+
+
+def _diagnostics(reports: Sequence[Report], module, text: str, path: str) -> List[Diagnostic]:
+    metadata = importlib.import_module("libcst.metadata")
+    wrapper = metadata.MetadataWrapper(module, unsafe_skip_copy=True)
+    lines = [line.rstrip("\r\n") for line in split_lines(text)]
+    positions = Positions(wrapper.resolve(metadata.PositionProvider), lines)
+    suppressions = line_suppressions(text)
+    diagnostics = []
+    for report in reports:
+        start, end = positions.start(report.node), positions.end(report.node)
+        if suppressions.suppresses(start.row, report.rule.code):
+            continue
+        fix = report.fix(positions) if report.fix is not None else None
+        diagnostics.append(
+            Diagnostic(
+                report.rule.code,
+                report.message,
+                path,
+                start,
+                end,
+                fix=fix,
+                noqa_row=suppressions.noqa_row(start.row),
+            )
+        )
+    return diagnostics
+
+
+def sort_diagnostics(diagnostics: List[Diagnostic]) -> List[Diagnostic]:
+    return sorted(diagnostics, key=lambda d: d.sort_key)

@@ -1,0 +1,104 @@
+"""Suppression comments, as flake8 and ruff read them.
+
+- `# noqa` / `# noqa: TL001,TL3` anywhere on the logical line (a multi-line statement or
+  string counts as one line, as in flake8) suppresses all / the listed codes or prefixes.
+- `# torchlint: noqa` on a line of its own disables the whole file;
+  `# torchlint: noqa: TL001` disables one rule in the file.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import tokenize
+from dataclasses import dataclass, field
+from typing import Dict, FrozenSet, List, Optional, Tuple
+
+NOQA = re.compile(
+    r"#\s*noqa(?::[\s]?(?P<codes>[A-Z]+[0-9]*(?:[,\s]+[A-Z]+[0-9]*)*))?", re.IGNORECASE
+)
+FILE_NOQA = re.compile(
+    r"^[ \t]*#[ \t]*torchlint:[ \t]*noqa(?::[ \t]*(?P<codes>[A-Z]+[0-9]*(?:[,\s]+[A-Z]+[0-9]*)*))?",
+    re.IGNORECASE | re.MULTILINE,
+)
+_SPLIT = re.compile(r"[,\s]+")
+
+# None means "every code"
+Codes = Optional[FrozenSet[str]]
+
+
+def _codes(text: Optional[str]) -> Codes:
+    if not text:
+        return None
+    return frozenset(code.upper() for code in _SPLIT.split(text.strip()) if code)
+
+
+def code_matches(code: str, codes: Codes) -> bool:
+    return codes is None or any(code.startswith(prefix) for prefix in codes)
+
+
+def file_exemption(text: str) -> Tuple[bool, FrozenSet[str]]:
+    """(whole file disabled, codes disabled for the file)."""
+    if "torchlint" not in text:
+        return False, frozenset()
+    disabled = set()
+    for match in FILE_NOQA.finditer(text):
+        codes = _codes(match.group("codes"))
+        if codes is None:
+            return True, frozenset()
+        disabled |= codes
+    return False, frozenset(disabled)
+
+
+@dataclass
+class LineSuppressions:
+    """For each row: the last row of its logical line, and the noqa codes of that line."""
+
+    logical_end: Dict[int, int] = field(default_factory=dict)
+    noqa: Dict[int, Codes] = field(default_factory=dict)
+
+    def noqa_row(self, row: int) -> int:
+        return self.logical_end.get(row, row)
+
+    def suppresses(self, row: int, code: str) -> bool:
+        end = self.noqa_row(row)
+        if end not in self.noqa:
+            return False
+        return code_matches(code, self.noqa[end])
+
+
+def line_suppressions(text: str) -> LineSuppressions:
+    """Tokenize once; map rows to logical lines and gather noqa comments per logical line."""
+    result = LineSuppressions()
+    comments: List[Tuple[int, str]] = []
+    start_row = None
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+            kind = token.type
+            if kind == tokenize.COMMENT:
+                comments.append((token.start[0], token.string))
+            if kind in (tokenize.NL, tokenize.COMMENT) and start_row is None:
+                continue
+            if kind in (tokenize.INDENT, tokenize.DEDENT, tokenize.ENDMARKER):
+                continue
+            if start_row is None:
+                start_row = token.start[0]
+            if kind == tokenize.NEWLINE:
+                end_row = token.end[0]
+                for row in range(start_row, end_row + 1):
+                    result.logical_end[row] = end_row
+                start_row = None
+    except (tokenize.TokenError, SyntaxError, IndentationError):
+        pass
+    for row, comment in comments:
+        match = NOQA.search(comment)
+        if match is None:
+            continue
+        end = result.logical_end.get(row, row)
+        codes = _codes(match.group("codes"))
+        previous = result.noqa.get(end, frozenset())
+        if codes is None or previous is None:
+            result.noqa[end] = None
+        else:
+            result.noqa[end] = previous | codes
+    return result

@@ -1,0 +1,98 @@
+"""Rules are discovered from the `torchlint.rules` package: one module, one rule."""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from functools import lru_cache
+from typing import Dict, Iterable, List, Sequence, Tuple
+
+from torchlint.ftypes import RuleInfo
+from torchlint.rule import Rule
+
+SYNTAX_ERROR = RuleInfo(
+    code="TL000",
+    name="unparsable-file",
+    summary="The file cannot be read or parsed",
+    doc=(
+        "## What it does\n"
+        "Reports a file that cannot be decoded or parsed as Python.\n\n"
+        "## Why is this bad?\n"
+        "No rule can check a file that does not parse; the rest of the run goes on.\n\n"
+        "## Example\n```python\ndef f(:\n```\n\n"
+        "## Use instead\nFix the syntax error.\n\n"
+        "## Fix safety\nNo fix."
+    ),
+    fixable=False,
+)
+
+
+@lru_cache(maxsize=None)
+def all_rules() -> Tuple[type, ...]:
+    """Every rule class, sorted by code."""
+    package = importlib.import_module("torchlint.rules")
+    found: List[type] = []
+    for module_info in pkgutil.iter_modules(package.__path__):
+        module = importlib.import_module(f"{package.__name__}.{module_info.name}")
+        for value in vars(module).values():
+            if (
+                isinstance(value, type)
+                and issubclass(value, Rule)
+                and value is not Rule
+                and value.__module__ == module.__name__
+            ):
+                found.append(value)
+    found.sort(key=lambda rule: rule.code)
+    codes = [rule.code for rule in found]
+    duplicates = {code for code in codes if codes.count(code) > 1}
+    if duplicates:
+        raise RuntimeError(f"rule codes used twice: {sorted(duplicates)}")
+    return tuple(found)
+
+
+def rule_infos() -> Dict[str, RuleInfo]:
+    infos = {SYNTAX_ERROR.code: SYNTAX_ERROR}
+    infos.update((rule.code, rule.info()) for rule in all_rules())
+    return infos
+
+
+def find_rule(code_or_name: str):
+    for rule in all_rules():
+        if code_or_name.upper() == rule.code or code_or_name == rule.name:
+            return rule
+    return None
+
+
+def option_defaults() -> Dict[str, Dict]:
+    return {rule.name: dict(rule.options) for rule in all_rules() if rule.options}
+
+
+def matches(code: str, selectors: Iterable[str]) -> bool:
+    return any(selector == "ALL" or code.startswith(selector) for selector in selectors)
+
+
+def select_rules(
+    rules: Sequence[type], select: Sequence[str], extend_select: Sequence[str], ignore: Sequence[str]
+) -> Tuple[type, ...]:
+    """Rules enabled by select/ignore, as ruff does: the longest matching selector wins."""
+    chosen = []
+    for rule in rules:
+        if select:
+            selected = _best(rule.code, select) > _best(rule.code, ignore)
+        else:
+            selected = rule.default_enabled and _best(rule.code, ignore) < 0
+        if not selected and extend_select:
+            selected = _best(rule.code, extend_select) > _best(rule.code, ignore)
+        if selected:
+            chosen.append(rule)
+    return tuple(chosen)
+
+
+def _best(code: str, selectors: Iterable[str]) -> int:
+    """Length of the most specific selector matching `code`, -1 if none."""
+    lengths = [
+        0 if selector == "ALL" else len(selector)
+        for selector in selectors
+        if selector == "ALL" or code.startswith(selector)
+    ]
+    return max(lengths, default=-1)

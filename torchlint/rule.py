@@ -1,0 +1,187 @@
+"""The rule base class, and what a rule sees of the file it checks.
+
+A rule is a class in `rules/` with a code, a kebab-case name, a one-line summary, a
+doc (its docstring), the substrings without which it cannot fire (`triggers`), an
+optional cheap `gate` on the stdlib `ast`, its own VALID/INVALID examples, and LibCST
+visitor methods (`visit_Call`, `leave_FunctionDef`, ...). All selected rules run in
+one batched traversal of one parse; positions are computed only if something is
+reported, which is why a fix is given as a function of `Positions`.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any, Callable, ClassVar, Dict, List, Mapping, Optional, Sequence, Tuple
+
+from torchlint.config import Config
+from torchlint.ftypes import Applicability, Edit, Fix, Location, RuleInfo
+from torchlint.names import ImportMap, ImportTable, ast_import_table
+
+
+@dataclass(frozen=True)
+class Invalid:
+    """An example the rule must flag; `fixed` is the file after `--fix`, `unsafe_fixed` after
+    `--unsafe-fixes` (None: no such fix). `line`/`column` (1-based) pin the first finding."""
+
+    code: str
+    fixed: Optional[str] = None
+    unsafe_fixed: Optional[str] = None
+    line: Optional[int] = None
+    column: Optional[int] = None
+    options: Tuple[Tuple[str, Any], ...] = ()
+
+
+class SourceView:
+    """The cheap views of a file that gates may use; each is computed at most once."""
+
+    def __init__(self, text: str, path: str = "<string>") -> None:
+        self.text = text
+        self.path = path
+        self.syntax_error: Optional[SyntaxError] = None
+
+    @cached_property
+    def tree(self) -> Optional[ast.Module]:
+        try:
+            return ast.parse(self.text, self.path)
+        except (SyntaxError, ValueError) as error:
+            self.syntax_error = error if isinstance(error, SyntaxError) else SyntaxError(str(error))
+            return None
+
+    @cached_property
+    def imports(self) -> ImportTable:
+        return ast_import_table(self.tree) if self.tree is not None else {}
+
+
+class Positions:
+    """Source positions of the nodes of one parsed module (1-based rows and columns)."""
+
+    def __init__(self, ranges: Mapping[Any, Any], lines: Sequence[str]) -> None:
+        self._ranges = ranges
+        self.lines = lines
+
+    def start(self, node) -> Location:
+        position = self._ranges[node].start
+        return Location(position.line, position.column + 1)
+
+    def end(self, node) -> Location:
+        position = self._ranges[node].end
+        return Location(position.line, position.column + 1)
+
+    def line_text(self, row: int) -> str:
+        return self.lines[row - 1] if 0 < row <= len(self.lines) else ""
+
+    def indent_of(self, node) -> str:
+        start = self.start(node)
+        return self.line_text(start.row)[: start.column - 1]
+
+    def replace(self, node, content: str) -> Edit:
+        return Edit(self.start(node), self.end(node), content)
+
+    def insert_lines_before(self, statement, lines: Sequence[str], newline: str) -> Edit:
+        """New lines at the statement's indentation, just above it."""
+        indent = self.indent_of(statement)
+        row = self.start(statement).row
+        text = "".join(f"{indent}{line}{newline}" if line else newline for line in lines)
+        return Edit(Location(row, 1), Location(row, 1), text)
+
+    def insert_lines_after(self, statement, lines: Sequence[str], newline: str, indent: str) -> Edit:
+        row = self.end(statement).row + 1
+        text = "".join(f"{indent}{line}{newline}" if line else newline for line in lines)
+        return Edit(Location(row, 1), Location(row, 1), text)
+
+    def delete_lines(self, statement) -> Edit:
+        """Remove the physical lines a statement occupies, its trailing comment included."""
+        return Edit(
+            Location(self.start(statement).row, 1), Location(self.end(statement).row + 1, 1), ""
+        )
+
+
+FixFactory = Callable[[Positions], Optional[Fix]]
+
+
+@dataclass
+class Report:
+    """A finding as a rule makes it, before positions are known."""
+
+    rule: "Rule"
+    node: Any
+    message: str
+    fix: Optional[FixFactory] = None
+
+
+class RuleContext:
+    """What one rule instance knows of the file it checks."""
+
+    def __init__(self, module, text: str, path: str, config: Config, newline: str) -> None:
+        self.module = module
+        self.text = text
+        self.path = path
+        self.config = config
+        self.newline = newline
+        self.reports: List[Report] = []
+        self.facts: Dict[str, Any] = {}
+
+    @cached_property
+    def imports(self) -> ImportMap:
+        return ImportMap(self.module)
+
+
+class Rule:
+    """Base class of all rules. Subclasses set the class attributes and visitor methods."""
+
+    code: ClassVar[str]
+    name: ClassVar[str]
+    summary: ClassVar[str]
+    triggers: ClassVar[Tuple[str, ...]] = ()
+    default_enabled: ClassVar[bool] = True
+    fixable: ClassVar[bool] = False
+    options: ClassVar[Mapping[str, Any]] = {}
+    project_rule: ClassVar[bool] = False
+    VALID: ClassVar[Sequence[str]] = ()
+    INVALID: ClassVar[Sequence[Invalid]] = ()
+
+    def __init__(self, context: RuleContext) -> None:
+        self.context = context
+        self.settings = {**self.options, **context.config.options_for(self.name)}
+
+    @classmethod
+    def trigger_strings(cls, config: Config) -> Tuple[str, ...]:
+        """Substrings of which at least one must occur for the rule to fire (none: always)."""
+        return cls.triggers
+
+    @classmethod
+    def gate(cls, view: SourceView, config: Config) -> bool:
+        """A cheap test that must hold for the rule to fire. Default: always parse."""
+        return True
+
+    @classmethod
+    def check_project(cls, facts: Mapping[str, Mapping[str, Any]], config: Config) -> list:
+        """Project-level rules decide here, from every file's `context.facts[cls.code]`,
+        which Diagnostics to emit. Per-file rules never override this."""
+        return []
+
+    @classmethod
+    def info(cls) -> RuleInfo:
+        return RuleInfo(
+            code=cls.code,
+            name=cls.name,
+            summary=cls.summary,
+            doc=rule_doc(cls),
+            fixable=cls.fixable,
+            default_enabled=cls.default_enabled,
+        )
+
+    def report(self, node, message: str, fix: Optional[FixFactory] = None) -> None:
+        self.context.reports.append(Report(self, node, message, fix))
+
+    def make_fix(
+        self, message: str, edits: Sequence[Edit], applicability: Applicability = Applicability.SAFE
+    ) -> Fix:
+        return Fix(message, tuple(edits), applicability)
+
+
+def rule_doc(cls: type) -> str:
+    return inspect.cleandoc(cls.__doc__ or "")

@@ -1,0 +1,201 @@
+"""Run the per-file pass over many files (cached, in parallel), then the project pass."""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Dict, List, Optional, Sequence, Tuple
+
+import pathspec
+
+from torchlint.cache import Cache
+from torchlint.config import Config
+from torchlint.engine import lint_bytes, lint_text, syntax_diagnostic
+from torchlint.fix import fix_text, is_applicable, unified_diff, write_atomic
+from torchlint.ftypes import Diagnostic, FileResult
+from torchlint.registry import all_rules
+from torchlint.source import DecodeError, decode_source
+
+SERIAL_BELOW = 24
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    config: Config
+    codes: Tuple[str, ...]
+    mode: str = "check"  # check | fix | diff
+    unsafe: bool = False
+    use_cache: bool = True
+    keep_sources: bool = False
+
+
+@dataclass
+class FileOutcome:
+    display: str
+    diagnostics: List[Diagnostic] = field(default_factory=list)
+    facts: Dict = field(default_factory=dict)
+    errors: List[str] = field(default_factory=list)
+    applied: Counter = field(default_factory=Counter)
+    diff: Optional[str] = None
+    fixed_text: Optional[str] = None
+    source: Optional[str] = None
+    parsed: bool = False
+    cached: bool = False
+
+
+@dataclass
+class RunResult:
+    outcomes: List[FileOutcome]
+    diagnostics: List[Diagnostic]
+
+    @property
+    def errors(self) -> List[str]:
+        return [error for outcome in self.outcomes for error in outcome.errors]
+
+    @property
+    def applied(self) -> Dict[str, Counter]:
+        return {o.display: o.applied for o in self.outcomes if o.applied}
+
+
+def rules_for(display: str, settings: RunSettings) -> List[type]:
+    """The selected rules minus those `per-file-ignores` turns off for this path."""
+    rules = [rule for rule in all_rules() if rule.code in settings.codes]
+    ignored = set()
+    for pattern, codes in settings.config.per_file_ignores:
+        if pathspec.GitIgnoreSpec.from_lines([pattern]).match_file(_relative(display, settings.config)):
+            ignored.update(codes)
+    if ignored:
+        rules = [r for r in rules if not any(r.code.startswith(code) for code in ignored)]
+    return rules
+
+
+def _relative(display: str, config: Config) -> str:
+    absolute = Path(display).absolute()
+    try:
+        return absolute.relative_to(config.root).as_posix()
+    except ValueError:
+        return display
+
+
+def process_file(job: Tuple[str, Optional[Path], Optional[bytes]], settings: RunSettings) -> FileOutcome:
+    """Lint (or fix) one file. `job` is (display name, path, bytes when read from stdin)."""
+    display, path, data = job
+    outcome = FileOutcome(display)
+    try:
+        if data is None:
+            data = path.read_bytes()
+    except OSError as error:
+        outcome.diagnostics.append(
+            syntax_diagnostic(display, f"Cannot read file: {error.strerror or error}", 1, 1)
+        )
+        return outcome
+    rules = rules_for(display, settings)
+    cache = Cache(settings.config.root, _salt(settings)) if settings.use_cache else None
+    key = cache.key(data, display) if cache else None
+    cached = cache.get(key, display) if cache else None
+    if cached is not None and (settings.mode == "check" or not _has_fix(cached, settings.unsafe)):
+        outcome.cached = True
+        return _with_result(outcome, cached, data if settings.keep_sources else None)
+    if settings.mode == "check":
+        result = lint_bytes(data, display, settings.config, rules)
+        if cache:
+            cache.put(key, result)
+        return _with_result(outcome, result, data if settings.keep_sources else None)
+    return _fix_file(outcome, path, data, rules, settings)
+
+
+def _has_fix(result: FileResult, unsafe: bool) -> bool:
+    return any(is_applicable(d.fix, unsafe) for d in result.diagnostics)
+
+
+def _salt(settings: RunSettings) -> str:
+    return settings.config.fingerprint() + "|" + ",".join(settings.codes)
+
+
+def _with_result(outcome: FileOutcome, result: FileResult, data: Optional[bytes]) -> FileOutcome:
+    outcome.diagnostics = list(result.diagnostics)
+    outcome.facts = result.facts
+    outcome.errors = list(result.errors)
+    outcome.parsed = result.parsed
+    if data is not None:
+        try:
+            outcome.source = decode_source(data).text
+        except DecodeError:
+            pass
+    return outcome
+
+
+def _fix_file(outcome, path, data, rules, settings: RunSettings) -> FileOutcome:
+    display = outcome.display
+    try:
+        source = decode_source(data)
+    except DecodeError:
+        return _with_result(outcome, lint_bytes(data, display, settings.config, rules), None)
+
+    def lint(text: str) -> FileResult:
+        return lint_text(text, display, settings.config, rules, newline=source.newline)
+
+    fixed = fix_text(source.text, lint, settings.unsafe)
+    _with_result(outcome, fixed.result, None)
+    outcome.source = fixed.text if settings.keep_sources else None
+    if not fixed.changed:
+        return outcome
+    outcome.applied = fixed.applied
+    if settings.mode == "diff":
+        outcome.diff = unified_diff(display, source.text, fixed.text)
+        outcome.diagnostics = list(lint(source.text).diagnostics)
+    elif path is None:
+        outcome.fixed_text = fixed.text
+    else:
+        try:
+            write_atomic(path, source.encode(fixed.text))
+        except OSError as error:
+            outcome.errors.append(f"{display}: cannot write the fixed file: {error}")
+            outcome.applied = Counter()
+    return outcome
+
+
+def default_jobs() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def run(
+    jobs_in: Sequence[Tuple[str, Optional[Path], Optional[bytes]]],
+    settings: RunSettings,
+    workers: Optional[int] = None,
+) -> RunResult:
+    """Every file's outcome (in input order) and all diagnostics, project rules included."""
+    workers = workers or default_jobs()
+    if workers <= 1 or len(jobs_in) < SERIAL_BELOW:
+        outcomes = [process_file(job, settings) for job in jobs_in]
+    else:
+        outcomes = _parallel(jobs_in, settings, workers)
+    diagnostics = [d for outcome in outcomes for d in outcome.diagnostics]
+    diagnostics.extend(_project_pass(outcomes, settings))
+    diagnostics.sort(key=lambda d: d.sort_key)
+    return RunResult(outcomes, diagnostics)
+
+
+def _parallel(jobs_in, settings: RunSettings, workers: int) -> List[FileOutcome]:
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    from functools import partial
+
+    context = multiprocessing.get_context("fork" if hasattr(os, "fork") else "spawn")
+    chunk = max(1, min(16, len(jobs_in) // (workers * 8) or 1))
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        return list(pool.map(partial(process_file, settings=settings), jobs_in, chunksize=chunk))
+
+
+def _project_pass(outcomes: Sequence[FileOutcome], settings: RunSettings) -> List[Diagnostic]:
+    diagnostics: List[Diagnostic] = []
+    for rule in all_rules():
+        if rule.project_rule and rule.code in settings.codes:
+            facts = {o.display: o.facts[rule.code] for o in outcomes if rule.code in o.facts}
+            diagnostics.extend(rule.check_project(facts, settings.config))
+    return diagnostics

@@ -1,0 +1,68 @@
+"""Bytes to text and back, the way Python reads a source file (PEP 263, BOM)."""
+
+from __future__ import annotations
+
+import io
+import re
+import tokenize
+from dataclasses import dataclass
+
+BOM = b"\xef\xbb\xbf"
+_LINE_END = re.compile(r"\r\n|\r|\n")
+
+
+class DecodeError(Exception):
+    """The bytes are not text in the encoding the file declares."""
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    """A decoded file and what it takes to write it back byte-compatibly."""
+
+    text: str
+    encoding: str
+    bom: bool
+    newline: str
+
+    def encode(self, text: str) -> bytes:
+        data = text.encode(self.encoding)
+        return BOM + data if self.bom else data
+
+
+def detect_newline(text: str) -> str:
+    first = text.find("\n")
+    if first > 0 and text[first - 1] == "\r":
+        return "\r\n"
+    if first == -1 and "\r" in text:
+        return "\r"
+    return "\n"
+
+
+def decode_source(data: bytes) -> SourceFile:
+    """Decode as the interpreter would: a BOM, else a coding cookie, else UTF-8."""
+    bom = data.startswith(BOM)
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError as error:
+        raise DecodeError(str(error)) from None
+    body = data[len(BOM):] if bom else data
+    if encoding == "utf-8-sig":
+        encoding = "utf-8"
+    try:
+        text = body.decode(encoding)
+    except (UnicodeDecodeError, LookupError) as error:
+        raise DecodeError(f"cannot decode as {encoding}: {error}") from None
+    return SourceFile(text=text, encoding=encoding, bom=bom, newline=detect_newline(text))
+
+
+def split_lines(text: str) -> list:
+    """Lines as Python's tokenizer counts them (only \\r\\n, \\r and \\n end a line),
+    each with its line ending."""
+    lines = []
+    start = 0
+    for match in _LINE_END.finditer(text):
+        lines.append(text[start : match.end()])
+        start = match.end()
+    if start < len(text):
+        lines.append(text[start:])
+    return lines
