@@ -50,7 +50,13 @@ def test_json(make_ctx):
     ]
 
 
-def test_format_then_stream_positionally(make_ctx):
+def test_stream_then_format(make_ctx):
+    buffer = io.StringIO()
+    render_statistics([diag()], make_ctx(), buffer, "json")
+    assert json.loads(buffer.getvalue())[0]["code"] == "TL001"
+
+
+def test_format_then_stream_is_accepted_too(make_ctx):
     buffer = io.StringIO()
     render_statistics([diag()], make_ctx(), "json", buffer)
     assert json.loads(buffer.getvalue())[0]["count"] == 1

@@ -7,7 +7,7 @@ machine formats never pay for rich.
 from __future__ import annotations
 
 from importlib import import_module
-from typing import Optional, Sequence, TextIO, Union
+from typing import Sequence, TextIO
 
 from torchlint.ftypes import Diagnostic
 from torchlint.report.context import ReportContext
@@ -40,19 +40,17 @@ def render(fmt: str, diagnostics: Sequence[Diagnostic], ctx: ReportContext, out:
 def render_statistics(
     diagnostics: Sequence[Diagnostic],
     ctx: ReportContext,
-    fmt: Union[str, TextIO] = "full",
-    out: Optional[TextIO] = None,
+    out: TextIO,
+    fmt: str = "full",
 ) -> None:
-    """Write counts per rule: a JSON array when `fmt` is "json", else ruff's table.
+    """Write counts per rule to `out`: a JSON array when `fmt` is "json", else ruff's table.
 
-    Also accepts `render_statistics(diagnostics, ctx, out)`, which means the table.
+    `render_statistics(diagnostics, ctx, fmt, out)` is accepted too.
     """
     from torchlint.report.statistics import render as render_stats
 
-    if out is None:
-        if isinstance(fmt, str):
-            raise TypeError("render_statistics needs an output stream")
-        fmt, out = "full", fmt
+    if isinstance(out, str):
+        out, fmt = fmt, out
     render_stats(fmt, diagnostics, ctx, out)
 
 
