@@ -1,0 +1,115 @@
+"""`torchlint doctor`: probe this machine, check it against the declared requirements.
+
+Exit codes: 0 nothing failed, 1 a requirement or smoke test failed, 2 usage or
+configuration error (one line on stderr, never a traceback).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import List, NoReturn, Optional
+
+from torchlint.config import ConfigError
+from torchlint.doctor.facts import Facts, FactsError, facts_from_dict
+from torchlint.doctor.results import failed
+
+PROG = "torchlint doctor"
+
+
+class UsageError(Exception):
+    """A bad command line, config or facts file; the message is one line."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(message)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog=PROG,
+        description="Check the CUDA/cuDNN environment against [tool.torchlint.runtime].",
+    )
+    parser.add_argument("--requirements", type=Path, metavar="FILE",
+                        help="TOML file with [tool.torchlint.runtime] or a bare table "
+                             "(default: the nearest pyproject.toml/torchlint.toml)")
+    parser.add_argument("--facts", type=Path, metavar="FILE",
+                        help="judge a facts record saved with --probe-json instead of probing")
+    parser.add_argument("--probe-json", action="store_true",
+                        help="print the probe's facts as JSON and exit (nothing is judged)")
+    parser.add_argument("--smoke", action="store_true",
+                        help="also run tiny conv2d/LSTM/matmul programs on the GPU, each in a child process")
+    parser.add_argument("--smoke-timeout", type=float, default=None, metavar="SECONDS",
+                        help="time limit per smoke program (default: 120)")
+    parser.add_argument("--format", choices=("text", "json"), default="text")
+    return parser
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    """Run `torchlint doctor ARGS...`; return the exit code."""
+    try:
+        return _run(build_parser(), list(sys.argv[1:] if argv is None else argv))
+    except (UsageError, ConfigError) as error:
+        print(f"{PROG}: error: {_one_line(str(error))}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return 130
+    except Exception as error:  # the promise is: never a traceback
+        print(f"{PROG}: internal error: {type(error).__name__}: {_one_line(str(error))}", file=sys.stderr)
+        return 2
+
+
+def _run(parser: argparse.ArgumentParser, argv: List[str]) -> int:
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exit_:  # --help
+        return int(exit_.code or 0)
+    if args.facts and (args.smoke or args.probe_json):
+        raise UsageError("--facts judges a saved record; it cannot be combined with --smoke or --probe-json")
+    if args.smoke_timeout is not None and args.smoke_timeout <= 0:
+        raise UsageError("--smoke-timeout must be positive")
+
+    from torchlint.doctor.check import run_checks
+    from torchlint.doctor.render import render_json, render_rich
+    from torchlint.doctor.requirements import load_requirements
+
+    if args.probe_json:
+        print(json.dumps(_probe().to_dict(), indent=2))
+        return 0
+    requirements = load_requirements(args.requirements, Path.cwd())
+    facts = _load_facts(args.facts) if args.facts else _probe()
+    results = run_checks(facts, requirements)
+    if args.smoke:
+        from torchlint.doctor.smoke import DEFAULT_TIMEOUT, run_gpu_smoke
+
+        results += run_gpu_smoke(facts, args.smoke_timeout or DEFAULT_TIMEOUT)
+    if args.format == "json":
+        print(render_json(facts, results))
+    else:
+        render_rich(results, sys.stdout)
+    return 1 if failed(results) else 0
+
+
+def _probe() -> Facts:
+    from torchlint.doctor.probe import collect
+
+    return collect()
+
+
+def _load_facts(path: Path) -> Facts:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return facts_from_dict(json.load(handle))
+    except OSError as error:
+        raise UsageError(f"{path}: cannot read: {error.strerror or error}") from None
+    except ValueError as error:  # JSONDecodeError and FactsError
+        kind = "not JSON" if not isinstance(error, FactsError) else "not a torchlint facts record"
+        raise UsageError(f"{path}: {kind}: {error}") from None
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
