@@ -1,0 +1,77 @@
+"""Every rule's own VALID and INVALID examples, run through the real engine and fixer."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from torchlint.config import Config
+from torchlint.engine import lint_text
+from torchlint.fix import fix_text
+from torchlint.registry import all_rules
+
+RULES = all_rules()
+
+
+def _config(rule, options=()) -> Config:
+    config = Config()
+    if options:
+        config = replace(config, rule_options=((rule.name, tuple(options)),))
+    return config
+
+
+def _lint(rule, code, options=()):
+    config = _config(rule, options)
+    result = lint_text(code, "example.py", config, [rule])
+    assert not result.errors, result.errors
+    diagnostics = list(result.diagnostics)
+    if rule.project_rule and rule.code in result.facts:
+        diagnostics += rule.check_project({"example.py": result.facts[rule.code]}, config)
+    return diagnostics, config
+
+
+VALID = [(rule, index, code) for rule in RULES for index, code in enumerate(rule.VALID)]
+INVALID = [(rule, index, example) for rule in RULES for index, example in enumerate(rule.INVALID)]
+
+
+@pytest.mark.parametrize("rule,index,code", VALID, ids=[f"{r.code}-valid-{i}" for r, i, _ in VALID])
+def test_valid_example_is_clean(rule, index, code):
+    diagnostics, _ = _lint(rule, code)
+    assert diagnostics == []
+
+
+@pytest.mark.parametrize(
+    "rule,index,example", INVALID, ids=[f"{r.code}-invalid-{i}" for r, i, _ in INVALID]
+)
+def test_invalid_example_is_flagged_and_fixed(rule, index, example):
+    diagnostics, config = _lint(rule, example.code, example.options)
+    assert diagnostics, f"{rule.code} did not flag:\n{example.code}"
+    assert all(d.code == rule.code for d in diagnostics)
+    first = diagnostics[0]
+    if example.line is not None:
+        assert first.location.row == example.line
+    if example.column is not None:
+        assert first.location.column == example.column
+
+    def lint(text):
+        return lint_text(text, "example.py", config, [rule])
+
+    expectations = ((False, example.fixed), (True, example.unsafe_fixed or example.fixed))
+    for unsafe, expected in expectations:
+        outcome = fix_text(example.code, lint, unsafe)
+        if expected is None:
+            assert not outcome.changed, f"unexpected fix (unsafe={unsafe}):\n{outcome.text}"
+            continue
+        assert outcome.text == expected
+        assert not fix_text(outcome.text, lint, unsafe).changed, "a second --fix changed the file"
+
+
+def test_every_rule_has_examples_and_a_doc():
+    for rule in RULES:
+        assert rule.VALID and rule.INVALID, rule.code
+        doc = rule.info().doc
+        for heading in ("## What it does", "## Why is this bad?", "## Example", "## Use instead", "## Fix safety"):
+            assert heading in doc, f"{rule.code} doc lacks {heading!r}"
+        assert rule.code.startswith("TL") and len(rule.code) == 5 and rule.code[2:].isdigit()
+        assert rule.name == rule.name.lower() and " " not in rule.name and "_" not in rule.name
