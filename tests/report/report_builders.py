@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import io
-from pathlib import Path
 
 from torchlint.ftypes import Applicability, Diagnostic, Edit, Fix, Location, RuleInfo
-from torchlint.report import ReportContext, render
+from torchlint.report import render
 
 RULES = {
-    "TL000": RuleInfo("TL000", "syntax-error", "Syntax error", "## What it does\nReports files that cannot be parsed.\n", False),
+    "TL000": RuleInfo(
+        "TL000", "syntax-error", "Syntax error", "## What it does\nReports files that cannot be parsed.\n", False
+    ),
     "TL001": RuleInfo(
         "TL001",
         "heavy-import-at-module-level",

@@ -33,7 +33,7 @@ def render(fmt: str, diagnostics: Sequence[Diagnostic], ctx: ReportContext, out:
     try:
         module, function = _RENDERERS[fmt]
     except KeyError:
-        raise ValueError(f"unknown output format {fmt!r}; expected one of {', '.join(FORMATS)}")
+        raise ValueError(f"unknown output format {fmt!r}; expected one of {', '.join(FORMATS)}") from None
     getattr(import_module(f"{__name__}.{module}"), function)(diagnostics, ctx, out)
 
 

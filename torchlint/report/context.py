@@ -11,6 +11,8 @@ from torchlint.ftypes import RuleInfo
 
 @dataclass(frozen=True)
 class ReportContext:
+    """Run-wide facts the formats need: rule metadata, sources, fix settings and results."""
+
     rules: Mapping[str, RuleInfo]
     root: Path
     color: bool = False

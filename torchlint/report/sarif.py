@@ -45,10 +45,14 @@ class _Writer:
     def __init__(self, ctx: ReportContext):
         self.ctx = ctx
         self.sources = SourceLines(ctx.sources)
+        self._artifacts: dict[str, dict] = {}
+        self._relative: dict[str, str] = {}
 
     def artifact(self, filename: str) -> dict:
-        uri, relative = paths.sarif_uri(filename, self.ctx.root)
-        return {"uri": uri, "uriBaseId": SRCROOT} if relative else {"uri": uri}
+        if filename not in self._artifacts:
+            uri, relative = paths.sarif_uri(filename, self.ctx.root)
+            self._artifacts[filename] = {"uri": uri, "uriBaseId": SRCROOT} if relative else {"uri": uri}
+        return dict(self._artifacts[filename])
 
     def region(self, filename: str, start, end) -> dict:
         column = self.sources.utf16_column
@@ -97,8 +101,11 @@ class _Writer:
         return result
 
     def fingerprint_key(self, diagnostic: Diagnostic) -> tuple[str, str, str]:
-        text = self.sources.line(diagnostic.filename, diagnostic.location.row) or ""
-        return (diagnostic.code, paths.for_root(diagnostic.filename, self.ctx.root), text.strip())
+        name = diagnostic.filename
+        if name not in self._relative:
+            self._relative[name] = paths.for_root(name, self.ctx.root)
+        text = self.sources.line(name, diagnostic.location.row) or ""
+        return (diagnostic.code, self._relative[name], text.strip())
 
 
 def to_sarif(diagnostics: Sequence[Diagnostic], ctx: ReportContext) -> dict:
