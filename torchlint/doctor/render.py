@@ -22,7 +22,7 @@ def render_rich(results: List[CheckResult], stream: IO[str]) -> None:
     console = Console(file=stream, highlight=False, soft_wrap=False)
     if not console.is_terminal:
         console = Console(file=stream, highlight=False, width=NON_TTY_WIDTH, no_color=True)
-    table = Table(show_lines=False, header_style="bold")
+    table = Table(show_lines=False, header_style="bold", expand=True)
     table.add_column("check", no_wrap=True)
     table.add_column("found", overflow="fold", ratio=3)
     table.add_column("expected", overflow="fold", ratio=2)
