@@ -186,10 +186,13 @@ def load_config(
     cwd: Path,
     rule_option_defaults: Mapping[str, Mapping[str, Any]],
 ) -> Config:
-    """Build the Config from a file (given, or the nearest one above `cwd`)."""
+    """Build the Config from a file (given, or the nearest one above `cwd`).
+
+    Without a file, the project root (for the cache and relative paths) is the working
+    directory."""
     path = config_path or find_config_file(cwd)
     if path is None:
-        return Config(root=cwd.resolve())
+        return Config(root=Path.cwd())
     if not path.is_file():
         raise ConfigError(f"{path}: no such config file")
     table = read_table(path)

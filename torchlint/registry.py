@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib
 import pkgutil
 from functools import lru_cache
+from types import ModuleType
 from typing import Dict, Iterable, List, Sequence, Tuple
 
 from torchlint.ftypes import RuleInfo
@@ -35,6 +36,8 @@ def all_rules() -> Tuple[type, ...]:
     for module_info in pkgutil.iter_modules(package.__path__):
         module = importlib.import_module(f"{package.__name__}.{module_info.name}")
         for value in vars(module).values():
+            if isinstance(value, ModuleType):  # touching a lazy module would import it
+                continue
             if (
                 isinstance(value, type)
                 and issubclass(value, Rule)

@@ -1,0 +1,23 @@
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+FIXTURES = REPO / "fixtures"
+
+
+def run_torchlint(*args, cwd=None, input=None, env=None):
+    """The real console entry point, in a subprocess."""
+    full_env = {**os.environ, "NO_COLOR": "1", **(env or {})}
+    full_env.pop("FORCE_COLOR", None)
+    return subprocess.run(
+        [sys.executable, "-m", "torchlint", *args],
+        cwd=cwd,
+        input=input,
+        capture_output=True,
+        env=full_env,
+        timeout=300,
+    )
