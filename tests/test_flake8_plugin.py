@@ -1,0 +1,67 @@
+"""The real flake8, with the plugin installed through its entry point."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from cli_support import FIXTURES, run_torchlint
+
+
+def flake8(*args, cwd=None, input=None):
+    return subprocess.run(
+        [sys.executable, "-m", "flake8", "--isolated", *args],
+        cwd=cwd,
+        input=input,
+        capture_output=True,
+        timeout=300,
+    )
+
+
+def parse(output: bytes):
+    found = set()
+    for line in output.decode().splitlines():
+        path, row, column, rest = line.split(":", 3)
+        found.add((path, int(row), int(column), rest.split()[0]))
+    return found
+
+
+def test_plugin_is_registered():
+    result = flake8("--version")
+    assert "torchlint" in result.stdout.decode()
+
+
+def test_same_findings_as_the_cli():
+    project = FIXTURES
+    plugin = {f for f in parse(flake8("--select", "TL", ".", cwd=project).stdout) if f[3] != "TL000"}
+    cli = run_torchlint("check", "--no-cache", "--output-format", "json", ".", cwd=project)
+    expected = set()
+    for item in json.loads(cli.stdout):
+        if item["code"] == "TL000":
+            continue
+        relative = "./" + str(__import__("pathlib").Path(item["filename"]).relative_to(project))
+        expected.add((relative, item["location"]["row"], item["location"]["column"], item["code"]))
+    assert plugin == expected
+    assert plugin
+
+
+def test_noqa_and_stdin(tmp_path):
+    source = b"import wandb  # noqa: TL001\nimport mlflow\n\n\ndef f():\n    return wandb, mlflow\n"
+    result = flake8("--select", "TL", "--stdin-display-name", "mod.py", "-", input=source, cwd=tmp_path)
+    assert parse(result.stdout) == {("mod.py", 2, 1, "TL001")}
+
+
+def test_unparsable_file_yields_only_flake8s_own_error(tmp_path):
+    (tmp_path / "broken.py").write_text("import wandb\ndef f(:\n")
+    result = flake8("--select", "TL,E999", "broken.py", cwd=tmp_path)
+    assert {f[3] for f in parse(result.stdout)} == {"E999"}
+    assert "Traceback" not in result.stderr.decode()
+
+
+def test_files_without_triggers_are_not_parsed(tmp_path):
+    code = "import sys\nfrom torchlint.flake8 import TorchlintChecker\n" \
+           "list(TorchlintChecker(None, ['import os\\n'], 'x.py').run())\n" \
+           "print('libcst' in sys.modules and not type(sys.modules['libcst']).__name__.startswith('_Lazy'))\n"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True)
+    assert result.stdout.decode().strip() == "False", result.stderr.decode()
