@@ -1,0 +1,72 @@
+"""`torchlint explain [FILE]`: what a CUDA/cuDNN error in a log means and what to do.
+
+Reads FILE, or stdin when FILE is absent or `-`. Exit codes: 0 a signature matched,
+1 nothing matched, 2 usage error (one line on stderr, never a traceback).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import List, NoReturn, Optional
+
+PROG = "torchlint explain"
+
+
+class UsageError(Exception):
+    """A bad command line or unreadable input; the message is one line."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(message)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog=PROG, description="Match a log or traceback against known runtime error signatures.")
+    parser.add_argument("file", nargs="?", default="-", metavar="FILE", help="log file to read (default: stdin)")
+    parser.add_argument("--format", choices=("text", "json"), default="text")
+    return parser
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    """Run `torchlint explain ARGS...`; return the exit code."""
+    try:
+        return _run(list(sys.argv[1:] if argv is None else argv))
+    except UsageError as error:
+        print(f"{PROG}: error: {' '.join(str(error).split())}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return 130
+    except Exception as error:  # the promise is: never a traceback
+        print(f"{PROG}: internal error: {type(error).__name__}: {' '.join(str(error).split())}", file=sys.stderr)
+        return 2
+
+
+def _run(argv: List[str]) -> int:
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as exit_:  # --help
+        return int(exit_.code or 0)
+    from torchlint.explain.knowledge import load_knowledge, match
+    from torchlint.explain.render import render_json, render_text
+
+    text = _read(args.file)
+    knowledge = load_knowledge()
+    matches = match(text, knowledge)
+    if args.format == "json":
+        print(render_json(matches, knowledge))
+    else:
+        render_text(matches, knowledge, sys.stdout)
+    return 0 if matches else 1
+
+
+def _read(name: str) -> str:
+    if name == "-":
+        return sys.stdin.buffer.read().decode("utf-8", errors="replace")
+    try:
+        with open(name, "rb") as handle:
+            return handle.read().decode("utf-8", errors="replace")
+    except OSError as error:
+        raise UsageError(f"{name}: cannot read: {error.strerror or error}") from None

@@ -1,0 +1,104 @@
+"""Load the signature knowledge base and match logs against it."""
+
+from __future__ import annotations
+
+import re
+import sys
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
+from typing import Any, Dict, List, Mapping, Tuple
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on Python < 3.11 only
+    import tomli as tomllib
+
+KNOWLEDGE_FILE = "signatures.toml"
+_TEXT_FIELDS = ("id", "title", "regex", "root_cause", "docs")
+_LIST_FIELDS = ("workarounds", "dead_ends", "rules", "doctor_checks", "sources")
+
+
+@dataclass(frozen=True)
+class Signature:
+    id: str
+    title: str
+    pattern: "re.Pattern[str]"
+    specificity: int
+    asynchronous: bool
+    root_cause: str
+    workarounds: Tuple[str, ...]
+    dead_ends: Tuple[str, ...]
+    rules: Tuple[str, ...]
+    doctor_checks: Tuple[str, ...]
+    docs: str
+    sources: Tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class KnowledgeBase:
+    signatures: Tuple[Signature, ...]
+    rule_names: Mapping[str, str] = field(default_factory=dict)
+    asynchronous_note: str = ""
+
+
+@dataclass(frozen=True)
+class Match:
+    signature: Signature
+    excerpt: str  # the matched text, first line, trimmed
+    line: int  # 1-based line of the log where the match starts
+
+
+class KnowledgeError(ValueError):
+    """The knowledge base file is malformed (a packaging bug, caught by the tests)."""
+
+
+@lru_cache(maxsize=1)
+def load_knowledge() -> KnowledgeBase:
+    """The knowledge base shipped with torchlint."""
+    data = tomllib.loads(resources.files("torchlint.explain").joinpath(KNOWLEDGE_FILE).read_text("utf-8"))
+    return parse_knowledge(data)
+
+
+def parse_knowledge(data: Mapping[str, Any]) -> KnowledgeBase:
+    """Validate and compile the TOML document of a knowledge base."""
+    signatures = []
+    seen = set()
+    for index, entry in enumerate(data.get("signature", [])):
+        where = f"signature #{index + 1} ({entry.get('id', '?')})"
+        for key in _TEXT_FIELDS:
+            if not isinstance(entry.get(key), str):
+                raise KnowledgeError(f"{where}: `{key}` must be a string")
+        for key in _LIST_FIELDS:
+            if not isinstance(entry.get(key), list) or not all(isinstance(v, str) for v in entry[key]):
+                raise KnowledgeError(f"{where}: `{key}` must be a list of strings")
+        if not isinstance(entry.get("specificity"), int) or not isinstance(entry.get("asynchronous"), bool):
+            raise KnowledgeError(f"{where}: needs integer `specificity` and boolean `asynchronous`")
+        if entry["id"] in seen:
+            raise KnowledgeError(f"{where}: duplicate id")
+        seen.add(entry["id"])
+        try:
+            pattern = re.compile(entry["regex"], re.MULTILINE)
+        except re.error as error:
+            raise KnowledgeError(f"{where}: bad regex: {error}") from None
+        signatures.append(Signature(
+            id=entry["id"], title=entry["title"], pattern=pattern, specificity=entry["specificity"],
+            asynchronous=entry["asynchronous"], root_cause=entry["root_cause"],
+            workarounds=tuple(entry["workarounds"]), dead_ends=tuple(entry["dead_ends"]),
+            rules=tuple(entry["rules"]), doctor_checks=tuple(entry["doctor_checks"]),
+            docs=entry["docs"], sources=tuple(entry["sources"]),
+        ))
+    rule_names: Dict[str, str] = dict(data.get("rules", {}))
+    return KnowledgeBase(tuple(signatures), rule_names, data.get("asynchronous_note", ""))
+
+
+def match(text: str, knowledge: KnowledgeBase) -> List[Match]:
+    """Every signature found in `text`, most specific first (then earliest in the log)."""
+    found = []
+    for signature in knowledge.signatures:
+        hit = signature.pattern.search(text)
+        if hit is None:
+            continue
+        first_line = hit.group(0).strip().splitlines()[0] if hit.group(0).strip() else ""
+        found.append(Match(signature, first_line[:160], text.count("\n", 0, hit.start()) + 1))
+    return sorted(found, key=lambda m: (-m.signature.specificity, m.line))
