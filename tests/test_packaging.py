@@ -1,0 +1,64 @@
+"""End to end: the wheel in a fresh venv, and the real pre-commit against this repository."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from cli_support import FIXTURES, REPO
+
+pytestmark = pytest.mark.slow
+
+BAD = "import wandb\n\n\ndef train():\n    wandb.init()\n"
+
+
+def run(*args, cwd=None, env=None, check=True):
+    result = subprocess.run(args, cwd=cwd, env=env, capture_output=True, timeout=900)
+    if check and result.returncode != 0:
+        raise AssertionError(f"{args} failed:\n{result.stdout.decode()}\n{result.stderr.decode()}")
+    return result
+
+
+def test_wheel_in_a_fresh_venv_lints_the_fixtures(tmp_path):
+    source = tmp_path / "src"
+    shutil.copytree(REPO, source, ignore=shutil.ignore_patterns(".git", ".venv", "*.egg-info", "build", "dist", ".torchlint_cache", "__pycache__"))
+    run(sys.executable, "-m", "build", "--wheel", "--outdir", str(tmp_path / "dist"), str(source))
+    wheel = next((tmp_path / "dist").glob("torchlint-*.whl"))
+    venv = tmp_path / "venv"
+    run(sys.executable, "-m", "venv", str(venv))
+    python = venv / "bin" / "python"
+    run(str(python), "-m", "pip", "install", "-q", str(wheel))
+    listing = run(str(python), "-m", "pip", "show", "-f", "torchlint").stdout.decode()
+    assert "torchlint/rules/heavy_import_at_module_level.py" in listing
+    result = run(str(venv / "bin" / "torchlint"), "check", "--no-cache", "--output-format", "json", str(FIXTURES / "trainer"), check=False)
+    assert result.returncode == 1, result.stderr.decode()
+    assert {item["code"] for item in json.loads(result.stdout)} >= {"TL001"}
+    no_torch = run(str(python), "-c", "import importlib.util; print(importlib.util.find_spec('torch'))")
+    assert no_torch.stdout.decode().strip() == "None"
+
+
+def test_pre_commit_try_repo_fails_then_fixes_then_passes(tmp_path):
+    repo = tmp_path / "project"
+    repo.mkdir()
+    env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "cache"), "NO_COLOR": "1"}
+    run("git", "init", "-q", cwd=repo)
+    run("git", "config", "user.email", "t@example.com", cwd=repo)
+    run("git", "config", "user.name", "t", cwd=repo)
+    (repo / "train.py").write_text(BAD)
+    run("git", "add", "train.py", cwd=repo)
+    pre_commit = [sys.executable, "-m", "pre_commit", "try-repo", str(REPO)]
+    check = run(*pre_commit, "torchlint", "--all-files", cwd=repo, env=env, check=False)
+    assert check.returncode == 1, check.stdout.decode()
+    assert "TL001" in check.stdout.decode()
+    fix = run(*pre_commit, "torchlint-fix", "--all-files", cwd=repo, env=env, check=False)
+    assert fix.returncode == 1, fix.stdout.decode()
+    assert (repo / "train.py").read_text() == "\n\ndef train():\n    import wandb\n    wandb.init()\n"
+    run("git", "add", "train.py", cwd=repo)
+    again = run(*pre_commit, "torchlint", "--all-files", cwd=repo, env=env, check=False)
+    assert again.returncode == 0, again.stdout.decode()
