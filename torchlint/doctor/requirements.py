@@ -114,7 +114,9 @@ def _runtime_table_of(path: Path) -> Mapping[str, Any]:
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"{path}: invalid TOML: {error}") from None
     if "tool" in data:
-        runtime = data["tool"].get("torchlint", {}).get("runtime") if isinstance(data["tool"], dict) else None
+        tool = data["tool"]
+        torchlint = tool.get("torchlint") if isinstance(tool, dict) else None
+        runtime = torchlint.get("runtime") if isinstance(torchlint, dict) else None
         if runtime is None:
             raise ConfigError(f"{path}: has a [tool] table but no {TABLE}")
         return runtime
