@@ -1,0 +1,101 @@
+"""The content cache (hits, misses, corruption) and parallel == serial output."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+import torchlint.cache
+from cli_support import FIXTURES, run_torchlint
+from torchlint.config import Config
+from torchlint.registry import all_rules
+from torchlint.runner import RunSettings, process_file
+
+BAD = "import wandb\n\n\ndef train():\n    wandb.init()\n"
+
+
+@pytest.fixture
+def project(tmp_path):
+    path = tmp_path / "train.py"
+    path.write_text(BAD)
+    config = Config(root=tmp_path)
+    return path, RunSettings(config=config, codes=tuple(r.code for r in all_rules()))
+
+
+def lint(path: Path, settings: RunSettings):
+    return process_file((path.name, path, None), settings)
+
+
+def test_second_run_hits_and_gives_the_same_findings(project):
+    path, settings = project
+    first, second = lint(path, settings), lint(path, settings)
+    assert not first.cached and second.cached
+    assert first.diagnostics == second.diagnostics and first.diagnostics
+
+
+def test_edit_config_and_version_changes_miss(project, monkeypatch):
+    path, settings = project
+    lint(path, settings)
+    path.write_text(BAD + "# edited\n")
+    assert not lint(path, settings).cached
+    assert lint(path, settings).cached
+    other = replace(settings, config=replace(settings.config, lazy_imports=("wandb", "numba")))
+    assert not lint(path, other).cached
+    monkeypatch.setattr(torchlint.cache, "__version__", "999.0")
+    assert not lint(path, settings).cached
+
+
+def test_corrupt_and_foreign_entries_are_ignored_and_rebuilt(project):
+    path, settings = project
+    expected = lint(path, settings).diagnostics
+    entries = list((settings.config.root / ".torchlint_cache").rglob("*.json"))
+    assert len(entries) == 1
+    for garbage in (b"\x00not json", b'{"key": "someone else"}', b'{"key": null, "diagnostics": 3}', b"[]"):
+        entries[0].write_bytes(garbage)
+        outcome = lint(path, settings)
+        assert not outcome.cached and outcome.diagnostics == expected
+    assert lint(path, settings).cached
+
+
+def test_no_cache_neither_reads_nor_writes(project):
+    path, settings = project
+    lint(path, replace(settings, use_cache=False))
+    assert not (settings.config.root / ".torchlint_cache").exists()
+
+
+def _generated_tree(root: Path, count: int) -> None:
+    templates = [
+        BAD,
+        "import torch\n\n\ndef f(x):\n    return torch.relu(x)\n",
+        "from torch.utils.tensorboard import SummaryWriter\n\n\nclass T:\n    def go(self):\n        return SummaryWriter()\n",
+        "import numba\nX = numba.njit\n",
+        "def broken(:\n    wandb\n",
+    ]
+    for index in range(count):
+        package = root / f"pkg{index % 7}"
+        package.mkdir(exist_ok=True)
+        (package / f"mod{index:03}.py").write_text(templates[index % len(templates)])
+
+
+@pytest.mark.parametrize("fmt", ["json", "concise"])
+def test_parallel_and_serial_output_are_identical(tmp_path, fmt):
+    _generated_tree(tmp_path, 300)
+    serial = run_torchlint("check", "--no-cache", "--jobs", "1", "--output-format", fmt, ".", cwd=tmp_path)
+    parallel = run_torchlint("check", "--no-cache", "--jobs", "2", "--output-format", fmt, ".", cwd=tmp_path)
+    assert serial.returncode == parallel.returncode == 1
+    assert serial.stdout == parallel.stdout and serial.stdout.count(b"TL00") >= 240
+
+
+def test_parallel_and_serial_identical_on_fixtures():
+    serial = run_torchlint("check", "--no-cache", "--jobs", "1", "--output-format", "json", ".", cwd=FIXTURES)
+    parallel = run_torchlint("check", "--no-cache", "--jobs", "2", "--output-format", "json", ".", cwd=FIXTURES)
+    assert serial.stdout == parallel.stdout
+
+
+def test_warm_cache_gives_the_cold_output(tmp_path):
+    _generated_tree(tmp_path, 60)
+    cold = run_torchlint("check", "--output-format", "json", ".", cwd=tmp_path)
+    warm = run_torchlint("check", "--output-format", "json", ".", cwd=tmp_path)
+    assert cold.stdout == warm.stdout
