@@ -39,7 +39,9 @@ def _bind_import(table: ImportTable, module: str, alias: Optional[str]) -> None:
 
 def _bind_from(table: ImportTable, module: str, name: str, alias: Optional[str]) -> None:
     if name != "*":
-        table[alias or name] = f"{module}.{name}" if module else name
+        # `from . import x` binds `.x`, not `..x` (which would mean the parent package)
+        separator = "" if not module or module.endswith(".") else "."
+        table[alias or name] = f"{module}{separator}{name}"
 
 
 # ---- stdlib ast ---------------------------------------------------------------
@@ -144,7 +146,7 @@ def _cst_blocks(node) -> Iterable[Tuple]:
 
 def import_module_name(node) -> str:
     """The dotted module of a `from ... import` (with leading dots for relative)."""
-    dots = "".join(dot.value for dot in node.relative)
+    dots = "." * len(node.relative)
     return dots + (cst_module_name(node.module) if node.module is not None else "")
 
 
