@@ -1,0 +1,676 @@
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from typing import Dict, Iterator, List, Optional, Tuple
+
+from torchlint.config import Config
+from torchlint.ftypes import Applicability, Fix
+from torchlint.lazy import cst
+from torchlint.modules import (
+    Deferred,
+    Layer,
+    attribute_values,
+    canonical,
+    constructed_layer,
+    defer_reports,
+    file_classes,
+    method,
+    module_functions,
+    project_diagnostics,
+    reads_name,
+    self_attribute,
+    self_name,
+)
+from torchlint.names import cst_dotted_name
+from torchlint.rule import Invalid, Positions, Report, Rule, SourceView
+
+# layer or function -> its spatial dimensions
+CONV_LAYERS = {
+    f"torch.nn.{kind}{n}d": n for kind in ("Conv", "ConvTranspose") for n in (1, 2, 3)
+}
+CONV_FUNCTIONS = {
+    f"{prefix}.{kind}{n}d": n
+    for prefix in ("torch.nn.functional", "torch")
+    for kind in ("conv", "conv_transpose")
+    for n in (1, 2, 3)
+}
+CONCATENATIONS = frozenset({"torch.cat", "torch.stack", "torch.concat", "torch.concatenate"})
+_CONCAT_LAST = frozenset(name.rsplit(".", 1)[-1] for name in CONCATENATIONS)
+# methods that return the same tensor's data with the same channel layout
+_SAME_CHANNELS = frozenset(
+    {"float", "half", "double", "bfloat16", "to", "contiguous", "cuda", "cpu", "type", "type_as", "detach", "clone"}
+)
+_CHECK_PREFIXES = ("check", "validate", "assert", "ensure")
+_TEXT_MARKERS = ("Conv1d", "Conv2d", "Conv3d", "ConvTranspose", "conv1d", "conv2d", "conv3d", "conv_transpose")
+
+# spatial dims -> (the layouts the conv accepts, the channel axis, the shapes in words)
+_SHAPES = {
+    1: ((2, 3), -2, "(C, L) or (N, C, L)"),
+    2: ((3, 4), -3, "(C, H, W) or (N, C, H, W)"),
+    3: ((4, 5), -4, "(C, D, H, W) or (N, C, D, H, W)"),
+}
+
+PARAMETERS = "check-parameters"
+CONCATS = "check-concatenations"
+
+
+@dataclass
+class _Value:
+    origin: str  # PARAMETERS | CONCATS
+    checked: bool = False
+    reported: bool = False
+
+
+@dataclass
+class _Conv:
+    """A convolution call found in forward."""
+
+    call: object
+    label: str  # how the message names the layer
+    dims: int
+    access: Optional[str]  # `self.fusion[0]`: where in_channels is read, None for F.conv*
+
+
+class UnvalidatedConvInput(Rule):
+    """
+    ## What it does
+    Flags a convolution applied inside `forward` to a tensor whose shape nothing has
+    checked: a parameter of `forward`, or a tensor assembled by `torch.cat` /
+    `torch.stack` (channel counts added up in code, as in an FPN fusion). A convolution
+    is an attribute of the module built as `nn.Conv1d/2d/3d` or `nn.ConvTranspose1d/2d/3d`
+    (directly, as the first layer of an `nn.Sequential`, or by a function of the same
+    file such as `conv_bn_relu(...)`), or a direct `F.conv2d` / `torch.conv2d` call. A
+    value counts as checked when an earlier statement of `forward` asserts on it:
+    `assert ...x...`, `torch._assert(...x...)`, `if ...x...: raise ...`, or a call of a
+    function whose name starts with `check`, `validate`, `assert` or `ensure`. Only the
+    first convolution of each unchecked value is reported; values that came out of
+    another layer are not.
+
+    ## Why is this bad?
+    A wrong channel count (a backbone swapped for one with other widths, an FPN level
+    added, RGBA instead of RGB) reaches cuDNN as a shape mismatch. On the GPU it often
+    surfaces as `CUDNN_STATUS_BAD_PARAM`, `CUDNN_STATUS_NOT_SUPPORTED` or an error
+    deep inside an AMP / `channels_last` / compiled kernel, far from the module that
+    received the bad tensor; traced or exported graphs may lose the check altogether. A
+    check at the top of `forward` names the layer and the expected shape.
+
+    ## Example
+    ```python
+    class Decoder(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fusion = nn.Conv2d(1024, 256, 3, padding=1)
+
+        def forward(self, p2, p3, p4, p5):
+            fused = torch.cat([p2, p3, p4, p5], dim=1)
+            return self.fusion(fused)
+    ```
+
+    ## Use instead
+    ```python
+        def forward(self, p2, p3, p4, p5):
+            fused = torch.cat([p2, p3, p4, p5], dim=1)
+            torch._assert((fused.dim() == 3) | (fused.dim() == 4), "fusion expects a (C, H, W) or (N, C, H, W) input")
+            torch._assert(fused.shape[-3] == self.fusion.in_channels, "fusion: wrong number of input channels")
+            return self.fusion(fused)
+    ```
+
+    ## Fix safety
+    The fix inserts, just before the statement, two `torch._assert` calls: one on the
+    dimensionality the layer accepts, one comparing the channel axis with the layer's
+    `in_channels` (`self.fusion[0].in_channels` for an `nn.Sequential` or a factory),
+    and adds `import torch` if the module lacks it. It is safe: on a correct input both
+    conditions hold and the output is unchanged; on a wrong one the error merely comes
+    earlier and names the layer. `torch._assert` (unlike `assert` or `if ...: raise`)
+    stays in graphs traced by `torch.fx` and `torch.compile`; the dimensionality test is
+    written `(x.dim() == 3) | (x.dim() == 4)` because `torch.fx` cannot trace `in`.
+    There is no fix when the call is not evaluated unconditionally by its statement
+    (inside a conditional expression, the right of `and`/`or`, a comprehension or a
+    lambda), when its statement shares a line or is a compound statement's header, when
+    the input is not a plain name, and for `F.conv*` calls, whose channel count depends on
+    the weight's shape and `groups` (check those by hand).
+
+    ## Options
+    - `check-parameters` (default `true`): report parameters of `forward`.
+    - `check-concatenations` (default `true`): report values built by `torch.cat`,
+      `torch.stack`, `torch.concat` and `torch.concatenate`.
+
+    ```toml
+    [tool.torchlint.unvalidated-conv-input]
+    check-parameters = false
+    ```
+    """
+
+    code = "TL002"
+    name = "unvalidated-conv-input"
+    summary = "Convolution applied to an input whose shape nothing checks"
+    fixable = True
+    project_rule = True
+    triggers = ("Conv", "conv")
+    options = {PARAMETERS: True, CONCATS: True}
+
+    VALID = (
+        # checked by an assert, by torch._assert, by if/raise, by a check function
+        "import torch\nfrom torch import nn\n\nclass M(nn.Module):\n    def __init__(self):\n"
+        "        super().__init__()\n        self.conv = nn.Conv2d(3, 8, 3)\n\n"
+        "    def forward(self, x):\n        assert x.shape[1] == 3\n        return self.conv(x)\n",
+        "import torch\nfrom torch import nn\n\nclass M(nn.Module):\n    def __init__(self):\n"
+        "        super().__init__()\n        self.conv = nn.Conv2d(3, 8, 3)\n\n"
+        "    def forward(self, x):\n        if x.dim() != 4:\n            raise ValueError(x.shape)\n"
+        "        return self.conv(x)\n",
+        "from torch import nn\n\nclass M(nn.Module):\n    def __init__(self):\n"
+        "        super().__init__()\n        self.conv = nn.Conv1d(3, 8, 3)\n\n"
+        "    def forward(self, x):\n        self._check_input(x)\n        return self.conv(x)\n",
+        # the input came out of another layer
+        "from torch import nn\n\nclass M(nn.Module):\n    def __init__(self):\n"
+        "        super().__init__()\n        self.stem = nn.Linear(3, 8)\n        self.conv = nn.Conv1d(8, 8, 3)\n\n"
+        "    def forward(self, x):\n        h = self.stem(x)\n        return self.conv(h)\n",
+        # not a module; not forward; a Lazy conv; using .shape for a size is no check but no conv here
+        "from torch import nn\n\nclass M:\n    def __init__(self):\n        self.conv = nn.Conv2d(3, 8, 3)\n\n"
+        "    def forward(self, x):\n        return self.conv(x)\n",
+        "from torch import nn\n\nclass M(nn.Module):\n    def __init__(self):\n"
+        "        super().__init__()\n        self.conv = nn.Conv2d(3, 8, 3)\n\n"
+        "    def features(self, x):\n        return self.conv(x)\n",
+        "from torch import nn\n\nclass M(nn.Module):\n    def __init__(self):\n"
+        "        super().__init__()\n        self.conv = nn.LazyConv2d(8, 3)\n\n"
+        "    def forward(self, x):\n        return self.conv(x)\n",
+        # a local class named like a torch one is not a module
+        "class Module:\n    pass\n\nclass Conv2d:\n    pass\n\nclass M(Module):\n    def __init__(self):\n"
+        "        self.conv = Conv2d()\n\n    def forward(self, x):\n        return self.conv(x)\n",
+    )
+    INVALID = (
+        Invalid(
+            "import torch\nfrom torch import nn\n\n\nclass Decoder(nn.Module):\n"
+            "    def __init__(self):\n        super().__init__()\n"
+            "        self.fusion = nn.Conv2d(1024, 256, 3, padding=1)\n\n"
+            "    def forward(self, p2, p3):\n"
+            "        fused = torch.cat([p2, p3], dim=1)\n"
+            "        return self.fusion(fused)\n",
+            fixed="import torch\nfrom torch import nn\n\n\nclass Decoder(nn.Module):\n"
+            "    def __init__(self):\n        super().__init__()\n"
+            "        self.fusion = nn.Conv2d(1024, 256, 3, padding=1)\n\n"
+            "    def forward(self, p2, p3):\n"
+            "        fused = torch.cat([p2, p3], dim=1)\n"
+            '        torch._assert((fused.dim() == 3) | (fused.dim() == 4), "fusion expects a (C, H, W) or (N, C, H, W) input")\n'
+            '        torch._assert(fused.shape[-3] == self.fusion.in_channels, "fusion: wrong number of input channels")\n'
+            "        return self.fusion(fused)\n",
+            line=12,
+            column=16,
+        ),
+        # a factory returning a Sequential; `import torch` is added
+        Invalid(
+            "import torch.nn as nn\n\n\ndef conv_bn_relu(i, o):\n"
+            "    return nn.Sequential(nn.Conv1d(i, o, 3), nn.BatchNorm1d(o), nn.ReLU())\n\n\n"
+            "class Head(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+            "        self.block = conv_bn_relu(64, 32)\n\n"
+            "    def forward(self, feats):\n        out = self.block(feats)\n        return out\n",
+            fixed="import torch\nimport torch.nn as nn\n\n\ndef conv_bn_relu(i, o):\n"
+            "    return nn.Sequential(nn.Conv1d(i, o, 3), nn.BatchNorm1d(o), nn.ReLU())\n\n\n"
+            "class Head(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+            "        self.block = conv_bn_relu(64, 32)\n\n"
+            "    def forward(self, feats):\n"
+            '        torch._assert((feats.dim() == 2) | (feats.dim() == 3), "block expects a (C, L) or (N, C, L) input")\n'
+            '        torch._assert(feats.shape[-2] == self.block[0].in_channels, "block: wrong number of input channels")\n'
+            "        out = self.block(feats)\n        return out\n",
+            line=14,
+            column=15,
+        ),
+        # using the shape for a size is not a check; a conditional call is flagged only
+        Invalid(
+            "from torch import nn\nimport torch.nn.functional as F\n\nclass M(nn.Module):\n"
+            "    def __init__(self):\n        super().__init__()\n        self.up = nn.ConvTranspose2d(8, 8, 2)\n\n"
+            "    def forward(self, x, size=None):\n        h, w = x.shape[-2:]\n"
+            "        y = self.up(x) if size is None else x\n        return F.interpolate(y, size=(h, w))\n",
+            line=11,
+            column=13,
+        ),
+        # an F.conv2d on a parameter: flagged only
+        Invalid(
+            "import torch\nimport torch.nn.functional as F\nfrom torch import nn\n\nclass M(nn.Module):\n"
+            "    def forward(self, x, weight):\n        return F.conv2d(x, weight)\n",
+            line=7,
+            column=16,
+        ),
+        # a torch.cat straight into the layer; Lightning modules are modules too
+        Invalid(
+            "import torch\nimport pytorch_lightning as pl\n\nclass M(pl.LightningModule):\n"
+            "    def __init__(self):\n        super().__init__()\n        self.conv = torch.nn.Conv3d(4, 8, 3)\n\n"
+            "    def forward(self, a, b):\n        return self.conv(torch.cat([a, b], 1))\n",
+            line=10,
+            column=16,
+        ),
+        # an imported base that defines forward: a module (decided in the project pass)
+        Invalid(
+            "from torch import nn\nfrom .base import Base\n\nclass M(Base):\n"
+            "    def __init__(self):\n        super().__init__()\n        self.conv = nn.Conv2d(3, 8, 3)\n\n"
+            "    def forward(self, x):\n        return self.conv(x)\n",
+            line=10,
+            column=16,
+        ),
+        Invalid(
+            "import torch\nfrom torch import nn\n\nclass M(nn.Module):\n    def __init__(self):\n"
+            "        super().__init__()\n        self.conv = nn.Conv2d(3, 8, 3)\n\n"
+            "    def forward(self, x):\n        return self.conv(x)\n",
+            options=((CONCATS, False),),
+            fixed="import torch\nfrom torch import nn\n\nclass M(nn.Module):\n    def __init__(self):\n"
+            "        super().__init__()\n        self.conv = nn.Conv2d(3, 8, 3)\n\n"
+            "    def forward(self, x):\n"
+            '        torch._assert((x.dim() == 3) | (x.dim() == 4), "conv expects a (C, H, W) or (N, C, H, W) input")\n'
+            '        torch._assert(x.shape[-3] == self.conv.in_channels, "conv: wrong number of input channels")\n'
+            "        return self.conv(x)\n",
+        ),
+    )
+
+    def __init__(self, context) -> None:
+        super().__init__(context)
+        self._deferred: List[Tuple[str, List[Report]]] = []
+        self._functions = None
+
+    # ---- gate ---------------------------------------------------------------
+
+    @classmethod
+    def gate(cls, view: SourceView, config: Config) -> bool:
+        if not any(marker in view.text for marker in _TEXT_MARKERS):
+            return False
+        if view.tree is None:
+            return True
+        settings = {**cls.options, **config.options_for(cls.name)}
+        for node in ast.walk(view.tree):
+            if isinstance(node, ast.ClassDef):
+                for forward in node.body:
+                    if isinstance(forward, ast.FunctionDef) and forward.name == "forward":
+                        if _ast_may_fire(forward, settings):
+                            return True
+        return False
+
+    @classmethod
+    def check_project(cls, facts, config: Config) -> list:
+        return project_diagnostics(facts)
+
+    # ---- traversal ------------------------------------------------------------
+
+    def visit_ClassDef(self, node) -> None:
+        forward = method(node, "forward")
+        if forward is None or not isinstance(forward.body, cst.IndentedBlock):
+            return
+        classes = file_classes(self.context)
+        verdict = classes.verdict(node, "module")
+        if verdict is False:
+            return
+        reports = list(self._check_forward(node, forward))
+        if verdict:
+            self.context.reports.extend(reports)
+        elif reports:
+            self._deferred.append((classes.facts_of(node).name, reports))
+
+    def leave_Module(self, node) -> None:
+        deferred: List[Deferred] = []
+        for class_name, reports in self._deferred:
+            deferred.extend(defer_reports(reports, self.context, class_name, "module"))
+        self.context.facts[self.code] = file_classes(self.context).facts(deferred)
+
+    # ---- the analysis of one forward -------------------------------------------
+
+    def _convs(self, class_node) -> Dict[str, Tuple[Layer, int]]:
+        if self._functions is None:
+            self._functions = module_functions(self.context.module)
+        imports = self.context.imports
+        convs = {}
+        for name, values in attribute_values(class_node).items():
+            layers = {constructed_layer(value, imports, self._functions) for value in values}
+            if len(layers) == 1:
+                layer = layers.pop()
+                if layer is not None and layer.qualified in CONV_LAYERS:
+                    convs[name] = (layer, CONV_LAYERS[layer.qualified])
+        return convs
+
+    def _check_forward(self, class_node, forward) -> Iterator[Report]:
+        instance = self_name(forward)
+        if instance is None:
+            return
+        params = forward.params
+        names = [p.name.value for p in (*params.posonly_params, *params.params)][1:]
+        names += [p.name.value for p in params.kwonly_params]
+        values: Dict[str, _Value] = {}
+        if self.settings[PARAMETERS]:
+            values = {name: _Value(PARAMETERS) for name in names}
+        walker = _ForwardWalker(self, instance, self._convs(class_node), values)
+        for statement in forward.body.body:
+            yield from walker.statement(statement)
+
+    # ---- the report ------------------------------------------------------------
+
+    def conv_report(self, conv: _Conv, value_name: Optional[str], origin: str, statement, conditional: bool) -> Report:
+        what = (
+            "a parameter of `forward`" if origin == PARAMETERS else "a tensor built by concatenation"
+        )
+        subject = f"`{value_name}`, {what}," if value_name else what
+        message = (
+            f"{conv.label} is applied to {subject} whose shape nothing checks; a wrong channel "
+            "count fails inside cuDNN instead of here"
+        )
+        reason = None
+        if conv.access is None:
+            reason = "the channel count of a functional convolution depends on its weight and groups"
+        elif value_name is None:
+            reason = "the input is not a plain name"
+        elif conditional:
+            reason = "the call is not evaluated unconditionally by its statement"
+        elif statement is None:
+            reason = "the call is in a compound statement's header or shares its line"
+        if reason:
+            return Report(self, conv.call, f"{message} (no automatic fix: {reason})")
+        return Report(
+            self,
+            conv.call,
+            message,
+            lambda positions: self._fix(conv, value_name, statement, positions),
+        )
+
+    def _fix(self, conv: _Conv, value: str, statement, positions: Positions) -> Fix:
+        layouts, axis, words = _SHAPES[conv.dims]
+        label = conv.access.split(".", 1)[-1].split("[", 1)[0]
+        dims = " | ".join(f"({value}.dim() == {n})" for n in layouts)
+        lines = [
+            f'torch._assert({dims}, "{label} expects a {words} input")',
+            f'torch._assert({value}.shape[{axis}] == {conv.access}.in_channels, "{label}: wrong number of input channels")',
+        ]
+        newline = self.context.newline
+        edits = [positions.insert_lines_before(statement, lines, newline)]
+        if self.context.imports.table.get("torch") != "torch":
+            edits.insert(0, _import_torch(self.context.module, positions, newline))
+        return Fix(f"Check the input of {label} with `torch._assert`", tuple(edits), Applicability.SAFE)
+
+
+def _import_torch(module, positions: Positions, newline: str):
+    """`import torch` before the first import (after `from __future__` imports), or
+    before the first statement that is not the docstring."""
+    anchor = None
+    for index, statement in enumerate(module.body):
+        if not isinstance(statement, cst.SimpleStatementLine):
+            anchor = anchor or statement
+            break
+        small = statement.body[0]
+        if index == 0 and isinstance(small, cst.Expr) and isinstance(small.value, (cst.SimpleString, cst.ConcatenatedString)):
+            continue
+        if isinstance(small, cst.ImportFrom) and cst_dotted_name(small.module) == "__future__":
+            continue
+        anchor = statement
+        break
+    if anchor is None:
+        return positions.insert_lines_after(module.body[-1], ["import torch"], newline, "")
+    return positions.insert_lines_before(anchor, ["import torch"], newline)
+
+
+class _ForwardWalker:
+    """Goes through forward's statements in source order, tracking which names hold an
+    unchecked parameter or concatenation, and reporting the first conv on each."""
+
+    def __init__(self, rule: UnvalidatedConvInput, instance: str, convs, values: Dict[str, _Value]) -> None:
+        self.rule = rule
+        self.instance = instance
+        self.convs = convs
+        self.values = values
+        self.imports = rule.context.imports
+        self.concatenations = rule.settings[CONCATS]
+
+    def statement(self, statement) -> Iterator[Report]:
+        if isinstance(statement, cst.SimpleStatementLine):
+            fixable_line = statement if len(statement.body) == 1 else None
+            for small in statement.body:
+                yield from self.small(small, fixable_line)
+        elif isinstance(statement, cst.If):
+            if _raises(statement.body):
+                self.mark_checked(statement.test)
+            yield from self.expression(statement.test, None)
+            yield from self.blocks(statement)
+        elif isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+            self.values.pop(statement.name.value, None)
+        else:
+            for header in _headers(statement):
+                yield from self.expression(header, None)
+            for target in _targets(statement):
+                self.rebind(target, None)
+            yield from self.blocks(statement)
+
+    def blocks(self, statement) -> Iterator[Report]:
+        for block in _blocks(statement):
+            for inner in block:
+                yield from self.statement(inner)
+
+    def small(self, small, line) -> Iterator[Report]:
+        if isinstance(small, cst.Assert):
+            self.mark_checked(small.test)
+            return
+        if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call) and _is_check_call(small.value):
+            for arg in small.value.args:
+                self.mark_checked(arg.value)
+            return
+        for child in small.children:
+            yield from self.expression(child, line)
+        if isinstance(small, cst.Assign):
+            for target in small.targets:
+                self.rebind(target.target, small.value)
+        elif isinstance(small, cst.AnnAssign) and small.value is not None:
+            self.rebind(small.target, small.value)
+        elif isinstance(small, cst.Del):
+            self.rebind(small.target, None)
+
+    def expression(self, expression, line) -> Iterator[Report]:
+        for call, conditional in _calls(expression, False):
+            conv = self.conv(call)
+            if conv is None:
+                continue
+            argument = _input(call)
+            if argument is None:
+                continue
+            if isinstance(argument, cst.Name):
+                value = self.values.get(argument.value)
+                if value is None or value.checked or value.reported:
+                    continue
+                value.reported = True
+                yield self.rule.conv_report(conv, argument.value, value.origin, line, conditional)
+            elif self.concatenations and self.is_concatenation(argument):
+                yield self.rule.conv_report(conv, None, CONCATS, line, conditional)
+        for node in _named_expressions(expression):
+            self.rebind(node.target, None)
+
+    def conv(self, call) -> Optional[_Conv]:
+        func = call.func
+        attribute = self_attribute(func, self.instance)
+        if attribute is not None:
+            found = self.convs.get(attribute)
+            if found is None:
+                return None
+            layer, dims = found
+            access = f"{self.instance}.{attribute}" + "".join(f"[{i}]" for i in layer.index)
+            return _Conv(call, f"`{self.instance}.{attribute}` ({layer.qualified.rsplit('.', 1)[-1]})", dims, access)
+        qualified = self.imports.qualified_name(func)
+        if qualified in CONV_FUNCTIONS:
+            return _Conv(call, f"`{cst_dotted_name(func)}`", CONV_FUNCTIONS[qualified], None)
+        return None
+
+    def is_concatenation(self, expression) -> bool:
+        return isinstance(expression, cst.Call) and self.imports.qualified_name(expression.func) in CONCATENATIONS
+
+    def mark_checked(self, expression) -> None:
+        for name, value in self.values.items():
+            if reads_name(expression, name):
+                value.checked = True
+
+    def rebind(self, target, value) -> None:
+        """A name is bound anew: it now holds a concatenation, the same tensor (`x = x.float()`),
+        or something else that this rule does not follow."""
+        if isinstance(target, (cst.Tuple, cst.List)):
+            for element in target.elements:
+                self.rebind(element.value, None)
+            return
+        if isinstance(target, cst.StarredElement):
+            self.rebind(target.value, None)
+            return
+        if not isinstance(target, cst.Name):
+            return
+        name = target.value
+        if value is not None and self.concatenations and self.is_concatenation(value):
+            self.values[name] = _Value(CONCATS)
+            return
+        source = _same_channels_source(value)
+        if source is not None and source in self.values and source == name:
+            return  # x = x.float(): still the same value
+        self.values.pop(name, None)
+
+
+def _calls(node, conditional: bool) -> Iterator[Tuple[object, bool]]:
+    """Calls in an expression, in evaluation order (roughly), each with whether it runs
+    only on some paths through the statement."""
+    if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+        return
+    if isinstance(node, cst.Lambda):
+        yield from _calls(node.body, True)
+        return
+    if isinstance(node, (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)):
+        for child in node.children:
+            yield from _calls(child, True)
+        return
+    if isinstance(node, cst.IfExp):
+        yield from _calls(node.test, conditional)
+        yield from _calls(node.body, True)
+        yield from _calls(node.orelse, True)
+        return
+    if isinstance(node, cst.BooleanOperation):
+        yield from _calls(node.left, conditional)
+        yield from _calls(node.right, True)
+        return
+    if isinstance(node, cst.Call):
+        # arguments are evaluated before the call itself
+        for child in node.children:
+            yield from _calls(child, conditional)
+        yield node, conditional
+        return
+    for child in node.children:
+        yield from _calls(child, conditional)
+
+
+def _named_expressions(node) -> Iterator:
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, cst.NamedExpr):
+            yield current
+        if not isinstance(current, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            stack.extend(current.children)
+
+
+def _input(call):
+    for arg in call.args:
+        if arg.star:
+            return None
+        if arg.keyword is None:
+            return arg.value
+        if arg.keyword.value == "input":
+            return arg.value
+    return None
+
+
+def _is_check_call(call) -> bool:
+    dotted = cst_dotted_name(call.func)
+    if dotted is None:
+        return False
+    return dotted.rsplit(".", 1)[-1].lstrip("_").lower().startswith(_CHECK_PREFIXES)
+
+
+def _raises(block) -> bool:
+    body = block.body if isinstance(block, cst.IndentedBlock) else (block,)
+    for statement in body:
+        smalls = statement.body if isinstance(statement, cst.SimpleStatementLine) else ()
+        if isinstance(block, cst.SimpleStatementSuite):
+            smalls = block.body
+        if any(isinstance(small, cst.Raise) for small in smalls):
+            return True
+    return False
+
+
+def _same_channels_source(value) -> Optional[str]:
+    """`x` for `x.float()`, `x.to(device)`, `x.contiguous()`..., else None."""
+    while (
+        isinstance(value, cst.Call)
+        and isinstance(value.func, cst.Attribute)
+        and value.func.attr.value in _SAME_CHANNELS
+    ):
+        value = value.func.value
+    return value.value if isinstance(value, cst.Name) else None
+
+
+def _headers(statement) -> List:
+    if isinstance(statement, cst.For):
+        return [statement.iter]
+    if isinstance(statement, cst.While):
+        return [statement.test]
+    if isinstance(statement, cst.With):
+        return [item.item for item in statement.items]
+    return []
+
+
+def _targets(statement) -> List:
+    if isinstance(statement, cst.For):
+        return [statement.target]
+    if isinstance(statement, cst.With):
+        return [item.asname.name for item in statement.items if item.asname is not None]
+    return []
+
+
+def _blocks(statement) -> List:
+    blocks = []
+    body = getattr(statement, "body", None)
+    if isinstance(body, cst.IndentedBlock):
+        blocks.append(body.body)
+    elif isinstance(body, cst.SimpleStatementSuite):
+        blocks.append([cst.SimpleStatementLine(body=body.body)])
+    for handler in getattr(statement, "handlers", ()):
+        blocks.extend(_blocks(handler))
+    for name in ("orelse", "finalbody"):
+        extra = getattr(statement, name, None)
+        if isinstance(extra, cst.If):
+            blocks.append([extra])
+        elif extra is not None:
+            blocks.extend(_blocks(extra))
+    if isinstance(statement, cst.Match):
+        for case in statement.cases:
+            blocks.extend(_blocks(case))
+    return blocks
+
+
+# ---- the gate (stdlib ast) ----------------------------------------------------------
+
+
+def _ast_may_fire(forward: ast.FunctionDef, settings) -> bool:
+    """A call in forward whose input is a parameter or a concatenation: necessary for a
+    finding (whether the callee is a conv is left to the full check)."""
+    args = forward.args
+    candidates = set()
+    if settings[PARAMETERS]:
+        candidates = {a.arg for a in (*args.posonlyargs, *args.args)[1:]} | {a.arg for a in args.kwonlyargs}
+    concatenations = settings[CONCATS]
+
+    def is_concat(node) -> bool:
+        return (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in _CONCAT_LAST
+        )
+
+    if concatenations:
+        for node in ast.walk(forward):
+            if isinstance(node, ast.Assign) and is_concat(node.value):
+                candidates.update(t.id for t in node.targets if isinstance(t, ast.Name))
+    for node in ast.walk(forward):
+        if isinstance(node, ast.Call) and isinstance(node.func, (ast.Attribute, ast.Name)):
+            first = node.args[0] if node.args else None
+            if first is None:
+                first = next((k.value for k in node.keywords if k.arg == "input"), None)
+            if isinstance(first, ast.Name) and first.id in candidates:
+                return True
+            if concatenations and is_concat(first):
+                return True
+    return False
