@@ -35,22 +35,26 @@ def _offset(starts: Sequence[int], location: Location) -> int:
     return starts[row - 1] + location.column - 1
 
 
-def apply_fixes(text: str, fixes: Sequence[Tuple[str, Fix]]) -> Tuple[str, Counter]:
-    """Apply the fixes whose edits touch nothing an earlier fix touched; count them by code."""
+def apply_fixes(text: str, fixes: Sequence[Tuple[str, Fix]]) -> Tuple[str, Counter, List[int]]:
+    """Apply the fixes whose edits touch nothing an earlier fix touched.
+
+    Returns the new text, the applied fixes counted by code, and their indices."""
     starts = _offsets(text)
     taken: List[Tuple[int, int]] = []
     accepted: List[Tuple[int, int, str]] = []
     applied: Counter = Counter()
-    for code, fix in fixes:
+    indices: List[int] = []
+    for index, (code, fix) in enumerate(fixes):
         spans = [(_offset(starts, e.start), _offset(starts, e.end), e.content) for e in fix.edits]
         if any(_conflicts(span[:2], other) for span in spans for other in taken):
             continue
         taken.extend(span[:2] for span in spans)
         accepted.extend(spans)
         applied[code] += 1
+        indices.append(index)
     for start, end, content in sorted(accepted, key=lambda span: span[:2], reverse=True):
         text = text[:start] + content + text[end:]
-    return text, applied
+    return text, applied, indices
 
 
 def _conflicts(a: Tuple[int, int], b: Tuple[int, int]) -> bool:
@@ -78,10 +82,10 @@ def fix_text(text: str, lint: Callable[[str], FileResult], unsafe: bool) -> FixO
         fixes = [(d.code, d.fix) for d in result.diagnostics if is_applicable(d.fix, unsafe)]
         if not fixes:
             break
-        text, round_applied = apply_fixes(text, fixes)
+        text, round_applied, _ = apply_fixes(text, fixes)
         applied.update(round_applied)
         result = lint(text)
-    if applied and not _parses(text):
+    if applied and not parses(text):
         result = lint(original)
         message = f"{result.path}: the fixes produced code that does not parse; file left unchanged"
         result.errors.append(message)
@@ -89,7 +93,7 @@ def fix_text(text: str, lint: Callable[[str], FileResult], unsafe: bool) -> FixO
     return FixOutcome(text, result, applied)
 
 
-def _parses(text: str) -> bool:
+def parses(text: str) -> bool:
     import ast
 
     from torchlint.lazy import cst

@@ -13,10 +13,10 @@ import pathspec
 from torchlint.cache import Cache
 from torchlint.config import Config
 from torchlint.engine import lint_bytes, lint_text, syntax_diagnostic
-from torchlint.fix import fix_text, is_applicable, unified_diff, write_atomic
+from torchlint.fix import apply_fixes, fix_text, is_applicable, parses, unified_diff, write_atomic
 from torchlint.ftypes import Diagnostic, FileResult
 from torchlint.registry import all_rules
-from torchlint.source import DecodeError, decode_source
+from torchlint.source import DecodeError, SourceFile, decode_source
 
 SERIAL_BELOW = 24
 
@@ -39,6 +39,7 @@ class FileOutcome:
     errors: List[str] = field(default_factory=list)
     applied: Counter = field(default_factory=Counter)
     diff: Optional[str] = None
+    original: Optional[SourceFile] = None
     fixed_text: Optional[str] = None
     source: Optional[str] = None
     parsed: bool = False
@@ -128,6 +129,7 @@ def _with_result(outcome: FileOutcome, result: FileResult, data: Optional[bytes]
 
 
 def _fix_file(outcome, path, data, rules, settings: RunSettings) -> FileOutcome:
+    """Fix in memory; the parent writes (or diffs) once project rules have had their say."""
     display = outcome.display
     try:
         source = decode_source(data)
@@ -139,21 +141,10 @@ def _fix_file(outcome, path, data, rules, settings: RunSettings) -> FileOutcome:
 
     fixed = fix_text(source.text, lint, settings.unsafe)
     _with_result(outcome, fixed.result, None)
-    outcome.source = fixed.text if settings.keep_sources else None
-    if not fixed.changed:
-        return outcome
+    outcome.original = source
+    outcome.fixed_text = fixed.text
     outcome.applied = fixed.applied
-    if settings.mode == "diff":
-        outcome.diff = unified_diff(display, source.text, fixed.text)
-        outcome.diagnostics = list(lint(source.text).diagnostics)
-    elif path is None:
-        outcome.fixed_text = fixed.text
-    else:
-        try:
-            write_atomic(path, source.encode(fixed.text))
-        except OSError as error:
-            outcome.errors.append(f"{display}: cannot write the fixed file: {error}")
-            outcome.applied = Counter()
+    outcome.source = fixed.text if settings.keep_sources else None
     return outcome
 
 
@@ -175,8 +166,12 @@ def run(
         outcomes = [process_file(job, settings) for job in jobs_in]
     else:
         outcomes = _parallel(jobs_in, settings, workers)
-    diagnostics = [d for outcome in outcomes for d in outcome.diagnostics]
-    diagnostics.extend(_project_pass(outcomes, settings))
+    project = _project_pass(outcomes, settings)
+    if settings.mode != "check":
+        project = apply_project_fixes(outcomes, project, settings)
+        for outcome, job in zip(outcomes, jobs_in):
+            _finish_fix(outcome, job[1], settings)
+    diagnostics = [d for outcome in outcomes for d in outcome.diagnostics] + project
     diagnostics.sort(key=lambda d: d.sort_key)
     return RunResult(outcomes, diagnostics)
 
@@ -199,3 +194,57 @@ def _project_pass(outcomes: Sequence[FileOutcome], settings: RunSettings) -> Lis
             facts = {o.display: o.facts[rule.code] for o in outcomes if rule.code in o.facts}
             diagnostics.extend(rule.check_project(facts, settings.config))
     return diagnostics
+
+
+def apply_project_fixes(
+    outcomes: Sequence[FileOutcome], diagnostics: List[Diagnostic], settings: RunSettings
+) -> List[Diagnostic]:
+    """Apply the fixes of project-level findings to their files' (already fixed) text;
+    return the findings that remain."""
+    by_file: Dict[str, List[Diagnostic]] = {}
+    for diagnostic in diagnostics:
+        if is_applicable(diagnostic.fix, settings.unsafe):
+            by_file.setdefault(diagnostic.filename, []).append(diagnostic)
+    remaining = [d for d in diagnostics if not any(d in group for group in by_file.values())]
+    outcomes_by_name = {outcome.display: outcome for outcome in outcomes}
+    for filename, group in by_file.items():
+        outcome = outcomes_by_name.get(filename)
+        if outcome is None or not _load_original(outcome):
+            remaining.extend(group)
+            continue
+        text, applied, accepted = apply_fixes(outcome.fixed_text, [(d.code, d.fix) for d in group])
+        if not parses(text):
+            outcome.errors.append(f"{filename}: a project-level fix produced code that does not parse; not applied")
+            remaining.extend(group)
+            continue
+        outcome.fixed_text = text
+        outcome.applied.update(applied)
+        remaining.extend(d for index, d in enumerate(group) if index not in accepted)
+    return remaining
+
+
+def _load_original(outcome: FileOutcome) -> bool:
+    if outcome.fixed_text is not None:
+        return True
+    try:
+        outcome.original = decode_source(Path(outcome.display).read_bytes())
+    except (OSError, DecodeError):
+        return False
+    outcome.fixed_text = outcome.original.text
+    return True
+
+
+def _finish_fix(outcome: FileOutcome, path: Optional[Path], settings: RunSettings) -> None:
+    """Write the fixed text atomically, or keep its diff (`--diff`), or keep it for stdout."""
+    if outcome.original is None or not outcome.applied:
+        return
+    if settings.mode == "diff":
+        outcome.diff = unified_diff(outcome.display, outcome.original.text, outcome.fixed_text)
+        return
+    if path is None:
+        return
+    try:
+        write_atomic(path, outcome.original.encode(outcome.fixed_text))
+    except OSError as error:
+        outcome.errors.append(f"{outcome.display}: cannot write the fixed file: {error}")
+        outcome.applied = Counter()

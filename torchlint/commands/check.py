@@ -157,7 +157,10 @@ def _run(args, paths: Sequence[str], config: Config, output_format: str) -> int:
     report_stream = sys.stderr if stdin_fix else sys.stdout
     if stdin_fix and result.outcomes:
         outcome = result.outcomes[0]
-        sys.stdout.write(outcome.fixed_text if outcome.fixed_text is not None else jobs[0][2].decode("utf-8", "surrogateescape"))
+        if outcome.fixed_text is not None:
+            sys.stdout.write(outcome.fixed_text)
+        else:
+            sys.stdout.buffer.write(jobs[0][2])
     if mode == "diff":
         for outcome in result.outcomes:
             if outcome.diff:
