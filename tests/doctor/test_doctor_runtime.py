@@ -1,0 +1,66 @@
+"""torchlint.runtime.verify(): one exception type, the table as its message, and fast."""
+
+import time
+import warnings
+
+import pytest
+
+import torchlint.runtime as runtime
+from torchlint.runtime import EnvironmentMismatch, InvalidRequirements, verify
+
+
+def test_passes_when_nothing_is_required(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    results = verify()
+    assert results and all(r.status != "fail" for r in results)
+
+
+def test_raises_with_the_table_as_message_when_a_gpu_is_required(project, monkeypatch):
+    monkeypatch.chdir(project("require-gpu = true\n"))
+    with pytest.raises(EnvironmentMismatch) as caught:
+        verify()
+    message = str(caught.value)
+    assert "FAIL" in message and "gpu" in message and "require-gpu = true" in message
+    assert any(r.status == "fail" for r in caught.value.results)
+
+
+def test_accepts_a_mapping_or_a_path(tmp_path):
+    with pytest.raises(EnvironmentMismatch):
+        verify({"require-gpu": True})
+    path = tmp_path / "req.toml"
+    path.write_text('[tool.torchlint.runtime]\ntorch = ">=1.0"\n')
+    assert verify(path)
+    assert verify(str(path))
+
+
+def test_bad_requirements_raise_the_same_family_of_exception():
+    with pytest.raises(InvalidRequirements, match="unknown key `gpu`"):
+        verify({"gpu": True})
+    assert issubclass(InvalidRequirements, EnvironmentMismatch)
+
+
+def test_warnings_are_issued_once(monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("CUDA_LAUNCH_BLOCKING", "1")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        verify()
+    relevant = [w for w in caught if "torchlint" in str(w.message)]
+    assert len(relevant) == 1 and "cuda-launch-blocking" in str(relevant[0].message)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        verify(warn=False)
+
+
+def test_costs_well_under_a_second_once_torch_is_imported(tmp_path, monkeypatch):
+    import torch  # noqa: F401  (the training script imports it anyway)
+
+    monkeypatch.chdir(tmp_path)
+    start = time.perf_counter()
+    verify()
+    elapsed = time.perf_counter() - start
+    assert elapsed < 0.5, f"verify() took {elapsed:.3f} s"
+
+
+def test_module_exports():
+    assert set(runtime.__all__) == {"EnvironmentMismatch", "InvalidRequirements", "verify"}
