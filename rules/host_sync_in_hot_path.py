@@ -1,0 +1,363 @@
+from __future__ import annotations
+
+import ast
+from typing import Dict, Iterator, List, Optional, Tuple
+
+from torchlint.config import Config
+from torchlint.ftypes import Applicability, Fix
+from torchlint.lazy import cst
+from torchlint.modules import (
+    LIGHTNING_STEPS,
+    Deferred,
+    defer_reports,
+    file_classes,
+    methods,
+    project_diagnostics,
+    self_attribute,
+    self_name,
+)
+from torchlint.names import ast_dotted_name, resolve
+from torchlint.rule import Invalid, Positions, Report, Rule, SourceView
+
+SYNC_METHODS = ("item", "tolist", "numpy")
+SYNCHRONIZE = "torch.cuda.synchronize"
+HOT_PATHS = ("forward",) + LIGHTNING_STEPS
+_ARITHMETIC = ("Add", "Subtract", "Multiply", "Divide", "FloorDivide", "Power", "Modulo")
+
+
+class HostSyncInHotPath(Rule):
+    """
+    ## What it does
+    Flags calls that make the host wait for the GPU and copy a result back, run on
+    every step: `.item()`, `.tolist()`, `.numpy()` and `torch.cuda.synchronize()`
+    inside the `forward` of a module (loss modules included) or the `training_step`,
+    `validation_step`, `test_step` or `predict_step` of a `LightningModule`.
+    Epoch-level hooks (`on_train_epoch_end`, ...), `__repr__` and other helpers are not
+    hot paths and are not checked; look-alikes such as `dict.items()` or `arr.item(0)`
+    are not syncs.
+
+    ## Why is this bad?
+    CUDA runs asynchronously: Python queues kernels and moves on. Reading a value on the
+    host forces Python to wait until every queued kernel has finished, then copies the
+    value over, so the GPU idles while Python prepares the next step. Once per step this
+    typically costs 5-30 % of throughput, and it makes CUDA errors surface at the sync,
+    far from the kernel at fault.
+
+    ## Example
+    ```python
+    class Detector(pl.LightningModule):
+        def training_step(self, batch, batch_idx):
+            loss = self.criterion(self(batch["image"]), batch["gt"])
+            self.log("train/loss", loss.item())
+            return loss
+    ```
+
+    ## Use instead
+    ```python
+            self.log("train/loss", loss.detach())
+    ```
+
+    ## Fix safety
+    Safe fix: a value given to Lightning's `self.log(name, x.item())` or
+    `self.log_dict({...: x.item()})` becomes `x.detach()`; Lightning accepts tensors,
+    reduces them itself, and syncs only when it must (at logging intervals, or per epoch
+    with `on_epoch=True`). Unsafe fix: `n = x.item()` or `n = int(x.item())`, where `n`
+    is bound once and only ever used as an operand of arithmetic (`loss.sum() / n`),
+    becomes `n = x.detach()` or `n = x.detach().long()`. The arithmetic then stays on the
+    GPU with no sync, but `n` is now a 0-dim tensor, not a Python number: the result's
+    dtype can change (type promotion with a tensor instead of a scalar), and anything
+    that later formats, compares or branches on it will sync anyway or behave
+    differently. Other calls (`.tolist()`, `.numpy()`, `synchronize()`, values used as a
+    size, an index or in control flow) are reported without a fix: they need a host
+    value, so the sync has to move out of the step or go away by design.
+    """
+
+    code = "TL003"
+    name = "host-sync-in-hot-path"
+    summary = "Host-device sync (.item(), .tolist(), .numpy(), synchronize) on every step"
+    fixable = True
+    project_rule = True
+    triggers = (".item(", ".tolist(", ".numpy(", "synchronize")
+
+    VALID = (
+        # epoch hooks, __repr__, helpers, look-alikes
+        "import pytorch_lightning as pl\n\nclass M(pl.LightningModule):\n"
+        "    def on_train_epoch_end(self):\n        print(self.metric.compute().item())\n\n"
+        "    def __repr__(self):\n        return str(self.scale.item())\n",
+        "from torch import nn\n\nclass M(nn.Module):\n    def forward(self, x, table):\n"
+        "        for key, value in table.items():\n            x = x + value\n"
+        "        return x, self.item, x.item\n",
+        "from torch import nn\n\nclass M(nn.Module):\n    def forward(self, x, arr):\n"
+        "        return x * arr.item(0)\n",
+        # not a module, not a LightningModule (for training_step)
+        "class M:\n    def forward(self, x):\n        return x.item()\n",
+        "from torch import nn\n\nclass M(nn.Module):\n    def training_step(self, batch, i):\n"
+        "        return batch.sum().item()\n",
+        # a nested function is not run by forward itself
+        "from torch import nn\n\nclass M(nn.Module):\n    def forward(self, x):\n"
+        "        def stats():\n            return x.mean().item()\n        return x, stats\n",
+    )
+    INVALID = (
+        Invalid(
+            "import pytorch_lightning as pl\n\n\nclass M(pl.LightningModule):\n"
+            "    def training_step(self, batch, batch_idx):\n        loss = self(batch).mean()\n"
+            '        self.log("train/loss", loss.item(), prog_bar=True)\n'
+            '        self.log_dict({"a": loss.item(), "b": 1})\n        return loss\n',
+            fixed="import pytorch_lightning as pl\n\n\nclass M(pl.LightningModule):\n"
+            "    def training_step(self, batch, batch_idx):\n        loss = self(batch).mean()\n"
+            '        self.log("train/loss", loss.detach(), prog_bar=True)\n'
+            '        self.log_dict({"a": loss.detach(), "b": 1})\n        return loss\n',
+            line=7,
+            column=32,
+        ),
+        # a count used only in arithmetic: an unsafe fix
+        Invalid(
+            "import torch\nfrom torch import nn\n\n\nclass L1(nn.Module):\n"
+            "    def forward(self, pred, gt, mask):\n        count = int(mask.sum().item())\n"
+            "        return (torch.abs(pred - gt) * mask).sum() / (count + 1e-6)\n",
+            unsafe_fixed="import torch\nfrom torch import nn\n\n\nclass L1(nn.Module):\n"
+            "    def forward(self, pred, gt, mask):\n        count = mask.sum().detach().long()\n"
+            "        return (torch.abs(pred - gt) * mask).sum() / (count + 1e-6)\n",
+            line=7,
+            column=21,
+        ),
+        # a size needs a host value: flagged only
+        Invalid(
+            "from torch.nn.modules.loss import _Loss\n\nclass Balanced(_Loss):\n"
+            "    def forward(self, loss, positive):\n        k = int(positive.sum().item())\n"
+            "        return loss.topk(k)[0].mean()\n",
+            line=5,
+            column=17,
+        ),
+        Invalid(
+            "import torch\nfrom torch import nn\n\nclass M(nn.Module):\n    def forward(self, x):\n"
+            "        torch.cuda.synchronize()\n        return x.tolist(), x.cpu().numpy()\n",
+            line=6,
+            column=9,
+        ),
+        Invalid(
+            "import lightning as L\n\nclass M(L.LightningModule):\n    def validation_step(self, batch, i):\n"
+            "        scores = [s.item() for s in self(batch)]\n        return scores\n",
+            line=5,
+            column=19,
+        ),
+        # an imported base (decided in the project pass): forward makes it a module
+        Invalid(
+            "from .base import BaseLoss\n\nclass Dice(BaseLoss):\n    def forward(self, x):\n"
+            "        return x / x.sum().item()\n",
+            line=5,
+            column=20,
+        ),
+    )
+
+    def __init__(self, context) -> None:
+        super().__init__(context)
+        self._deferred: List[Tuple[str, str, List[Report]]] = []
+
+    @classmethod
+    def gate(cls, view: SourceView, config: Config) -> bool:
+        if view.tree is None:
+            return True
+        for node in ast.walk(view.tree):
+            if isinstance(node, ast.ClassDef):
+                for function in node.body:
+                    if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) and function.name in HOT_PATHS:
+                        if any(_ast_is_sync(call, view.imports) for call in ast.walk(function)):
+                            return True
+        return False
+
+    @classmethod
+    def check_project(cls, facts, config: Config) -> list:
+        return project_diagnostics(facts)
+
+    def visit_ClassDef(self, node) -> None:
+        classes = file_classes(self.context)
+        for function in methods(node):
+            name = function.name.value
+            if name not in HOT_PATHS or not isinstance(function.body, cst.IndentedBlock):
+                continue
+            needs = "module" if name == "forward" else "lightning"
+            verdict = classes.verdict(node, needs)
+            if verdict is False:
+                continue
+            reports = list(self._check(node.name.value, function))
+            if verdict:
+                self.context.reports.extend(reports)
+            elif reports:
+                self._deferred.append((classes.facts_of(node).name, needs, reports))
+
+    def leave_Module(self, node) -> None:
+        deferred: List[Deferred] = []
+        for class_name, needs, reports in self._deferred:
+            deferred.extend(defer_reports(reports, self.context, class_name, needs))
+        self.context.facts[self.code] = file_classes(self.context).facts(deferred)
+
+    def _check(self, class_name: str, function) -> Iterator[Report]:
+        instance = self_name(function)
+        parents = _parents(function.body)
+        logged = _logged_values(function.body, instance)
+        imports = self.context.imports
+        where = f"`{class_name}.{function.name.value}`"
+        for node in _own_nodes(function.body):
+            if not isinstance(node, cst.Call):
+                continue
+            if imports.qualified_name(node.func) == SYNCHRONIZE:
+                yield Report(
+                    self,
+                    node,
+                    f"`torch.cuda.synchronize()` in {where} makes the host wait for all queued GPU "
+                    "work on every step",
+                )
+                continue
+            method_name = _sync_method(node)
+            if method_name is None:
+                continue
+            message = (
+                f"`.{method_name}()` in {where} waits for the GPU to finish and copies to the host "
+                "on every step"
+            )
+            if method_name == "item" and node in logged:
+                yield Report(self, node, message, lambda positions, call=node: self._log_fix(call, positions))
+                continue
+            unsafe = self._arithmetic_only(node, parents, function) if method_name == "item" else None
+            if unsafe is not None:
+                yield Report(
+                    self, node, message, lambda positions, call=node, whole=unsafe: self._unsafe_fix(call, whole, positions)
+                )
+                continue
+            yield Report(self, node, message)
+
+    def _log_fix(self, call, positions: Positions) -> Fix:
+        return Fix(
+            "Log the tensor: `.detach()` instead of `.item()`",
+            (positions.replace(call.func.attr, "detach"),),
+            Applicability.SAFE,
+        )
+
+    def _unsafe_fix(self, call, whole, positions: Positions) -> Fix:
+        if whole is call:
+            edit = positions.replace(call.func.attr, "detach")
+        else:
+            receiver = self.context.module.code_for_node(call.func.value)
+            edit = positions.replace(whole, f"{receiver}.detach().long()")
+        return Fix("Keep the value on the GPU as a 0-dim tensor", (edit,), Applicability.UNSAFE)
+
+    def _arithmetic_only(self, call, parents: Dict, function) -> Optional[object]:
+        """For `n = x.item()` / `n = int(x.item())` with `n` bound once and read only as an
+        operand of arithmetic: the expression to replace (the call, or the `int(...)`)."""
+        whole = call
+        parent = parents.get(call)
+        if isinstance(parent, cst.Arg):
+            outer = parents.get(parent)
+            if (
+                isinstance(outer, cst.Call)
+                and isinstance(outer.func, cst.Name)
+                and outer.func.value == "int"
+                and len(outer.args) == 1
+                and outer.args[0].keyword is None
+                and not outer.args[0].star
+            ):
+                whole, parent = outer, parents.get(outer)
+            else:
+                return None
+        if not isinstance(parent, cst.Assign) or len(parent.targets) != 1:
+            return None
+        target = parent.targets[0].target
+        if not isinstance(target, cst.Name):
+            return None
+        name = target.value
+        bindings = 0
+        reads = 0
+        for node in _own_nodes(function.body):
+            if isinstance(node, cst.Name) and node.value == name:
+                holder = parents.get(node)
+                if isinstance(holder, cst.AssignTarget) or (
+                    isinstance(holder, (cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor)) and holder.target is node
+                ) or isinstance(holder, (cst.AsName, cst.NamedExpr)):
+                    bindings += 1
+                    continue
+                if isinstance(holder, (cst.Attribute,)) and holder.attr is node:
+                    continue
+                if isinstance(holder, cst.Arg) and holder.keyword is node:
+                    continue
+                if not (
+                    isinstance(holder, cst.BinaryOperation)
+                    and type(holder.operator).__name__ in _ARITHMETIC
+                ):
+                    return None
+                reads += 1
+        if bindings != 1 or reads == 0:
+            return None
+        return whole
+
+
+def _sync_method(call) -> Optional[str]:
+    """`item` for `t.item()`, `tolist`, `numpy` (`numpy(force=True)` too); None otherwise."""
+    func = call.func
+    if not isinstance(func, cst.Attribute) or func.attr.value not in SYNC_METHODS:
+        return None
+    if any(arg.keyword is None or arg.keyword.value != "force" for arg in call.args):
+        return None
+    if func.attr.value != "numpy" and call.args:
+        return None
+    return func.attr.value
+
+
+def _own_nodes(body) -> Iterator:
+    """Nodes of a function body, nested functions and classes excluded."""
+    stack = [body]
+    while stack:
+        node = stack.pop()
+        yield node
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+            continue
+        stack.extend(reversed(node.children))
+
+
+def _parents(body) -> Dict:
+    parents = {}
+    stack = [body]
+    while stack:
+        node = stack.pop()
+        for child in node.children:
+            parents[child] = node
+            stack.append(child)
+    return parents
+
+
+def _logged_values(body, instance: Optional[str]) -> set:
+    """The `.item()` calls given as the value to `self.log(...)` / `self.log_dict({...})`."""
+    found = set()
+    if instance is None:
+        return found
+    for node in _own_nodes(body):
+        if not isinstance(node, cst.Call):
+            continue
+        method_name = self_attribute(node.func, instance)
+        if method_name == "log":
+            positional = [arg for arg in node.args if arg.keyword is None and not arg.star]
+            values = [arg.value for arg in node.args if arg.keyword is not None and arg.keyword.value == "value"]
+            values += [arg.value for arg in positional[1:2]]
+            found.update(value for value in values if isinstance(value, cst.Call))
+        elif method_name == "log_dict":
+            first = node.args[0].value if node.args and node.args[0].keyword is None else None
+            if isinstance(first, cst.Dict):
+                found.update(
+                    element.value
+                    for element in first.elements
+                    if isinstance(element, cst.DictElement) and isinstance(element.value, cst.Call)
+                )
+    return {call for call in found if _sync_method(call) == "item"}
+
+
+def _ast_is_sync(node, imports) -> bool:
+    if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
+        return False
+    attr = node.func.attr
+    if attr in ("item", "tolist"):
+        return not node.args and not node.keywords
+    if attr == "numpy":
+        return not node.args
+    if attr == "synchronize":
+        return resolve(ast_dotted_name(node.func), imports) == SYNCHRONIZE
+    return False
