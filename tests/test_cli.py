@@ -6,6 +6,7 @@ import json
 import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 
+import jsonschema
 import pytest
 
 from cli_support import FIXTURES, run_torchlint
@@ -52,6 +53,8 @@ def test_every_format_on_fixtures(fmt):
         assert "file=fixtures/trainer/train.py,line=6,col=1" in out
     elif fmt == "sarif":
         sarif = json.loads(out)
+        schema = json.loads((Path(__file__).parent / "report" / "sarif_minimal_schema.json").read_text())
+        jsonschema.validate(sarif, schema)
         assert sarif["version"] == "2.1.0" and len(sarif["runs"]) == 1
         rules = sarif["runs"][0]["tool"]["driver"]["rules"]
         assert "TL001" in [rule["id"] for rule in rules]

@@ -43,7 +43,7 @@ def _gitignore(directory: Path) -> Optional[_IgnoreFile]:
     return _IgnoreFile(directory, pathspec.GitIgnoreSpec.from_lines(lines))
 
 
-def _repository_root(start: Path) -> Optional[Path]:
+def repository_root(start: Path) -> Optional[Path]:
     for directory in (start, *start.parents):
         if (directory / ".git").exists():
             return directory
@@ -89,7 +89,7 @@ def discover(paths: Sequence[str], config: Config, force_exclude: bool = False) 
 
 def _walk(top: Path, excluder: Excluder) -> Iterator[Path]:
     absolute_top = top.absolute()
-    repository = _repository_root(absolute_top)
+    repository = repository_root(absolute_top)
     inherited: List[_IgnoreFile] = []
     if repository is not None:
         for directory in reversed(absolute_top.parents):

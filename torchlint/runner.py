@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
@@ -60,12 +61,18 @@ class RunResult:
         return {o.display: o.applied for o in self.outcomes if o.applied}
 
 
+@lru_cache(maxsize=None)
+def _pattern(pattern: str) -> pathspec.PathSpec:
+    return pathspec.GitIgnoreSpec.from_lines([pattern])
+
+
 def rules_for(display: str, settings: RunSettings) -> List[type]:
     """The selected rules minus those `per-file-ignores` turns off for this path."""
     rules = [rule for rule in all_rules() if rule.code in settings.codes]
     ignored = set()
+    relative = _relative(display, settings.config) if settings.config.per_file_ignores else display
     for pattern, codes in settings.config.per_file_ignores:
-        if pathspec.GitIgnoreSpec.from_lines([pattern]).match_file(_relative(display, settings.config)):
+        if _pattern(pattern).match_file(relative):
             ignored.update(codes)
     if ignored:
         rules = [r for r in rules if not any(r.code.startswith(code) for code in ignored)]

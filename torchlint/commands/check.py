@@ -165,9 +165,11 @@ def _run(args, paths: Sequence[str], config: Config, output_format: str) -> int:
         for outcome in result.outcomes:
             if outcome.diff:
                 sys.stdout.write(outcome.diff)
+    if output_format not in ("full", "concise") and hasattr(report_stream, "reconfigure"):
+        report_stream.reconfigure(encoding="utf-8")
     context = ReportContext(
         rules=rule_infos(),
-        root=config.root,
+        root=_report_root(config),
         color=_color(args.color, report_stream),
         sources={o.display: o.source for o in result.outcomes if o.source is not None},
         show_fixes=args.show_fixes,
@@ -202,6 +204,13 @@ def _exit_code(args, result, mode: str, fixed_total: int) -> int:
     if result.diagnostics and not args.exit_zero:
         return EXIT_FINDINGS
     return EXIT_CLEAN
+
+
+def _report_root(config: Config) -> Path:
+    """Paths in annotations and SARIF are relative to the repository, where GitHub reads them."""
+    from torchlint.discovery import repository_root
+
+    return repository_root(config.root) or config.root
 
 
 def _color(choice: str, stream) -> bool:
