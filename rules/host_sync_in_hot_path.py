@@ -22,6 +22,9 @@ from torchlint.rule import Invalid, Positions, Report, Rule, SourceView
 SYNC_METHODS = ("item", "tolist", "numpy")
 SYNCHRONIZE = "torch.cuda.synchronize"
 HOT_PATHS = ("forward",) + LIGHTNING_STEPS
+_HOST_BUILTINS = frozenset(
+    {"int", "float", "bool", "range", "min", "max", "round", "len", "str", "print", "format", "divmod", "abs"}
+)
 _ARITHMETIC = ("Add", "Subtract", "Multiply", "Divide", "FloorDivide", "Power", "Modulo")
 
 
@@ -63,7 +66,9 @@ class HostSyncInHotPath(Rule):
     reduces them itself, and syncs only when it must (at logging intervals, or per epoch
     with `on_epoch=True`). Unsafe fix: `n = x.item()` or `n = int(x.item())`, where `n`
     is bound once and only ever used as an operand of arithmetic (`loss.sum() / n`),
-    becomes `n = x.detach()` or `n = x.detach().long()`. The arithmetic then stays on the
+    becomes `n = x.detach()` or `n = x.detach().long()` (not when the arithmetic's result
+    goes to `int()`, `range()`, `min()`, a comparison, a branch or an index, which need
+    a Python number and would sync there instead). The arithmetic then stays on the
     GPU with no sync, but `n` is now a 0-dim tensor, not a Python number: the result's
     dtype can change (type promotion with a tensor instead of a scalar), and anything
     that later formats, compares or branches on it will sync anyway or behave
@@ -283,12 +288,30 @@ class HostSyncInHotPath(Rule):
                 if not (
                     isinstance(holder, cst.BinaryOperation)
                     and type(holder.operator).__name__ in _ARITHMETIC
+                    and not _needs_host_value(holder, parents)
                 ):
                     return None
                 reads += 1
         if bindings != 1 or reads == 0:
             return None
         return whole
+
+
+def _needs_host_value(expression, parents: Dict) -> bool:
+    """Whether the value of an arithmetic expression ends up where only a Python number
+    will do: `int(...)`, `range(...)`, `min(...)`, a comparison, a branch, an index."""
+    node, parent = expression, parents.get(expression)
+    while isinstance(parent, (cst.BinaryOperation, cst.UnaryOperation)):
+        node, parent = parent, parents.get(parent)
+    if isinstance(parent, cst.Arg):
+        call = parents.get(parent)
+        return isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value in _HOST_BUILTINS
+    if isinstance(parent, (cst.If, cst.While, cst.IfExp)):
+        return parent.test is node
+    return isinstance(
+        parent,
+        (cst.Comparison, cst.ComparisonTarget, cst.Index, cst.Slice, cst.FormattedStringExpression, cst.Assert),
+    )
 
 
 def _sync_method(call) -> Optional[str]:

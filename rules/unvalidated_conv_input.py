@@ -11,7 +11,7 @@ from torchlint.modules import (
     Deferred,
     Layer,
     attribute_values,
-    canonical,
+    class_functions,
     constructed_layer,
     defer_reports,
     file_classes,
@@ -79,8 +79,8 @@ class UnvalidatedConvInput(Rule):
     checked: a parameter of `forward`, or a tensor assembled by `torch.cat` /
     `torch.stack` (channel counts added up in code, as in an FPN fusion). A convolution
     is an attribute of the module built as `nn.Conv1d/2d/3d` or `nn.ConvTranspose1d/2d/3d`
-    (directly, as the first layer of an `nn.Sequential`, or by a function of the same
-    file such as `conv_bn_relu(...)`), or a direct `F.conv2d` / `torch.conv2d` call. A
+    (directly, as the first layer of an `nn.Sequential`, or by a function or method of
+    the same file such as `conv_bn_relu(...)`), or a direct `F.conv2d` / `torch.conv2d` call. A
     value counts as checked when an earlier statement of `forward` asserts on it:
     `assert ...x...`, `torch._assert(...x...)`, `if ...x...: raise ...`, or a call of a
     function whose name starts with `check`, `validate`, `assert` or `ensure`. Only the
@@ -112,7 +112,7 @@ class UnvalidatedConvInput(Rule):
         def forward(self, p2, p3, p4, p5):
             fused = torch.cat([p2, p3, p4, p5], dim=1)
             torch._assert((fused.dim() == 3) | (fused.dim() == 4), "fusion expects a (C, H, W) or (N, C, H, W) input")
-            torch._assert(fused.shape[-3] == self.fusion.in_channels, "fusion: wrong number of input channels")
+            torch._assert(fused.shape[-3] == self.fusion.in_channels, "fusion: fused.shape[-3] must equal self.fusion.in_channels")
             return self.fusion(fused)
     ```
 
@@ -193,7 +193,7 @@ class UnvalidatedConvInput(Rule):
             "    def forward(self, p2, p3):\n"
             "        fused = torch.cat([p2, p3], dim=1)\n"
             '        torch._assert((fused.dim() == 3) | (fused.dim() == 4), "fusion expects a (C, H, W) or (N, C, H, W) input")\n'
-            '        torch._assert(fused.shape[-3] == self.fusion.in_channels, "fusion: wrong number of input channels")\n'
+            '        torch._assert(fused.shape[-3] == self.fusion.in_channels, "fusion: fused.shape[-3] must equal self.fusion.in_channels")\n'
             "        return self.fusion(fused)\n",
             line=12,
             column=16,
@@ -211,7 +211,7 @@ class UnvalidatedConvInput(Rule):
             "        self.block = conv_bn_relu(64, 32)\n\n"
             "    def forward(self, feats):\n"
             '        torch._assert((feats.dim() == 2) | (feats.dim() == 3), "block expects a (C, L) or (N, C, L) input")\n'
-            '        torch._assert(feats.shape[-2] == self.block[0].in_channels, "block: wrong number of input channels")\n'
+            '        torch._assert(feats.shape[-2] == self.block[0].in_channels, "block: feats.shape[-2] must equal self.block[0].in_channels")\n'
             "        out = self.block(feats)\n        return out\n",
             line=14,
             column=15,
@@ -257,7 +257,7 @@ class UnvalidatedConvInput(Rule):
             "        super().__init__()\n        self.conv = nn.Conv2d(3, 8, 3)\n\n"
             "    def forward(self, x):\n"
             '        torch._assert((x.dim() == 3) | (x.dim() == 4), "conv expects a (C, H, W) or (N, C, H, W) input")\n'
-            '        torch._assert(x.shape[-3] == self.conv.in_channels, "conv: wrong number of input channels")\n'
+            '        torch._assert(x.shape[-3] == self.conv.in_channels, "conv: x.shape[-3] must equal self.conv.in_channels")\n'
             "        return self.conv(x)\n",
         ),
     )
@@ -316,9 +316,10 @@ class UnvalidatedConvInput(Rule):
         if self._functions is None:
             self._functions = module_functions(self.context.module)
         imports = self.context.imports
+        functions = {**self._functions, **class_functions(class_node)}
         convs = {}
         for name, values in attribute_values(class_node).items():
-            layers = {constructed_layer(value, imports, self._functions) for value in values}
+            layers = {constructed_layer(value, imports, functions) for value in values}
             if len(layers) == 1:
                 layer = layers.pop()
                 if layer is not None and layer.qualified in CONV_LAYERS:
@@ -374,7 +375,8 @@ class UnvalidatedConvInput(Rule):
         dims = " | ".join(f"({value}.dim() == {n})" for n in layouts)
         lines = [
             f'torch._assert({dims}, "{label} expects a {words} input")',
-            f'torch._assert({value}.shape[{axis}] == {conv.access}.in_channels, "{label}: wrong number of input channels")',
+            f'torch._assert({value}.shape[{axis}] == {conv.access}.in_channels, '
+            f'"{label}: {value}.shape[{axis}] must equal {conv.access}.in_channels")',
         ]
         newline = self.context.newline
         edits = [positions.insert_lines_before(statement, lines, newline)]

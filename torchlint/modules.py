@@ -489,7 +489,9 @@ def constructed_layer(
 ) -> Optional[Layer]:
     """The layer an expression builds: `nn.Conv2d(...)` -> torch.nn.Conv2d; for
     `nn.Sequential(first, ...)` its first layer at index (0,); for a call of a function of
-    the same file (`conv_bn_relu(...)`), what every one of its returns builds."""
+    the same file (`conv_bn_relu(...)`, or a method given by `class_functions`), what
+    every one of its returns builds. `functions` maps the dotted name a call uses to the
+    FunctionDef it calls."""
     if depth > 3 or not isinstance(expression, cst.Call):
         return None
     qualified = canonical(imports.qualified_name(expression.func))
@@ -503,16 +505,27 @@ def constructed_layer(
         return Layer(inner.qualified, (0,) + inner.index, "sequential")
     if qualified is not None:
         return Layer(qualified)
-    if isinstance(expression.func, cst.Name) and expression.func.value in functions:
-        factory = functions[expression.func.value]
+    dotted = cst_dotted_name(expression.func)
+    factory = functions.get(dotted) if dotted else None
+    if factory is not None:
         layers = {
             constructed_layer(value, imports, functions, depth + 1) for value in returned_values(factory)
         }
         if len(layers) == 1:
             layer = layers.pop()
             if layer is not None:
-                return Layer(layer.qualified, layer.index, expression.func.value)
+                return Layer(layer.qualified, layer.index, dotted)
     return None
+
+
+def class_functions(class_node) -> Dict[str, Any]:
+    """A class's methods as factories for `constructed_layer`: `self._branch` and
+    `Head._branch` both name `def _branch` of class `Head`."""
+    found = {}
+    for function in methods(class_node):
+        found[f"self.{function.name.value}"] = function
+        found[f"{class_node.name.value}.{function.name.value}"] = function
+    return found
 
 
 def reads_name(expression, name: str) -> bool:
