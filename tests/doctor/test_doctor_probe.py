@@ -56,7 +56,8 @@ def test_cudnn_versions_are_normalised():
 def test_probe_without_torch_records_why_and_does_not_raise(tmp_path, run_python):
     # A `torch` package that fails to import stands in for a machine without torch.
     (tmp_path / "torch").mkdir()
-    (tmp_path / "torch" / "__init__.py").write_text("raise ImportError('libcudart.so.13: cannot open shared object file')\n")
+    broken = "raise ImportError('libcudart.so.13: cannot open shared object file')\n"
+    (tmp_path / "torch" / "__init__.py").write_text(broken)
     code = (
         "import json, sys; sys.path.insert(0, sys.argv[1]);"
         "from torchlint.doctor.probe import collect; print(json.dumps(collect().to_dict()))"

@@ -15,7 +15,8 @@ def test_a_passing_child_passes():
 
 
 def test_a_crashing_child_fails_with_how_it_died():
-    result = run_program(SmokeProgram("segfault", "import os, signal; os.kill(os.getpid(), signal.SIGSEGV)"), timeout=30)
+    code = "import os, signal; os.kill(os.getpid(), signal.SIGSEGV)"
+    result = run_program(SmokeProgram("segfault", code), timeout=30)
     assert result.status == FAIL and "SIGSEGV" in result.found
 
 

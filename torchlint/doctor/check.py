@@ -306,8 +306,8 @@ def check_cudnn(facts: Facts, req: Requirements) -> List[CheckResult]:
     if skipped:
         return skipped
     if facts.cudnn_version is None:
-        return [CheckResult("cudnn", FAIL, "none", str(req.cudnn),
-                            facts.unknown.get("cudnn_version", "torch reports no cuDNN (CPU build, or cuDNN failed to load)."))]
+        reason = facts.unknown.get("cudnn_version", "torch reports no cuDNN (CPU build, or cuDNN failed to load).")
+        return [CheckResult("cudnn", FAIL, "none", str(req.cudnn), reason)]
     if not _satisfies(facts.cudnn_version, req.cudnn):
         return [CheckResult("cudnn", FAIL, facts.cudnn_version, str(req.cudnn),
                             "torch loads the cuDNN its wheel depends on (the nvidia-cudnn-cu* package); "

@@ -132,7 +132,8 @@ def _probe_driver(facts: Facts) -> None:
             if completed.returncode == 0 and lines:
                 facts.driver_version, facts.driver_source = lines[0], "nvidia-smi"
                 return
-            reasons.append(f"nvidia-smi exited {completed.returncode}: {_first_line(completed.stderr or completed.stdout)}")
+            message = _first_line(completed.stderr or completed.stdout)
+            reasons.append(f"nvidia-smi exited {completed.returncode}: {message}")
         except (OSError, subprocess.SubprocessError) as error:
             reasons.append(f"nvidia-smi failed: {error}")
     else:

@@ -49,7 +49,8 @@ def render_plain(results: List[CheckResult], width: int = 100) -> str:
     lines = [f"{'status':<6}  {'check':<{name_width}}  {'found':<{found_width}}  expected"]
     for result in results:
         found = result.found if len(result.found) <= found_width else result.found[: found_width - 1] + "…"
-        lines.append(f"{result.status.upper():<6}  {result.name:<{name_width}}  {found:<{found_width}}  {result.expected}")
+        status = result.status.upper()
+        lines.append(f"{status:<6}  {result.name:<{name_width}}  {found:<{found_width}}  {result.expected}")
         if result.advice and result.status in (FAIL, WARN):
             indent = " " * (8 + name_width + 2)
             lines.extend(textwrap.wrap(result.advice, width=max(width, len(indent) + 30),

@@ -77,7 +77,7 @@ def _specifier(where: str, key: str, value: Any) -> SpecifierSet:
     except InvalidSpecifier:
         raise ConfigError(
             f"{where}: `runtime.{key}` = {value!r} is not a PEP 440 version specifier "
-"(write e.g. \">=12.1\" or \">=2.1,<3\")"
+            "(write e.g. \">=12.1\" or \">=2.1,<3\")"
         ) from None
 
 

@@ -55,10 +55,10 @@ def run_program(
         return CheckResult(name, FAIL, f"could not start {python}: {error}", program.expected)
     reported = _reported(completed.stdout)
     if completed.returncode != 0:
-        return CheckResult(name, FAIL, _how_it_died(completed.returncode, completed.stderr),
-                           program.expected,
-                           "See the error text." if completed.stderr.strip() else "It died without output (a native crash).",
-                           completed.stderr.strip())
+        error_text = completed.stderr.strip()
+        advice = "See the error text." if error_text else "It died without output (a native crash)."
+        return CheckResult(name, FAIL, _how_it_died(completed.returncode, completed.stderr), program.expected,
+                           advice, error_text)
     if reported is not None:
         return CheckResult(name, reported.get("status", PASS), reported.get("found", "ran"), program.expected,
                            reported.get("advice", ""), reported.get("detail", ""))
