@@ -218,7 +218,7 @@ def _newest(candidates: List[Tuple[Tuple[int, int], str]]) -> Optional[str]:
 
 def check_kernel_image(facts: Facts, req: Requirements) -> List[CheckResult]:
     if not facts.has_gpu:
-        return [CheckResult("kernel-image", SKIP, "no GPU", "GPU covered by torch's arch list")]
+        return [CheckResult("kernel-image", SKIP, "no GPU", "-")]
     if facts.torch_build != "cuda":
         return [CheckResult("kernel-image", SKIP, f"{facts.torch_build} build", "CUDA build")]
     arch_list = facts.arch_list or []
@@ -318,7 +318,7 @@ def check_cudnn(facts: Facts, req: Requirements) -> List[CheckResult]:
 def check_cudnn_enabled(facts: Facts, req: Requirements) -> List[CheckResult]:
     name = "cudnn-enabled"
     if not facts.has_gpu or facts.torch_build != "cuda":
-        return [CheckResult(name, SKIP, "no CUDA GPU", "available and enabled")]
+        return [CheckResult(name, SKIP, "no CUDA GPU", "-")]
     if not facts.cudnn_available:
         return [CheckResult(name, FAIL, "not available", "available and enabled",
                             "torch cannot load cuDNN: convolutions and RNNs fall back to slow kernels or "

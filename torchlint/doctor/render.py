@@ -23,11 +23,11 @@ def render_rich(results: List[CheckResult], stream: IO[str]) -> None:
     if not console.is_terminal:
         console = Console(file=stream, highlight=False, width=NON_TTY_WIDTH, no_color=True)
     table = Table(show_lines=False, header_style="bold", expand=True)
-    table.add_column("check", no_wrap=True)
+    table.add_column("check", ratio=2, min_width=12)
     table.add_column("found", overflow="fold", ratio=3)
     table.add_column("expected", overflow="fold", ratio=2)
     table.add_column("status", no_wrap=True)
-    table.add_column("advice", overflow="fold", ratio=5)
+    table.add_column("advice", overflow="fold", ratio=6)
     for result in results:
         style = STYLES.get(result.status, "")
         table.add_row(result.name, result.found, result.expected,

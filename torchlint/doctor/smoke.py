@@ -78,7 +78,7 @@ def run_programs(
 def run_gpu_smoke(facts: Facts, timeout: float = DEFAULT_TIMEOUT) -> List[CheckResult]:
     """The GPU smoke suite, or one skip per program when this machine has no CUDA GPU."""
     if not facts.has_gpu or facts.torch_build != "cuda":
-        reason = "no CUDA GPU visible to torch" if facts.torch_build != "rocm" else "ROCm build: CUDA smoke tests only"
+        reason = "no CUDA GPU" if facts.torch_build != "rocm" else "ROCm build: CUDA smoke tests only"
         return [CheckResult(f"smoke: {p.name}", SKIP, reason, p.expected) for p in GPU_PROGRAMS]
     return run_programs(GPU_PROGRAMS, timeout)
 
@@ -177,10 +177,10 @@ report("pass", "fp32 and fp16 match the CPU")
 '''
 
 GPU_PROGRAMS = (
-    SmokeProgram("conv2d fp32", _CONV.replace("DTYPE", "'float32'"), "forward+backward with cuDNN"),
-    SmokeProgram("conv2d fp16", _CONV.replace("DTYPE", "'float16'"), "forward+backward with cuDNN"),
-    SmokeProgram("conv2d bf16", _CONV.replace("DTYPE", "'bfloat16'"), "forward+backward with cuDNN"),
-    SmokeProgram("lstm", _LSTM, "forward+backward with cuDNN"),
-    SmokeProgram("projected lstm double backward", _PROJECTED_LSTM_DOUBLE_BACKWARD, "grad of grad"),
-    SmokeProgram("matmul", _MATMUL, "matches the CPU"),
+    SmokeProgram("conv2d fp32", _CONV.replace("DTYPE", "'float32'"), "fwd+bwd via cuDNN"),
+    SmokeProgram("conv2d fp16", _CONV.replace("DTYPE", "'float16'"), "fwd+bwd via cuDNN"),
+    SmokeProgram("conv2d bf16", _CONV.replace("DTYPE", "'bfloat16'"), "fwd+bwd via cuDNN"),
+    SmokeProgram("lstm", _LSTM, "fwd+bwd via cuDNN"),
+    SmokeProgram("proj-lstm double backward", _PROJECTED_LSTM_DOUBLE_BACKWARD, "double backward"),
+    SmokeProgram("matmul", _MATMUL, "matches CPU"),
 )
