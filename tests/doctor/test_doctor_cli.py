@@ -125,3 +125,14 @@ def test_usage_errors_exit_2_with_one_line(argv, words, tmp_path, monkeypatch, c
 def test_help_exits_0(capsys):
     assert main(["--help"]) == 0
     assert "--requirements" in capsys.readouterr().out
+
+
+def test_a_closed_pipe_is_not_an_error(facts_dir, tmp_path, monkeypatch, capsys):
+    import os
+
+    monkeypatch.chdir(tmp_path)
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader (`| head`) has gone
+    with open(write_end, "w") as closed_pipe, capsys.disabled():
+        monkeypatch.setattr("sys.stdout", closed_pipe)
+        assert main(["--facts", str(facts_dir / "healthy-h100.json")]) == 0

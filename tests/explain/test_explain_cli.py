@@ -69,3 +69,16 @@ def test_via_torchlint_explain_once_dispatched(samples_dir, run_explain):
         pytest.skip("torchlint/cli.py does not dispatch `torchlint explain` yet")
     out = run_explain(["explain", str(samples_dir / "nccl-timeout.log")], module=("-m", "torchlint"))
     assert out.returncode == 0 and "[nccl-timeout]" in out.stdout
+
+
+
+def test_a_closed_pipe_is_not_an_error(samples_dir, monkeypatch, capsys):
+    import os
+
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader (`| head`) has gone
+    with open(write_end, "w") as closed_pipe:
+        with capsys.disabled():
+            monkeypatch.setattr("sys.stdout", closed_pipe)
+            code = main([str(samples_dir / "nccl-timeout.log")])
+    assert code == 0

@@ -106,7 +106,7 @@ def test_an_unrelated_log_matches_nothing():
 
 def test_match_reports_line_and_excerpt():
     found = match("step 1\nstep 2\nRuntimeError: cuDNN error: CUDNN_STATUS_NOT_INITIALIZED\n", KNOWLEDGE)
-    assert found[0].line == 3 and found[0].excerpt == "CUDNN_STATUS_NOT_INITIALIZED"
+    assert found[0].line == 3 and found[0].excerpt == "RuntimeError: cuDNN error: CUDNN_STATUS_NOT_INITIALIZED"
 
 
 @pytest.mark.parametrize(

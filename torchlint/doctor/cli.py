@@ -7,6 +7,7 @@ configuration error (one line on stderr, never a traceback).
 from __future__ import annotations
 
 import argparse
+import os
 import json
 import sys
 from pathlib import Path
@@ -58,6 +59,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # `... | head`: the reader left, which is not an error (as in `torchlint check`)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # so the exit-time flush is quiet
+        return 0
     except Exception as error:  # the promise is: never a traceback
         print(f"{PROG}: internal error: {type(error).__name__}: {_one_line(str(error))}", file=sys.stderr)
         return 2

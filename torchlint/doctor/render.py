@@ -14,6 +14,10 @@ STYLES = {PASS: "green", WARN: "yellow", FAIL: "bold red", SKIP: "dim"}
 NON_TTY_WIDTH = 120
 
 
+def _reraise_broken_pipe() -> None:
+    raise BrokenPipeError
+
+
 def render_rich(results: List[CheckResult], stream: IO[str]) -> None:
     """The table, the details of failures, and the verdict; colour only on a terminal."""
     from rich.console import Console
@@ -22,8 +26,9 @@ def render_rich(results: List[CheckResult], stream: IO[str]) -> None:
     console = Console(file=stream, highlight=False, soft_wrap=False)
     if not console.is_terminal:
         console = Console(file=stream, highlight=False, width=NON_TTY_WIDTH, no_color=True)
+    console.on_broken_pipe = _reraise_broken_pipe  # rich would SystemExit(1); the CLI decides instead
     table = Table(show_lines=False, header_style="bold", expand=True)
-    table.add_column("check", ratio=2, min_width=12)
+    table.add_column("check", ratio=2, min_width=18, overflow="fold")
     table.add_column("found", overflow="fold", ratio=3)
     table.add_column("expected", overflow="fold", ratio=2)
     table.add_column("status", no_wrap=True)

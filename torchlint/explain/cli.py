@@ -7,6 +7,7 @@ Reads FILE, or stdin when FILE is absent or `-`. Exit codes: 0 a signature match
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import List, NoReturn, Optional
 
@@ -39,6 +40,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # `... | head`: the reader left, which is not an error (as in `torchlint check`)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # so the exit-time flush is quiet
+        return 0
     except Exception as error:  # the promise is: never a traceback
         print(f"{PROG}: internal error: {type(error).__name__}: {' '.join(str(error).split())}", file=sys.stderr)
         return 2

@@ -45,7 +45,7 @@ class KnowledgeBase:
 @dataclass(frozen=True)
 class Match:
     signature: Signature
-    excerpt: str  # the matched text, first line, trimmed
+    excerpt: str  # the log line where the match starts, trimmed
     line: int  # 1-based line of the log where the match starts
 
 
@@ -99,6 +99,8 @@ def match(text: str, knowledge: KnowledgeBase) -> List[Match]:
         hit = signature.pattern.search(text)
         if hit is None:
             continue
-        first_line = hit.group(0).strip().splitlines()[0] if hit.group(0).strip() else ""
-        found.append(Match(signature, first_line[:160], text.count("\n", 0, hit.start()) + 1))
+        start = text.rfind("\n", 0, hit.start()) + 1
+        end = text.find("\n", hit.start())
+        line_text = text[start:end if end != -1 else len(text)].strip()
+        found.append(Match(signature, line_text[:200], text.count("\n", 0, hit.start()) + 1))
     return sorted(found, key=lambda m: (-m.signature.specificity, m.line))

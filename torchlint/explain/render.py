@@ -15,6 +15,10 @@ NO_MATCH = (
 NON_TTY_WIDTH = 100
 
 
+def _reraise_broken_pipe() -> None:
+    raise BrokenPipeError
+
+
 def _rules(match: Match, knowledge: KnowledgeBase) -> List[str]:
     return [f"{code} {knowledge.rule_names.get(code, '')}".strip() for code in match.signature.rules]
 
@@ -26,6 +30,7 @@ def render_text(matches: List[Match], knowledge: KnowledgeBase, stream: IO[str])
     console = Console(file=stream, highlight=False)
     if not console.is_terminal:
         console = Console(file=stream, highlight=False, width=NON_TTY_WIDTH, no_color=True)
+    console.on_broken_pipe = _reraise_broken_pipe  # rich would SystemExit(1); the CLI decides instead
     width = max(60, console.width)
 
     def say(text: str, style: str = "", indent: int = 0, bullet: str = "") -> None:
