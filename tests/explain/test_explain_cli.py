@@ -71,7 +71,6 @@ def test_via_torchlint_explain_once_dispatched(samples_dir, run_explain):
     assert out.returncode == 0 and "[nccl-timeout]" in out.stdout
 
 
-
 def test_a_closed_pipe_is_not_an_error(samples_dir, monkeypatch, capsys):
     import os
 
