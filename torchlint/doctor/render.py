@@ -28,7 +28,7 @@ def render_rich(results: List[CheckResult], stream: IO[str]) -> None:
         console = Console(file=stream, highlight=False, width=NON_TTY_WIDTH, no_color=True)
     console.on_broken_pipe = _reraise_broken_pipe  # rich would SystemExit(1); the CLI decides instead
     table = Table(show_lines=False, header_style="bold", expand=True)
-    table.add_column("check", ratio=2, min_width=18, overflow="fold")
+    table.add_column("check", no_wrap=True)
     table.add_column("found", overflow="fold", ratio=3)
     table.add_column("expected", overflow="fold", ratio=2)
     table.add_column("status", no_wrap=True)

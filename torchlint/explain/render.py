@@ -36,7 +36,7 @@ def render_text(matches: List[Match], knowledge: KnowledgeBase, stream: IO[str])
     def say(text: str, style: str = "", indent: int = 0, bullet: str = "") -> None:
         prefix = " " * indent
         lines = textwrap.wrap(text, width=width, initial_indent=prefix + bullet,
-                              subsequent_indent=prefix + " " * len(bullet)) or [""]
+                              subsequent_indent=prefix + " " * len(bullet), break_on_hyphens=False) or [""]
         for line in lines:
             console.print(line, style=style or None, markup=False, soft_wrap=True)
 
