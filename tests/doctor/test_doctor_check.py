@@ -163,3 +163,11 @@ def test_every_result_name_is_a_known_check(load_facts):
     for name in ("healthy-h100", "old-gpu-sm61", "driver-too-old", "cudnn-disabled", "cpu-only"):
         for result in run_checks(load_facts(name), FULL):
             assert result.name in CHECK_NAMES
+
+
+def test_cuda_warnings_from_torch_matter_only_where_a_gpu_is_used(load_facts):
+    facts = load_facts("cpu-only")
+    facts.torch_warnings = ["CUDA initialization: Found no NVIDIA driver on your system."]
+    assert "torch-warnings" not in statuses(run_checks(facts, Requirements()))
+    required = run_checks(facts, parse_requirements({"require-gpu": True}))
+    assert statuses(required)["torch-warnings"] == WARN

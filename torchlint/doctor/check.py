@@ -392,8 +392,8 @@ _CUDA_WORDS = re.compile(r"cuda|cudnn|driver|gpu|nvidia|capability|sm_\d", re.IG
 
 def check_torch_warnings(facts: Facts, req: Requirements) -> List[CheckResult]:
     relevant = [message.strip() for message in facts.torch_warnings if _CUDA_WORDS.search(message)]
-    if not relevant:
-        return []
+    if not relevant or not (facts.has_gpu or req.require_gpu):
+        return []  # e.g. "Found no NVIDIA driver" from a CUDA wheel on a CPU node that needs no GPU
     first = relevant[0].splitlines()[0]
     return [CheckResult("torch-warnings", WARN, first[:200], "no CUDA warnings from torch",
                         "torch warned while the probe queried CUDA; see the detail.", "\n".join(relevant))]
