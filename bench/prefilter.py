@@ -1,0 +1,94 @@
+"""How many files and lines torchlint's prefilter keeps away from LibCST.
+
+Run as `python bench/prefilter.py TREE`; prints JSON. It runs in its own process so that
+the benchmark process stays small (see measure.py on RSS across exec). It mirrors
+`torchlint.engine.lint_text` up to the parse: the file's own `# torchlint: noqa`, then
+`candidate_rules` (trigger substrings), then each candidate rule's `gate`.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import List
+
+from torchlint.config import load_config
+from torchlint.discovery import discover
+from torchlint.engine import candidate_rules
+from torchlint.noqa import code_matches, file_exemption
+from torchlint.registry import all_rules, option_defaults, select_rules
+from torchlint.rule import SourceView
+from torchlint.source import DecodeError, decode_source
+
+
+@dataclass
+class Stage:
+    files: int = 0
+    lines: int = 0
+
+    def add(self, lines: int) -> None:
+        self.files += 1
+        self.lines += lines
+
+
+@dataclass
+class Prefilter:
+    rules: List[str] = field(default_factory=list)
+    total: Stage = field(default_factory=Stage)
+    past_substrings: Stage = field(default_factory=Stage)  # some rule's triggers occur
+    past_gates: Stage = field(default_factory=Stage)  # some rule's gate holds: LibCST parses it
+    seconds_substrings: float = 0.0
+    seconds_gates: float = 0.0
+    largest_parsed: str = ""  # the file the "touch one file" run edits
+    largest_file: str = ""
+
+
+def classify(text: str, config, rules, stats: Prefilter) -> str:
+    """'skipped' (no candidate rule), 'gated' (no gate holds) or 'parsed'."""
+    lines = text.count("\n") + (not text.endswith("\n") and bool(text))
+    stats.total.add(lines)
+    start = time.perf_counter()
+    disabled_file, disabled_codes = file_exemption(text)
+    rules = [] if disabled_file else [r for r in rules if not code_matches(r.code, disabled_codes)]
+    candidates = candidate_rules(text, rules, config)
+    middle = time.perf_counter()
+    stats.seconds_substrings += middle - start
+    if not candidates:
+        return "skipped"
+    stats.past_substrings.add(lines)
+    view = SourceView(text)
+    passing = [rule for rule in candidates if rule.gate(view, config)]
+    stats.seconds_gates += time.perf_counter() - middle
+    if not passing or view.syntax_error is not None:
+        return "gated"
+    stats.past_gates.add(lines)
+    return "parsed"
+
+
+def analyse(tree: Path) -> Prefilter:
+    config = load_config(None, tree, option_defaults())
+    rules = select_rules(all_rules(), config.select, config.extend_select, config.ignore)
+    stats = Prefilter(rules=[rule.code for rule in rules])
+    sizes = {"parsed": (-1, ""), "any": (-1, "")}
+    for display, path in discover([str(tree)], config):
+        data = path.read_bytes()
+        try:
+            text = decode_source(data).text
+        except DecodeError:
+            stats.total.add(0)
+            continue
+        outcome = classify(text, config, rules, stats)
+        relative = path.relative_to(tree).as_posix()
+        sizes["any"] = max(sizes["any"], (len(data), relative))
+        if outcome == "parsed":
+            sizes["parsed"] = max(sizes["parsed"], (len(data), relative))
+    stats.largest_parsed = sizes["parsed"][1]
+    stats.largest_file = sizes["any"][1]
+    return stats
+
+
+if __name__ == "__main__":
+    print(json.dumps(asdict(analyse(Path(sys.argv[1]).resolve()))))
