@@ -140,6 +140,8 @@ class _Site:
     what: str
     value: Any  # the create_graph expression (None: always second order)
     disabled: bool  # inside `with torch.backends.cudnn.flags(enabled=False)`
+    outputs: Any = None  # what is differentiated: grad's `outputs`, the receiver of `.backward`
+    inputs: Any = None  # grad's `inputs`: the graph above them is differentiated once only
 
 
 @dataclass
@@ -215,7 +217,10 @@ class CudnnRnnDoubleBackward(Rule):
     "Reaches" means: in one file, the function holding the second-order call uses the
     layer's holder (the class or function whose definition builds it, or anything of
     the file that uses that), directly, through `self.<attr>`, through functions of the
-    file it calls, or through a model its callers in the file pass in. Across files (the
+    file it calls, or through what its callers in the file pass in: a model it calls, or
+    a tensor that flows into what is differentiated (`outputs` of `autograd.grad`, the
+    receiver of `.backward`); data that only feeds `inputs`, or passes through `.data` or
+    `.detach()`, is differentiated once and does not count. Across files (the
     command line sees them all) it means the file with the second-order call imports the
     holder, absolutely or relatively, directly or through a package `__init__.py` that
     re-exports it; when the model arrives as a parameter from outside the file, every
@@ -499,7 +504,7 @@ class CudnnRnnDoubleBackward(Rule):
             # a closure's reads are its enclosing function's (minus the closure's own names)
             own = set(scope.params) | set(scope.assigns)
             parent.refs.update(ref for ref in scope.refs if ref.split(".")[0] not in own)
-            parent.called.update(scope.called - own)
+            parent.called.update(name for name in scope.called if name.split(".")[0] not in own)
 
     def visit_Param(self, node) -> None:
         self._skip.add(id(node.name))
@@ -616,14 +621,17 @@ class CudnnRnnDoubleBackward(Rule):
         scope = self._scope
         if callee:
             scope.calls.append((callee, node))
-            head, _, rest = callee.partition(".")
-            if rest in ("", "forward"):
-                scope.called.add(head)
-        if callee and callee.rsplit(".", 1)[-1] == "functional_call" and node.args:
-            first = node.args[0].value
-            if isinstance(first, cst.Name):
-                scope.called.add(first.value)
+        called = _called_name(node.func)
+        if called:
+            scope.called.add(called)
         qualified = canonical(self.context.imports.qualified_name(node.func))
+        runs_first_argument = qualified in TRANSFORMS or qualified in ALWAYS_SECOND_ORDER or qualified in (
+            "torch.autograd.functional.jacobian", "torch.autograd.functional.vjp",
+        ) or (callee or "").rsplit(".", 1)[-1] in ("functional_call", "vmap")  # fmt: skip
+        if runs_first_argument and node.args:
+            first = cst_dotted_name(node.args[0].value)
+            if first:
+                scope.called.add(first)
         where = (scope, self._class_stack[-1] if self._class_stack else None, set(self._current_top()))
         if qualified in RNN_LAYERS:
             self._add_layer(node, qualified, where)
@@ -639,7 +647,8 @@ class CudnnRnnDoubleBackward(Rule):
         if site is not None:
             what, value = site
             off = any(self._off)
-            self._sites.append(_Site(node, scope, what, value, off))
+            outputs, inputs = _differentiated(node, qualified)
+            self._sites.append(_Site(node, scope, what, value, off, outputs, inputs))
 
     def _add_layer(self, node, qualified: str, where) -> None:
         scope, cls, top = where
@@ -707,7 +716,7 @@ class CudnnRnnDoubleBackward(Rule):
         for site in self._sites:
             note = self._value_note(site)
             if note is not None:
-                sites.append((site, note, self._reach(site.scope)))
+                sites.append((site, note, self._reach(site.scope, site)))
         path = self.context.path
         unreached = []
         for layer in self._layers:
@@ -820,6 +829,8 @@ class CudnnRnnDoubleBackward(Rule):
         if target.node is None:
             return None
         if target.cls is not None:
+            if target.name == "__init__" and callee == target.cls.name:
+                return 1  # ClassName(...) binds __init__'s parameters after self
             if caller.cls is target.cls and caller.instance and callee == f"{caller.instance}.{target.name}":
                 return 1 if target.instance else 0
             return None
@@ -832,7 +843,7 @@ class CudnnRnnDoubleBackward(Rule):
             scope = scope.parent
         return None
 
-    def _reach(self, start: _Scope) -> _Reach:
+    def _reach(self, start: _Scope, site: Optional[_Site] = None) -> _Reach:
         reach = _Reach()
         seen: Set[Tuple[str, int]] = set()
         table = self.context.imports.table
@@ -844,7 +855,12 @@ class CudnnRnnDoubleBackward(Rule):
                 return
             seen.add(key)
             head, _, rest = ref.partition(".")
-            model = model or head in scope.called
+            if ref.rsplit(".", 1)[-1] in ("data", "detach"):
+                return  # detached: no graph flows on
+            if head in scope.called:
+                model = True
+            elif head == scope.instance and ".".join(ref.split(".")[:2]) in scope.called:
+                model = True  # `self.disc[0](x)` runs what `self.disc` holds
             cls = scope.cls
             if cls is not None and scope.instance is not None and head == scope.instance:
                 attr = rest.split(".")[0] if rest else None
@@ -860,7 +876,9 @@ class CudnnRnnDoubleBackward(Rule):
                         expand(inner, method, depth + 1)
                 return
             if head in scope.params and scope.node is not None:
-                if not upward(scope, head, depth, model) and model:
+                # only a model is differentiated twice; the data a caller passes in is
+                # differentiated once, whatever computed it
+                if model and not upward(scope, head, depth, model):
                     reach.unresolved = True
                 return
             if head in scope.assigns:
@@ -901,6 +919,14 @@ class CudnnRnnDoubleBackward(Rule):
             reach.local.add(MODULE_SCOPE)
         for ref in start.refs:
             expand(ref, start, 0)
+        if site is not None and site.outputs is not None:
+            # everything that computed the differentiated tensor, up to `inputs`, is
+            # differentiated twice, whether a model or a loss passed in by a caller
+            cut = _expr_refs(site.inputs) if site.inputs is not None else set()
+            cut_heads = {ref.split(".")[0] for ref in cut}
+            for ref in _expr_refs(site.outputs):
+                if ref.split(".")[0] not in cut_heads:
+                    expand(ref, start, 0, True)
         return reach
 
     def _holders(self, layer: _Layer) -> Set[str]:
@@ -1127,6 +1153,29 @@ def layer_message(layer: Mapping[str, Any], where: str, what: str, more: int) ->
     if layer["no_fix"]:
         message += f" (no automatic fix: {layer['no_fix']})"
     return message
+
+
+def _differentiated(call, qualified: Optional[str]) -> Tuple[Any, Any]:
+    """(outputs, inputs) of a second-order call, where it names them."""
+    if qualified in ("torch.autograd.grad", "torch.autograd.backward"):
+        outputs = _argument(call, "outputs" if qualified.endswith("grad") else "tensors", 0)
+        inputs = _argument(call, "inputs", 1 if qualified.endswith("grad") else None)
+        return (outputs.value if outputs else None), (inputs.value if inputs else None)
+    if isinstance(call.func, cst.Attribute) and call.func.attr.value == "backward":
+        inputs = _argument(call, "inputs", None)
+        return call.func.value, (inputs.value if inputs else None)
+    return None, None
+
+
+def _called_name(func) -> Optional[str]:
+    """What a call runs like a model: `critic` for `critic(x)` and `critic.forward(x)`,
+    `self.heads` for `self.heads[0](x)`."""
+    while isinstance(func, cst.Subscript):
+        func = func.value
+    dotted = cst_dotted_name(func)
+    if dotted and dotted.endswith(".forward"):
+        dotted = dotted[: -len(".forward")]
+    return dotted
 
 
 def _external(dotted: str) -> bool:
