@@ -46,19 +46,6 @@ def run_python():
 
 
 @pytest.fixture
-def skip_unless_cli_dispatches():
-    """Skip until the lead's torchlint/cli.py routes `torchlint doctor`/`explain` to these packages."""
-
-    def check(command):
-        cli = REPO / "torchlint" / "cli.py"
-        # TODO(lead): remove this skip once torchlint/cli.py dispatches `doctor` and `explain`.
-        if not (cli.is_file() and f"torchlint.{command}" in cli.read_text(encoding="utf-8")):
-            pytest.skip(f"torchlint/cli.py does not dispatch `torchlint {command}` yet")
-
-    return check
-
-
-@pytest.fixture
 def project(tmp_path):
     """project(runtime_toml) writes a pyproject.toml with that [tool.torchlint.runtime] body."""
 

@@ -65,8 +65,7 @@ def test_smoke_on_a_machine_without_gpu_is_skipped(tmp_path, run_python):
     assert out.returncode == 0 and smoke and all(r["status"] == "skip" for r in smoke)
 
 
-def test_via_torchlint_doctor_once_dispatched(project, run_python, skip_unless_cli_dispatches):
-    skip_unless_cli_dispatches("doctor")
+def test_via_torchlint_doctor(project, run_python):
     ok = run_python(["-m", "torchlint", "doctor"], project('torch = ">=2.1"\n'))
     assert ok.returncode == 0, ok.stderr
     failing = run_python(["-m", "torchlint", "doctor", "--format", "json"], project("require-gpu = true\n"))

@@ -60,13 +60,7 @@ def test_undecodable_bytes_do_not_crash(tmp_path, capsys):
     assert "[cuda-illegal-memory-access]" in capsys.readouterr().out
 
 
-def test_via_torchlint_explain_once_dispatched(samples_dir, run_explain):
-    from pathlib import Path
-
-    cli = Path(__file__).resolve().parents[2] / "torchlint" / "cli.py"
-    # TODO(lead): remove this skip once torchlint/cli.py dispatches `explain` (it does as of this writing).
-    if not (cli.is_file() and "torchlint.explain" in cli.read_text(encoding="utf-8")):
-        pytest.skip("torchlint/cli.py does not dispatch `torchlint explain` yet")
+def test_via_torchlint_explain(samples_dir, run_explain):
     out = run_explain(["explain", str(samples_dir / "nccl-timeout.log")], module=("-m", "torchlint"))
     assert out.returncode == 0 and "[nccl-timeout]" in out.stdout
 
