@@ -99,3 +99,23 @@ def _best(code: str, selectors: Iterable[str]) -> int:
         if selector == "ALL" or code.startswith(selector)
     ]
     return max(lengths, default=-1)
+
+
+@lru_cache(maxsize=None)
+def code_fingerprint() -> str:
+    """Size and mtime of every module of torchlint and its rules: an edited rule (in a
+    development install) must not be answered from the cache of the old one."""
+    import hashlib
+    import os
+
+    import torchlint
+
+    roots = [os.path.dirname(torchlint.__file__), *importlib.import_module("torchlint.rules").__path__]
+    stamps = []
+    for root in roots:
+        for directory, _, files in os.walk(root):
+            for name in sorted(files):
+                if name.endswith((".py", ".toml", ".json")):
+                    stat = os.stat(os.path.join(directory, name))
+                    stamps.append(f"{name}:{stat.st_size}:{stat.st_mtime_ns}")
+    return hashlib.blake2b("\n".join(stamps).encode(), digest_size=16).hexdigest()

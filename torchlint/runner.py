@@ -16,7 +16,7 @@ from torchlint.config import Config
 from torchlint.engine import lint_bytes, lint_text, syntax_diagnostic
 from torchlint.fix import apply_fixes, fix_text, is_applicable, parses, unified_diff, write_atomic
 from torchlint.ftypes import Diagnostic, FileResult
-from torchlint.registry import all_rules
+from torchlint.registry import all_rules, code_fingerprint
 from torchlint.source import DecodeError, SourceFile, decode_source
 
 SERIAL_BELOW = 24
@@ -119,7 +119,7 @@ def _has_fix(result: FileResult, unsafe: bool) -> bool:
 
 
 def _salt(settings: RunSettings) -> str:
-    return settings.config.fingerprint() + "|" + ",".join(settings.codes)
+    return "|".join((settings.config.fingerprint(), ",".join(settings.codes), code_fingerprint()))
 
 
 def _with_result(outcome: FileOutcome, result: FileResult, data: Optional[bytes]) -> FileOutcome:
