@@ -87,6 +87,8 @@ def peer_tools(paths: Dict[str, Path]) -> List[Tool]:
     ]
 
 
+OUR_KEYS = ("cold", "cold-cache", "warm", "touched", "jobs1")
+BASELINE = "cold"
 PEER_LABELS = {tool.key: tool.label for tool in peer_tools({k: Path(k) for k in ("torchfix", "flake8", "ruff")})}
 
 
@@ -120,7 +122,8 @@ def run_one(tool: Tool, work: Path, repetition: int, timeout: float) -> Sample:
 
 def benchmark(tools: Sequence[Tool], work: Path, repeat: int, timeout: float, run: CorpusRun) -> None:
     """Round-robin: every tool once per repetition, so drift hits them all alike."""
-    measure(TORCHLINT + (".",), work)  # fill the cache for the warm runs
+    if any(tool.key in ("warm", "touched") for tool in tools):
+        measure(TORCHLINT + (".",), work)  # fill the cache for the warm runs
     active = list(tools)
     for repetition in range(1, repeat + 1):
         for tool in list(active):
@@ -142,6 +145,8 @@ def bench_corpus(name: str, version: str, tree: Path, args, peer_paths) -> Corpu
         tools = torchlint_tools(work, work / touched)
         if peer_paths:
             tools += [tool for tool in peer_tools(peer_paths) if not skipped(tool.key, name, args.skip)]
+        if args.tools:
+            tools = [tool for tool in tools if tool.key in args.tools or tool.key == BASELINE]
         print(f"{name} {version}: {prefilter['total']['files']} files, {prefilter['total']['lines']} lines", file=sys.stderr)
         run.labels = {tool.key: tool.label for tool in tools}
         run.commands = {tool.key: tool.argv for tool in tools}
@@ -170,6 +175,9 @@ def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
     parser.add_argument("--no-peers", action="store_true", help="time torchlint only")
     parser.add_argument("--skip", nargs="+", default=[], metavar="[CORPUS:]TOOL",
                         help=f"peer runs to leave out, e.g. transformers:torchfix; tools: {', '.join(PEER_LABELS)}")
+    parser.add_argument("--tools", nargs="+", metavar="KEY", choices=[*OUR_KEYS, *PEER_LABELS],
+                        help=f"only these runs (torchlint cold is always run: it is the baseline); "
+                        f"keys: {', '.join([*OUR_KEYS, *PEER_LABELS])}")
     parser.add_argument("--timeout", type=float, default=900.0, help="seconds before a run is stopped (peers: not repeated)")
     parser.add_argument("--corpus-dir", type=Path, default=corpora.DEFAULT_CACHE)
     parser.add_argument("--peers-dir", type=Path, default=peers.DEFAULT_HOME)
