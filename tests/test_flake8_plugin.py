@@ -41,6 +41,8 @@ def test_same_findings_as_the_cli():
         if item["code"] == "TL000":
             continue
         relative = "./" + str(__import__("pathlib").Path(item["filename"]).relative_to(project))
+        if item["code"] == "TL004" and f" at {relative[2:]}:" not in item["message"]:
+            continue  # found across files: flake8 shows a plugin one file at a time
         expected.add((relative, item["location"]["row"], item["location"]["column"], item["code"]))
     assert plugin == expected
     assert plugin
