@@ -7,6 +7,7 @@ from torchlint.config import Config
 from torchlint.ftypes import Applicability, Fix
 from torchlint.lazy import cst
 from torchlint.modules import (
+    children,
     LIGHTNING_STEPS,
     Deferred,
     defer_reports,
@@ -334,7 +335,7 @@ def _own_nodes(body) -> Iterator:
         yield node
         if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
             continue
-        stack.extend(reversed(node.children))
+        stack.extend(reversed(children(node)))
 
 
 def _parents(body) -> Dict:
@@ -342,7 +343,7 @@ def _parents(body) -> Dict:
     stack = [body]
     while stack:
         node = stack.pop()
-        for child in node.children:
+        for child in children(node):
             parents[child] = node
             stack.append(child)
     return parents

@@ -8,6 +8,7 @@ from torchlint.config import Config
 from torchlint.ftypes import Applicability, Fix
 from torchlint.lazy import cst
 from torchlint.modules import (
+    children,
     Deferred,
     Layer,
     attribute_values,
@@ -21,6 +22,7 @@ from torchlint.modules import (
     reads_name,
     self_attribute,
     self_name,
+    walk,
 )
 from torchlint.names import cst_dotted_name
 from torchlint.rule import Invalid, Positions, Report, Rule, SourceView
@@ -162,6 +164,10 @@ class UnvalidatedConvInput(Rule):
         "from torch import nn\n\nclass M(nn.Module):\n    def __init__(self):\n"
         "        super().__init__()\n        self.conv = nn.Conv1d(3, 8, 3)\n\n"
         "    def forward(self, x):\n        self._check_input(x)\n        return self.conv(x)\n",
+        "from torch import nn\n\nclass M(nn.Module):\n    def __init__(self):\n"
+        "        super().__init__()\n        self.proj = nn.Conv2d(3, 8, 3)\n\n"
+        "    def forward(self, pixels):\n        n, channels, h, w = pixels.shape\n"
+        "        if channels != 3:\n            raise ValueError(channels)\n        return self.proj(pixels)\n",
         # the input came out of another layer
         "from torch import nn\n\nclass M(nn.Module):\n    def __init__(self):\n"
         "        super().__init__()\n        self.stem = nn.Linear(3, 8)\n        self.conv = nn.Conv1d(8, 8, 3)\n\n"
@@ -276,12 +282,13 @@ class UnvalidatedConvInput(Rule):
         if view.tree is None:
             return True
         settings = {**cls.options, **config.options_for(cls.name)}
-        for node in ast.walk(view.tree):
-            if isinstance(node, ast.ClassDef):
-                for forward in node.body:
-                    if isinstance(forward, ast.FunctionDef) and forward.name == "forward":
-                        if _ast_may_fire(forward, settings):
-                            return True
+        classes = [node for node in ast.walk(view.tree) if isinstance(node, ast.ClassDef)]
+        factories = {n.name for n in ast.walk(view.tree) if isinstance(n, ast.FunctionDef)}
+        for node in classes:
+            for forward in node.body:
+                if isinstance(forward, ast.FunctionDef) and forward.name == "forward":
+                    if _ast_may_fire(node, forward, settings, factories):
+                        return True
         return False
 
     @classmethod
@@ -416,6 +423,7 @@ class _ForwardWalker:
         self.values = values
         self.imports = rule.context.imports
         self.concatenations = rule.settings[CONCATS]
+        self.shape_aliases: Dict[str, set] = {}
 
     def statement(self, statement) -> Iterator[Report]:
         if isinstance(statement, cst.SimpleStatementLine):
@@ -449,7 +457,7 @@ class _ForwardWalker:
             for arg in small.value.args:
                 self.mark_checked(arg.value)
             return
-        for child in small.children:
+        for child in children(small):
             yield from self.expression(child, line)
         if isinstance(small, cst.Assign):
             for target in small.targets:
@@ -500,16 +508,28 @@ class _ForwardWalker:
         for name, value in self.values.items():
             if reads_name(expression, name):
                 value.checked = True
+        for alias, sources in self.shape_aliases.items():
+            if reads_name(expression, alias):
+                for source in sources:
+                    if source in self.values:
+                        self.values[source].checked = True
 
-    def rebind(self, target, value) -> None:
+    def rebind(self, target, value, aliases: bool = True) -> None:
         """A name is bound anew: it now holds a concatenation, the same tensor (`x = x.float()`),
+        part of a tracked value's shape (`n, c, h, w = x.shape`: a check on `c` checks `x`),
         or something else that this rule does not follow."""
+        if aliases:
+            sources = _shape_sources(value, self.values) if value is not None else set()
+            for name in _target_names(target):
+                self.shape_aliases.pop(name, None)
+                if sources:
+                    self.shape_aliases[name] = sources
         if isinstance(target, (cst.Tuple, cst.List)):
             for element in target.elements:
-                self.rebind(element.value, None)
+                self.rebind(element.value, None, aliases=False)
             return
         if isinstance(target, cst.StarredElement):
-            self.rebind(target.value, None)
+            self.rebind(target.value, None, aliases=False)
             return
         if not isinstance(target, cst.Name):
             return
@@ -523,6 +543,31 @@ class _ForwardWalker:
         self.values.pop(name, None)
 
 
+def _target_names(target) -> List[str]:
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [name for element in target.elements for name in _target_names(element.value)]
+    if isinstance(target, cst.StarredElement):
+        return _target_names(target.value)
+    return []
+
+
+def _shape_sources(value, tracked) -> set:
+    """The tracked names whose shape an expression reads: `x` in `x.shape[1]`,
+    `x.size(1)`, `x.dim()`, `x.ndim`."""
+    found = set()
+    for node in walk(value):
+        if (
+            isinstance(node, cst.Attribute)
+            and node.attr.value in ("shape", "size", "dim", "ndim", "ndimension")
+            and isinstance(node.value, cst.Name)
+            and node.value.value in tracked
+        ):
+            found.add(node.value.value)
+    return found
+
+
 def _calls(node, conditional: bool) -> Iterator[Tuple[object, bool]]:
     """Calls in an expression, in evaluation order (roughly), each with whether it runs
     only on some paths through the statement."""
@@ -532,7 +577,7 @@ def _calls(node, conditional: bool) -> Iterator[Tuple[object, bool]]:
         yield from _calls(node.body, True)
         return
     if isinstance(node, (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)):
-        for child in node.children:
+        for child in children(node):
             yield from _calls(child, True)
         return
     if isinstance(node, cst.IfExp):
@@ -546,11 +591,11 @@ def _calls(node, conditional: bool) -> Iterator[Tuple[object, bool]]:
         return
     if isinstance(node, cst.Call):
         # arguments are evaluated before the call itself
-        for child in node.children:
+        for child in children(node):
             yield from _calls(child, conditional)
         yield node, conditional
         return
-    for child in node.children:
+    for child in children(node):
         yield from _calls(child, conditional)
 
 
@@ -561,7 +606,7 @@ def _named_expressions(node) -> Iterator:
         if isinstance(current, cst.NamedExpr):
             yield current
         if not isinstance(current, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-            stack.extend(current.children)
+            stack.extend(children(current))
 
 
 def _input(call):
@@ -646,9 +691,30 @@ def _blocks(statement) -> List:
 # ---- the gate (stdlib ast) ----------------------------------------------------------
 
 
-def _ast_may_fire(forward: ast.FunctionDef, settings) -> bool:
-    """A call in forward whose input is a parameter or a concatenation: necessary for a
-    finding (whether the callee is a conv is left to the full check)."""
+_AST_LAYER_NAMES = frozenset(name.rsplit(".", 1)[-1] for name in CONV_LAYERS) | {"Sequential"}
+_AST_FUNCTION_NAMES = frozenset(name.rsplit(".", 1)[-1] for name in CONV_FUNCTIONS)
+
+
+def _ast_layer_attributes(class_node: ast.ClassDef, factories) -> set:
+    """Attributes the class assigns from a call that may build a conv: a conv class,
+    `Sequential`, or a function or method defined in this file."""
+    found = set()
+    for node in ast.walk(class_node):
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, ast.Call):
+            func = node.value.func
+            called = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+            if called in _AST_LAYER_NAMES or called in factories:
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                found.update(t.attr for t in targets if isinstance(t, ast.Attribute))
+    return found
+
+
+def _ast_may_fire(class_node: ast.ClassDef, forward: ast.FunctionDef, settings, factories) -> bool:
+    """A call in forward of a possible conv whose input is a parameter or a
+    concatenation: necessary for a finding."""
+    layers = None
+    positional = (*forward.args.posonlyargs, *forward.args.args)
+    instance = positional[0].arg if positional else None
     args = forward.args
     candidates = set()
     if settings[PARAMETERS]:
@@ -667,12 +733,21 @@ def _ast_may_fire(forward: ast.FunctionDef, settings) -> bool:
             if isinstance(node, ast.Assign) and is_concat(node.value):
                 candidates.update(t.id for t in node.targets if isinstance(t, ast.Name))
     for node in ast.walk(forward):
-        if isinstance(node, ast.Call) and isinstance(node.func, (ast.Attribute, ast.Name)):
-            first = node.args[0] if node.args else None
-            if first is None:
-                first = next((k.value for k in node.keywords if k.arg == "input"), None)
-            if isinstance(first, ast.Name) and first.id in candidates:
-                return True
-            if concatenations and is_concat(first):
-                return True
+        if not isinstance(node, ast.Call) or not isinstance(node.func, (ast.Attribute, ast.Name)):
+            continue
+        first = node.args[0] if node.args else None
+        if first is None:
+            first = next((k.value for k in node.keywords if k.arg == "input"), None)
+        if not (isinstance(first, ast.Name) and first.id in candidates) and not (concatenations and is_concat(first)):
+            continue
+        func = node.func
+        name = func.attr if isinstance(func, ast.Attribute) else func.id
+        if name in _AST_FUNCTION_NAMES:  # F.conv2d, torch.conv2d, conv2d
+            return True
+        if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == instance):
+            continue
+        if layers is None:
+            layers = _ast_layer_attributes(class_node, factories)
+        if func.attr in layers:
+            return True
     return False

@@ -28,6 +28,7 @@ defines one of the `*_step` methods.
 from __future__ import annotations
 
 import builtins
+import dataclasses
 import enum
 import sys
 from dataclasses import dataclass, field
@@ -439,6 +440,30 @@ def _bind(values: Dict[str, List], target, value, instance: str) -> None:
                     _bind(values, left.value, right.value, instance)
 
 
+_SKIPPED_FIELDS = ("whitespace", "lpar", "rpar", "comma", "semicolon", "header", "footer", "leading_lines", "lines_after")
+_CHILD_FIELDS: Dict[type, Tuple[str, ...]] = {}
+
+
+def children(node) -> List:
+    """The child nodes of a LibCST node, without whitespace and punctuation, in field
+    order (which is source order for everything rules care about). Several times faster
+    than LibCST's own `node.children`, which rebuilds the node to find them."""
+    names = _CHILD_FIELDS.get(type(node))
+    if names is None:
+        names = tuple(
+            f.name for f in dataclasses.fields(node) if not any(skip in f.name for skip in _SKIPPED_FIELDS)
+        )
+        _CHILD_FIELDS[type(node)] = names
+    found = []
+    for name in names:
+        value = getattr(node, name)
+        if isinstance(value, cst.CSTNode):
+            found.append(value)
+        elif isinstance(value, (tuple, list)):
+            found.extend(item for item in value if isinstance(item, cst.CSTNode))
+    return found
+
+
 def walk(node, into_functions: bool = True) -> Iterator:
     """Every node under `node` (itself included), in source order. With
     `into_functions=False`, nested function and class bodies are not entered."""
@@ -450,7 +475,7 @@ def walk(node, into_functions: bool = True) -> Iterator:
             current, (cst.FunctionDef, cst.ClassDef, cst.Lambda)
         ):
             continue
-        stack.extend(reversed(current.children))
+        stack.extend(reversed(children(current)))
 
 
 def module_functions(module) -> Dict[str, Any]:
@@ -540,5 +565,5 @@ def reads_name(expression, name: str) -> bool:
         elif isinstance(node, (cst.Attribute, cst.Arg)):
             stack.append(node.value)
         else:
-            stack.extend(node.children)
+            stack.extend(children(node))
     return False
