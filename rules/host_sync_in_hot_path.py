@@ -68,7 +68,8 @@ class HostSyncInHotPath(Rule):
     with `on_epoch=True`). Unsafe fix: `n = x.item()` or `n = int(x.item())`, where `n`
     is bound once and only ever used as an operand of arithmetic (`loss.sum() / n`),
     becomes `n = x.detach()` or `n = x.detach().long()` (not when the arithmetic's result
-    goes to `int()`, `range()`, `min()`, a comparison, a branch or an index, which need
+    goes to `int()`, `range()`, `min()`, a comparison, a branch, an index or another
+    variable, which need
     a Python number and would sync there instead). The arithmetic then stays on the
     GPU with no sync, but `n` is now a 0-dim tensor, not a Python number: the result's
     dtype can change (type promotion with a tensor instead of a scalar), and anything
@@ -309,9 +310,13 @@ def _needs_host_value(expression, parents: Dict) -> bool:
         return isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value in _HOST_BUILTINS
     if isinstance(parent, (cst.If, cst.While, cst.IfExp)):
         return parent.test is node
+    # a result bound to another name is not followed: it may become a size or an index
     return isinstance(
         parent,
-        (cst.Comparison, cst.ComparisonTarget, cst.Index, cst.Slice, cst.FormattedStringExpression, cst.Assert),
+        (
+            cst.Comparison, cst.ComparisonTarget, cst.Index, cst.Slice, cst.FormattedStringExpression,
+            cst.Assert, cst.Assign, cst.AugAssign, cst.AnnAssign, cst.NamedExpr,
+        ),
     )
 
 

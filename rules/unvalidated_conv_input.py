@@ -12,6 +12,7 @@ from torchlint.modules import (
     Deferred,
     Layer,
     attribute_values,
+    canonical,
     class_functions,
     constructed_layer,
     defer_reports,
@@ -181,6 +182,9 @@ class UnvalidatedConvInput(Rule):
         "from torch import nn\n\nclass M(nn.Module):\n    def __init__(self):\n"
         "        super().__init__()\n        self.conv = nn.LazyConv2d(8, 3)\n\n"
         "    def forward(self, x):\n        return self.conv(x)\n",
+        # a conv layer's own forward
+        "import torch.nn.functional as F\nfrom torch import nn\n\nclass StdConv2d(nn.Conv2d):\n"
+        "    def forward(self, x):\n        return F.conv2d(x, self.weight / self.weight.std())\n",
         # a local class named like a torch one is not a module
         "class Module:\n    pass\n\nclass Conv2d:\n    pass\n\nclass M(Module):\n    def __init__(self):\n"
         "        self.conv = Conv2d()\n\n    def forward(self, x):\n        return self.conv(x)\n",
@@ -305,6 +309,8 @@ class UnvalidatedConvInput(Rule):
         verdict = classes.verdict(node, "module")
         if verdict is False:
             return
+        if any(canonical(base) in CONV_LAYERS for base in classes.facts_of(node).bases):
+            return  # a conv layer's own forward (a weight-standardized Conv2d): the caller checks
         reports = list(self._check_forward(node, forward))
         if verdict:
             self.context.reports.extend(reports)

@@ -31,8 +31,8 @@ import builtins
 import dataclasses
 import enum
 import sys
-from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple
+from dataclasses import dataclass
+from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple
 
 from torchlint.ftypes import Applicability, Diagnostic, Fix
 from torchlint.lazy import cst
