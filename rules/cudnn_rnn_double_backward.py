@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import ast
-import importlib
 import sys
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Optional, Set, Tuple
@@ -11,10 +10,8 @@ from torchlint.ftypes import Applicability, Diagnostic, Edit, Fix, Location
 from torchlint.lazy import cst
 from torchlint.modules import canonical, file_classes, parameter_names, self_name
 from torchlint.names import ast_dotted_name, cst_dotted_name, module_level_ast_statements, resolve
-from torchlint.noqa import line_suppressions
 from torchlint.project import absolute_import, is_package, module_name, suffix_matches
-from torchlint.rule import Invalid, Positions, Rule, SourceView
-from torchlint.source import split_lines
+from torchlint.rule import Invalid, Positions, Report, Rule, SourceView
 
 RNN_LAYERS = frozenset({"torch.nn.LSTM", "torch.nn.GRU", "torch.nn.RNN"})
 CUDNN_FLAGS = "torch.backends.cudnn.flags"
@@ -772,12 +769,7 @@ class CudnnRnnDoubleBackward(Rule):
         return self._positions().start(site.node).row
 
     def _positions(self) -> Positions:
-        if getattr(self, "_position_cache", None) is None:
-            metadata = importlib.import_module("libcst.metadata")
-            wrapper = metadata.MetadataWrapper(self.context.module, unsafe_skip_copy=True)
-            lines = [line.rstrip("\r\n") for line in split_lines(self.context.text)]
-            self._position_cache = Positions(wrapper.resolve(metadata.PositionProvider), lines)
-        return self._position_cache
+        return self.context.positions
 
     def _site_off(self, site: _Site) -> bool:
         return site.disabled or self._cudnn_off_in_file
@@ -1053,16 +1045,11 @@ class CudnnRnnDoubleBackward(Rule):
                 )
         candidates = []
         if unreached:
-            positions = self._positions()
-            suppressions = line_suppressions(self.context.text)
             for layer, holders, reason in unreached:
-                start, end = positions.start(layer.node), positions.end(layer.node)
-                if suppressions.suppresses(start.row, self.code):
+                fix = None if reason else (lambda positions, layer=layer: self._fix(layer, positions))
+                diagnostic = self.context.diagnostic(Report(self, layer.node, "", fix))
+                if diagnostic is None:
                     continue
-                fix = None if reason else self._fix(layer, positions)
-                diagnostic = Diagnostic(
-                    self.code, "", self.context.path, start, end, fix=fix, noqa_row=suppressions.noqa_row(start.row)
-                )
                 candidates.append(
                     {
                         "diagnostic": diagnostic.to_json(),

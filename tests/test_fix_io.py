@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import os
 import stat
-from pathlib import Path
 
 from cli_support import run_torchlint
 from torchlint.config import Config
 from torchlint.engine import lint_text
 from torchlint.fix import fix_text
-from torchlint.ftypes import Applicability, Edit, Fix, Location
+from torchlint.ftypes import Applicability, Edit, Fix
 from torchlint.rule import Rule
 
 BAD = "import wandb\n\n\ndef train():\n    wandb.init()\n"

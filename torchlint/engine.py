@@ -5,15 +5,14 @@ This is the one function that both the CLI and the flake8 plugin call.
 
 from __future__ import annotations
 
-import importlib
 from typing import Callable, Dict, List, Optional, Sequence
 
 from torchlint.config import Config
 from torchlint.ftypes import Diagnostic, FileResult, Location
 from torchlint.lazy import cst
-from torchlint.noqa import code_matches, file_exemption, line_suppressions
-from torchlint.rule import Positions, Report, Rule, RuleContext, SourceView
-from torchlint.source import DecodeError, decode_source, detect_newline, split_lines
+from torchlint.noqa import code_matches, file_exemption
+from torchlint.rule import Rule, RuleContext, SourceView
+from torchlint.source import DecodeError, decode_source, detect_newline
 
 SYNTAX_CODE = "TL000"
 
@@ -80,7 +79,8 @@ def lint_text(
     reports = [r for r in context.reports if r.rule.code not in crashed]
     result.facts = {code: facts for code, facts in context.facts.items() if code not in crashed}
     if reports:
-        result.diagnostics.extend(_diagnostics(reports, module, text, path))
+        found = (context.diagnostic(report) for report in reports)
+        result.diagnostics.extend(d for d in found if d is not None)
     return result
 
 
@@ -118,33 +118,3 @@ class _RuleVisitor:
             for name in dir(type(self.rule))
             if name.startswith(("visit_", "leave_")) and callable(getattr(self.rule, name))
         }
-
-
-def _diagnostics(reports: Sequence[Report], module, text: str, path: str) -> List[Diagnostic]:
-    metadata = importlib.import_module("libcst.metadata")
-    wrapper = metadata.MetadataWrapper(module, unsafe_skip_copy=True)
-    lines = [line.rstrip("\r\n") for line in split_lines(text)]
-    positions = Positions(wrapper.resolve(metadata.PositionProvider), lines)
-    suppressions = line_suppressions(text)
-    diagnostics = []
-    for report in reports:
-        start, end = positions.start(report.node), positions.end(report.node)
-        if suppressions.suppresses(start.row, report.rule.code):
-            continue
-        fix = report.fix(positions) if report.fix is not None else None
-        diagnostics.append(
-            Diagnostic(
-                report.rule.code,
-                report.message,
-                path,
-                start,
-                end,
-                fix=fix,
-                noqa_row=suppressions.noqa_row(start.row),
-            )
-        )
-    return diagnostics
-
-
-def sort_diagnostics(diagnostics: List[Diagnostic]) -> List[Diagnostic]:
-    return sorted(diagnostics, key=lambda d: d.sort_key)

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, List, Optional, Sequence, Tuple
 
-from torchlint.ftypes import Applicability, Diagnostic, Edit, FileResult, Fix, Location
+from torchlint.ftypes import Applicability, FileResult, Fix, Location
 from torchlint.source import split_lines
 
 MAX_ITERATIONS = 10

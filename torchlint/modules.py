@@ -34,7 +34,7 @@ import sys
 from dataclasses import dataclass
 from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple
 
-from torchlint.ftypes import Applicability, Diagnostic, Fix
+from torchlint.ftypes import Diagnostic
 from torchlint.lazy import cst
 from torchlint.names import ImportMap, cst_dotted_name, resolve
 from torchlint.project import absolute_import, is_package, module_name, suffix_matches
@@ -283,35 +283,12 @@ class Deferred:
 def defer_reports(reports, context, class_name: str, needs: str) -> List[Deferred]:
     """Turn a rule's reports (rule.Report, not yet added to the context) into Deferred
     findings, with positions, noqa and fixes resolved now, while the tree is at hand.
-
-    The project pass's findings are not applied by `--fix` (the fixer re-lints one file
-    at a time), so a deferred fix is kept for display only."""
-    if not reports:
-        return []
-    import importlib
-
-    from torchlint.noqa import line_suppressions
-    from torchlint.rule import Positions
-    from torchlint.source import split_lines
-
-    metadata = importlib.import_module("libcst.metadata")
-    wrapper = metadata.MetadataWrapper(context.module, unsafe_skip_copy=True)
-    lines = [line.rstrip("\r\n") for line in split_lines(context.text)]
-    positions = Positions(wrapper.resolve(metadata.PositionProvider), lines)
-    suppressions = line_suppressions(context.text)
+    The runner applies the fixes of those the project pass keeps."""
     deferred = []
     for report in reports:
-        start, end = positions.start(report.node), positions.end(report.node)
-        if suppressions.suppresses(start.row, report.rule.code):
-            continue
-        fix = report.fix(positions) if report.fix is not None else None
-        if fix is not None:
-            fix = Fix(fix.message, fix.edits, Applicability.DISPLAY_ONLY)
-        diagnostic = Diagnostic(
-            report.rule.code, report.message, context.path, start, end, fix=fix,
-            noqa_row=suppressions.noqa_row(start.row),
-        )
-        deferred.append(Deferred(class_name, needs, diagnostic))
+        diagnostic = context.diagnostic(report)
+        if diagnostic is not None:
+            deferred.append(Deferred(class_name, needs, diagnostic))
     return deferred
 
 

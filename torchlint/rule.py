@@ -11,14 +11,17 @@ reported, which is why a fix is given as a function of `Positions`.
 from __future__ import annotations
 
 import ast
+import importlib
 import inspect
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Callable, ClassVar, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from torchlint.config import Config
-from torchlint.ftypes import Applicability, Edit, Fix, Location, RuleInfo
+from torchlint.ftypes import Applicability, Diagnostic, Edit, Fix, Location, RuleInfo
 from torchlint.names import ImportMap, ImportTable, ast_import_table
+from torchlint.noqa import LineSuppressions, line_suppressions
+from torchlint.source import split_lines
 
 
 @dataclass(frozen=True)
@@ -127,6 +130,34 @@ class RuleContext:
     @cached_property
     def imports(self) -> ImportMap:
         return ImportMap(self.module)
+
+    @cached_property
+    def positions(self) -> Positions:
+        """Node positions, computed on first use (it costs about two parses)."""
+        metadata = importlib.import_module("libcst.metadata")
+        wrapper = metadata.MetadataWrapper(self.module, unsafe_skip_copy=True)
+        lines = [line.rstrip("\r\n") for line in split_lines(self.text)]
+        return Positions(wrapper.resolve(metadata.PositionProvider), lines)
+
+    @cached_property
+    def suppressions(self) -> LineSuppressions:
+        return line_suppressions(self.text)
+
+    def diagnostic(self, report: Report) -> Optional[Diagnostic]:
+        """The finding a report becomes, with position and fix; None if `# noqa` hides it."""
+        positions = self.positions
+        start, end = positions.start(report.node), positions.end(report.node)
+        if self.suppressions.suppresses(start.row, report.rule.code):
+            return None
+        return Diagnostic(
+            report.rule.code,
+            report.message,
+            self.path,
+            start,
+            end,
+            fix=report.fix(positions) if report.fix is not None else None,
+            noqa_row=self.suppressions.noqa_row(start.row),
+        )
 
 
 class Rule:

@@ -2,7 +2,6 @@
 
 import json
 
-import pytest
 
 from torchlint.explain.cli import main
 
