@@ -13,6 +13,7 @@ from torchlint.lazy import cst
 from torchlint.noqa import code_matches, file_exemption
 from torchlint.rule import Rule, RuleContext, SourceView
 from torchlint.source import DecodeError, decode_source, detect_newline
+from torchlint.walk import visit_batched
 
 SYNTAX_CODE = "TL000"
 
@@ -87,34 +88,23 @@ def lint_text(
 def _traverse(module, rules: Sequence[Rule]) -> Dict[str, BaseException]:
     """Run every rule in one batched traversal; a rule that raises is switched off."""
     crashed: Dict[str, BaseException] = {}
-    visitors = [_RuleVisitor(rule, crashed) for rule in rules]
-    cst.visit_batched(module, visitors)
+    visitors = [
+        (name, _guard(rule, getattr(rule, name), crashed))
+        for rule in rules
+        for name in dir(type(rule))
+        if name.startswith(("visit_", "leave_"))
+    ]
+    visit_batched(module, visitors)
     return crashed
 
 
 def _guard(rule: Rule, method: Callable, crashed: Dict[str, BaseException]) -> Callable:
     def guarded(node):
         if rule.code in crashed:
-            return None
+            return
         try:
-            return method(node)
+            method(node)
         except Exception as error:  # a rule bug must not cost the other rules their findings
             crashed[rule.code] = error
-            return None
 
     return guarded
-
-
-class _RuleVisitor:
-    """Adapts a Rule (which does not subclass LibCST's visitor) to `visit_batched`."""
-
-    def __init__(self, rule: Rule, crashed: Dict[str, BaseException]) -> None:
-        self.rule = rule
-        self.crashed = crashed
-
-    def get_visitors(self) -> Dict[str, Callable]:
-        return {
-            name: _guard(self.rule, getattr(self.rule, name), self.crashed)
-            for name in dir(type(self.rule))
-            if name.startswith(("visit_", "leave_")) and callable(getattr(self.rule, name))
-        }

@@ -28,16 +28,16 @@ defines one of the `*_step` methods.
 from __future__ import annotations
 
 import builtins
-import dataclasses
 import enum
 import sys
 from dataclasses import dataclass
-from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from torchlint.ftypes import Diagnostic
 from torchlint.lazy import cst
 from torchlint.names import ImportMap, cst_dotted_name, resolve
 from torchlint.project import absolute_import, is_package, module_name, suffix_matches
+from torchlint.walk import children, walk
 
 
 class Kind(str, enum.Enum):
@@ -415,44 +415,6 @@ def _bind(values: Dict[str, List], target, value, instance: str) -> None:
             for left, right in zip(target.elements, value.elements):
                 if not isinstance(left, cst.StarredElement) and not isinstance(right, cst.StarredElement):
                     _bind(values, left.value, right.value, instance)
-
-
-_SKIPPED_FIELDS = ("whitespace", "lpar", "rpar", "comma", "semicolon", "header", "footer", "leading_lines", "lines_after")
-_CHILD_FIELDS: Dict[type, Tuple[str, ...]] = {}
-
-
-def children(node) -> List:
-    """The child nodes of a LibCST node, without whitespace and punctuation, in field
-    order (which is source order for everything rules care about). Several times faster
-    than LibCST's own `node.children`, which rebuilds the node to find them."""
-    names = _CHILD_FIELDS.get(type(node))
-    if names is None:
-        names = tuple(
-            f.name for f in dataclasses.fields(node) if not any(skip in f.name for skip in _SKIPPED_FIELDS)
-        )
-        _CHILD_FIELDS[type(node)] = names
-    found = []
-    for name in names:
-        value = getattr(node, name)
-        if isinstance(value, cst.CSTNode):
-            found.append(value)
-        elif isinstance(value, (tuple, list)):
-            found.extend(item for item in value if isinstance(item, cst.CSTNode))
-    return found
-
-
-def walk(node, into_functions: bool = True) -> Iterator:
-    """Every node under `node` (itself included), in source order. With
-    `into_functions=False`, nested function and class bodies are not entered."""
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        yield current
-        if not into_functions and current is not node and isinstance(
-            current, (cst.FunctionDef, cst.ClassDef, cst.Lambda)
-        ):
-            continue
-        stack.extend(reversed(children(current)))
 
 
 def module_functions(module) -> Dict[str, Any]:
