@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import platform
 import shlex
@@ -119,23 +120,42 @@ def _load(values: Sequence[float]) -> str:
     return " / ".join(f"{value:.2f}" for value in values)
 
 
-def environment(peer_paths: Optional[Dict[str, Path]], load_at_start: Sequence[float]) -> Dict[str, str]:
-    """The machine, its load (other work on it inflates wall times) and the versions."""
+def code_fingerprint() -> str:
+    """A hash of the torchlint code that runs (the editable install reads the working tree,
+    which other people may be editing while the benchmark runs)."""
+    digest = hashlib.sha1()
+    for path in sorted([*REPO.glob("torchlint/**/*.py"), *REPO.glob("rules/*.py")]):
+        digest.update(path.relative_to(REPO).as_posix().encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()[:12]
+
+
+def environment(peer_paths: Optional[Dict[str, Path]]) -> Dict[str, str]:
+    """The machine, its load (other work on it inflates wall times) and the versions,
+    taken before the runs (the commit is the code that was timed)."""
     memory_kib = int(_first("/proc/meminfo", "MemTotal").split()[0] or 0)
     env = {
         "CPU": f"{_first('/proc/cpuinfo', 'model name')}, {os.cpu_count()} cores "
         f"({len(os.sched_getaffinity(0))} usable)",
         "RAM": f"{memory_kib / MIB:.1f} GiB",
         "OS": platform.platform(),
-        "load average (1/5/15 min)": f"{_load(load_at_start)} at the start, {_load(os.getloadavg())} at the end",
+        "load average (1/5/15 min) at the start": _load(os.getloadavg()),
         "Python": f"{platform.python_version()} ({sys.executable})",
-        "torchlint": f"{metadata.version('torchlint')}, commit {torchlint_revision()}",
+        "torchlint": f"{metadata.version('torchlint')}, commit {torchlint_revision()}, "
+        f"code fingerprint {code_fingerprint()}",
         "libcst (torchlint's)": metadata.version("libcst"),
         "flake8 (with torchlint)": peers.output_of([sys.executable, "-m", "flake8", "--version"]),
     }
     if peer_paths:
         env.update(peers.versions(peer_paths))
     return env
+
+
+def finish(environment_at_start: Dict[str, str]) -> Dict[str, str]:
+    finished = {**environment_at_start, "load average (1/5/15 min) at the end": _load(os.getloadavg())}
+    if code_fingerprint() not in environment_at_start["torchlint"]:
+        finished["warning"] = (f"torchlint's code changed during the run (fingerprint now {code_fingerprint()}): "
+                               "runs before and after the change timed different code")
+    return finished
 
 
 def command_line(argv: Optional[Sequence[str]]) -> str:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -81,9 +80,11 @@ def peer_tools(paths: Dict[str, Path]) -> List[Tool]:
     return [
         Tool("torchfix", "TorchFix", [str(paths["torchfix"]), "."], ours=False),
         Tool("flake8", "flake8 (defaults, no plugin)", [str(paths["flake8"]), "--exit-zero", "."], ours=False),
-        Tool("flake8-tl", "flake8 + torchlint plugin (defaults + TL)", [*FLAKE8_WITH_PLUGIN, "--extend-select", "TL", "."]),
+        Tool("flake8-tl", "flake8 + torchlint plugin (defaults + TL)",
+             [*FLAKE8_WITH_PLUGIN, "--extend-select", "TL", "."]),
         Tool("flake8-select-tl", "flake8 --select TL", [*FLAKE8_WITH_PLUGIN, "--select", "TL", "."]),
-        Tool("ruff", "ruff check --no-cache (defaults)", [str(paths["ruff"]), "check", "--no-cache", "--exit-zero", "."], ours=False),
+        Tool("ruff", "ruff check --no-cache (defaults)",
+             [str(paths["ruff"]), "check", "--no-cache", "--exit-zero", "."], ours=False),
     ]
 
 
@@ -147,7 +148,8 @@ def bench_corpus(name: str, version: str, tree: Path, args, peer_paths) -> Corpu
             tools += [tool for tool in peer_tools(peer_paths) if not skipped(tool.key, name, args.skip)]
         if args.tools:
             tools = [tool for tool in tools if tool.key in args.tools or tool.key == BASELINE]
-        print(f"{name} {version}: {prefilter['total']['files']} files, {prefilter['total']['lines']} lines", file=sys.stderr)
+        total = prefilter["total"]
+        print(f"{name} {version}: {total['files']} files, {total['lines']} lines", file=sys.stderr)
         run.labels = {tool.key: tool.label for tool in tools}
         run.commands = {tool.key: tool.argv for tool in tools}
         run.notes += [f"Not run: {label}." for key, label in PEER_LABELS.items()
@@ -178,7 +180,8 @@ def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
     parser.add_argument("--tools", nargs="+", metavar="KEY", choices=[*OUR_KEYS, *PEER_LABELS],
                         help=f"only these runs (torchlint cold is always run: it is the baseline); "
                         f"keys: {', '.join([*OUR_KEYS, *PEER_LABELS])}")
-    parser.add_argument("--timeout", type=float, default=900.0, help="seconds before a run is stopped (peers: not repeated)")
+    parser.add_argument("--timeout", type=float, default=900.0,
+                        help="seconds before a run is stopped (a peer's is then not repeated)")
     parser.add_argument("--corpus-dir", type=Path, default=corpora.DEFAULT_CACHE)
     parser.add_argument("--peers-dir", type=Path, default=peers.DEFAULT_HOME)
     parser.add_argument("--results", type=Path, default=BENCH / "RESULTS.md")
@@ -188,10 +191,10 @@ def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     args = parse_args(argv)
-    load_at_start = os.getloadavg()
     peer_paths = None if args.no_peers else peers.install(args.peers_dir)
+    environment = results.environment(peer_paths)
     runs = [bench_corpus(name, version, tree, args, peer_paths) for name, version, tree in targets_for(args)]
-    report = results.Report(runs, results.environment(peer_paths, load_at_start), results.command_line(argv), args.note)
+    report = results.Report(runs, results.finish(environment), results.command_line(argv), args.note)
     print(results.text_table(report))
     results.prepend(args.results, results.markdown(report))
     print(f"results written to {args.results}", file=sys.stderr)
