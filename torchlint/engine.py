@@ -73,7 +73,7 @@ def lint_text(
         result.diagnostics.append(syntax_diagnostic(path, message, error.raw_line, error.raw_column + 1))
         return result
     result.parsed = True
-    context = RuleContext(module, text, path, config, newline or detect_newline(text))
+    context = RuleContext(module, text, path, config, newline or detect_newline(text), view)
     crashed = _traverse(module, [rule(context) for rule in rules])
     for code, error in crashed.items():
         result.errors.append(f"{path}: rule {code} crashed: {type(error).__name__}: {error}")

@@ -11,7 +11,6 @@ reported, which is why a fix is given as a function of `Positions`.
 from __future__ import annotations
 
 import ast
-import importlib
 import inspect
 from dataclasses import dataclass
 from functools import cached_property
@@ -21,6 +20,7 @@ from torchlint.config import Config
 from torchlint.ftypes import Applicability, Diagnostic, Edit, Fix, Location, RuleInfo
 from torchlint.names import ImportMap, ImportTable, ast_import_table
 from torchlint.noqa import LineSuppressions, line_suppressions
+from torchlint.positions import StatementRanges
 from torchlint.source import split_lines
 
 
@@ -118,8 +118,17 @@ class Report:
 class RuleContext:
     """What one rule instance knows of the file it checks."""
 
-    def __init__(self, module, text: str, path: str, config: Config, newline: str) -> None:
+    def __init__(
+        self,
+        module,
+        text: str,
+        path: str,
+        config: Config,
+        newline: str,
+        view: Optional[SourceView] = None,
+    ) -> None:
         self.module = module
+        self.view = view or SourceView(text, path)
         self.text = text
         self.path = path
         self.config = config
@@ -133,11 +142,9 @@ class RuleContext:
 
     @cached_property
     def positions(self) -> Positions:
-        """Node positions, computed on first use (it costs about two parses)."""
-        metadata = importlib.import_module("libcst.metadata")
-        wrapper = metadata.MetadataWrapper(self.module, unsafe_skip_copy=True)
+        """Node positions, computed on first use for the statements that need them."""
         lines = [line.rstrip("\r\n") for line in split_lines(self.text)]
-        return Positions(wrapper.resolve(metadata.PositionProvider), lines)
+        return Positions(StatementRanges(self.module, lambda: self.view.tree), lines)
 
     @cached_property
     def suppressions(self) -> LineSuppressions:

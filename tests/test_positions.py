@@ -1,0 +1,81 @@
+"""Positions computed per top-level statement equal LibCST's whole-module PositionProvider."""
+
+from __future__ import annotations
+
+import ast
+
+import libcst as cst
+import pytest
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from cli_support import FIXTURES
+from torchlint.positions import StatementRanges
+from torchlint.walk import walk
+
+TRICKY = '''#!/usr/bin/env python
+# header comment
+"""Module docstring."""
+import os; import sys
+from typing import (
+    Any,
+)
+
+
+@decorator(
+    arg=1,
+)
+# between decorator and def
+@other
+async def f(x, /, y=1, *a, z: "int" = 2, **k) -> Any:
+    return [i for i in x if i] if y else {k: v for k, v in a}
+
+
+class C(Base, metaclass=Meta):
+    """Doc."""
+
+    def m(self):
+        match self.x:
+            case [1, *rest] if rest:
+                pass
+        return f"{self.x!r:>{10}}"
+
+
+x = (1 +
+     2)  # trailing
+'''
+
+
+def _same(text: str) -> None:
+    module = cst.parse_module(text)
+    tree = ast.parse(text)
+    full = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    ours = StatementRanges(module, lambda: tree)
+    nodes = [node for node in walk(module) if node is not module]
+    assert nodes
+    for node in reversed(nodes):  # any order of requests must work
+        a, b = full[node], ours[node]
+        assert (a.start.line, a.start.column, a.end.line, a.end.column) == (
+            b.start.line, b.start.column, b.end.line, b.end.column
+        ), type(node).__name__
+    assert ours._fallback is None
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+def test_tricky_module(newline):
+    _same(TRICKY.replace("\n", newline))
+
+
+@pytest.mark.parametrize("path", sorted(FIXTURES.rglob("*.py")), ids=lambda p: p.name)
+def test_fixture_files(path):
+    text = path.read_text(encoding="utf-8")
+    try:
+        ast.parse(text)
+    except SyntaxError:
+        pytest.skip("unparsable fixture")
+    _same(text)
+
+
+def test_falls_back_when_the_ast_is_missing():
+    module = cst.parse_module("x = 1\n")
+    ranges = StatementRanges(module, lambda: None)
+    assert ranges[module.body[0]].start.line == 1 and ranges._fallback is not None
