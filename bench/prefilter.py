@@ -17,8 +17,7 @@ from typing import List
 
 from torchlint.config import load_config
 from torchlint.discovery import discover
-from torchlint.engine import candidate_rules
-from torchlint.noqa import code_matches, file_exemption
+from torchlint.engine import gated_rules, triggered_rules
 from torchlint.registry import all_rules, option_defaults, select_rules
 from torchlint.rule import SourceView
 from torchlint.source import DecodeError, decode_source
@@ -46,21 +45,19 @@ class Prefilter:
     largest_file: str = ""
 
 
-def classify(text: str, config, rules, stats: Prefilter) -> str:
+def classify(text: str, path: str, config, rules, stats: Prefilter) -> str:
     """'skipped' (no candidate rule), 'gated' (no gate holds) or 'parsed'."""
     lines = text.count("\n") + (not text.endswith("\n") and bool(text))
     stats.total.add(lines)
     start = time.perf_counter()
-    disabled_file, disabled_codes = file_exemption(text)
-    rules = [] if disabled_file else [r for r in rules if not code_matches(r.code, disabled_codes)]
-    candidates = candidate_rules(text, rules, config)
+    candidates = triggered_rules(text, path, config, rules)
     middle = time.perf_counter()
     stats.seconds_substrings += middle - start
     if not candidates:
         return "skipped"
     stats.past_substrings.add(lines)
-    view = SourceView(text)
-    passing = [rule for rule in candidates if rule.gate(view, config)]
+    view = SourceView(text, path)
+    passing = gated_rules(view, config, candidates)
     stats.seconds_gates += time.perf_counter() - middle
     if not passing or view.syntax_error is not None:
         return "gated"
@@ -80,7 +77,7 @@ def analyse(tree: Path) -> Prefilter:
         except DecodeError:
             stats.total.add(0)
             continue
-        outcome = classify(text, config, rules, stats)
+        outcome = classify(text, display, config, rules, stats)
         relative = path.relative_to(tree).as_posix()
         sizes["any"] = max(sizes["any"], (len(data), relative))
         if outcome == "parsed":

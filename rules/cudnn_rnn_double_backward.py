@@ -59,27 +59,26 @@ def _ast_false(node: ast.AST) -> bool:
     return isinstance(node, ast.Constant) and not node.value
 
 
-def _ast_has_role(tree: ast.Module, table: Mapping[str, str]) -> bool:
+def _ast_has_role(view: SourceView, table: Mapping[str, str]) -> bool:
     """Whether the file builds an RNN (or subclasses one) or differentiates twice."""
     transforms = 0
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ClassDef):
-            if any(canonical(resolve(ast_dotted_name(base), table)) in RNN_LAYERS for base in node.bases):
-                return True
-        elif isinstance(node, ast.Call):
-            qualified = canonical(resolve(ast_dotted_name(node.func), table))
-            if qualified in RNN_LAYERS or qualified in ALWAYS_SECOND_ORDER:
-                return True
-            if any(k.arg == "create_graph" and not _ast_false(k.value) for k in node.keywords):
-                return True
-            index = CREATE_GRAPH_AT.get(qualified or "")
-            if index is not None and len(node.args) > index and not _ast_false(node.args[index]):
-                return True
-            is_backward = isinstance(node.func, ast.Attribute) and node.func.attr == "backward"
-            if is_backward and len(node.args) > 2 and not _ast_false(node.args[2]):
-                return True
-            if qualified in TRANSFORMS:
-                transforms += 1
+    for node in view.nodes_of(ast.ClassDef):
+        if any(canonical(resolve(ast_dotted_name(base), table)) in RNN_LAYERS for base in node.bases):
+            return True
+    for node in view.nodes_of(ast.Call):
+        qualified = canonical(resolve(ast_dotted_name(node.func), table))
+        if qualified in RNN_LAYERS or qualified in ALWAYS_SECOND_ORDER:
+            return True
+        if any(k.arg == "create_graph" and not _ast_false(k.value) for k in node.keywords):
+            return True
+        index = CREATE_GRAPH_AT.get(qualified or "")
+        if index is not None and len(node.args) > index and not _ast_false(node.args[index]):
+            return True
+        is_backward = isinstance(node.func, ast.Attribute) and node.func.attr == "backward"
+        if is_backward and len(node.args) > 2 and not _ast_false(node.args[2]):
+            return True
+        if qualified in TRANSFORMS:
+            transforms += 1
     return transforms >= 2
 
 
@@ -306,7 +305,12 @@ class CudnnRnnDoubleBackward(Rule):
     summary = "cuDNN RNN reached by double backward (fails on CUDA)"
     fixable = True
     project_rule = True
-    triggers = STRONG_TRIGGERS + ("import",)  # "import": a package __init__ may re-export a holder
+    triggers = STRONG_TRIGGERS
+
+    @classmethod
+    def trigger_strings(cls, config: Config, path: str) -> Tuple[str, ...]:
+        # a package __init__ may re-export the class that holds an RNN: always look at it
+        return () if _is_init(path) else cls.triggers
 
     VALID = (
         # first-order backward only
@@ -421,7 +425,7 @@ class CudnnRnnDoubleBackward(Rule):
             return True
         if init and any(isinstance(n, ast.ImportFrom) for n in module_level_ast_statements(view.tree)):
             return True
-        return _ast_has_role(view.tree, view.imports)
+        return _ast_has_role(view, view.imports)
 
     # ---- collection (one traversal) ------------------------------------------------
 

@@ -122,7 +122,7 @@ class HeavyImportAtModuleLevel(Rule):
     )
 
     @classmethod
-    def trigger_strings(cls, config: Config) -> Tuple[str, ...]:
+    def trigger_strings(cls, config: Config, path: str) -> Tuple[str, ...]:
         return tuple({module.rsplit(".", 1)[-1] for module in config.lazy_imports})
 
     @classmethod

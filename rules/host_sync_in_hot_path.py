@@ -165,12 +165,11 @@ class HostSyncInHotPath(Rule):
     def gate(cls, view: SourceView, config: Config) -> bool:
         if view.tree is None:
             return True
-        for node in ast.walk(view.tree):
-            if isinstance(node, ast.ClassDef):
-                for function in node.body:
-                    if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) and function.name in HOT_PATHS:
-                        if any(_ast_is_sync(call, view.imports) for call in ast.walk(function)):
-                            return True
+        for node in view.nodes_of(ast.ClassDef):
+            for function in node.body:
+                if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) and function.name in HOT_PATHS:
+                    if any(_ast_is_sync(call, view.imports) for call in ast.walk(function)):
+                        return True
         return False
 
     @classmethod

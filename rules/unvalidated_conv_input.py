@@ -286,9 +286,8 @@ class UnvalidatedConvInput(Rule):
         if view.tree is None:
             return True
         settings = {**cls.options, **config.options_for(cls.name)}
-        classes = [node for node in ast.walk(view.tree) if isinstance(node, ast.ClassDef)]
-        factories = {n.name for n in ast.walk(view.tree) if isinstance(n, ast.FunctionDef)}
-        for node in classes:
+        factories = {n.name for n in view.nodes_of(ast.FunctionDef)}
+        for node in view.nodes_of(ast.ClassDef):
             for forward in node.body:
                 if isinstance(forward, ast.FunctionDef) and forward.name == "forward":
                     if _ast_may_fire(node, forward, settings, factories):

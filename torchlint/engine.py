@@ -18,14 +18,24 @@ from torchlint.walk import visit_batched
 SYNTAX_CODE = "TL000"
 
 
-def candidate_rules(text: str, rules: Sequence[type], config: Config) -> List[type]:
-    """Rules whose trigger substrings occur in the text (no triggers: always)."""
+def triggered_rules(text: str, path: str, config: Config, rules: Sequence[type]) -> List[type]:
+    """The rules not disabled for the file whose trigger substrings occur in its text."""
+    disabled_file, disabled_codes = file_exemption(text)
+    if disabled_file:
+        return []
     candidates = []
     for rule in rules:
-        triggers = rule.trigger_strings(config)
+        if disabled_codes and code_matches(rule.code, disabled_codes):
+            continue
+        triggers = rule.trigger_strings(config, path)
         if not triggers or any(trigger in text for trigger in triggers):
             candidates.append(rule)
     return candidates
+
+
+def gated_rules(view: SourceView, config: Config, rules: Sequence[type]) -> List[type]:
+    """The rules whose cheap gate holds: only these make the file worth a LibCST parse."""
+    return [rule for rule in rules if rule.gate(view, config)]
 
 
 def syntax_diagnostic(path: str, message: str, row: int, column: int) -> Diagnostic:
@@ -50,15 +60,11 @@ def lint_text(
 ) -> FileResult:
     """Lint one file's text with the given (already selected) rules."""
     result = FileResult(path)
-    disabled_file, disabled_codes = file_exemption(text)
-    if disabled_file:
-        return result
-    rules = [rule for rule in rules if not code_matches(rule.code, disabled_codes or frozenset())]
-    rules = candidate_rules(text, rules, config)
+    rules = triggered_rules(text, path, config, rules)
     if not rules:
         return result
     view = SourceView(text, path)
-    rules = [rule for rule in rules if rule.gate(view, config)]
+    rules = gated_rules(view, config, rules)
     if view.syntax_error is not None:
         error = view.syntax_error
         message = f"SyntaxError: {error.msg}"

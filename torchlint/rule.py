@@ -57,6 +57,36 @@ class SourceView:
     def imports(self) -> ImportTable:
         return ast_import_table(self.tree) if self.tree is not None else {}
 
+    def nodes_of(self, *kinds: type) -> List[ast.AST]:
+        """Every node of these ast types, from one shared walk of the tree."""
+        index = self._index
+        if len(kinds) == 1:
+            return index.get(kinds[0], [])
+        return [node for kind in kinds for node in index.get(kind, [])]
+
+    @cached_property
+    def _index(self) -> Dict[type, List[ast.AST]]:
+        index: Dict[type, List[ast.AST]] = {}
+        if self.tree is None:
+            return index
+        fields: Dict[type, Tuple[str, ...]] = {}
+        stack: List[ast.AST] = [self.tree]
+        node_type, list_type = ast.AST, list
+        while stack:
+            node = stack.pop()
+            kind = type(node)
+            index.setdefault(kind, []).append(node)
+            names = fields.get(kind)
+            if names is None:
+                names = fields[kind] = kind._fields
+            for name in names:
+                value = getattr(node, name, None)
+                if isinstance(value, node_type):
+                    stack.append(value)
+                elif type(value) is list_type:
+                    stack.extend(item for item in value if isinstance(item, node_type))
+        return index
+
 
 class Positions:
     """Source positions of the nodes of one parsed module (1-based rows and columns)."""
@@ -186,7 +216,7 @@ class Rule:
         self.settings = {**self.options, **context.config.options_for(self.name)}
 
     @classmethod
-    def trigger_strings(cls, config: Config) -> Tuple[str, ...]:
+    def trigger_strings(cls, config: Config, path: str) -> Tuple[str, ...]:
         """Substrings of which at least one must occur for the rule to fire (none: always)."""
         return cls.triggers
 

@@ -184,14 +184,29 @@ def run(
 
 
 def _parallel(jobs_in, settings: RunSettings, workers: int) -> List[FileOutcome]:
+    """Largest files first, in small chunks, so that no worker is left with the heavy tail."""
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
     from functools import partial
 
+    order = sorted(range(len(jobs_in)), key=lambda index: -_size(jobs_in[index]))
     context = multiprocessing.get_context("fork" if hasattr(os, "fork") else "spawn")
-    chunk = max(1, min(16, len(jobs_in) // (workers * 8) or 1))
+    outcomes: List[Optional[FileOutcome]] = [None] * len(jobs_in)
     with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-        return list(pool.map(partial(process_file, settings=settings), jobs_in, chunksize=chunk))
+        results = pool.map(partial(process_file, settings=settings), [jobs_in[i] for i in order], chunksize=2)
+        for index, outcome in zip(order, results):
+            outcomes[index] = outcome
+    return outcomes
+
+
+def _size(job) -> int:
+    _, path, data = job
+    if data is not None:
+        return len(data)
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
 
 
 def _project_pass(outcomes: Sequence[FileOutcome], settings: RunSettings) -> List[Diagnostic]:

@@ -42,7 +42,9 @@ def _child_fields(kind: type) -> Tuple[str, ...]:
 def children(node) -> List:
     """The child nodes of a LibCST node in source order, without whitespace and punctuation."""
     kind = type(node)
-    names = _CHILD_FIELDS.get(kind) or _child_fields(kind)
+    names = _CHILD_FIELDS.get(kind)
+    if names is None:
+        names = _child_fields(kind)
     found = []
     node_type = cst.CSTNode
     for name in names:
