@@ -286,7 +286,7 @@ class UnvalidatedConvInput(Rule):
         if view.tree is None:
             return True
         settings = {**cls.options, **config.options_for(cls.name)}
-        factories = {n.name for n in view.nodes_of(ast.FunctionDef)}
+        factories = _AstFactories(view.nodes_of(ast.FunctionDef))
         for node in view.nodes_of(ast.ClassDef):
             for forward in node.body:
                 if isinstance(forward, ast.FunctionDef) and forward.name == "forward":
@@ -700,15 +700,47 @@ _AST_LAYER_NAMES = frozenset(name.rsplit(".", 1)[-1] for name in CONV_LAYERS) | 
 _AST_FUNCTION_NAMES = frozenset(name.rsplit(".", 1)[-1] for name in CONV_FUNCTIONS)
 
 
-def _ast_layer_attributes(class_node: ast.ClassDef, factories) -> set:
-    """Attributes the class assigns from a call that may build a conv: a conv class,
-    `Sequential`, or a function or method defined in this file."""
+class _AstFactories:
+    """Which calls may build a conv, as far as the stdlib ast can tell: a conv class,
+    `Sequential` whose first layer may be one, or a function or method of this file that
+    returns such a call. A superset of what the rule resolves, so the gate stays a
+    necessary condition."""
+
+    def __init__(self, functions) -> None:
+        self._functions: Dict[str, List[ast.FunctionDef]] = {}
+        for function in functions:
+            self._functions.setdefault(function.name, []).append(function)
+        self._known: Dict[str, bool] = {}
+
+    def builds_conv(self, call: ast.Call, depth: int = 0) -> bool:
+        func = call.func
+        called = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+        if depth > 4 or called is None:
+            return False
+        if called == "Sequential":
+            first = call.args[0] if call.args else None
+            return isinstance(first, ast.Call) and self.builds_conv(first, depth + 1)
+        return called in _AST_LAYER_NAMES or self._is_factory(called, depth)
+
+    def _is_factory(self, name: str, depth: int) -> bool:
+        if name in self._known:
+            return self._known[name]
+        self._known[name] = False  # a recursive factory does not make itself one
+        found = any(
+            isinstance(node, ast.Return) and isinstance(node.value, ast.Call) and self.builds_conv(node.value, depth + 1)
+            for function in self._functions.get(name, ())
+            for node in ast.walk(function)
+        )
+        self._known[name] = found
+        return found
+
+
+def _ast_layer_attributes(class_node: ast.ClassDef, factories: _AstFactories) -> set:
+    """Attributes the class assigns from a call that may build a conv."""
     found = set()
     for node in ast.walk(class_node):
         if isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, ast.Call):
-            func = node.value.func
-            called = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
-            if called in _AST_LAYER_NAMES or called in factories:
+            if factories.builds_conv(node.value):
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                 found.update(t.attr for t in targets if isinstance(t, ast.Attribute))
     return found

@@ -5,6 +5,7 @@ This is the one function that both the CLI and the flake8 plugin call.
 
 from __future__ import annotations
 
+import ast
 from typing import Callable, Dict, List, Optional, Sequence
 
 from torchlint.config import Config
@@ -57,13 +58,15 @@ def lint_text(
     config: Config,
     rules: Sequence[type],
     newline: Optional[str] = None,
+    tree: Optional[ast.Module] = None,
 ) -> FileResult:
-    """Lint one file's text with the given (already selected) rules."""
+    """Lint one file's text with the given (already selected) rules; `tree`, the text's
+    stdlib ast if the caller has it, saves the gates a parse."""
     result = FileResult(path)
     rules = triggered_rules(text, path, config, rules)
     if not rules:
         return result
-    view = SourceView(text, path)
+    view = SourceView(text, path, tree)
     rules = gated_rules(view, config, rules)
     if view.syntax_error is not None:
         error = view.syntax_error

@@ -31,6 +31,7 @@ class TorchlintChecker:
     version = __version__
 
     def __init__(self, tree, lines: Sequence[str], filename: str) -> None:
+        self.tree = tree
         self.lines = lines
         self.filename = filename
 
@@ -54,7 +55,7 @@ class TorchlintChecker:
         path = Path(self.filename)
         directory = path.parent if self.filename not in ("-", "stdin") else Path.cwd()
         config, rules = _settings(str(directory.absolute()))
-        result = lint_text(source, self.filename, config, rules)
+        result = lint_text(source, self.filename, config, rules, tree=self.tree)
         diagnostics = [d for d in result.diagnostics if d.code != "TL000"]
         for rule in rules:
             if rule.project_rule and rule.code in result.facts:

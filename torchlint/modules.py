@@ -37,7 +37,7 @@ from torchlint.ftypes import Diagnostic
 from torchlint.lazy import cst
 from torchlint.names import ImportMap, cst_dotted_name, resolve
 from torchlint.project import absolute_import, is_package, module_name, suffix_matches
-from torchlint.walk import children, walk
+from torchlint.walk import children, statements, walk
 
 
 class Kind(str, enum.Enum):
@@ -397,7 +397,7 @@ def attribute_values(class_node) -> Dict[str, List]:
         instance = self_name(function)
         if instance is None:
             continue
-        for node in walk(function.body, into_functions=False):
+        for node in statements(function.body):
             if isinstance(node, cst.Assign):
                 for target in node.targets:
                     _bind(values, target.target, node.value, instance)

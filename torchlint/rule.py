@@ -40,10 +40,12 @@ class Invalid:
 class SourceView:
     """The cheap views of a file that gates may use; each is computed at most once."""
 
-    def __init__(self, text: str, path: str = "<string>") -> None:
+    def __init__(self, text: str, path: str = "<string>", tree: Optional[ast.Module] = None) -> None:
         self.text = text
         self.path = path
         self.syntax_error: Optional[SyntaxError] = None
+        if tree is not None:  # already parsed by the caller (flake8 hands plugins its tree)
+            self.__dict__["tree"] = tree
 
     @cached_property
     def tree(self) -> Optional[ast.Module]:

@@ -70,6 +70,38 @@ def walk(node, into_functions: bool = True) -> Iterator:
         stack.extend(reversed(children(current)))
 
 
+def statements(block) -> Iterator:
+    """Every statement in a block and the blocks nested in it (if/for/while/with/try/
+    match), small statements included, in source order; not those of nested function
+    or class definitions. Expressions are not walked, which makes this cheap."""
+    stack = [block]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, cst.SimpleStatementLine):
+            yield current
+            yield from current.body
+            continue
+        if isinstance(current, cst.SimpleStatementSuite):
+            yield from current.body
+            continue
+        if isinstance(current, (cst.IndentedBlock, cst.Module)):
+            stack.extend(reversed(current.body))
+            continue
+        if isinstance(current, cst.BaseCompoundStatement):
+            yield current
+            if isinstance(current, (cst.FunctionDef, cst.ClassDef)):
+                continue
+        stack.extend(reversed([child for child in children(current) if _holds_statements(child)]))
+
+
+def _holds_statements(node) -> bool:
+    """A block, a nested compound statement (`elif`), or an else/except/finally/case clause."""
+    return isinstance(
+        node,
+        (cst.BaseSuite, cst.BaseCompoundStatement, cst.Else, cst.ExceptHandler, cst.ExceptStarHandler, cst.Finally, cst.MatchCase),
+    )
+
+
 Handler = Callable[[object], None]
 
 
