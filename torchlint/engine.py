@@ -59,9 +59,11 @@ def lint_text(
     rules: Sequence[type],
     newline: Optional[str] = None,
     tree: Optional[ast.Module] = None,
+    flake8: bool = False,
 ) -> FileResult:
     """Lint one file's text with the given (already selected) rules; `tree`, the text's
-    stdlib ast if the caller has it, saves the gates a parse."""
+    stdlib ast if the caller has it, saves the gates a parse. `flake8`: leave `# noqa`
+    to flake8 and compute no fixes."""
     result = FileResult(path)
     rules = triggered_rules(text, path, config, rules)
     if not rules:
@@ -82,7 +84,7 @@ def lint_text(
         result.diagnostics.append(syntax_diagnostic(path, message, error.raw_line, error.raw_column + 1))
         return result
     result.parsed = True
-    context = RuleContext(module, text, path, config, newline or detect_newline(text), view)
+    context = RuleContext(module, text, path, config, newline or detect_newline(text), view, flake8)
     crashed = _traverse(module, [rule(context) for rule in rules])
     for code, error in crashed.items():
         result.errors.append(f"{path}: rule {code} crashed: {type(error).__name__}: {error}")

@@ -55,7 +55,7 @@ class TorchlintChecker:
         path = Path(self.filename)
         directory = path.parent if self.filename not in ("-", "stdin") else Path.cwd()
         config, rules = _settings(str(directory.absolute()))
-        result = lint_text(source, self.filename, config, rules, tree=self.tree)
+        result = lint_text(source, self.filename, config, rules, tree=self.tree, flake8=True)
         diagnostics = [d for d in result.diagnostics if d.code != "TL000"]
         for rule in rules:
             if rule.project_rule and rule.code in result.facts:

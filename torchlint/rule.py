@@ -158,8 +158,11 @@ class RuleContext:
         config: Config,
         newline: str,
         view: Optional[SourceView] = None,
+        flake8: bool = False,
     ) -> None:
         self.module = module
+        # flake8 applies its own `# noqa` and never applies fixes: skip both
+        self.flake8 = flake8
         self.view = view or SourceView(text, path)
         self.text = text
         self.path = path
@@ -186,6 +189,8 @@ class RuleContext:
         """The finding a report becomes, with position and fix; None if `# noqa` hides it."""
         positions = self.positions
         start, end = positions.start(report.node), positions.end(report.node)
+        if self.flake8:
+            return Diagnostic(report.rule.code, report.message, self.path, start, end)
         if self.suppressions.suppresses(start.row, report.rule.code):
             return None
         return Diagnostic(
