@@ -8,7 +8,7 @@ from typing import Any, Dict, List, Mapping, Optional, Set, Tuple
 from torchlint.config import Config
 from torchlint.ftypes import Applicability, Diagnostic, Edit, Fix, Location
 from torchlint.lazy import cst
-from torchlint.modules import canonical, file_classes, parameter_names, self_name
+from torchlint.modules import canonical, file_classes, is_docstring, parameter_names, self_name
 from torchlint.names import ast_dotted_name, cst_dotted_name, module_level_ast_statements, resolve
 from torchlint.project import absolute_import, is_package, module_name, suffix_matches
 from torchlint.rule import Invalid, Positions, Report, Rule, SourceView
@@ -1010,7 +1010,7 @@ class CudnnRnnDoubleBackward(Rule):
         body = self.context.module.body
         anchor = None
         for statement in body:
-            if _is_docstring(statement) or _is_future_import(statement):
+            if is_docstring(statement) or _is_future_import(statement):
                 continue
             if anchor is None:
                 anchor = statement
@@ -1190,15 +1190,6 @@ def _target_names(target) -> List[str]:
             names.extend(_target_names(element.value))
         return names
     return []
-
-
-def _is_docstring(statement) -> bool:
-    return (
-        isinstance(statement, cst.SimpleStatementLine)
-        and len(statement.body) == 1
-        and isinstance(statement.body[0], cst.Expr)
-        and isinstance(statement.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
-    )
 
 
 def _is_future_import(statement) -> bool:

@@ -8,6 +8,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from torchlint.config import Config
 from torchlint.ftypes import Applicability, Fix
 from torchlint.lazy import cst
+from torchlint.modules import is_docstring
 from torchlint.names import cst_dotted_name, import_module_name, module_level_ast_statements
 from torchlint.rule import Invalid, Positions, Rule, SourceView
 
@@ -273,19 +274,10 @@ def _import_code(module, statement, aliases) -> str:
     return f"from {import_module_name(statement)} import {names}"
 
 
-def _is_docstring(statement) -> bool:
-    return (
-        isinstance(statement, cst.SimpleStatementLine)
-        and len(statement.body) == 1
-        and isinstance(statement.body[0], cst.Expr)
-        and isinstance(statement.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
-    )
-
-
 def _insert_first(function, code: str, positions: Positions, newline: str):
     body = function.body.body
     first = body[0]
-    if _is_docstring(first):
+    if is_docstring(first):
         if len(body) > 1:
             return positions.insert_lines_before(body[1], [code], newline)
         return positions.insert_lines_after(first, [code], newline, positions.indent_of(first))

@@ -417,6 +417,16 @@ def _bind(values: Dict[str, List], target, value, instance: str) -> None:
                     _bind(values, left.value, right.value, instance)
 
 
+def is_docstring(statement) -> bool:
+    """Whether a statement is a bare string (a docstring when it comes first)."""
+    return (
+        isinstance(statement, cst.SimpleStatementLine)
+        and len(statement.body) == 1
+        and isinstance(statement.body[0], cst.Expr)
+        and isinstance(statement.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
+    )
+
+
 def module_functions(module) -> Dict[str, Any]:
     """The module-level functions of a file, by name (the last definition wins)."""
     return {

@@ -10,18 +10,10 @@ from pathlib import Path
 from typing import List, Sequence
 
 from torchlint.cli import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, error
+from torchlint.commands.parser import OneLineParser, UsageError
 from torchlint.config import Config, ConfigError, is_code_selector, load_config
 
 FORMATS = ("full", "concise", "json", "json-lines", "github", "sarif", "junit")
-
-
-class _UsageError(Exception):
-    pass
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # one line, exit 2, as argparse does, but ours
-        raise _UsageError(message)
 
 
 def _codes(text: str) -> List[str]:
@@ -33,7 +25,7 @@ def _codes(text: str) -> List[str]:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(
+    parser = OneLineParser(
         prog="torchlint check",
         description="Find (and fix) PyTorch code patterns behind CUDA/cuDNN failures.",
     )
@@ -71,7 +63,7 @@ def run_check_command(argv: Sequence[str]) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(list(argv))
-    except _UsageError as problem:
+    except UsageError as problem:
         error(f"{problem} (see `torchlint check --help`)")
         return EXIT_ERROR
     paths = args.paths or ["."]

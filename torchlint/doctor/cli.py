@@ -11,7 +11,9 @@ import os
 import json
 import sys
 from pathlib import Path
-from typing import List, NoReturn, Optional
+from typing import List, Optional
+
+from torchlint.commands.parser import OneLineParser, UsageError
 
 from torchlint.config import ConfigError
 from torchlint.doctor.facts import Facts, FactsError, facts_from_dict
@@ -20,17 +22,8 @@ from torchlint.doctor.results import failed
 PROG = "torchlint doctor"
 
 
-class UsageError(Exception):
-    """A bad command line, config or facts file; the message is one line."""
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        raise UsageError(message)
-
-
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(
+    parser = OneLineParser(
         prog=PROG,
         description="Check the CUDA/cuDNN environment against [tool.torchlint.runtime].",
     )

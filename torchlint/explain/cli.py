@@ -9,22 +9,15 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import List, NoReturn, Optional
+from typing import List, Optional
+
+from torchlint.commands.parser import OneLineParser, UsageError
 
 PROG = "torchlint explain"
 
 
-class UsageError(Exception):
-    """A bad command line or unreadable input; the message is one line."""
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        raise UsageError(message)
-
-
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog=PROG, description="Match a log or traceback against known runtime error signatures.")
+    parser = OneLineParser(prog=PROG, description="Match a log or traceback against known runtime error signatures.")
     parser.add_argument("file", nargs="?", default="-", metavar="FILE", help="log file to read (default: stdin)")
     parser.add_argument("--format", choices=("text", "json"), default="text")
     return parser

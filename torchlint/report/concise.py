@@ -8,7 +8,8 @@ from torchlint.ftypes import Diagnostic
 from torchlint.report import paths
 from torchlint.report.context import ReportContext
 from torchlint.report.fix_summary import fix_summary_lines
-from torchlint.report.fixability import fix_applies, show_fix_marker
+from torchlint.fix import is_applicable
+from torchlint.report.fixability import show_fix_marker
 from torchlint.report.styled import Line, write_lines
 
 
@@ -26,7 +27,7 @@ def header(diagnostic: Diagnostic, ctx: ReportContext, markers: bool) -> Line:
         (diagnostic.code, "bold red"),
         (" ", ""),
     ]
-    if markers and fix_applies(diagnostic.fix, ctx.unsafe_fixes):
+    if markers and is_applicable(diagnostic.fix, ctx.unsafe_fixes):
         line += [("[", ""), ("*", "cyan"), ("] ", "")]
     line.append((diagnostic.message, ""))
     return line

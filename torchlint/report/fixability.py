@@ -3,18 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional, Sequence
+from typing import Sequence
 
-from torchlint.ftypes import Applicability, Diagnostic, Fix
-
-
-def fix_applies(fix: Optional[Fix], unsafe_fixes: bool) -> bool:
-    """True when `--fix` would apply `fix`: safe fixes always, unsafe ones only if enabled."""
-    if fix is None:
-        return False
-    if fix.applicability is Applicability.SAFE:
-        return True
-    return unsafe_fixes and fix.applicability is Applicability.UNSAFE
+from torchlint.fix import is_applicable
+from torchlint.ftypes import Applicability, Diagnostic
 
 
 @dataclass(frozen=True)
@@ -27,7 +19,7 @@ def count_fixable(diagnostics: Sequence[Diagnostic], unsafe_fixes: bool) -> Fixa
     """Count the fixes `--fix` would apply, and the unsafe ones it would skip."""
     applicable = hidden = 0
     for diagnostic in diagnostics:
-        if fix_applies(diagnostic.fix, unsafe_fixes):
+        if is_applicable(diagnostic.fix, unsafe_fixes):
             applicable += 1
         elif diagnostic.fix is not None and diagnostic.fix.applicability is Applicability.UNSAFE:
             hidden += 1
@@ -42,4 +34,4 @@ def show_fix_marker(diagnostics: Sequence[Diagnostic], unsafe_fixes: bool, fix_m
     """
     if fix_mode:
         return False
-    return any(fix_applies(d.fix, unsafe_fixes) for d in diagnostics)
+    return any(is_applicable(d.fix, unsafe_fixes) for d in diagnostics)

@@ -8,7 +8,7 @@ from typing import Sequence, TextIO
 
 from torchlint.ftypes import Diagnostic
 from torchlint.report.context import ReportContext
-from torchlint.report.fixability import fix_applies
+from torchlint.fix import is_applicable
 from torchlint.report.styled import Line, write_lines
 
 
@@ -19,7 +19,7 @@ def statistics(diagnostics: Sequence[Diagnostic], ctx: ReportContext) -> list[di
     fixed, which is what ruff's grouping amounts to.
     """
     counts: Counter = Counter(d.code for d in diagnostics)
-    unfixable = {d.code for d in diagnostics if not fix_applies(d.fix, ctx.unsafe_fixes)}
+    unfixable = {d.code for d in diagnostics if not is_applicable(d.fix, ctx.unsafe_fixes)}
     return [
         {"code": code, "name": ctx.rule_name(code), "count": count, "fixable": code not in unfixable}
         for code, count in sorted(counts.items(), key=lambda item: (-item[1], item[0]))
