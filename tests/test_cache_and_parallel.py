@@ -11,7 +11,7 @@ import torchlint.cache
 from cli_support import FIXTURES, run_torchlint
 from torchlint.config import Config
 from torchlint.registry import all_rules
-from torchlint.runner import RunSettings, process_file
+from torchlint.runner import RunSettings, run
 
 BAD = "import wandb\n\n\ndef train():\n    wandb.init()\n"
 
@@ -25,7 +25,7 @@ def project(tmp_path):
 
 
 def lint(path: Path, settings: RunSettings):
-    return process_file((path.name, path, None), settings)
+    return run([(path.name, path, None)], settings, workers=1).outcomes[0]
 
 
 def test_second_run_hits_and_gives_the_same_findings(project):

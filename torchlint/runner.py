@@ -87,31 +87,55 @@ def _relative(display: str, config: Config) -> str:
         return display
 
 
-def process_file(job: Tuple[str, Optional[Path], Optional[bytes]], settings: RunSettings) -> FileOutcome:
-    """Lint (or fix) one file. `job` is (display name, path, bytes when read from stdin)."""
+Job = Tuple[str, Optional[Path], Optional[bytes]]
+
+
+def _read(job: Job) -> Tuple[Optional[bytes], Optional[FileOutcome]]:
+    """The file's bytes, or the outcome that reports why it cannot be read."""
     display, path, data = job
-    outcome = FileOutcome(display)
+    if data is not None:
+        return data, None
     try:
-        if data is None:
-            data = path.read_bytes()
+        return path.read_bytes(), None
     except OSError as error:
-        outcome.diagnostics.append(
-            syntax_diagnostic(display, f"Cannot read file: {error.strerror or error}", 1, 1)
-        )
-        return outcome
+        outcome = FileOutcome(display)
+        message = f"Cannot read file: {error.strerror or error}"
+        outcome.diagnostics.append(syntax_diagnostic(display, message, 1, 1))
+        return None, outcome
+
+
+def lookup(job: Job, settings: RunSettings) -> Tuple[Optional[FileOutcome], Job]:
+    """The cached outcome of an unchanged file (or of one that cannot be read), else None
+    and the job with its bytes read, ready for `process_file`."""
+    data, unreadable = _read(job)
+    if unreadable is not None:
+        return unreadable, job
+    display, path, _ = job
+    if settings.use_cache:
+        cache = Cache(settings.config.root, _salt(settings))
+        cached = cache.get(cache.key(data, display), display)
+        if cached is not None and (settings.mode == "check" or not _has_fix(cached, settings.unsafe)):
+            outcome = FileOutcome(display, cached=True)
+            return _with_result(outcome, cached, data if settings.keep_sources else None), (display, path, data)
+    return None, (display, path, data)
+
+
+def process_file(job: Job, settings: RunSettings) -> FileOutcome:
+    """Lint (or fix) one file, not found in the cache. `job` is (display name, path,
+    bytes if already read)."""
+    data, unreadable = _read(job)
+    if unreadable is not None:
+        return unreadable
+    display, path, _ = job
+    outcome = FileOutcome(display)
     rules = rules_for(display, settings)
-    cache = Cache(settings.config.root, _salt(settings)) if settings.use_cache else None
-    key = cache.key(data, display) if cache else None
-    cached = cache.get(key, display) if cache else None
-    if cached is not None and (settings.mode == "check" or not _has_fix(cached, settings.unsafe)):
-        outcome.cached = True
-        return _with_result(outcome, cached, data if settings.keep_sources else None)
-    if settings.mode == "check":
-        result = lint_bytes(data, display, settings.config, rules)
-        if cache:
-            cache.put(key, result)
-        return _with_result(outcome, result, data if settings.keep_sources else None)
-    return _fix_file(outcome, path, data, rules, settings)
+    if settings.mode != "check":
+        return _fix_file(outcome, path, data, rules, settings)
+    result = lint_bytes(data, display, settings.config, rules)
+    if settings.use_cache:
+        cache = Cache(settings.config.root, _salt(settings))
+        cache.put(cache.key(data, display), result)
+    return _with_result(outcome, result, data if settings.keep_sources else None)
 
 
 def _has_fix(result: FileResult, unsafe: bool) -> bool:
@@ -169,10 +193,19 @@ def run(
 ) -> RunResult:
     """Every file's outcome (in input order) and all diagnostics, project rules included."""
     workers = workers or default_jobs()
-    if workers <= 1 or len(jobs_in) < SERIAL_BELOW:
-        outcomes = [process_file(job, settings) for job in jobs_in]
+    outcomes: List[Optional[FileOutcome]] = []
+    misses: List[Tuple[int, Job]] = []
+    for index, job in enumerate(jobs_in):
+        outcome, ready = lookup(job, settings)
+        outcomes.append(outcome)
+        if outcome is None:
+            misses.append((index, ready))
+    if workers <= 1 or len(misses) < SERIAL_BELOW:
+        fresh = [process_file(job, settings) for _, job in misses]
     else:
-        outcomes = _parallel(jobs_in, settings, workers)
+        fresh = _parallel([job for _, job in misses], settings, workers)
+    for (index, _), outcome in zip(misses, fresh):
+        outcomes[index] = outcome
     project = _project_pass(outcomes, settings)
     if settings.mode != "check":
         project = apply_project_fixes(outcomes, project, settings)
