@@ -3,7 +3,7 @@
 Run as `python bench/prefilter.py TREE`; prints JSON. It runs in its own process so that
 the benchmark process stays small (see measure.py on RSS across exec). It mirrors
 `torchlint.engine.lint_text` up to the parse: the file's own `# torchlint: noqa`, then
-`candidate_rules` (trigger substrings), then each candidate rule's `gate`.
+`triggered_rules` (trigger substrings), then `gated_rules` (each rule's `gate`).
 """
 
 from __future__ import annotations

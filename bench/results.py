@@ -41,7 +41,7 @@ stay below so that regressions show. How it measures:
 - **torchlint warm**: the cache (`.torchlint_cache/`) was filled by the previous run and
   nothing changed. **one file touched**: a comment line appended to one file (the largest
   file that reaches LibCST) before the run, removed after it.
-- **Prefilter**: computed in-process with torchlint's own `candidate_rules` (trigger
+- **Prefilter**: computed in-process with torchlint's own `triggered_rules` (trigger
   substrings) and each rule's `gate` (stdlib `ast`): the files and lines that never reach
   a LibCST parse.
 - **flake8 plugin cost**: plain flake8 runs in a venv with only flake8 (the same flake8,
