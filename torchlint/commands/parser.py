@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
-from typing import NoReturn
+import os
+import sys
+from typing import Callable, NoReturn, Tuple, Type
 
 
 class UsageError(Exception):
@@ -15,3 +17,26 @@ class OneLineParser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         raise UsageError(message)
+
+
+def one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def run_guarded(prog: str, run: Callable[[], int], expected: Tuple[Type[Exception], ...] = (UsageError,)) -> int:
+    """Run a subcommand: an expected error is one line and exit 2, ^C is 130, a closed
+    pipe (`... | head`) is not an error, and nothing ever prints a traceback."""
+    try:
+        return run()
+    except expected as error:
+        print(f"{prog}: error: {one_line(str(error))}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"{prog}: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # so the exit-time flush is quiet
+        return 0
+    except Exception as error:  # the promise is: never a traceback
+        print(f"{prog}: internal error: {type(error).__name__}: {one_line(str(error))}", file=sys.stderr)
+        return 2

@@ -7,13 +7,12 @@ configuration error (one line on stderr, never a traceback).
 from __future__ import annotations
 
 import argparse
-import os
 import json
 import sys
 from pathlib import Path
 from typing import List, Optional
 
-from torchlint.commands.parser import OneLineParser, UsageError
+from torchlint.commands.parser import OneLineParser, UsageError, run_guarded
 
 from torchlint.config import ConfigError
 from torchlint.doctor.facts import Facts, FactsError, facts_from_dict
@@ -44,20 +43,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Optional[List[str]] = None) -> int:
     """Run `torchlint doctor ARGS...`; return the exit code."""
-    try:
-        return _run(build_parser(), list(sys.argv[1:] if argv is None else argv))
-    except (UsageError, ConfigError) as error:
-        print(f"{PROG}: error: {_one_line(str(error))}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print(f"{PROG}: interrupted", file=sys.stderr)
-        return 130
-    except BrokenPipeError:  # `... | head`: the reader left, which is not an error (as in `torchlint check`)
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # so the exit-time flush is quiet
-        return 0
-    except Exception as error:  # the promise is: never a traceback
-        print(f"{PROG}: internal error: {type(error).__name__}: {_one_line(str(error))}", file=sys.stderr)
-        return 2
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    return run_guarded(PROG, lambda: _run(build_parser(), arguments), (UsageError, ConfigError))
 
 
 def _run(parser: argparse.ArgumentParser, argv: List[str]) -> int:
@@ -107,6 +94,3 @@ def _load_facts(path: Path) -> Facts:
         kind = "not JSON" if not isinstance(error, FactsError) else "not a torchlint facts record"
         raise UsageError(f"{path}: {kind}: {error}") from None
 
-
-def _one_line(text: str) -> str:
-    return " ".join(text.split())

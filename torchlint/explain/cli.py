@@ -7,11 +7,10 @@ Reads FILE, or stdin when FILE is absent or `-`. Exit codes: 0 a signature match
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from typing import List, Optional
 
-from torchlint.commands.parser import OneLineParser, UsageError
+from torchlint.commands.parser import OneLineParser, UsageError, run_guarded
 
 PROG = "torchlint explain"
 
@@ -25,20 +24,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Optional[List[str]] = None) -> int:
     """Run `torchlint explain ARGS...`; return the exit code."""
-    try:
-        return _run(list(sys.argv[1:] if argv is None else argv))
-    except UsageError as error:
-        print(f"{PROG}: error: {' '.join(str(error).split())}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print(f"{PROG}: interrupted", file=sys.stderr)
-        return 130
-    except BrokenPipeError:  # `... | head`: the reader left, which is not an error (as in `torchlint check`)
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # so the exit-time flush is quiet
-        return 0
-    except Exception as error:  # the promise is: never a traceback
-        print(f"{PROG}: internal error: {type(error).__name__}: {' '.join(str(error).split())}", file=sys.stderr)
-        return 2
+    return run_guarded(PROG, lambda: _run(list(sys.argv[1:] if argv is None else argv)))
 
 
 def _run(argv: List[str]) -> int:
