@@ -292,3 +292,19 @@ def test_cache_is_created_with_tag(tmp_path):
     cache = tmp_path / ".torchlint_cache"
     assert (cache / "CACHEDIR.TAG").read_text().startswith("Signature: 8a477f597d28d172789f06886806bc55")
     assert (cache / ".gitignore").read_text() == "*\n"
+
+
+def test_a_clean_file_needs_no_libcst_rich_or_torch(tmp_path):
+    import subprocess
+    import sys
+
+    path = write(tmp_path, "clean.py", "import os\n\nprint(os.sep)\n")
+    code = (
+        "import sys\nfrom torchlint.cli import main\n"
+        f"code = main(['check', '--no-cache', '--output-format', 'concise', {str(path)!r}])\n"
+        "loaded = [m for m in ('libcst', 'rich', 'torch') if m in sys.modules "
+        "and not type(sys.modules[m]).__name__.startswith('_Lazy')]\n"
+        "print(code, loaded)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, cwd=tmp_path)
+    assert result.stdout.decode().splitlines()[-1] == "0 []", result.stderr.decode()
