@@ -227,6 +227,8 @@ def test_gitignore_excludes_and_named_files(tmp_path):
     assert named.returncode == 1 and len([l for l in lines(named) if "TL001" in l]) == 2
     forced = run_torchlint("check", "--force-exclude", "legacy/bad.py", cwd=tmp_path)
     assert forced.returncode == 0
+    named_directory = run_torchlint("check", "--output-format", "concise", "generated", cwd=tmp_path)
+    assert [l.split(":")[0] for l in lines(named_directory) if "TL001" in l] == ["generated/bad.py"]
 
 
 @pytest.mark.parametrize(

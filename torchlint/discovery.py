@@ -95,7 +95,8 @@ def _walk(top: Path, excluder: Excluder) -> Iterator[Path]:
         for directory in reversed(absolute_top.parents):
             if directory == repository or repository in directory.parents:
                 ignore = _gitignore(directory)
-                if ignore:
+                # a directory named on the command line is linted even if a .gitignore above ignores it
+                if ignore and not ignore.ignores(absolute_top, True):
                     inherited.append(ignore)
     yield from _walk_directory(top, excluder, inherited, repository is not None)
 
