@@ -107,3 +107,22 @@ def test_overlapping_fixes_converge_over_iterations():
         "    import wandb\n    return tensorboard, data, wandb\n"
     )
     assert sum(outcome.applied.values()) == 2
+
+
+class _FixCrashes(Rule):
+    """A rule whose fix raises while positions are resolved."""
+
+    code = "TL996"
+    name = "fix-crashes"
+    summary = "test"
+
+    def visit_Import(self, node):
+        self.report(node, "boom", fix=lambda positions: 1 / 0)
+
+
+def test_a_rule_crashing_while_building_its_fix_is_contained():
+    from torchlint.registry import find_rule
+
+    result = lint_text(BAD, "x.py", Config(), [_FixCrashes, find_rule("TL001")])
+    assert [d.code for d in result.diagnostics] == ["TL001"]
+    assert result.errors == ["x.py: rule TL996 crashed: ZeroDivisionError: division by zero"]

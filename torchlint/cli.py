@@ -22,26 +22,23 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return EXIT_CLEAN
     command = argv[0] if argv and argv[0] in SUBCOMMANDS else "check"
     rest = argv[1:] if argv and argv[0] in SUBCOMMANDS else argv
-    try:
-        if command == "doctor":
-            from torchlint.doctor.cli import main as doctor_main
+    if command == "doctor":
+        from torchlint.doctor.cli import main as doctor_main
 
-            return doctor_main(rest)
-        if command == "explain":
-            from torchlint.explain.cli import main as explain_main
+        return doctor_main(rest)
+    if command == "explain":
+        from torchlint.explain.cli import main as explain_main
 
-            return explain_main(rest)
-        if command == "rule":
-            from torchlint.commands.rule import run_rule_command
+        return explain_main(rest)
+    from torchlint.commands.parser import run_guarded
 
-            return run_rule_command(rest)
-        from torchlint.commands.check import run_check_command
+    if command == "rule":
+        from torchlint.commands.rule import run_rule_command
 
-        return run_check_command(rest)
-    except KeyboardInterrupt:
-        return 130
-    except BrokenPipeError:
-        return EXIT_CLEAN
+        return run_guarded("torchlint rule", lambda: run_rule_command(rest))
+    from torchlint.commands.check import run_check_command
+
+    return run_guarded("torchlint", lambda: run_check_command(rest))
 
 
 def error(message: str) -> None:

@@ -86,14 +86,26 @@ def lint_text(
     result.parsed = True
     context = RuleContext(module, text, path, config, newline or detect_newline(text), view, flake8)
     crashed = _traverse(module, [rule(context) for rule in rules])
-    for code, error in crashed.items():
-        result.errors.append(f"{path}: rule {code} crashed: {type(error).__name__}: {error}")
-    reports = [r for r in context.reports if r.rule.code not in crashed]
+    findings = []
+    for report in context.reports:
+        code = report.rule.code
+        if code in crashed:
+            continue
+        try:  # positions and fixes run rule code too
+            findings.append((code, context.diagnostic(report)))
+        except Exception as error:
+            crashed[code] = error
+    result.diagnostics.extend(d for code, d in findings if d is not None and code not in crashed)
     result.facts = {code: facts for code, facts in context.facts.items() if code not in crashed}
-    if reports:
-        found = (context.diagnostic(report) for report in reports)
-        result.diagnostics.extend(d for d in found if d is not None)
+    for code, error in crashed.items():
+        result.errors.append(f"{path}: rule {code} crashed: {describe(error)}")
     return result
+
+
+def describe(error: BaseException) -> str:
+    """An exception as one short line, for an internal-error report."""
+    text = " ".join(str(error).split())
+    return f"{type(error).__name__}: {text[:157] + '...' if len(text) > 160 else text}"
 
 
 def _traverse(module, rules: Sequence[Rule]) -> Dict[str, BaseException]:

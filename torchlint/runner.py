@@ -13,7 +13,7 @@ import pathspec
 
 from torchlint.cache import Cache
 from torchlint.config import Config
-from torchlint.engine import lint_bytes, lint_text, syntax_diagnostic
+from torchlint.engine import describe, lint_bytes, lint_text, syntax_diagnostic
 from torchlint.fix import apply_fixes, fix_text, is_applicable, parses, unified_diff, write_atomic
 from torchlint.ftypes import Diagnostic, FileResult
 from torchlint.registry import all_rules, code_fingerprint
@@ -129,9 +129,13 @@ def process_file(job: Job, settings: RunSettings) -> FileOutcome:
     display, path, _ = job
     outcome = FileOutcome(display)
     rules = rules_for(display, settings)
-    if settings.mode != "check":
-        return _fix_file(outcome, path, data, rules, settings)
-    result = lint_bytes(data, display, settings.config, rules)
+    try:
+        if settings.mode != "check":
+            return _fix_file(outcome, path, data, rules, settings)
+        result = lint_bytes(data, display, settings.config, rules)
+    except Exception as error:  # e.g. RecursionError deep inside LibCST: this file only
+        outcome.errors.append(f"{display}: internal error: {describe(error)}")
+        return outcome
     if settings.use_cache:
         cache = Cache(settings.config.root, _salt(settings))
         cache.put(cache.key(data, display), result)
