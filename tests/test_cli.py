@@ -164,6 +164,8 @@ def test_usage_errors_exit_2_with_one_line(tmp_path, args, needle):
         ("select = 'TL001'\nfix = 'yes'", "`fix` must be true or false"),
         ("select = ['NOPE']", "`select` has 'NOPE'"),
         ("lazy-imports = 3", "`lazy-imports` must be a list of strings"),
+        ("[tool.torchlint.runtime]\ncuda = '12'", "`runtime.cuda`"),
+        ("[tool.torchlint.runtime]\ncdua = '>=12'", "unknown key `cdua`"),
     ],
 )
 def test_bad_config_exits_2_naming_file_and_key(tmp_path, table, needle):

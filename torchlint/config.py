@@ -76,7 +76,6 @@ class Config:
     unsafe_fixes: bool = False
     lazy_imports: Tuple[str, ...] = DEFAULT_LAZY_IMPORTS
     rule_options: Tuple[Tuple[str, Tuple[Tuple[str, Any], ...]], ...] = ()
-    runtime: Tuple[Tuple[str, Any], ...] = ()
 
     def options_for(self, rule_name: str) -> Dict[str, Any]:
         return dict(dict(self.rule_options).get(rule_name, ()))
@@ -106,7 +105,7 @@ def find_config_file(start: Path) -> Optional[Path]:
             if name == "torchlint.toml":
                 return candidate
             try:
-                if "torchlint" in _read_toml(candidate).get("tool", {}):
+                if "torchlint" in read_toml(candidate).get("tool", {}):
                     return candidate
             except ConfigError:
                 return candidate
@@ -115,13 +114,13 @@ def find_config_file(start: Path) -> Optional[Path]:
 
 def read_table(path: Path) -> Dict[str, Any]:
     """The torchlint table of a config file (the whole file for torchlint.toml)."""
-    data = _read_toml(path)
+    data = read_toml(path)
     if path.name == "torchlint.toml":
         return data.get("tool", {}).get("torchlint", data)
     return data.get("tool", {}).get("torchlint", {})
 
 
-def _read_toml(path: Path) -> Dict[str, Any]:
+def read_toml(path: Path) -> Dict[str, Any]:
     try:
         with open(path, "rb") as handle:
             return tomllib.load(handle)
@@ -213,10 +212,10 @@ def load_config(
             settings[attr] = _bool(path, key, value)
         elif key == "per-file-ignores":
             settings[attr] = _per_file_ignores(path, key, value)
-        elif key == "runtime":
-            if not isinstance(value, dict):
-                raise ConfigError(f"{path}: `runtime` must be a table")
-            settings["runtime"] = tuple(value.items())
+        elif key == "runtime":  # read by `torchlint doctor`; a typo is an error here too
+            from torchlint.doctor.requirements import parse_requirements
+
+            parse_requirements(value, path)
         elif key in rule_option_defaults:
             rule_options.append((key, _rule_options(path, key, value, rule_option_defaults)))
         else:

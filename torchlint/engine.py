@@ -9,14 +9,13 @@ import ast
 from typing import Callable, Dict, List, Optional, Sequence
 
 from torchlint.config import Config
-from torchlint.ftypes import Diagnostic, FileResult, Location
+from torchlint.ftypes import SYNTAX_CODE, Diagnostic, FileResult, Location
 from torchlint.lazy import cst
 from torchlint.noqa import code_matches, file_exemption
 from torchlint.rule import Rule, RuleContext, SourceView
 from torchlint.source import DecodeError, decode_source, detect_newline
 from torchlint.walk import visit_batched
 
-SYNTAX_CODE = "TL000"
 
 
 def triggered_rules(text: str, path: str, config: Config, rules: Sequence[type]) -> List[type]:

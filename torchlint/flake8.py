@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Iterator, Sequence, Tuple
 
 from torchlint import __version__
+from torchlint.ftypes import SYNTAX_CODE
 
 
 @lru_cache(maxsize=32)
@@ -56,7 +57,7 @@ class TorchlintChecker:
         directory = path.parent if self.filename not in ("-", "stdin") else Path.cwd()
         config, rules = _settings(str(directory.absolute()))
         result = lint_text(source, self.filename, config, rules, tree=self.tree, flake8=True)
-        diagnostics = [d for d in result.diagnostics if d.code != "TL000"]
+        diagnostics = [d for d in result.diagnostics if d.code != SYNTAX_CODE]
         for rule in rules:
             if rule.project_rule and rule.code in result.facts:
                 diagnostics.extend(rule.check_project({self.filename: result.facts[rule.code]}, config))

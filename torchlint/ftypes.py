@@ -7,6 +7,9 @@ from dataclasses import dataclass, field
 from typing import Optional, Tuple
 
 
+SYNTAX_CODE = "TL000"  # a file that cannot be read, decoded or parsed
+
+
 class Applicability(str, enum.Enum):
     """How confident a fix is that it keeps behaviour (ruff's names)."""
 

@@ -8,11 +8,11 @@ from functools import lru_cache
 from types import ModuleType
 from typing import Dict, Iterable, List, Sequence, Tuple
 
-from torchlint.ftypes import RuleInfo
+from torchlint.ftypes import SYNTAX_CODE, RuleInfo
 from torchlint.rule import Rule
 
 SYNTAX_ERROR = RuleInfo(
-    code="TL000",
+    code=SYNTAX_CODE,
     name="unparsable-file",
     summary="The file cannot be read or parsed",
     doc=(
@@ -68,10 +68,6 @@ def find_rule(code_or_name: str):
 
 def option_defaults() -> Dict[str, Dict]:
     return {rule.name: dict(rule.options) for rule in all_rules() if rule.options}
-
-
-def matches(code: str, selectors: Iterable[str]) -> bool:
-    return any(selector == "ALL" or code.startswith(selector) for selector in selectors)
 
 
 def select_rules(

@@ -17,7 +17,7 @@ from functools import cached_property
 from typing import Any, Callable, ClassVar, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from torchlint.config import Config
-from torchlint.ftypes import Applicability, Diagnostic, Edit, Fix, Location, RuleInfo
+from torchlint.ftypes import Diagnostic, Edit, Fix, Location, RuleInfo
 from torchlint.names import ImportMap, ImportTable, ast_import_table
 from torchlint.noqa import LineSuppressions, line_suppressions
 from torchlint.positions import StatementRanges
@@ -252,10 +252,6 @@ class Rule:
     def report(self, node, message: str, fix: Optional[FixFactory] = None) -> None:
         self.context.reports.append(Report(self, node, message, fix))
 
-    def make_fix(
-        self, message: str, edits: Sequence[Edit], applicability: Applicability = Applicability.SAFE
-    ) -> Fix:
-        return Fix(message, tuple(edits), applicability)
 
 
 def rule_doc(cls: type) -> str:

@@ -43,7 +43,6 @@ class FileOutcome:
     original: Optional[SourceFile] = None
     fixed_text: Optional[str] = None
     source: Optional[str] = None
-    parsed: bool = False
     cached: bool = False
 
 
@@ -154,7 +153,6 @@ def _with_result(outcome: FileOutcome, result: FileResult, data: Optional[bytes]
     outcome.diagnostics = list(result.diagnostics)
     outcome.facts = result.facts
     outcome.errors = list(result.errors)
-    outcome.parsed = result.parsed
     if data is not None:
         try:
             outcome.source = decode_source(data).text

@@ -14,19 +14,13 @@ gpu-name = ["H100", "A100"]
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Optional, Tuple
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
-from torchlint.config import ConfigError, find_config_file, read_table
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on Python < 3.11 only
-    import tomli as tomllib
+from torchlint.config import ConfigError, find_config_file, read_table, read_toml
 
 TABLE = "[tool.torchlint.runtime]"
 SPECIFIER_KEYS = ("torch", "cuda", "cudnn", "driver", "compute-capability")
@@ -106,13 +100,7 @@ def load_requirements(path: Optional[Path] = None, cwd: Optional[Path] = None) -
 
 
 def _runtime_table_of(path: Path) -> Mapping[str, Any]:
-    try:
-        with open(path, "rb") as handle:
-            data = tomllib.load(handle)
-    except OSError as error:
-        raise ConfigError(f"{path}: cannot read: {error.strerror or error}") from None
-    except tomllib.TOMLDecodeError as error:
-        raise ConfigError(f"{path}: invalid TOML: {error}") from None
+    data = read_toml(path)
     if "tool" in data:
         tool = data["tool"]
         torchlint = tool.get("torchlint") if isinstance(tool, dict) else None
