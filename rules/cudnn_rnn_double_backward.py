@@ -82,10 +82,6 @@ def _ast_has_role(view: SourceView, table: Mapping[str, str]) -> bool:
     return transforms >= 2
 
 
-def _is_init(path: str) -> bool:
-    return path.replace("\\", "/").rsplit("/", 1)[-1] == "__init__.py"
-
-
 # ---- what the traversal collects ----------------------------------------------------
 
 
@@ -123,7 +119,7 @@ class _Layer:
     node: Any
     label: str  # the constructor as written: `nn.LSTM`
     projection: Optional[str]  # `proj_size=64` when projected
-    unknown_projection: bool  # `**kwargs` could carry proj_size
+    unknown_projection: bool  # `*args`/`**kwargs` could carry proj_size
     top: Set[str]  # the top-level names whose definitions contain the constructor
     cls: Optional[_Class]
     attr: Optional[str]  # `self.<attr> = nn.LSTM(...)`
@@ -179,15 +175,19 @@ def _expr_refs(node) -> Set[str]:
 
 
 def _argument(call, keyword: str, index: Optional[int]):
-    """The argument bound to a parameter (by keyword, or at a positional index)."""
-    position = 0
+    """The argument bound to a parameter (by keyword, or at a positional index).
+
+    After a `*args` the positions are unknown, so only keywords are looked at; keywords
+    may also follow `*args` and `**kwargs`."""
+    position: Optional[int] = 0
     for arg in call.args:
         if arg.keyword is not None:
             if arg.keyword.value == keyword:
                 return arg
         elif arg.star:
-            return None
-        else:
+            if arg.star == "*":
+                position = None
+        elif position is not None:
             if index is not None and position == index:
                 return arg
             position += 1
@@ -294,10 +294,12 @@ class CudnnRnnDoubleBackward(Rule):
     sequences), and its floating-point results may differ from cuDNN's in the last bits.
     On CPU nothing changes. A call already wrapped counts as fixed and is not flagged
     again. There is no fix for a projected LSTM, for a layer used other than as
-    `self.<attr>(...)` in `forward`, for a call inside a one-line block, or when the
-    constructor receives `**kwargs` (it might be projected). When the holder and the
-    second-order call are in different files, the fix is still applied to the file
-    that builds the layer.
+    `self.<attr>(...)` in `forward`, or for a call inside a one-line block. An LSTM whose
+    constructor receives `*args` or `**kwargs` and no `proj_size=` keyword might be
+    projected: it is treated conservatively, flagged without a fix, and the message says
+    that the projection could not be ruled out (as for a plain RNN, a layer whose calls
+    all run with cuDNN off is not flagged). When the holder and the second-order call
+    are in different files, the fix is still applied to the file that builds the layer.
     """
 
     code = "TL004"
@@ -310,7 +312,7 @@ class CudnnRnnDoubleBackward(Rule):
     @classmethod
     def trigger_strings(cls, config: Config, path: str) -> Tuple[str, ...]:
         # a package __init__ may re-export the class that holds an RNN: always look at it
-        return () if _is_init(path) else cls.triggers
+        return () if is_package(path) else cls.triggers
 
     VALID = (
         # first-order backward only
@@ -418,7 +420,7 @@ class CudnnRnnDoubleBackward(Rule):
 
     @classmethod
     def gate(cls, view: SourceView, config: Config) -> bool:
-        init = _is_init(view.path)
+        init = is_package(view.path)
         if not init and not any(trigger in view.text for trigger in STRONG_TRIGGERS):
             return False
         if view.tree is None:
@@ -443,6 +445,8 @@ class CudnnRnnDoubleBackward(Rule):
         self._targets: Dict[int, List[Any]] = {}  # id(assigned value) -> targets
         self._statements: List[Any] = []
         self._off: List[bool] = []  # with-blocks, True where cuDNN is turned off
+        self._outer_off: List[List[bool]] = []  # the with-blocks around each enclosing def
+        self._statement_top: Optional[Any] = None  # the module-level assignment being visited
         self._in_import = 0
         self._layers: List[_Layer] = []
         self._maybe_layers: List[Tuple[Any, Tuple]] = []
@@ -495,11 +499,15 @@ class CudnnRnnDoubleBackward(Rule):
         self._scopes.append(scope)
         self._all_scopes.append(scope)
         self._kinds.append(scope)
+        # a function body runs when called, not under the with-blocks around its `def`
+        self._outer_off.append(self._off)
+        self._off = []
 
     def leave_FunctionDef(self, node) -> None:
         scope = self._scopes.pop()
         self._kinds.pop()
         self._top.pop()
+        self._off = self._outer_off.pop()
         parent = self._scopes[-1]
         if parent.node is not None:
             # a closure's reads are its enclosing function's (minus the closure's own names)
@@ -563,7 +571,7 @@ class CudnnRnnDoubleBackward(Rule):
 
     def leave_SimpleStatementLine(self, node) -> None:
         self._statements.pop()
-        if getattr(self, "_statement_top", None) is node:
+        if self._statement_top is node:
             self._top.pop()
             self._statement_top = None
 
@@ -660,8 +668,8 @@ class CudnnRnnDoubleBackward(Rule):
             if proj is not None:
                 if not (isinstance(proj.value, cst.Integer) and proj.value.evaluated_value == 0):
                     projection = f"proj_size={_code(module, proj.value)}"
-            elif any(arg.star == "**" for arg in node.args):
-                unknown = True
+            elif any(arg.star for arg in node.args):
+                unknown = True  # `*args` or `**kwargs` could carry proj_size
         attr = None
         targets = self._targets.get(id(node), ())
         for target in targets:
@@ -967,7 +975,10 @@ class CudnnRnnDoubleBackward(Rule):
         if layer.projection:
             return "projected"
         if layer.unknown_projection:
-            return "`**kwargs` may set proj_size"
+            return (
+                "`*args`/`**kwargs` may set proj_size, so a projection could not be ruled out, "
+                "and turning cuDNN off is not known to cover projections"
+            )
         if layer.cls is None or layer.attr is None:
             return "the layer is not held as `self.<attr>` of a class"
         calls = [call for call in self._forward_calls(layer) if not call[3]]
@@ -1061,7 +1072,7 @@ class CudnnRnnDoubleBackward(Rule):
                         "holders": sorted(holders),
                     }
                 )
-        if not site_facts and not candidates and not _is_init(self.context.path):
+        if not site_facts and not candidates and not is_package(self.context.path):
             return {}
         return {"sites": site_facts, "candidates": candidates, "imports": dict(table)}
 

@@ -303,3 +303,108 @@ def test_unsafe_fix_keeps_the_energy_model_outputs(seqgan):
     assert any(a is not None for _, a, _ in grads)
     for name, a, b in grads:
         assert (a is None and b is None) or torch.equal(a, b), name
+
+
+# ---- starred arguments, defs under cuDNN off, package __init__ ----------------------------
+
+
+def tl004(text: str, path: str = "m.py"):
+    result = lint_text(text, path, Config(), [RULE])
+    return [d for d in result.diagnostics if d.code == "TL004"]
+
+
+STARRED_SITE = (
+    "import torch\nrnn = torch.nn.GRU(4, 4)\n\ndef penalty(x, *extra):\n"
+    "    return torch.autograd.grad(rnn(x)[0].sum(), x, {call_tail})\n"
+)
+
+
+@pytest.mark.parametrize(
+    "call_tail,flagged",
+    [
+        ("*extra, create_graph=True", True),
+        ("*extra, create_graph=False", False),
+        ("**{}, create_graph=True", True),
+        ("*extra", False),  # where create_graph would be is unknown: not guessed
+    ],
+)
+def test_keywords_after_a_starred_argument_are_seen(call_tail, flagged):
+    assert bool(tl004(STARRED_SITE.format(call_tail=call_tail))) is flagged
+
+
+def test_a_false_default_set_true_after_a_starred_argument_counts():
+    text = (
+        "import torch\nrnn = torch.nn.GRU(4, 4)\n\ndef grads(loss, x, *rest, create_graph=False):\n"
+        "    return torch.autograd.grad(loss, x, create_graph=create_graph)\n\n"
+        "def main(x, rest):\n    return grads(rnn(x)[0].sum(), x, *rest, create_graph=True)\n"
+    )
+    assert [d.location.row for d in tl004(text)] == [2]
+
+
+def test_cudnn_off_spelled_after_a_starred_argument_counts():
+    text = (
+        "import torch\nrnn = torch.nn.GRU(4, 4)\nopts = ()\n\ndef penalty(x):\n"
+        "    with torch.backends.cudnn.flags(*opts, enabled=False):\n"
+        "        return torch.autograd.grad(rnn(x)[0].sum(), x, create_graph=True)\n"
+    )
+    assert tl004(text) == []
+
+
+@pytest.mark.parametrize("args", ["*CFG, proj_size=2", "*CFG", "**KW", "*CFG, batch_first=True"])
+def test_a_starred_lstm_constructor_gets_no_cudnn_off_fix(args):
+    text = GRU_MODEL.replace("nn.GRU(4, 8, batch_first=True)", f"nn.LSTM({args})")
+    text = text.replace("from torch import nn\n", "from torch import nn\n\nCFG = (4, 8)\nKW = {}\n")
+    text += (
+        "\n\ndef gradient_penalty(x):\n"
+        "    (g,) = torch.autograd.grad(Critic()(x).sum(), x, create_graph=True)\n    return g\n"
+    )
+    (diagnostic,) = tl004(text)
+    assert diagnostic.fix is None
+    if "proj_size=2" in args:
+        assert diagnostic.message.startswith("Projected `nn.LSTM(...)` (proj_size=2)")
+    else:
+        assert "a projection could not be ruled out" in diagnostic.message
+
+
+def test_a_starred_lstm_with_an_explicit_zero_projection_keeps_its_fix():
+    text = GRU_MODEL.replace("nn.GRU(4, 8, batch_first=True)", "nn.LSTM(*CFG, proj_size=0)")
+    text = text.replace("from torch import nn\n", "from torch import nn\n\nCFG = (4, 8)\n")
+    text += "\n\ndef hess(x):\n    return torch.autograd.functional.hessian(lambda t: Critic()(t).sum(), x)\n"
+    (diagnostic,) = tl004(text)
+    assert diagnostic.fix is not None and "Projected" not in diagnostic.message
+
+
+def test_a_def_under_cudnn_off_does_not_run_with_cudnn_off():
+    body = (
+        "        def penalty(x):\n"
+        "            return torch.autograd.grad(rnn(x)[0].sum(), x, create_graph=True)\n"
+    )
+    defined_under_off = (
+        "import torch\nrnn = torch.nn.GRU(4, 4)\n\ndef make():\n"
+        "    with torch.backends.cudnn.flags(enabled=False):\n" + body + "    return penalty\n"
+    )
+    assert [d.location.row for d in tl004(defined_under_off)] == [2]
+    # the with inside the function still counts, and is restored after a nested def
+    inside = (
+        "import torch\nrnn = torch.nn.GRU(4, 4)\n\ndef penalty(x):\n"
+        "    with torch.backends.cudnn.flags(enabled=False):\n"
+        "        def helper():\n            pass\n"
+        "        return torch.autograd.grad(rnn(x)[0].sum(), x, create_graph=True)\n"
+    )
+    assert tl004(inside) == []
+
+
+def test_a_forward_defined_under_cudnn_off_is_not_already_fixed():
+    text = GRU_MODEL.replace(
+        "    def forward(self, x):\n        out, _ = self.rnn(x)\n",
+        "    with torch.backends.cudnn.flags(enabled=False):\n"
+        "        def forward(self, x):\n            out, _ = self.rnn(x)\n",
+    ).replace("        return out.sum(-1)\n", "            return out.sum(-1)\n")
+    text += "\n\ndef hess(x):\n    return torch.autograd.functional.hessian(lambda t: Critic()(t).sum(), x)\n"
+    assert [d.location.row for d in tl004(text)] == [8]
+
+
+@pytest.mark.parametrize("path", ["pkg/__init__.py", "pkg\\__init__.py", "__init__.py"])
+def test_a_package_init_is_always_looked_at(path):
+    assert RULE.trigger_strings(Config(), path) == ()
+    assert RULE.trigger_strings(Config(), "pkg/models.py") == RULE.triggers
