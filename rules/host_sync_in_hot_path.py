@@ -19,6 +19,7 @@ from torchlint.modules import (
 )
 from torchlint.names import ast_dotted_name, resolve
 from torchlint.rule import Invalid, Positions, Report, Rule, SourceView
+from torchlint.rules.unvalidated_conv_input import ast_methods
 
 SYNC_METHODS = ("item", "tolist", "numpy")
 SYNCHRONIZE = "torch.cuda.synchronize"
@@ -65,8 +66,13 @@ class HostSyncInHotPath(Rule):
     Safe fix: a value given to Lightning's `self.log(name, x.item())` or
     `self.log_dict({...: x.item()})` becomes `x.detach()`; Lightning accepts tensors,
     reduces them itself, and syncs only when it must (at logging intervals, or per epoch
-    with `on_epoch=True`). Unsafe fix: `n = x.item()` or `n = int(x.item())`, where `n`
-    is bound once and only ever used as an operand of arithmetic (`loss.sum() / n`),
+    with `on_epoch=True`). It is offered only in the `*_step` hooks of a
+    `LightningModule`: elsewhere (the `forward` of a plain `nn.Module`, say) `self.log`
+    may be the class's own method, which may need a number, so the call is reported
+    without a fix; likewise when the value is plainly not a tensor (a number, or built
+    by numpy or `math`, e.g. `np.float32(x).item()`), which has no `.detach()`.
+    Unsafe fix: `n = x.item()` or `n = int(x.item())`, where `n` is bound once and
+    only ever used as an operand of arithmetic (`loss.sum() / n`),
     becomes `n = x.detach()` or `n = x.detach().long()` (not when the arithmetic's result
     goes to `int()`, `range()`, `min()`, a comparison, a branch, an index or another
     variable, which need
@@ -148,6 +154,13 @@ class HostSyncInHotPath(Rule):
             line=5,
             column=19,
         ),
+        # `self.log` of a plain module may be its own method: flagged only
+        Invalid(
+            "from torch import nn\n\nclass M(nn.Module):\n    def forward(self, x):\n"
+            '        self.log("x", x.sum().item())\n        return x\n',
+            line=5,
+            column=23,
+        ),
         # an imported base (decided in the project pass): forward makes it a module
         Invalid(
             "from .base import BaseLoss\n\nclass Dice(BaseLoss):\n    def forward(self, x):\n"
@@ -166,8 +179,8 @@ class HostSyncInHotPath(Rule):
         if view.tree is None:
             return True
         for node in view.nodes_of(ast.ClassDef):
-            for function in node.body:
-                if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) and function.name in HOT_PATHS:
+            for function in ast_methods(node):
+                if function.name in HOT_PATHS:
                     if any(_ast_is_sync(call, view.imports) for call in ast.walk(function)):
                         return True
         return False
@@ -186,7 +199,9 @@ class HostSyncInHotPath(Rule):
             verdict = classes.verdict(node, needs)
             if verdict is False:
                 continue
-            reports = list(self._check(node.name.value, function))
+            # a step's reports are kept only if the class is a LightningModule (`needs`), so
+            # there `self.log` is Lightning's, which takes tensors
+            reports = list(self._check(node.name.value, function, lightning_step=needs == "lightning"))
             if verdict:
                 self.context.reports.extend(reports)
             elif reports:
@@ -198,10 +213,10 @@ class HostSyncInHotPath(Rule):
             deferred.extend(defer_reports(reports, self.context, class_name, needs))
         self.context.facts[self.code] = file_classes(self.context).facts(deferred)
 
-    def _check(self, class_name: str, function) -> Iterator[Report]:
+    def _check(self, class_name: str, function, lightning_step: bool) -> Iterator[Report]:
         instance = self_name(function)
         parents = _parents(function.body)
-        logged = _logged_values(function.body, instance)
+        logged = _logged_values(function.body, instance, self.context.imports) if lightning_step else set()
         imports = self.context.imports
         where = f"`{class_name}.{function.name.value}`"
         for node in _own_nodes(function.body):
@@ -353,8 +368,10 @@ def _parents(body) -> Dict:
     return parents
 
 
-def _logged_values(body, instance: Optional[str]) -> set:
-    """The `.item()` calls given as the value to `self.log(...)` / `self.log_dict({...})`."""
+def _logged_values(body, instance: Optional[str], imports) -> set:
+    """The `.item()` calls given as the value to `self.log(...)` / `self.log_dict({...})`,
+    except on a value that is plainly not a tensor (see `_plainly_host`), which has no
+    `.detach()`."""
     found = set()
     if instance is None:
         return found
@@ -375,17 +392,33 @@ def _logged_values(body, instance: Optional[str]) -> set:
                     for element in first.elements
                     if isinstance(element, cst.DictElement) and isinstance(element.value, cst.Call)
                 )
-    return {call for call in found if _sync_method(call) == "item"}
+    return {call for call in found if _sync_method(call) == "item" and not _plainly_host(call.func.value, imports)}
+
+
+def _plainly_host(expression, imports) -> bool:
+    """Whether an expression is plainly not a tensor: a number, or a call or attribute
+    chain rooted in numpy or math (`np.float32(1)`, `np.mean(a)`)."""
+    while isinstance(expression, (cst.Call, cst.Attribute, cst.Subscript)):
+        expression = expression.func if isinstance(expression, cst.Call) else expression.value
+    if isinstance(expression, (cst.Integer, cst.Float)):
+        return True
+    qualified = imports.qualified_name(expression) if isinstance(expression, cst.Name) else None
+    return qualified is not None and qualified.split(".", 1)[0] in ("numpy", "math")
 
 
 def _ast_is_sync(node, imports) -> bool:
-    if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
+    if not isinstance(node, ast.Call):
         return False
-    attr = node.func.attr
+    func = node.func
+    if isinstance(func, ast.Name):  # `from torch.cuda import synchronize`
+        return resolve(func.id, imports) == SYNCHRONIZE
+    if not isinstance(func, ast.Attribute):
+        return False
+    attr = func.attr
     if attr in ("item", "tolist"):
         return not node.args and not node.keywords
     if attr == "numpy":
         return not node.args
     if attr == "synchronize":
-        return resolve(ast_dotted_name(node.func), imports) == SYNCHRONIZE
+        return resolve(ast_dotted_name(func), imports) == SYNCHRONIZE
     return False

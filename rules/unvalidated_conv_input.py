@@ -286,12 +286,12 @@ class UnvalidatedConvInput(Rule):
         if view.tree is None:
             return True
         settings = {**cls.options, **config.options_for(cls.name)}
-        factories = _AstFactories(view.nodes_of(ast.FunctionDef))
+        imports = view.imports
+        factories = _AstFactories(view.nodes_of(ast.FunctionDef, ast.AsyncFunctionDef), imports)
         for node in view.nodes_of(ast.ClassDef):
-            for forward in node.body:
-                if isinstance(forward, ast.FunctionDef) and forward.name == "forward":
-                    if _ast_may_fire(node, forward, settings, factories):
-                        return True
+            for forward in ast_methods(node):
+                if forward.name == "forward" and _ast_may_fire(node, forward, settings, factories, imports):
+                    return True
         return False
 
     @classmethod
@@ -698,6 +698,36 @@ def _blocks(statement) -> List:
 
 _AST_LAYER_NAMES = frozenset(name.rsplit(".", 1)[-1] for name in CONV_LAYERS) | {"Sequential"}
 _AST_FUNCTION_NAMES = frozenset(name.rsplit(".", 1)[-1] for name in CONV_FUNCTIONS)
+_AST_METHOD_BLOCKS = (ast.If, ast.Try, ast.With, ast.AsyncWith) + ((ast.TryStar,) if hasattr(ast, "TryStar") else ())
+
+
+def ast_methods(class_node: ast.ClassDef) -> List[ast.AST]:
+    """The `def` and `async def` methods of a class body, also those under `if`, `try` and
+    `with` in the body: the stdlib-ast counterpart of `torchlint.modules.methods` (a
+    superset of it, so gates built on it stay necessary conditions)."""
+    found: List[ast.AST] = []
+    stack = list(class_node.body)
+    while stack:
+        statement = stack.pop(0)
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            found.append(statement)
+        elif isinstance(statement, _AST_METHOD_BLOCKS):
+            stack.extend(statement.body)
+            for handler in getattr(statement, "handlers", ()):
+                stack.extend(handler.body)
+            stack.extend(getattr(statement, "orelse", ()))
+            stack.extend(getattr(statement, "finalbody", ()))
+    return found
+
+
+def _ast_called(func: ast.AST, imports) -> Optional[str]:
+    """The last part of the name a call uses, through the file's imports (`C` for
+    `from torch.nn import Conv2d as C` is `Conv2d`); None if not a name or attribute."""
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    if isinstance(func, ast.Name):
+        return imports.get(func.id, func.id).rsplit(".", 1)[-1]
+    return None
 
 
 class _AstFactories:
@@ -706,15 +736,15 @@ class _AstFactories:
     returns such a call. A superset of what the rule resolves, so the gate stays a
     necessary condition."""
 
-    def __init__(self, functions) -> None:
-        self._functions: Dict[str, List[ast.FunctionDef]] = {}
+    def __init__(self, functions, imports) -> None:
+        self._functions: Dict[str, List[ast.AST]] = {}
         for function in functions:
             self._functions.setdefault(function.name, []).append(function)
+        self._imports = imports
         self._known: Dict[str, bool] = {}
 
     def builds_conv(self, call: ast.Call, depth: int = 0) -> bool:
-        func = call.func
-        called = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+        called = _ast_called(call.func, self._imports)
         if depth > 4 or called is None:
             return False
         if called == "Sequential":
@@ -746,7 +776,7 @@ def _ast_layer_attributes(class_node: ast.ClassDef, factories: _AstFactories) ->
     return found
 
 
-def _ast_may_fire(class_node: ast.ClassDef, forward: ast.FunctionDef, settings, factories) -> bool:
+def _ast_may_fire(class_node: ast.ClassDef, forward: ast.AST, settings, factories, imports) -> bool:
     """A call in forward of a possible conv whose input is a parameter or a
     concatenation: necessary for a finding."""
     layers = None
@@ -759,16 +789,13 @@ def _ast_may_fire(class_node: ast.ClassDef, forward: ast.FunctionDef, settings, 
     concatenations = settings[CONCATS]
 
     def is_concat(node) -> bool:
-        return (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Attribute)
-            and node.func.attr in _CONCAT_LAST
-        )
+        return isinstance(node, ast.Call) and _ast_called(node.func, imports) in _CONCAT_LAST
 
     if concatenations:
         for node in ast.walk(forward):
-            if isinstance(node, ast.Assign) and is_concat(node.value):
-                candidates.update(t.id for t in node.targets if isinstance(t, ast.Name))
+            if isinstance(node, (ast.Assign, ast.AnnAssign)) and is_concat(node.value):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                candidates.update(t.id for t in targets if isinstance(t, ast.Name))
     for node in ast.walk(forward):
         if not isinstance(node, ast.Call) or not isinstance(node.func, (ast.Attribute, ast.Name)):
             continue
@@ -778,7 +805,7 @@ def _ast_may_fire(class_node: ast.ClassDef, forward: ast.FunctionDef, settings, 
         if not (isinstance(first, ast.Name) and first.id in candidates) and not (concatenations and is_concat(first)):
             continue
         func = node.func
-        name = func.attr if isinstance(func, ast.Attribute) else func.id
+        name = _ast_called(func, imports)
         if name in _AST_FUNCTION_NAMES:  # F.conv2d, torch.conv2d, conv2d
             return True
         if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == instance):
