@@ -6,6 +6,7 @@ This is the one function that both the CLI and the flake8 plugin call.
 from __future__ import annotations
 
 import ast
+from functools import lru_cache
 from typing import Callable, Dict, List, Optional, Sequence
 
 from torchlint.config import Config
@@ -113,11 +114,15 @@ def _traverse(module, rules: Sequence[Rule]) -> Dict[str, BaseException]:
     visitors = [
         (name, _guard(rule, getattr(rule, name), crashed))
         for rule in rules
-        for name in dir(type(rule))
-        if name.startswith(("visit_", "leave_"))
+        for name in _visitor_names(type(rule))
     ]
     visit_batched(module, visitors)
     return crashed
+
+
+@lru_cache(maxsize=None)
+def _visitor_names(rule_class: type) -> tuple:
+    return tuple(name for name in dir(rule_class) if name.startswith(("visit_", "leave_")))
 
 
 def _guard(rule: Rule, method: Callable, crashed: Dict[str, BaseException]) -> Callable:

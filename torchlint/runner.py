@@ -111,7 +111,7 @@ def lookup(job: Job, settings: RunSettings) -> Tuple[Optional[FileOutcome], Job]
         return unreadable, job
     display, path, _ = job
     if settings.use_cache:
-        cache = Cache(settings.config.root, _salt(settings))
+        cache = _cache(settings)
         cached = cache.get(cache.key(data, display), display)
         if cached is not None and (settings.mode == "check" or not _has_fix(cached, settings.unsafe)):
             outcome = FileOutcome(display, cached=True)
@@ -136,7 +136,7 @@ def process_file(job: Job, settings: RunSettings) -> FileOutcome:
         outcome.errors.append(f"{display}: internal error: {describe(error)}")
         return outcome
     if settings.use_cache:
-        cache = Cache(settings.config.root, _salt(settings))
+        cache = _cache(settings)
         cache.put(cache.key(data, display), result)
     return _with_result(outcome, result, data if settings.keep_sources else None)
 
@@ -145,8 +145,10 @@ def _has_fix(result: FileResult, unsafe: bool) -> bool:
     return any(is_applicable(d.fix, unsafe) for d in result.diagnostics)
 
 
-def _salt(settings: RunSettings) -> str:
-    return "|".join((settings.config.fingerprint(), ",".join(settings.codes), code_fingerprint()))
+def _cache(settings: RunSettings) -> Cache:
+    """The run's cache (its salt: config, selected rules and torchlint's own code)."""
+    salt = "|".join((settings.config.fingerprint(), ",".join(settings.codes), code_fingerprint()))
+    return Cache(settings.config.root, salt)
 
 
 def _with_result(outcome: FileOutcome, result: FileResult, data: Optional[bytes]) -> FileOutcome:
