@@ -435,6 +435,9 @@ class _ForwardWalker:
             fixable_line = statement if len(statement.body) == 1 else None
             for small in statement.body:
                 yield from self.small(small, fixable_line)
+        elif isinstance(statement, cst.SimpleStatementSuite):  # `if c: return self.conv(x)`
+            for small in statement.body:
+                yield from self.small(small, None)
         elif isinstance(statement, cst.If):
             if _raises(statement.body):
                 self.mark_checked(statement.test)
@@ -678,7 +681,7 @@ def _blocks(statement) -> List:
     if isinstance(body, cst.IndentedBlock):
         blocks.append(body.body)
     elif isinstance(body, cst.SimpleStatementSuite):
-        blocks.append([cst.SimpleStatementLine(body=body.body)])
+        blocks.append([body])
     for handler in getattr(statement, "handlers", ()):
         blocks.extend(_blocks(handler))
     for name in ("orelse", "finalbody"):

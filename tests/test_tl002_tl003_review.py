@@ -189,3 +189,18 @@ def test_gate_holds_wherever_the_rule_reports_in_the_tests_above(rule):
     for text in texts:
         if _findings(rule, text):
             assert _gate(rule, text), text
+
+
+def test_tl002_one_line_block_is_flagged_without_a_fix_and_does_not_crash():
+    from torchlint.config import Config
+    from torchlint.engine import lint_text
+    from torchlint.registry import find_rule
+
+    source = (
+        "import torch\nfrom torch import nn\n\n\nclass M(nn.Module):\n"
+        "    def __init__(self):\n        super().__init__()\n        self.conv = nn.Conv2d(3, 8, 3)\n\n"
+        "    def forward(self, x, c):\n        if c: return self.conv(x)\n        return x\n"
+    )
+    result = lint_text(source, "x.py", Config(), [find_rule("TL002")])
+    assert result.errors == []
+    assert [(d.code, d.location.row, d.fix) for d in result.diagnostics] == [("TL002", 11, None)]
