@@ -312,3 +312,22 @@ def test_a_clean_file_needs_no_libcst_rich_or_torch(tmp_path):
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, cwd=tmp_path)
     assert result.stdout.decode().splitlines()[-1] == "0 []", result.stderr.decode()
+
+
+def test_an_internal_error_is_not_all_checks_passed(tmp_path, monkeypatch, capsys):
+    from torchlint.commands import check
+    from torchlint import runner
+
+    write(tmp_path, "ok.py", CLEAN)
+    monkeypatch.chdir(tmp_path)
+
+    def broken(*args):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(runner, "lint_bytes", broken)
+    code = check.run_check_command(["--no-cache", "--output-format", "concise", "ok.py"])
+    captured = capsys.readouterr()
+    assert code == 2
+    assert "All checks passed!" not in captured.out
+    assert "1 internal error (above on stderr)." in captured.out
+    assert captured.err.strip() == "error: ok.py: internal error: RuntimeError: boom"

@@ -181,8 +181,13 @@ def _run(args, paths: Sequence[str], config: Config, output_format: str) -> int:
     else:
         render(output_format, result.diagnostics, context, report_stream)
         if output_format in ("full", "concise") and not args.quiet:
-            for line in summary_lines(result.diagnostics, context):
-                print(line, file=report_stream)
+            # "All checks passed!" would be untrue when a file could not be fully checked
+            if result.diagnostics or not result.errors:
+                for line in summary_lines(result.diagnostics, context):
+                    print(line, file=report_stream)
+            if result.errors:
+                count = len(result.errors)
+                print(f"{count} internal error{'s' if count != 1 else ''} (above on stderr).", file=report_stream)
     return _exit_code(args, result, mode, fixed_total)
 
 
