@@ -8,7 +8,14 @@ from typing import Any, Dict, List, Mapping, Optional, Set, Tuple
 from torchlint.config import Config
 from torchlint.ftypes import Applicability, Diagnostic, Edit, Fix, Location
 from torchlint.lazy import cst
-from torchlint.modules import canonical, file_classes, is_docstring, parameter_names, self_name
+from torchlint.modules import (
+    assigned_names,
+    canonical,
+    file_classes,
+    insert_import,
+    parameter_names,
+    self_name,
+)
 from torchlint.names import ast_dotted_name, cst_dotted_name, module_level_ast_statements, resolve
 from torchlint.project import absolute_import, is_package, module_name, suffix_matches
 from torchlint.rule import Invalid, Positions, Report, Rule, SourceView
@@ -601,7 +608,7 @@ class CudnnRnnDoubleBackward(Rule):
         in_class_body = bool(self._kinds) and isinstance(self._kinds[-1], _Class)
         for target in targets:
             if not in_class_body:
-                for name in _target_names(target):
+                for name in assigned_names(target):
                     scope.assigns.setdefault(name, []).append(value)
             cls = scope.cls
             if (
@@ -1012,29 +1019,9 @@ class CudnnRnnDoubleBackward(Rule):
             text = f"{indent}with {WRAPPER}:{newline}{body}"
             edits.append(Edit(Location(first, 1), Location(last + 1, 1), text))
         if self.context.imports.table.get("torch") != "torch":
-            edits.append(self._import_torch(positions))
+            edits.append(insert_import(self.context.module, positions, self.context.newline))
         edits.sort(key=lambda edit: edit.start)
         return Fix(f"Run `self.{layer.attr}` with cuDNN off", tuple(edits), Applicability.UNSAFE)
-
-    def _import_torch(self, positions: Positions) -> Edit:
-        newline = self.context.newline
-        body = self.context.module.body
-        anchor = None
-        for statement in body:
-            if is_docstring(statement) or _is_future_import(statement):
-                continue
-            if anchor is None:
-                anchor = statement
-            if isinstance(statement, cst.SimpleStatementLine) and any(
-                isinstance(small, (cst.Import, cst.ImportFrom)) for small in statement.body
-            ):
-                anchor = statement
-                break
-        if anchor is not None:
-            row = positions.start(anchor).row
-            return Edit(Location(row, 1), Location(row, 1), f"import torch{newline}")
-        row = len(positions.lines) + 1
-        return Edit(Location(row, 1), Location(row, 1), f"import torch{newline}")
 
     # ---- facts for the project pass ----------------------------------------------------
 
@@ -1190,24 +1177,3 @@ def _assign_targets(small) -> List[Any]:
     if isinstance(small, cst.Assign):
         return [t.target for t in small.targets]
     return [small.target] if small.value is not None else []
-
-
-def _target_names(target) -> List[str]:
-    if isinstance(target, cst.Name):
-        return [target.value]
-    if isinstance(target, (cst.Tuple, cst.List)):
-        names = []
-        for element in target.elements:
-            names.extend(_target_names(element.value))
-        return names
-    return []
-
-
-def _is_future_import(statement) -> bool:
-    return (
-        isinstance(statement, cst.SimpleStatementLine)
-        and any(
-            isinstance(small, cst.ImportFrom) and cst_dotted_name(small.module) == "__future__" and not small.relative
-            for small in statement.body
-        )
-    )

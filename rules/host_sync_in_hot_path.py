@@ -7,13 +7,13 @@ from torchlint.config import Config
 from torchlint.ftypes import Applicability, Fix
 from torchlint.lazy import cst
 from torchlint.modules import (
+    check_deferred,
     children,
-    LIGHTNING_STEPS,
-    Deferred,
     defer_reports,
+    Deferred,
     file_classes,
+    LIGHTNING_STEPS,
     methods,
-    project_diagnostics,
     self_attribute,
     self_name,
 )
@@ -185,9 +185,7 @@ class HostSyncInHotPath(Rule):
                         return True
         return False
 
-    @classmethod
-    def check_project(cls, facts, config: Config) -> list:
-        return project_diagnostics(facts)
+    check_project = classmethod(check_deferred)
 
     def visit_ClassDef(self, node) -> None:
         classes = file_classes(self.context)

@@ -8,18 +8,20 @@ from torchlint.config import Config
 from torchlint.ftypes import Applicability, Fix
 from torchlint.lazy import cst
 from torchlint.modules import (
-    children,
-    Deferred,
-    Layer,
+    assigned_names,
     attribute_values,
     canonical,
+    check_deferred,
+    children,
     class_functions,
     constructed_layer,
     defer_reports,
+    Deferred,
     file_classes,
+    insert_import,
+    Layer,
     method,
     module_functions,
-    project_diagnostics,
     reads_name,
     self_attribute,
     self_name,
@@ -294,9 +296,7 @@ class UnvalidatedConvInput(Rule):
                     return True
         return False
 
-    @classmethod
-    def check_project(cls, facts, config: Config) -> list:
-        return project_diagnostics(facts)
+    check_project = classmethod(check_deferred)
 
     # ---- traversal ------------------------------------------------------------
 
@@ -393,28 +393,8 @@ class UnvalidatedConvInput(Rule):
         newline = self.context.newline
         edits = [positions.insert_lines_before(statement, lines, newline)]
         if self.context.imports.table.get("torch") != "torch":
-            edits.insert(0, _import_torch(self.context.module, positions, newline))
+            edits.insert(0, insert_import(self.context.module, positions, newline))
         return Fix(f"Check the input of {label} with `torch._assert`", tuple(edits), Applicability.SAFE)
-
-
-def _import_torch(module, positions: Positions, newline: str):
-    """`import torch` before the first import (after `from __future__` imports), or
-    before the first statement that is not the docstring."""
-    anchor = None
-    for index, statement in enumerate(module.body):
-        if not isinstance(statement, cst.SimpleStatementLine):
-            anchor = anchor or statement
-            break
-        small = statement.body[0]
-        if index == 0 and isinstance(small, cst.Expr) and isinstance(small.value, (cst.SimpleString, cst.ConcatenatedString)):
-            continue
-        if isinstance(small, cst.ImportFrom) and cst_dotted_name(small.module) == "__future__":
-            continue
-        anchor = statement
-        break
-    if anchor is None:
-        return positions.insert_lines_after(module.body[-1], ["import torch"], newline, "")
-    return positions.insert_lines_before(anchor, ["import torch"], newline)
 
 
 class _ForwardWalker:
@@ -528,7 +508,7 @@ class _ForwardWalker:
         or something else that this rule does not follow."""
         if aliases:
             sources = _shape_sources(value, self.values) if value is not None else set()
-            for name in _target_names(target):
+            for name in assigned_names(target):
                 self.shape_aliases.pop(name, None)
                 if sources:
                     self.shape_aliases[name] = sources
@@ -549,16 +529,6 @@ class _ForwardWalker:
         if source is not None and source in self.values and source == name:
             return  # x = x.float(): still the same value
         self.values.pop(name, None)
-
-
-def _target_names(target) -> List[str]:
-    if isinstance(target, cst.Name):
-        return [target.value]
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return [name for element in target.elements for name in _target_names(element.value)]
-    if isinstance(target, cst.StarredElement):
-        return _target_names(target.value)
-    return []
 
 
 def _shape_sources(value, tracked) -> set:

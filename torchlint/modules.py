@@ -427,6 +427,49 @@ def is_docstring(statement) -> bool:
     )
 
 
+def assigned_names(target) -> List[str]:
+    """The plain names an assignment target binds: `a`, `a, (b, *c)` -> a, b, c."""
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [name for element in target.elements for name in assigned_names(element.value)]
+    if isinstance(target, cst.StarredElement):
+        return assigned_names(target.value)
+    return []
+
+
+def _is_future_import(statement) -> bool:
+    return isinstance(statement, cst.SimpleStatementLine) and any(
+        isinstance(small, cst.ImportFrom) and not small.relative and cst_dotted_name(small.module) == "__future__"
+        for small in statement.body
+    )
+
+
+def insert_import(module, positions, newline: str, code: str = "import torch"):
+    """The edit that adds an import to a module: before its first import (after the
+    docstring and `from __future__` imports), else before its first statement, else at
+    its end."""
+    anchor = None
+    for statement in module.body:
+        if is_docstring(statement) or _is_future_import(statement):
+            continue
+        anchor = anchor or statement
+        if isinstance(statement, cst.SimpleStatementLine) and any(
+            isinstance(small, (cst.Import, cst.ImportFrom)) for small in statement.body
+        ):
+            anchor = statement
+            break
+    if anchor is not None:
+        return positions.insert_lines_before(anchor, [code], newline)
+    return positions.insert_lines_after(module.body[-1], [code], newline, "")
+
+
+def check_deferred(cls, facts: Mapping[str, Mapping[str, Any]], config) -> List[Diagnostic]:
+    """`check_project` of a rule whose only project-level work is deferred module findings:
+    `check_project = classmethod(check_deferred)`."""
+    return project_diagnostics(facts)
+
+
 def module_functions(module) -> Dict[str, Any]:
     """The module-level functions of a file, by name (the last definition wins)."""
     return {
