@@ -2,33 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import pytest
 
-from torchlint.config import Config
+from rule_support import findings
 from torchlint.engine import lint_text
 from torchlint.fix import fix_text
 from torchlint.registry import all_rules
 
 RULES = all_rules()
-
-
-def _config(rule, options=()) -> Config:
-    config = Config()
-    if options:
-        config = replace(config, rule_options=((rule.name, tuple(options)),))
-    return config
-
-
-def _lint(rule, code, options=()):
-    config = _config(rule, options)
-    result = lint_text(code, "example.py", config, [rule])
-    assert not result.errors, result.errors
-    diagnostics = list(result.diagnostics)
-    if rule.project_rule and rule.code in result.facts:
-        diagnostics += rule.check_project({"example.py": result.facts[rule.code]}, config)
-    return diagnostics, config
 
 
 VALID = [(rule, index, code) for rule in RULES for index, code in enumerate(rule.VALID)]
@@ -37,7 +18,7 @@ INVALID = [(rule, index, example) for rule in RULES for index, example in enumer
 
 @pytest.mark.parametrize("rule,index,code", VALID, ids=[f"{r.code}-valid-{i}" for r, i, _ in VALID])
 def test_valid_example_is_clean(rule, index, code):
-    diagnostics, _ = _lint(rule, code)
+    diagnostics, _ = findings(rule, code)
     assert diagnostics == []
 
 
@@ -45,7 +26,7 @@ def test_valid_example_is_clean(rule, index, code):
     "rule,index,example", INVALID, ids=[f"{r.code}-invalid-{i}" for r, i, _ in INVALID]
 )
 def test_invalid_example_is_flagged_and_fixed(rule, index, example):
-    diagnostics, config = _lint(rule, example.code, example.options)
+    diagnostics, config = findings(rule, example.code, example.options)
     assert diagnostics, f"{rule.code} did not flag:\n{example.code}"
     assert all(d.code == rule.code for d in diagnostics)
     first = diagnostics[0]

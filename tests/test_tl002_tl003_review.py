@@ -4,10 +4,9 @@ offered only where `self.log` is Lightning's and the value is a tensor."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import pytest
 
+from rule_support import config_for, findings
 from torchlint.config import Config
 from torchlint.engine import lint_text
 from torchlint.fix import fix_text
@@ -18,21 +17,8 @@ TL002 = find_rule("TL002")
 TL003 = find_rule("TL003")
 
 
-def _config(rule, options=()) -> Config:
-    config = Config()
-    if options:
-        config = replace(config, rule_options=((rule.name, tuple(options)),))
-    return config
-
-
 def _findings(rule, text, options=()):
-    config = _config(rule, options)
-    result = lint_text(text, "x.py", config, [rule])
-    assert not result.errors, result.errors
-    diagnostics = list(result.diagnostics)
-    if rule.code in result.facts:
-        diagnostics += rule.check_project({"x.py": result.facts[rule.code]}, config)
-    return diagnostics
+    return findings(rule, text, options, path="x.py")[0]
 
 
 def _fixed(rule, text, unsafe=False):
@@ -41,7 +27,7 @@ def _fixed(rule, text, unsafe=False):
 
 
 def _gate(rule, text, options=()) -> bool:
-    return rule.gate(SourceView(text, "x.py"), _config(rule, options))
+    return rule.gate(SourceView(text, "x.py"), config_for(rule, options))
 
 
 # ---- TL003: the safe `.detach()` fix of logged values ---------------------------------
@@ -192,10 +178,6 @@ def test_gate_holds_wherever_the_rule_reports_in_the_tests_above(rule):
 
 
 def test_tl002_one_line_block_is_flagged_without_a_fix_and_does_not_crash():
-    from torchlint.config import Config
-    from torchlint.engine import lint_text
-    from torchlint.registry import find_rule
-
     source = (
         "import torch\nfrom torch import nn\n\n\nclass M(nn.Module):\n"
         "    def __init__(self):\n        super().__init__()\n        self.conv = nn.Conv2d(3, 8, 3)\n\n"
