@@ -42,6 +42,10 @@ DEFAULT_EXCLUDE = (
 
 DEFAULT_LINE_LENGTH = 88  # ruff's and black's
 
+# The oldest torch release still in common use: 2.2 is the last release with wheels for
+# Intel Macs (x86_64 macOS), so projects that support those machines stay on it.
+DEFAULT_TARGET_TORCH = "2.2"
+
 DEFAULT_LAZY_IMPORTS = (
     "wandb",
     "tensorboard",
@@ -77,6 +81,7 @@ class Config:
     rule_options: Tuple[Tuple[str, Tuple[Tuple[str, Any], ...]], ...] = ()
     line_length: int = DEFAULT_LINE_LENGTH  # the width fixes wrap the code they write to
     baseline: Optional[Path] = None
+    target_torch: str = DEFAULT_TARGET_TORCH  # the oldest torch the project supports
 
     def options_for(self, rule_name: str) -> Dict[str, Any]:
         return dict(dict(self.rule_options).get(rule_name, ()))
@@ -92,8 +97,15 @@ class Config:
                 self.lazy_imports,
                 self.rule_options,
                 self.line_length,
+                self.target_torch,
             )
         )
+
+    def targets_at_least(self, version: str) -> bool:
+        """Whether every torch the project supports is `version` or newer."""
+        from packaging.version import Version
+
+        return Version(self.target_torch) >= Version(version)
 
 
 def _string_list(path: Path, key: str, value: Any) -> Tuple[str, ...]:
@@ -153,6 +165,18 @@ def glob_patterns(source: Any, key: str, patterns: Tuple[str, ...]) -> Tuple[str
 def _line_length(path: Path, key: str, value: Any) -> int:
     if type(value) is not int or not 1 <= value <= 320:
         raise ConfigError(f"{path}: `{key}` must be an integer from 1 to 320")
+    return value
+
+
+def _target_torch(path: Path, key: str, value: Any) -> str:
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        version = Version(value) if isinstance(value, str) else None
+    except InvalidVersion:
+        version = None
+    if version is None or len(version.release) < 2 or version.pre or version.local:
+        raise ConfigError(f'{path}: `{key}` must be a torch release such as "2.4"')
     return value
 
 
@@ -232,6 +256,8 @@ def load_config(
             extend_lazy = _string_list(path, key, value)
         elif key == "line-length":
             settings[attr] = _line_length(path, key, value)
+        elif key == "target-torch":
+            settings[attr] = _target_torch(path, key, value)
         elif key == "baseline":
             settings[attr] = _baseline(path, key, value)
         elif key in ("fix", "unsafe-fixes"):
