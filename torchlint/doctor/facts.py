@@ -52,6 +52,8 @@ class Facts:
     env: Dict[str, str] = field(default_factory=dict)
     cudnn_on_library_path: List[str] = field(default_factory=list)
     torch_warnings: List[str] = field(default_factory=list)
+    # installed distributions that matter to the GPU stack: normalised name -> version
+    packages: Dict[str, str] = field(default_factory=dict)
     unknown: Dict[str, str] = field(default_factory=dict)
 
     def to_dict(self) -> Dict[str, Any]:
@@ -67,7 +69,7 @@ class FactsError(ValueError):
 
 
 _LIST_OF_STR = ("arch_list", "cudnn_on_library_path", "torch_warnings")
-_DICT_OF_STR = ("env", "unknown")
+_DICT_OF_STR = ("env", "packages", "unknown")
 
 
 def facts_from_dict(data: Mapping[str, Any]) -> Facts:
