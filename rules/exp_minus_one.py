@@ -1,0 +1,150 @@
+from __future__ import annotations
+
+import ast
+from typing import Optional
+
+from torchlint.config import Config
+from torchlint.ftypes import Applicability, Fix
+from torchlint.lazy import cst
+from torchlint.rule import Invalid, Positions, Rule, SourceView
+from torchlint.torch_calls import (
+    ast_imports_torch,
+    ast_is_one,
+    ast_method_receiver,
+    ast_torch_function,
+    has_comment,
+    is_one,
+    method_receiver,
+    only_argument,
+    rewritten_call,
+    torch_function,
+)
+
+
+def ast_exp_operand(call: ast.AST, table) -> Optional[ast.AST]:
+    """`x` of `torch.exp(x)` or `x.exp()`, else None."""
+    if not isinstance(call, ast.Call) or call.keywords:
+        return None
+    if len(call.args) == 1 and ast_torch_function(call, table) == "exp":
+        return call.args[0]
+    return None if call.args else ast_method_receiver(call, "exp")
+
+
+class ExpMinusOne(Rule):
+    """
+    ## What it does
+    Flags `torch.exp(x) - 1` and the tensor method `x.exp() - 1` (also `- 1.0`), under any
+    import spelling (`import torch as T`, `from torch import exp`).
+
+    ## Why is this bad?
+    For small `x`, `exp(x)` is close to 1 and the subtraction cancels almost every
+    significant bit: in float32 `torch.exp(torch.tensor(1e-8)) - 1` is `0.0` where the
+    true value is `1e-8`, and in float16 everything below about `5e-4` is lost.
+    `torch.expm1(x)` computes `exp(x) - 1` directly and is accurate for every `x`
+    (Box-Cox and Yeo-Johnson transforms, ELU/SELU written by hand, `exp(log_var) - 1`).
+
+    ## Example
+    ```python
+    import torch
+
+    y = alpha * (torch.exp(x) - 1)
+    ```
+
+    ## Use instead
+    ```python
+    y = alpha * torch.expm1(x)
+    ```
+
+    ## Fix safety
+    Unsafe (applied with `--unsafe-fixes`), for the reason TL301 gives: the same
+    function, dtype promotion, shape and gradient, but different rounding. Where
+    `exp(x) - 1` is exact the two agree to float rounding; where it cancels, the new
+    result is the right one; and `x = -0.0` gives `-0.0` instead of `0.0`. A different
+    float result is a behaviour change (ruff's FURB163 is unsafe for the same reason;
+    TorchFix's TOR107 has no fix). `tests/test_tl301_tl303_numerics.py` checks the
+    agreement on random and edge inputs.
+
+    Only `exp(...) - 1` is matched: `a + torch.exp(x) - 1` is `(a + exp(x)) - 1` to
+    Python and is left alone, as are calls with keywords (`torch.exp(x, out=buf) - 1`
+    writes `buf`). The fix keeps the spelling (`T.exp(x) - 1` becomes `T.expm1(x)`; with
+    only `from torch import exp` it uses the module's `torch` name or the tensor method
+    `x.expm1()`, adding no import); with a comment inside, no fix.
+
+    ## Options
+    None.
+
+    ## References
+    - [`torch.expm1`](https://pytorch.org/docs/stable/generated/torch.expm1.html)
+    """
+
+    code = "TL302"
+    name = "exp-minus-one"
+    summary = "`torch.exp(x) - 1` cancels for small `x`: use `torch.expm1(x)`"
+    fixable = True
+    triggers = ("exp(",)
+
+    VALID = (
+        "import torch\n\ny = torch.expm1(x)\nz = torch.exp(x) - 2\nw = 1 - torch.exp(x)\n",
+        "import torch\n\ny = a - torch.exp(x) - 1\nz = torch.exp(x, out=buf) - 1\n",
+        "import math\nimport numpy as np\n\ny = math.exp(x) - 1\nz = np.exp(x) - 1\n",
+        "y = x.exp() - 1\n",
+    )
+    INVALID = (
+        Invalid(
+            "import torch\n\ny = alpha * (torch.exp(x) - 1)\n",
+            unsafe_fixed="import torch\n\ny = alpha * (torch.expm1(x))\n",
+            line=3,
+            column=14,
+        ),
+        Invalid(
+            "import torch as T\n\ny = T.exp(a * b) - 1.0 - c\n",
+            unsafe_fixed="import torch as T\n\ny = T.expm1(a * b) - c\n",
+        ),
+        Invalid(
+            "import torch\n\ny = (a + b).exp() - 1\n",
+            unsafe_fixed="import torch\n\ny = (a + b).expm1()\n",
+        ),
+        Invalid(
+            "from torch import exp\n\ny = exp(x) - 1\n",
+            unsafe_fixed="from torch import exp\n\ny = x.expm1()\n",
+        ),
+        Invalid("import torch\n\ny = (torch.exp(x) -  # keep me\n    1)\n"),
+    )
+
+    @classmethod
+    def gate(cls, view: SourceView, config: Config) -> bool:
+        if view.tree is None:
+            return True
+        table = view.imports
+        if not ast_imports_torch(table):
+            return False
+        return any(
+            isinstance(node.op, ast.Sub) and ast_is_one(node.right) and ast_exp_operand(node.left, table) is not None
+            for node in view.nodes_of(ast.BinOp)
+        )
+
+    def visit_BinaryOperation(self, node) -> None:
+        if not isinstance(node.operator, cst.Subtract) or not is_one(node.right):
+            return
+        call = node.left
+        if not isinstance(call, cst.Call):
+            return
+        imports = self.context.imports
+        function_form = torch_function(call, imports) == "exp"
+        if function_form:
+            operand = only_argument(call)
+        elif not call.args and ast_imports_torch(imports.table):  # a tensor's `.exp()`
+            operand = method_receiver(call, "exp")
+        else:
+            operand = None
+        if operand is None:
+            return
+        fix = None
+        if not has_comment(node):
+            content = rewritten_call(self.context.module, call, function_form, imports, operand, "expm1")
+
+            def fix(positions: Positions) -> Fix:
+                return Fix(f"Use `{content}`", (positions.replace(node, content),), Applicability.UNSAFE)
+
+        shown = "torch.exp(x) - 1" if function_form else "x.exp() - 1"
+        self.report(node, f"`{shown}` cancels the leading 1 and loses small `x`: use `expm1(x)`", fix)

@@ -1,0 +1,173 @@
+from __future__ import annotations
+
+import ast
+from typing import Optional
+
+from torchlint.config import Config
+from torchlint.ftypes import Applicability, Fix
+from torchlint.lazy import cst
+from torchlint.rule import Invalid, Positions, Rule, SourceView
+from torchlint.torch_calls import (
+    ast_imports_torch,
+    ast_is_one,
+    ast_method_receiver,
+    ast_torch_function,
+    has_comment,
+    is_one,
+    method_receiver,
+    only_argument,
+    rewritten_call,
+    torch_function,
+)
+
+
+def _ast_operand(call: ast.Call, table) -> Optional[ast.AST]:
+    """What `torch.log(...)` or `(...).log()` takes the log of."""
+    if call.keywords:
+        return None
+    if len(call.args) == 1 and ast_torch_function(call, table) == "log":
+        return call.args[0]
+    return None if call.args else ast_method_receiver(call, "log")
+
+
+def ast_plus_one(node: Optional[ast.AST]) -> bool:
+    return (
+        isinstance(node, ast.BinOp)
+        and isinstance(node.op, ast.Add)
+        and (ast_is_one(node.left) or ast_is_one(node.right))
+    )
+
+
+def plus_one_operand(node):
+    """`x` of `1 + x` or `x + 1` (LibCST), else None."""
+    if not isinstance(node, cst.BinaryOperation) or not isinstance(node.operator, cst.Add):
+        return None
+    return node.right if is_one(node.left) else node.left if is_one(node.right) else None
+
+
+class LogOnePlus(Rule):
+    """
+    ## What it does
+    Flags the natural log of one plus something: `torch.log(1 + x)`, `torch.log(x + 1)`
+    and the tensor method `(1 + x).log()` (also `1.0 + x`), under any import spelling
+    (`import torch as T`, `from torch import log`).
+
+    ## Why is this bad?
+    `1 + x` is rounded to the tensor's precision before the log sees it. For small `x`
+    the rounding eats `x`: in float32 `torch.log(1 + torch.tensor(1e-8))` is `0.0`, and
+    in float16 `torch.log(1 + x)` is `0.0` for every positive `x` below about `5e-4`,
+    where the true value is about `x`. `torch.log1p(x)` computes the same function
+    without forming `1 + x` and is accurate for every `x`. Losses and log-likelihoods
+    of small probabilities (`log(1 + exp(-z))`, a softplus written by hand) lose their
+    signal this way.
+
+    ## Example
+    ```python
+    import torch
+
+    nll = -torch.log(1 + torch.exp(-margin))
+    ```
+
+    ## Use instead
+    ```python
+    nll = -torch.log1p(torch.exp(-margin))
+    ```
+
+    ## Fix safety
+    Unsafe (applied with `--unsafe-fixes`): the result can change, by design. The fix
+    computes the same mathematical function with the same dtype promotion (an integer
+    or bool `x` gives the default float dtype in both), shape and gradient formula
+    (`1 / (1 + x)`), but it rounds differently: where `1 + x` is exact the two agree to
+    float rounding; where it is not, `log1p` gives the right value and the old code did
+    not (`0` for tiny `x`). And `x = -0.0` gives `-0.0` instead of `0.0`. torchlint
+    calls a fix safe only if behaviour stays exactly the same, and a different float
+    result is a different behaviour: a golden-output test, a reproduced training run or
+    a checkpoint comparison would see it. Ruff draws the same line for the same kind of
+    rewrite (FURB163, `math.log(x, 2)` to `math.log2(x)`, is unsafe "due to
+    floating-point rounding"); TorchFix (TOR106) offers no fix at all.
+    `tests/test_tl301_tl303_numerics.py` checks that the results agree on random and edge
+    inputs (0, -0.0, -1, below -1, inf, nan, tiny and huge values) in float16, bfloat16,
+    float32, float64, int and bool, and that `log1p` is never less accurate.
+
+    The fix keeps the spelling: `T.log(1 + x)` becomes `T.log1p(x)`; with only `from
+    torch import log` in the module it uses the module's `torch` name if there is one,
+    else the tensor method `x.log1p()`, so no import is added. A call with a comment
+    inside is reported without a fix (the rewrite would drop the comment). Only a call
+    with a single positional argument is reported (not `torch.log(1 + x, out=buf)`).
+
+    ## Options
+    None.
+
+    ## References
+    - [`torch.log1p`](https://pytorch.org/docs/stable/generated/torch.log1p.html)
+    """
+
+    code = "TL301"
+    name = "log-one-plus"
+    summary = "`torch.log(1 + x)` rounds `1 + x` first: use `torch.log1p(x)`"
+    fixable = True
+    triggers = ("log(",)
+
+    VALID = (
+        "import torch\n\ny = torch.log(2 + x)\nz = torch.log1p(x)\nw = torch.log(1 - x)\n",
+        # not torch's log, and a log with a base argument
+        "import math\nimport numpy as np\n\ny = math.log(1 + x)\nz = np.log(1 + x)\n",
+        "import torch\n\ny = torch.log(1 + x, out=buf)\n",
+        # `.log()` on a module that never imports torch may be anything's method
+        "y = (1 + x).log()\n",
+    )
+    INVALID = (
+        Invalid(
+            "import torch\n\ny = torch.log(1 + x)\n",
+            unsafe_fixed="import torch\n\ny = torch.log1p(x)\n",
+            line=3,
+            column=5,
+        ),
+        Invalid(
+            "import torch as T\n\ny = T.log(p * q + 1.0)\n",
+            unsafe_fixed="import torch as T\n\ny = T.log1p(p * q)\n",
+        ),
+        Invalid(
+            "import torch\n\ny = (1 + a * b).log()\n",
+            unsafe_fixed="import torch\n\ny = (a * b).log1p()\n",
+        ),
+        Invalid(
+            "from torch import log\n\ny = log(1 + x.exp())\n",
+            unsafe_fixed="from torch import log\n\ny = x.exp().log1p()\n",
+        ),
+        Invalid("import torch\n\ny = torch.log(1 +  # keep me\n    x)\n"),
+    )
+
+    @classmethod
+    def gate(cls, view: SourceView, config: Config) -> bool:
+        if view.tree is None:
+            return True
+        table = view.imports
+        if not ast_imports_torch(table):
+            return False
+        return any(ast_plus_one(_ast_operand(call, table)) for call in view.nodes_of(ast.Call))
+
+    def visit_Call(self, node) -> None:
+        imports = self.context.imports
+        function_form = torch_function(node, imports) == "log"
+        if function_form:
+            inner = only_argument(node)
+        else:  # `.log()` is a tensor's only in a module that uses torch
+            inner = method_receiver(node, "log") if not node.args and ast_imports_torch(imports.table) else None
+        operand = plus_one_operand(inner)
+        if operand is None:
+            return
+        module = self.context.module
+        shown = "torch.log(1 + x)" if function_form else "(1 + x).log()"
+        fix = None
+        if not has_comment(node):
+            content = rewritten_call(module, node, function_form, imports, operand, "log1p")
+
+            def fix(positions: Positions) -> Fix:
+                return Fix(f"Use `{content}`", (positions.replace(node, content),), Applicability.UNSAFE)
+
+        self.report(
+            node,
+            f"`{shown}` rounds `1 + x` before the log and loses small `x`: use `log1p(x)`",
+            fix,
+        )
