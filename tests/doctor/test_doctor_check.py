@@ -147,11 +147,18 @@ def test_kernel_coverage(capability, arch_list, cubin, ptx):
     assert kernel_coverage(capability, arch_list) == (cubin, ptx)
 
 
-def test_ptx_only_coverage_is_a_warning(load_facts):
+def test_ptx_of_an_older_major_fails_as_torch_calls_it_not_compatible(load_facts):
     facts = load_facts("healthy-h100")
     facts.arch_list = ["sm_80", "compute_80"]
     row = next(r for r in run_checks(facts, Requirements()) if r.name == "kernel-image")
-    assert row.status == WARN and "compute_80" in row.found
+    assert row.status == FAIL and "compute_80" in row.found
+
+
+def test_ptx_of_the_same_major_is_a_warning(load_facts):
+    facts = load_facts("healthy-h100")
+    facts.arch_list = ["sm_80", "compute_90"]
+    row = next(r for r in run_checks(facts, Requirements()) if r.name == "kernel-image")
+    assert row.status == WARN and "compute_90" in row.found
 
 
 def test_parse_arch():

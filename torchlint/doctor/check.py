@@ -12,10 +12,13 @@ from typing import Callable, List, Optional, Tuple
 from packaging.specifiers import SpecifierSet
 from packaging.version import InvalidVersion, Version
 
-from torchlint.doctor.compat import COMPATIBILITY_DOC, minimum_driver
+from torchlint.doctor.compat import COMPATIBILITY_DOC, CUDA_RELEASE_NOTES, cuda_builds_for, minimum_driver
 from torchlint.doctor.facts import Facts, Gpu
 from torchlint.doctor.requirements import Requirements
-from torchlint.doctor.results import FAIL, PASS, SKIP, WARN, CheckResult
+from torchlint.doctor.loader import check_wsl_libcuda
+from torchlint.doctor.runtimes import (check_declared_packages, check_gpu_runtimes, check_nvidia_wheel_majors,
+                                       check_onnxruntime_flavours, check_runtime_loader)
+from torchlint.doctor.results import FAIL, NOT_JUDGED, PASS, SKIP, WARN, CheckResult
 
 INSTALL_PAGE = "https://pytorch.org/get-started/locally/"
 ANY = "any"
@@ -60,8 +63,8 @@ def _no_gpu_reason(facts: Facts) -> str:
     visible = facts.env.get("CUDA_VISIBLE_DEVICES")
     if facts.torch_build == "cpu":
         return "CPU-only torch build"
-    if visible is not None and visible.strip() in ("", "-1"):
-        return f"CUDA_VISIBLE_DEVICES={visible!r} hides every GPU"
+    if visible is not None and visible_devices_problem(visible):
+        return f"CUDA_VISIBLE_DEVICES={visible!r} is malformed or hides every GPU"
     if facts.torch_version is None:
         return "torch is not importable"
     if "cuda_available" in facts.unknown:
@@ -132,6 +135,8 @@ def check_gpu(facts: Facts, req: Requirements) -> List[CheckResult]:
         names = ", ".join(gpu.name or "?" for gpu in facts.gpus) or f"{facts.device_count} device(s)"
         return [CheckResult("gpu", PASS, names, expected)]
     reason = _no_gpu_reason(facts)
+    if facts.cuda_available is None and "cuda_available" in facts.unknown and facts.torch_version is not None:
+        return [CheckResult("gpu", SKIP, f"{NOT_JUDGED}: unknown", expected, facts.unknown["cuda_available"])]
     if req.require_gpu:
         return [CheckResult("gpu", FAIL, f"none ({reason})", expected,
                             "`require-gpu = true` but torch sees no GPU. Check `nvidia-smi`, the "
@@ -222,6 +227,9 @@ def check_kernel_image(facts: Facts, req: Requirements) -> List[CheckResult]:
     if facts.torch_build != "cuda":
         return [CheckResult("kernel-image", SKIP, f"{facts.torch_build} build", "CUDA build")]
     arch_list = facts.arch_list or []
+    if facts.arch_list is None:
+        return [_kernel_image_from_cuda(facts, gpu) for gpu in facts.gpus] or [
+            CheckResult("kernel-image", SKIP, f"{NOT_JUDGED}: no GPU model or arch list", "sm_XY for each GPU")]
     shown = " ".join(arch_list) or "empty"
     if not arch_list:
         return [CheckResult("kernel-image", WARN, "arch list unreadable", "sm_XY for each GPU",
@@ -236,19 +244,44 @@ def check_kernel_image(facts: Facts, req: Requirements) -> List[CheckResult]:
         found = f"{_gpu_label(gpu)} is {sm}"
         if cubin:
             results.append(CheckResult("kernel-image", PASS, f"{found}; runs {cubin}", shown))
-        elif ptx:
+        elif ptx and parse_arch(ptx)[1] == int(gpu.capability.split(".")[0]):
             results.append(CheckResult("kernel-image", WARN, f"{found}; only PTX {ptx}", shown,
                                        "No native kernels for this GPU: every kernel is JIT-compiled from "
                                        "PTX at first use (slow start-up, needs a driver that knows that PTX)."))
         else:
-            base = (facts.torch_version or "").split("+")[0]
-            results.append(CheckResult("kernel-image", FAIL, found, shown,
-                                       f"torch {base} has no kernels for {sm}: expect \"no kernel image is "
-                                       "available for execution on the device\" or illegal-instruction "
-                                       "errors. Install a torch wheel whose torch.cuda.get_arch_list() "
-                                       f"includes {sm} (often an older CUDA build), or build from source "
-                                       f"with TORCH_CUDA_ARCH_LIST=\"{gpu.capability}\"."))
+            # torch's own _check_cubins calls a GPU with no cubin of its major "not compatible",
+            # whatever PTX the build carries.
+            results.append(CheckResult("kernel-image", FAIL, found + (f"; only PTX {ptx}" if ptx else ""), shown,
+                                       _no_kernels_advice(facts, gpu, sm)))
     return results
+
+
+def _no_kernels_advice(facts: Facts, gpu: Gpu, sm: str) -> str:
+    base = (facts.torch_version or "").split("+")[0]
+    return (f"torch {base} has no kernels for {sm}: expect \"no kernel image is available for execution on "
+            "the device\" or illegal-instruction errors. Install a torch wheel whose "
+            f"torch.cuda.get_arch_list() includes {sm} ({INSTALL_PAGE}), or build from source with "
+            f"TORCH_CUDA_ARCH_LIST=\"{gpu.capability}\".")
+
+
+def _kernel_image_from_cuda(facts: Facts, gpu: Gpu) -> CheckResult:
+    """The arch list is unknown (pasted evidence): judge by what a CUDA release can build for."""
+    if gpu.capability is None:
+        return CheckResult("kernel-image", SKIP, f"{NOT_JUDGED}: {_gpu_label(gpu)}, capability unknown", "-")
+    sm = "sm_" + gpu.capability.replace(".", "")
+    support = cuda_builds_for(facts.torch_cuda or "", gpu.capability)
+    found = f"{_gpu_label(gpu)} is {sm}; CUDA {facts.torch_cuda} build"
+    if support is None:
+        return CheckResult("kernel-image", SKIP, f"{NOT_JUDGED}: {found}", "-")
+    ok, span = support
+    expected = f"{span} for {sm}"
+    if ok:
+        return CheckResult("kernel-image", SKIP, f"{NOT_JUDGED}: arch list unknown; {found}", expected,
+                           f"CUDA {facts.torch_cuda} can build {sm} kernels; run the doctor on the machine "
+                           "to read the wheel's arch list.")
+    return CheckResult("kernel-image", FAIL, found, expected,
+                       f"No CUDA {facts.torch_cuda} build carries kernels for {sm} ({CUDA_RELEASE_NOTES}). "
+                       f"Install a torch wheel built with {span} ({INSTALL_PAGE}).")
 
 
 # --- driver --------------------------------------------------------------------------
@@ -306,8 +339,13 @@ def check_cudnn(facts: Facts, req: Requirements) -> List[CheckResult]:
     if skipped:
         return skipped
     if facts.cudnn_version is None:
-        reason = facts.unknown.get("cudnn_version", "torch reports no cuDNN (CPU build, or cuDNN failed to load).")
-        return [CheckResult("cudnn", FAIL, "none", str(req.cudnn), reason)]
+        if not facts.has_gpu:  # as driver and compute-capability: nothing to judge without a GPU
+            return [CheckResult("cudnn", SKIP, "no GPU", str(req.cudnn))]
+        if facts.cudnn_available is False:
+            reason = facts.unknown.get("cudnn_version", "torch reports no cuDNN (cuDNN failed to load).")
+            return [CheckResult("cudnn", FAIL, "none", str(req.cudnn), reason)]
+        return [CheckResult("cudnn", SKIP, f"{NOT_JUDGED}: unknown", str(req.cudnn),
+                            facts.unknown.get("cudnn_version", "cuDNN version unreadable"))]
     if not _satisfies(facts.cudnn_version, req.cudnn):
         return [CheckResult("cudnn", FAIL, facts.cudnn_version, str(req.cudnn),
                             "torch loads the cuDNN its wheel depends on (the nvidia-cudnn-cu* package); "
@@ -319,6 +357,9 @@ def check_cudnn_enabled(facts: Facts, req: Requirements) -> List[CheckResult]:
     name = "cudnn-enabled"
     if not facts.has_gpu or facts.torch_build != "cuda":
         return [CheckResult(name, SKIP, "no CUDA GPU", "-")]
+    if facts.cudnn_available is None:
+        return [CheckResult(name, SKIP, f"{NOT_JUDGED}: unknown", "available and enabled",
+                            facts.unknown.get("cudnn_available", "cuDNN availability was not recorded"))]
     if not facts.cudnn_available:
         return [CheckResult(name, FAIL, "not available", "available and enabled",
                             "torch cannot load cuDNN: convolutions and RNNs fall back to slow kernels or "
@@ -365,13 +406,31 @@ def check_torch_use_cuda_dsa(facts: Facts, req: Requirements) -> List[CheckResul
                         "to locate an assert, use CUDA_LAUNCH_BLOCKING=1 or reproduce on CPU.")]
 
 
+# CUDA reads a comma-separated list of indices or GPU-/MIG- UUIDs and stops at the first
+# entry it cannot parse: "[1,2,3]" or "cuda:0" hides every GPU, "0,1,x,2" shows only 0 and 1.
+_VISIBLE_ENTRY = re.compile(r"^(?:\d+|GPU-[0-9A-Fa-f-]+|MIG-[0-9A-Za-z/-]+)$")
+
+
+def visible_devices_problem(value: str) -> Optional[str]:
+    """Why CUDA_VISIBLE_DEVICES=value hides GPUs it seems to list, or None when it is well formed."""
+    entries = [entry.strip() for entry in value.split(",")]
+    if value.strip() in ("", "-1"):
+        return "This hides every GPU from CUDA in this process."
+    for position, entry in enumerate(entries):
+        if not _VISIBLE_ENTRY.match(entry):
+            shown = "no GPU" if position == 0 else "only " + ",".join(entries[:position])
+            return (f"{entry!r} is not a device index or GPU UUID: CUDA stops reading the list there, so "
+                    f"{shown} is visible. Write indices separated by commas, e.g. CUDA_VISIBLE_DEVICES=0,1.")
+    return None
+
+
 def check_cuda_visible_devices(facts: Facts, req: Requirements) -> List[CheckResult]:
     value = facts.env.get("CUDA_VISIBLE_DEVICES")
     if value is None:
         return []
-    if value.strip() in ("", "-1"):
-        return [CheckResult("cuda-visible-devices", WARN, repr(value), "a device list",
-                            "This hides every GPU from CUDA in this process.")]
+    problem = visible_devices_problem(value)
+    if problem:
+        return [CheckResult("cuda-visible-devices", WARN, repr(value), "a device list", problem)]
     return [CheckResult("cuda-visible-devices", PASS, repr(value), "a device list")]
 
 
@@ -412,6 +471,12 @@ CHECKS: Tuple[Check, ...] = (
     check_cudnn,
     check_cudnn_enabled,
     check_cudnn_library_path,
+    check_declared_packages,
+    check_gpu_runtimes,
+    check_nvidia_wheel_majors,
+    check_onnxruntime_flavours,
+    check_runtime_loader,
+    check_wsl_libcuda,
     check_cuda_launch_blocking,
     check_torch_use_cuda_dsa,
     check_cuda_visible_devices,

@@ -29,8 +29,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--requirements", type=Path, metavar="FILE",
                         help="TOML file with [tool.torchlint.runtime] or a bare table "
                              "(default: the nearest pyproject.toml/torchlint.toml)")
-    parser.add_argument("--facts", type=Path, metavar="FILE",
-                        help="judge a facts record saved with --probe-json instead of probing")
+    parser.add_argument("--facts", metavar="FILE",
+                        help="judge saved evidence instead of probing: a record from --probe-json, or the "
+                             "text of `python -m torch.utils.collect_env` ('-' reads stdin)")
     parser.add_argument("--probe-json", action="store_true",
                         help="print the probe's facts as JSON and exit (nothing is judged)")
     parser.add_argument("--smoke", action="store_true",
@@ -84,13 +85,22 @@ def _probe() -> Facts:
     return collect()
 
 
-def _load_facts(path: Path) -> Facts:
-    try:
-        with open(path, encoding="utf-8") as handle:
-            return facts_from_dict(json.load(handle))
-    except OSError as error:
-        raise UsageError(f"{path}: cannot read: {error.strerror or error}") from None
-    except ValueError as error:  # JSONDecodeError and FactsError
-        kind = "not JSON" if not isinstance(error, FactsError) else "not a torchlint facts record"
-        raise UsageError(f"{path}: {kind}: {error}") from None
+def _load_facts(name: str) -> Facts:
+    from torchlint.doctor.collect_env import looks_like_collect_env, parse_collect_env
 
+    try:
+        if name == "-":
+            text = sys.stdin.buffer.read().decode("utf-8", errors="replace")
+        else:
+            with open(name, "rb") as handle:
+                text = handle.read().decode("utf-8", errors="replace")
+    except OSError as error:
+        raise UsageError(f"{name}: cannot read: {error.strerror or error}") from None
+    if not text.lstrip().startswith("{") and looks_like_collect_env(text):
+        return parse_collect_env(text)
+    try:
+        return facts_from_dict(json.loads(text))
+    except ValueError as error:  # JSONDecodeError and FactsError
+        if isinstance(error, FactsError):
+            raise UsageError(f"{name}: not a torchlint facts record: {error}") from None
+        raise UsageError(f"{name}: not JSON (nor collect_env text): {error}") from None

@@ -57,3 +57,65 @@ def minimum_driver(cuda: str, platform: Optional[str]) -> Optional[Version]:
             windows = (platform or "").startswith("win")
             return Version(floor.windows if windows else floor.linux)
     return None
+
+
+# Which GPU architectures a CUDA toolkit release can build for. A torch wheel built with
+# CUDA X has kernels only for architectures CUDA X knows, and (as torch's own
+# `_check_cubins` says) a GPU is served only by cubins of its own major version.
+# Sources: CUDA Toolkit Release Notes per release (new architectures: Turing 10.0,
+# Ampere 11.0/11.1, Ada and Hopper 11.8, Blackwell 12.8; removed: sm_30 after 10.2,
+# sm_35/sm_37 after 11.8, Maxwell/Pascal/Volta (sm_50-sm_72) from 13.0):
+# https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/index.html
+class ArchSupport(NamedTuple):
+    capability_from: Tuple[int, int]  # inclusive
+    capability_before: Tuple[int, int]  # exclusive
+    first_cuda: str  # the first CUDA release that builds kernels this GPU runs
+    last_cuda_before: Optional[str]  # the first CUDA release that no longer does, or None
+
+
+ARCH_SUPPORT: Tuple[ArchSupport, ...] = (
+    ArchSupport((3, 0), (3, 5), "6.0", "11.0"),
+    ArchSupport((3, 5), (4, 0), "6.0", "12.0"),
+    ArchSupport((5, 0), (7, 5), "6.5", "13.0"),
+    ArchSupport((7, 5), (8, 0), "10.0", None),
+    ArchSupport((8, 0), (9, 0), "11.0", None),
+    ArchSupport((9, 0), (10, 0), "11.8", None),
+    ArchSupport((10, 0), (12, 0), "12.8", None),
+    ArchSupport((12, 0), (13, 0), "12.8", None),
+)
+CUDA_RELEASE_NOTES = "https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/index.html"
+
+
+def _major_minor(text: str) -> Optional[Tuple[int, int]]:
+    parts = text.split(".")
+    try:
+        return int(parts[0]), int(parts[1]) if len(parts) > 1 else 0
+    except ValueError:
+        return None
+
+
+def cuda_builds_for(cuda: str, capability: str) -> Optional[Tuple[bool, str]]:
+    """(can a build with CUDA `cuda` carry kernels for `capability`, the CUDA range that can).
+
+    None when either version is unreadable or the architecture is not in the table.
+    """
+    runtime = _major_minor(cuda)
+    cap = _major_minor(capability)
+    if runtime is None or cap is None:
+        return None
+    for row in ARCH_SUPPORT:
+        if row.capability_from <= cap < row.capability_before:
+            first = _major_minor(row.first_cuda)
+            last = _major_minor(row.last_cuda_before) if row.last_cuda_before else None
+            ok = first is not None and runtime >= first and (last is None or runtime < last)
+            span = f"CUDA >= {row.first_cuda}" + (f" and < {row.last_cuda_before}" if last else "")
+            return ok, span
+    return None
+
+
+def cuda_of_tag(tag: str) -> Optional[str]:
+    """'cu101' -> '10.1', 'cu124' -> '12.4', 'cu92' -> '9.2'; else None."""
+    digits = tag[2:] if tag.startswith("cu") else ""
+    if not digits.isdigit() or len(digits) < 2:
+        return None
+    return f"{digits[:-1]}.{digits[-1]}"

@@ -8,7 +8,7 @@ from typing import IO, List, Optional
 
 from torchlint import __version__
 from torchlint.doctor.facts import Facts
-from torchlint.doctor.results import FAIL, PASS, SKIP, WARN, CheckResult, count, failed, verdict
+from torchlint.doctor.results import FAIL, NOT_JUDGED, PASS, SKIP, WARN, CheckResult, count, failed, verdict
 
 STYLES = {PASS: "green", WARN: "yellow", FAIL: "bold red", SKIP: "dim"}
 NON_TTY_WIDTH = 120
@@ -27,22 +27,25 @@ def render_rich(results: List[CheckResult], stream: IO[str]) -> None:
     if not console.is_terminal:
         console = Console(file=stream, highlight=False, width=NON_TTY_WIDTH, no_color=True)
     console.on_broken_pipe = _reraise_broken_pipe  # rich would SystemExit(1); the CLI decides instead
+    # Advice holds commands and URLs that must stay copyable: it goes below the table, one
+    # unbroken line per check, never folded into a narrow column.
     table = Table(show_lines=False, header_style="bold", expand=True)
-    table.add_column("check", no_wrap=True)
-    table.add_column("found", overflow="fold", ratio=3)
-    table.add_column("expected", overflow="fold", ratio=2)
-    table.add_column("status", no_wrap=True)
-    table.add_column("advice", overflow="fold", ratio=6)
+    table.add_column("check", no_wrap=True, min_width=len("check"))
+    table.add_column("status", no_wrap=True, min_width=len("status"))
+    table.add_column("found", overflow="fold", ratio=3, min_width=len("found"))
+    table.add_column("expected", overflow="fold", ratio=2, min_width=len("expected"))
     for result in results:
         style = STYLES.get(result.status, "")
-        table.add_row(result.name, result.found, result.expected,
-                      f"[{style}]{result.status}[/]" if style else result.status, result.advice,
-                      style="dim" if result.status == SKIP else None)
+        table.add_row(result.name, f"[{style}]{result.status}[/]" if style else result.status,
+                      result.found, result.expected, style="dim" if result.status == SKIP else None)
     console.print(table)
-    for result in results:
-        if result.detail and result.status in (FAIL, WARN):
-            console.print(f"[bold]{result.name}[/]:", markup=True)
-            console.print(textwrap.indent(result.detail.rstrip(), "    "), markup=False)
+    advised = [f"{r.name} ({r.status}): {r.advice}" for r in results if r.advice and r.status in (FAIL, WARN)]
+    for line in dict.fromkeys(advised):
+        console.print(line, markup=False, soft_wrap=True)
+    not_judged = [result.name for result in results if result.found.startswith(NOT_JUDGED)]
+    if not_judged:
+        console.print(f"Not judged (the evidence does not say): {', '.join(dict.fromkeys(not_judged))}",
+                      markup=False, soft_wrap=True)
     style = "bold red" if failed(results) else ("yellow" if count(results)[WARN] else "bold green")
     console.print(f"[{style}]{verdict(results)}[/]")
 

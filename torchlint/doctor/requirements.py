@@ -14,6 +14,7 @@ gpu-name = ["H100", "A100"]
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Optional, Tuple
@@ -25,6 +26,9 @@ from torchlint.config_files import ConfigError, find_config_file, read_table, re
 TABLE = "[tool.torchlint.runtime]"
 SPECIFIER_KEYS = ("torch", "cuda", "cudnn", "driver", "compute-capability")
 KNOWN_KEYS = SPECIFIER_KEYS + ("require-gpu", "gpu-name")
+# Other GPU runtimes may be declared by distribution name, judged like torch (doctor/runtimes.py).
+PACKAGE_KEY = re.compile(r"^(onnxruntime(-gpu)?|tensorflow|jax|jaxlib|jax-cuda\d+-plugin|cupy-cuda[0-9a-z]+"
+                         r"|paddlepaddle(-gpu)?|nvidia-[a-z0-9-]+-cu\d+)$")
 
 
 @dataclass(frozen=True)
@@ -39,6 +43,7 @@ class Requirements:
     compute_capability: Optional[SpecifierSet] = None
     require_gpu: bool = False
     gpu_name: Tuple[str, ...] = ()
+    packages: Tuple[Tuple[str, SpecifierSet], ...] = ()  # (distribution, specifier) in file order
 
 
 def parse_requirements(table: Mapping[str, Any], source: Optional[Path] = None) -> Requirements:
@@ -47,7 +52,11 @@ def parse_requirements(table: Mapping[str, Any], source: Optional[Path] = None) 
     if not isinstance(table, Mapping):
         raise ConfigError(f"{where}: {TABLE} must be a table")
     values: dict = {}
+    packages = []
     for key, value in table.items():
+        if PACKAGE_KEY.match(key):
+            packages.append((key, _specifier(where, key, value)))
+            continue
         if key not in KNOWN_KEYS:
             raise ConfigError(
                 f"{where}: unknown key `{key}` in {TABLE} (known: {', '.join(KNOWN_KEYS)})"
@@ -60,12 +69,14 @@ def parse_requirements(table: Mapping[str, Any], source: Optional[Path] = None) 
             values["require_gpu"] = value
         else:
             values["gpu_name"] = _gpu_names(where, value)
-    return Requirements(source=source, **values)
+    return Requirements(source=source, packages=tuple(packages), **values)
 
 
 def _specifier(where: str, key: str, value: Any) -> SpecifierSet:
     if not isinstance(value, str):
         raise ConfigError(f"{where}: `runtime.{key}` must be a version specifier string like \">=12.1\"")
+    if not value.strip():  # SpecifierSet("") means "any": almost surely a slip, not a requirement
+        raise ConfigError(f"{where}: `runtime.{key}` is empty; write a specifier like \">=12.1\" or remove the key")
     try:
         return SpecifierSet(value)
     except InvalidSpecifier:

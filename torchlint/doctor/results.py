@@ -10,6 +10,7 @@ WARN = "warn"
 FAIL = "fail"
 SKIP = "skip"
 STATUSES = (PASS, WARN, FAIL, SKIP)
+NOT_JUDGED = "not judged"  # how a SKIP row's `found` starts when the evidence lacks the fact
 
 
 @dataclass(frozen=True)
