@@ -1,0 +1,101 @@
+"""Edits to a module's imports for fixes that change which names a file uses.
+
+A fix that writes `torch.linalg.qr` must spell it through the file's own imports
+(`T.linalg.qr` after `import torch as T`) or add the import it needs; a fix that rewrites
+the last use of `from torch.cuda.amp import autocast` must take that import away, or
+flake8 reports F401. Name resolution itself is torchlint.names'.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from torchlint.ftypes import Edit
+from torchlint.layout import tidy_line_deletion
+from torchlint.lazy import cst
+from torchlint.modules import insert_import
+from torchlint.names import ImportTable
+from torchlint.walk import blocks
+
+
+def spell(qualified: str, table: ImportTable) -> Tuple[str, Optional[str]]:
+    """How this file can write `qualified`, and the module to import first (None: none).
+
+    The local name bound to the longest module above `qualified` wins: `F.interpolate`
+    after `import torch.nn.functional as F`, `T.linalg.qr` after `import torch as T`.
+    Only names bound to a module prefix count, so `from torch import qr` is no way to
+    write `torch.linalg.qr`."""
+    parts = qualified.split(".")
+    best: Optional[Tuple[int, str]] = None
+    for local, target in table.items():
+        target_parts = target.split(".")
+        depth = len(target_parts)
+        if depth < len(parts) and parts[:depth] == target_parts and (best is None or depth > best[0]):
+            best = (depth, local)
+    if best is not None:
+        depth, local = best
+        return ".".join([local, *parts[depth:]]), None
+    return qualified, parts[0]
+
+
+def import_edit(module, positions, newline: str, module_name: str) -> Edit:
+    """The edit that adds `import module_name` beside the file's other imports."""
+    return insert_import(module, positions, newline, f"import {module_name}")
+
+
+def uses_outside(text: str, local: str, statement_text: str) -> int:
+    """How often `local` is read in `text` apart from `statement_text` (its import), counting
+    every occurrence as a word not preceded by a dot: strings and comments included, so
+    that `__all__ = ["name"]` keeps its import."""
+    pattern = re.compile(r"(?<![.\w])" + re.escape(local) + r"\b")
+    return len(pattern.findall(text)) - len(pattern.findall(statement_text))
+
+
+def alias_name(alias) -> str:
+    return (alias.asname.name.value if alias.asname else cst.Module([]).code_for_node(alias.name)).strip()
+
+
+def block_lengths(module) -> Dict[int, int]:
+    """id(statement) -> how many statements share its block, for every statement of the
+    module's import-time blocks (a block of one cannot lose its statement)."""
+    lengths: Dict[int, int] = {}
+    pending: List[Sequence] = [module.body]
+    while pending:
+        block = pending.pop()
+        for statement in block:
+            lengths[id(statement)] = len(block)
+            if isinstance(statement, (cst.If, cst.Try, cst.TryStar, cst.With, cst.For, cst.While)):
+                pending.extend(blocks(statement))
+    return lengths
+
+
+def remove_alias(line, node, alias, positions, lines: Sequence[str], block_length: int) -> Optional[Edit]:
+    """The edit that takes `alias` out of the import `node` (in the statement `line`):
+    the whole line if it was the only name, else the import without it. None when the
+    line holds other statements or is the only statement of its block."""
+    names = list(node.names)
+    if len(names) > 1:
+        kept = [name for name in names if name is not alias]
+        kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        changes = {"names": kept}
+        if isinstance(node, cst.ImportFrom) and node.lpar is not None and len(kept) == 1:
+            changes.update(lpar=None, rpar=None)
+        return positions.replace(node, cst.Module([]).code_for_node(node.with_changes(**changes)))
+    if len(line.body) != 1 or block_length <= 1:
+        return None
+    return tidy_line_deletion(positions.delete_lines(line), lines)
+
+
+def replace_line(line, positions, new_lines: Sequence[str], newline: str) -> Edit:
+    """Replace the physical lines of statement `line` with `new_lines` at its indentation."""
+    indent = positions.indent_of(line)
+    text = "".join(f"{indent}{new}{newline}" for new in new_lines)
+    deletion = positions.delete_lines(line)
+    return Edit(deletion.start, deletion.end, text)
+
+
+def rebind_module(node, module_name: str, positions) -> Edit:
+    """`from old import name` -> `from module_name import name` (the names kept)."""
+    new_module = cst.parse_expression(module_name)
+    return positions.replace(node, cst.Module([]).code_for_node(node.with_changes(module=new_module)))
