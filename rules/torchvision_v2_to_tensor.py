@@ -1,0 +1,111 @@
+from __future__ import annotations
+
+import ast
+from typing import Optional
+
+from torchlint.ftypes import Applicability, Fix
+from torchlint.lazy import cst
+from torchlint.names import ast_dotted_name, resolve
+from torchlint.rule import Invalid, Rule
+
+V2 = "torchvision.transforms.v2"
+TO_TENSOR = f"{V2}.ToTensor"
+
+
+class TorchvisionV2ToTensor(Rule):
+    """
+    ## What it does
+    Flags `torchvision.transforms.v2.ToTensor()` (under any import spelling). The v1
+    `torchvision.transforms.ToTensor` is not deprecated and not flagged.
+
+    ## Why is this bad?
+    torchvision deprecated `v2.ToTensor` (it warns on construction: "will be removed in a
+    future release") in favour of `v2.ToImage()` followed by
+    `v2.ToDtype(torch.float32, scale=True)`, which keeps the image a `tv_tensors.Image`
+    so that later v2 transforms know what it is.
+
+    ## Example
+    ```python
+    transform = v2.Compose([v2.RandomHorizontalFlip(), v2.ToTensor()])
+    ```
+
+    ## Use instead
+    ```python
+    transform = v2.Compose([v2.RandomHorizontalFlip(), v2.ToImage(), v2.ToDtype(torch.float32, scale=True)])
+    ```
+
+    ## Fix safety
+    Unsafe fix: in a list or tuple the call becomes the two transforms; elsewhere
+    `v2.Compose([v2.ToImage(), v2.ToDtype(torch.float32, scale=True)])`. torchvision
+    says the output is equivalent "up to float precision", and it is not identical: the
+    result is a `tv_tensors.Image` rather than a plain tensor, its dtype is always
+    float32 (ToTensor used the default dtype), and non-uint8 integer inputs (a PIL image
+    in mode "I", an int32 array) are scaled where ToTensor left them unscaled. Offered
+    only where `v2` is reached through a module (`v2.ToTensor()`,
+    `transforms.v2.ToTensor()`) and `torch` is imported, so no new import is needed.
+    """
+
+    code = "TL206"
+    name = "torchvision-v2-to-tensor"
+    summary = "Deprecated torchvision.transforms.v2.ToTensor"
+    fixable = True
+    triggers = ("ToTensor",)
+
+    VALID = (
+        "from torchvision import transforms\n\nt = transforms.Compose([transforms.ToTensor()])\n",
+        "import torch\nfrom torchvision.transforms import v2\n\nt = v2.Compose([v2.ToImage(), v2.ToDtype(torch.float32, scale=True)])\n",
+    )
+    INVALID = (
+        Invalid(
+            "import torch\nfrom torchvision.transforms import v2\n\nt = v2.Compose([v2.RandomHorizontalFlip(), v2.ToTensor()])\n",
+            unsafe_fixed="import torch\nfrom torchvision.transforms import v2\n\n"
+            "t = v2.Compose([v2.RandomHorizontalFlip(), v2.ToImage(), v2.ToDtype(torch.float32, scale=True)])\n",
+            line=4,
+            column=44,
+        ),
+        Invalid(
+            "import torch\nimport torchvision.transforms as T\n\nto_tensor = T.v2.ToTensor()\n",
+            unsafe_fixed="import torch\nimport torchvision.transforms as T\n\n"
+            "to_tensor = T.v2.Compose([T.v2.ToImage(), T.v2.ToDtype(torch.float32, scale=True)])\n",
+            line=4,
+            column=13,
+        ),
+        # imported by name: the replacement's names are not in scope, no fix
+        Invalid("import torch\nfrom torchvision.transforms.v2 import ToTensor\n\nt = ToTensor()\n", line=4, column=5),
+    )
+
+    @classmethod
+    def gate(cls, view, config) -> bool:
+        imports = view.imports
+        return any(resolve(ast_dotted_name(node.func), imports) == TO_TENSOR for node in view.nodes_of(ast.Call))
+
+    def visit_Element(self, node) -> None:
+        # pre-order: the element is seen before its call, which then knows it sits in a list
+        if isinstance(node.value, cst.Call):
+            self.__dict__.setdefault("_items", set()).add(node.value)
+
+    def visit_Call(self, node) -> None:
+        if self.context.imports.qualified_name(node.func) != TO_TENSOR:
+            return
+        replacement = self._replacement(node, node in self.__dict__.get("_items", ()))
+        fix = None
+        if replacement is not None:
+            def fix(positions, call=node, replacement=replacement):
+                return Fix(
+                    "Use `v2.ToImage()` and `v2.ToDtype(torch.float32, scale=True)`",
+                    (positions.replace(call, replacement),),
+                    Applicability.UNSAFE,
+                )
+        self.report(
+            node,
+            "`v2.ToTensor` is deprecated: use `v2.ToImage()` then `v2.ToDtype(torch.float32, scale=True)`",
+            fix,
+        )
+
+    def _replacement(self, call, in_sequence: bool) -> Optional[str]:
+        torch = next((local for local, target in self.context.imports.table.items() if target == "torch"), None)
+        if call.args or torch is None or not isinstance(call.func, cst.Attribute):
+            return None
+        v2 = self.context.module.code_for_node(call.func.value)
+        pair = f"{v2}.ToImage(), {v2}.ToDtype({torch}.float32, scale=True)"
+        return pair if in_sequence else f"{v2}.Compose([{pair}])"
