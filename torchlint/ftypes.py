@@ -123,6 +123,7 @@ class RuleInfo:
     doc: str
     fixable: bool
     default_enabled: bool = True
+    level: str = "warning"  # "error" or "warning": SARIF level, GitHub annotation, JUnit failure type
 
     @property
     def url(self) -> str:

@@ -25,6 +25,7 @@ SYNTAX_ERROR = RuleInfo(
         "## Fix safety\nNo fix."
     ),
     fixable=False,
+    level="error",
 )
 
 

@@ -239,6 +239,7 @@ class Rule:
     summary: ClassVar[str]
     triggers: ClassVar[Tuple[str, ...]] = ()
     default_enabled: ClassVar[bool] = True
+    level: ClassVar[str] = "warning"  # "error" for code that fails at run time
     fixable: ClassVar[bool] = False
     options: ClassVar[Mapping[str, Any]] = {}
     project_rule: ClassVar[bool] = False
@@ -281,6 +282,7 @@ class Rule:
             doc=rule_doc(cls),
             fixable=cls.fixable,
             default_enabled=cls.default_enabled,
+            level=cls.level,
         )
 
     def report(self, node, message: str, fix: Optional[FixFactory] = None) -> None:

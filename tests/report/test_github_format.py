@@ -6,7 +6,7 @@ from torchlint.report.github import escape_data, escape_property
 def test_annotation_line(make_ctx, in_project):
     d = diag(filename=str(in_project / "src" / "train.py"), row=3, col=8, end=(3, 13))
     assert output("github", [d], make_ctx()) == (
-        "::error title=torchlint (TL001),file=src/train.py,line=3,col=8,endLine=3,endColumn=13::"
+        "::warning title=torchlint (TL001),file=src/train.py,line=3,col=8,endLine=3,endColumn=13::"
         "src/train.py:3:8: TL001 Module-level import of `wandb`\n"
     )
 
@@ -22,7 +22,7 @@ def test_property_escaping():
 def test_escaping_applied_in_output(make_ctx):
     d = diag(filename="we,ird:name.py", message="line one\nline 100%")
     assert output("github", [d], make_ctx()) == (
-        "::error title=torchlint (TL001),file=we%2Cird%3Aname.py,line=1,col=1,endLine=1,endColumn=2::"
+        "::warning title=torchlint (TL001),file=we%2Cird%3Aname.py,line=1,col=1,endLine=1,endColumn=2::"
         "we,ird:name.py:1:1: TL001 line one%0Aline 100%25\n"
     )
 

@@ -68,7 +68,7 @@ def test_every_rule_is_listed_with_its_help(make_ctx):
     assert tl001["fullDescription"] == {"text": "Checks for heavy imports at module level."}
     assert tl001["help"] == {"text": RULES["TL001"].doc, "markdown": RULES["TL001"].doc}
     assert tl001["helpUri"] == RULES["TL001"].url
-    assert tl001["defaultConfiguration"] == {"level": "error", "enabled": True}
+    assert tl001["defaultConfiguration"] == {"level": "warning", "enabled": True}
     assert rules[2]["defaultConfiguration"]["enabled"] is False
     assert rules[2]["fullDescription"] == {"text": "`.item()` in a loop"}
 
@@ -78,7 +78,7 @@ def test_result_fields(make_ctx, in_project):
     [result] = results([d], make_ctx())
     assert result["ruleId"] == "TL003"
     assert result["ruleIndex"] == 2
-    assert result["level"] == "error"
+    assert result["level"] == "warning"
     assert result["message"] == {"text": "m"}
     location = result["locations"][0]["physicalLocation"]
     assert location["artifactLocation"] == {"uri": "src/my%20model.py", "uriBaseId": "%SRCROOT%"}

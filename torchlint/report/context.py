@@ -37,6 +37,11 @@ class ReportContext:
         info = self.rules.get(code)
         return info.name if info else ""
 
+    def rule_level(self, code: str) -> str:
+        """"error" or "warning" (the rule's level; "error" for a code torchlint does not know)."""
+        info = self.rules.get(code)
+        return info.level if info else "error"
+
     def rule_url(self, code: str) -> str | None:
         info = self.rules.get(code)
         return info.url if info else None

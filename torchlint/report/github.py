@@ -1,4 +1,4 @@
-"""GitHub Actions workflow commands (`::error ...::`), one per finding."""
+"""GitHub Actions workflow commands (`::error ...::` / `::warning ...::`), one per finding."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ def escape_property(text: str) -> str:
 
 
 def command(diagnostic: Diagnostic, ctx: ReportContext) -> str:
-    """The `::error` line for one finding."""
+    """The `::error` or `::warning` line for one finding (the rule's level)."""
     path = paths.for_root(diagnostic.filename, ctx.root)
     start, end = diagnostic.location, diagnostic.end_location
     properties = {
@@ -33,7 +33,7 @@ def command(diagnostic: Diagnostic, ctx: ReportContext) -> str:
     }
     props = ",".join(f"{key}={escape_property(str(value))}" for key, value in properties.items())
     text = f"{path}:{start.row}:{start.column}: {diagnostic.code} {diagnostic.message}"
-    return f"::error {props}::{escape_data(text)}"
+    return f"::{ctx.rule_level(diagnostic.code)} {props}::{escape_data(text)}"
 
 
 def render(diagnostics: Sequence[Diagnostic], ctx: ReportContext, out: TextIO) -> None:

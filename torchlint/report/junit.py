@@ -41,7 +41,7 @@ def to_xml(diagnostics: Sequence[Diagnostic], ctx: ReportContext) -> ET.Element:
                 line=str(row),
                 column=str(col),
             )
-            failure = ET.SubElement(case, "failure", message=d.message)
+            failure = ET.SubElement(case, "failure", message=d.message, type=ctx.rule_level(d.code))
             failure.text = f"line {row}, col {col}, {d.message}"
     return suites
 

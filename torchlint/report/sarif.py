@@ -34,7 +34,7 @@ def _rule(rule: RuleInfo) -> dict:
         "fullDescription": {"text": _full_description(rule)},
         "help": {"text": doc, "markdown": doc},
         "helpUri": rule.url,
-        "defaultConfiguration": {"level": "error", "enabled": rule.default_enabled},
+        "defaultConfiguration": {"level": rule.level, "enabled": rule.default_enabled},
         "properties": {"fixable": rule.fixable, "tags": [rule.name]},
     }
 
@@ -84,7 +84,7 @@ class _Writer:
         result: dict = {"ruleId": diagnostic.code}
         if rule_index is not None:
             result["ruleIndex"] = rule_index
-        result["level"] = "error"
+        result["level"] = self.ctx.rule_level(diagnostic.code)
         result["message"] = {"text": diagnostic.message}
         result["locations"] = [
             {
