@@ -19,20 +19,22 @@ from torchlint.names import ImportTable
 from torchlint.walk import blocks
 
 
-def spell(qualified: str, table: ImportTable) -> Tuple[str, Optional[str]]:
+def spell(qualified: str, table: ImportTable, prefer: Optional[str] = None) -> Tuple[str, Optional[str]]:
     """How this file can write `qualified`, and the module to import first (None: none).
 
     The local name bound to the longest module above `qualified` wins: `F.interpolate`
     after `import torch.nn.functional as F`, `T.linalg.qr` after `import torch as T`.
     Only names bound to a module prefix count, so `from torch import qr` is no way to
-    write `torch.linalg.qr`."""
+    write `torch.linalg.qr`. Between names bound to the same module, `prefer` (the
+    name the rewritten code used) wins."""
     parts = qualified.split(".")
     best: Optional[Tuple[int, str]] = None
     for local, target in table.items():
         target_parts = target.split(".")
         depth = len(target_parts)
-        if depth < len(parts) and parts[:depth] == target_parts and (best is None or depth > best[0]):
-            best = (depth, local)
+        if depth < len(parts) and parts[:depth] == target_parts:
+            if best is None or depth > best[0] or (depth == best[0] and local == prefer):
+                best = (depth, local)
     if best is not None:
         depth, local = best
         return ".".join([local, *parts[depth:]]), None
@@ -90,6 +92,9 @@ def remove_alias(line, node, alias, positions, lines: Sequence[str], block_lengt
 def replace_line(line, positions, new_lines: Sequence[str], newline: str) -> Edit:
     """Replace the physical lines of statement `line` with `new_lines` at its indentation."""
     indent = positions.indent_of(line)
+    comment = line.trailing_whitespace.comment
+    if comment is not None:  # kept on the last new line
+        new_lines = [*new_lines[:-1], f"{new_lines[-1]}  {comment.value}"]
     text = "".join(f"{indent}{new}{newline}" for new in new_lines)
     deletion = positions.delete_lines(line)
     return Edit(deletion.start, deletion.end, text)

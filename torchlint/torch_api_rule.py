@@ -167,14 +167,12 @@ class TorchApiRule(Rule):
             text = f"`{qualified}` was removed in torch {api.removed_in} (deprecated since {api.deprecated_in})"
         else:
             text = f"`{qualified}` is deprecated since torch {api.deprecated_in}"
-        if api.name.endswith(".*") and api.replacement:
-            text += f": use `{api.replacement}`"
-        elif api.replacement:
+        if api.replacement:
             text += f": use `{api.replacement}`"
             if api.non_public:
                 text += f" (public since torch {api.replacement_since})"
         if api.note:
-            text += f"; {api.note}"
+            text += f"; {api.note}" if api.replacement else f": {api.note}"
         return text
 
     # ---- fixing ---------------------------------------------------------------
@@ -185,22 +183,23 @@ class TorchApiRule(Rule):
     def _applicability(self, api: TorchApi) -> Applicability:
         return Applicability.SAFE if api.safe else Applicability.UNSAFE
 
-    def _spelled(self, qualified: str, positions: Positions, edits: List[Edit]) -> str:
-        spelled, needed = spell(qualified, self.table)
+    def _spelled(self, qualified: str, positions: Positions, edits: List[Edit], prefer=None) -> str:
+        spelled, needed = spell(qualified, self.table, prefer)
         if needed is not None:
             edits.append(import_edit(self.context.module, positions, self.context.newline, needed))
         return spelled
 
     def _rewrite(self, api: TorchApi, reference, call, decorator: bool, positions, edits: List[Edit]) -> Optional[Edit]:
         """The edit that rewrites one use; imports it needs go to `edits`."""
+        prefer = (cst_dotted_name(reference) or "").split(".")[0]
         if api.rewrite == "six":
             module = _SIX_MODULES.get(api.replacement or "")
-            text = self._spelled(api.replacement, positions, edits) if module else api.replacement
+            text = self._spelled(api.replacement, positions, edits, prefer) if module else api.replacement
             return positions.replace(reference, text)
         if api.rewrite == "rename":
-            return positions.replace(reference, self._spelled(api.replacement, positions, edits))
+            return positions.replace(reference, self._spelled(api.replacement, positions, edits, prefer))
         spelled_edits: List[Edit] = []
-        spelled = self._spelled(api.replacement, positions, spelled_edits) if api.replacement else ""
+        spelled = self._spelled(api.replacement, positions, spelled_edits, prefer) if api.replacement else ""
         new = REWRITES[api.rewrite](call, spelled, decorator)
         if new is None:
             return None
@@ -234,10 +233,10 @@ class TorchApiRule(Rule):
         removal = remove_alias(line, node, alias, positions, lines, lengths[id(line)])
         if read == 0:
             return Fix("Remove the unused import", (removal,)) if removal is not None else None
-        if not self._fixable(api) or not api.replacement:
+        if not self._fixable(api):
             return None
-        module, _, last = api.replacement.rpartition(".")
-        if api.rewrite == "rename" and last == cst_module_name(alias.name):
+        module = self._rebinds_to(node, alias)
+        if module is not None:
             return self._rebind_fix(positions, line, node, alias, api, module, removal)
         if removal is None or read != len(uses):
             return None  # the name is read where no rewrite reaches (passed as a value, say)

@@ -45,10 +45,10 @@ def _functorch(member: str) -> TorchApi:
     )
 
 
-def _six(member: str, replacement: str, note: str = "") -> TorchApi:
+def _six(member: str, replacement: str) -> TorchApi:
     return TorchApi(
         f"torch._six.{member}", replacement, deprecated_in="1.8", removed_in="2.0",
-        rewrite="six", reference="https://github.com/pytorch/pytorch/pull/94709", note=note,
+        rewrite="six", reference="https://github.com/pytorch/pytorch/pull/94709",
     )
 
 
@@ -134,7 +134,7 @@ TABLE: Tuple[TorchApi, ...] = (
     )),
     # torch._six: the Python 2/3 shim, removed in 2.0
     TorchApi("torch._six.*", None, "1.8", "2.0", reference="https://github.com/pytorch/pytorch/pull/94709"),
-    _six("string_classes", "(str, bytes)", "it was `(str, bytes)`"),
+    _six("string_classes", "(str, bytes)"),
     _six("int_classes", "int"),
     _six("inf", "math.inf"),
     _six("nan", "math.nan"),
