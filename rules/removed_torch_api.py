@@ -77,7 +77,7 @@ class RemovedTorchApi(TorchApiRule):
         ),
         Invalid(
             "import torch\n\nok = isinstance(x, torch._six.string_classes) and y < torch._six.inf\n",
-            fixed="import math\nimport torch\n\nok = isinstance(x, (str, bytes)) and y < math.inf\n",
+            fixed="import math\n\nok = isinstance(x, (str, bytes)) and y < math.inf\n",
             line=3,
             column=20,
         ),

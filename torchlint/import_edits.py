@@ -8,6 +8,7 @@ flake8 reports F401. Name resolution itself is torchlint.names'.
 
 from __future__ import annotations
 
+import ast
 import re
 from typing import Dict, List, Optional, Sequence, Tuple
 
@@ -15,7 +16,7 @@ from torchlint.ftypes import Edit
 from torchlint.layout import tidy_line_deletion
 from torchlint.lazy import cst
 from torchlint.modules import insert_import
-from torchlint.names import ImportTable
+from torchlint.names import ImportTable, module_level_cst_statements
 from torchlint.walk import blocks
 
 
@@ -46,12 +47,23 @@ def import_edit(module, positions, newline: str, module_name: str) -> Edit:
     return insert_import(module, positions, newline, f"import {module_name}")
 
 
-def uses_outside(text: str, local: str, statement_text: str) -> int:
-    """How often `local` is read in `text` apart from `statement_text` (its import), counting
-    every occurrence as a word not preceded by a dot: strings and comments included, so
-    that `__all__ = ["name"]` keeps its import."""
-    pattern = re.compile(r"(?<![.\w])" + re.escape(local) + r"\b")
-    return len(pattern.findall(text)) - len(pattern.findall(statement_text))
+def name_reads(view, local: str) -> int:
+    """How often the file names `local` outside imports (stdlib-ast `Name` nodes, in any
+    scope, so a same-named local elsewhere counts too); a quoted `"local"` in a file with
+    `__all__` counts as a read, since a re-export needs the import."""
+    count = sum(1 for node in view.nodes_of(ast.Name) if node.id == local)
+    if "__all__" in view.text and re.search(r"[\'\"]" + re.escape(local) + r"[\'\"]", view.text):
+        count += 1
+    return count
+
+
+def reads(expression: str, local: str) -> bool:
+    """Whether code (an expression) names `local`; True if it cannot be parsed."""
+    try:
+        tree = ast.parse(expression.strip(), mode="eval")
+    except SyntaxError:
+        return True
+    return any(isinstance(node, ast.Name) and node.id == local for node in ast.walk(tree))
 
 
 def alias_name(alias) -> str:
@@ -72,7 +84,33 @@ def block_lengths(module) -> Dict[int, int]:
     return lengths
 
 
-def remove_alias(line, node, alias, positions, lines: Sequence[str], block_length: int) -> Optional[Edit]:
+def module_level_binding(module, local: str):
+    """(statement line, import node, alias) of the module-level import that binds `local`,
+    or None (bound otherwise, more than once, or not at all)."""
+    found = None
+    for line in module_level_cst_statements(module):
+        if not isinstance(line, cst.SimpleStatementLine):
+            continue
+        for node in line.body:
+            if isinstance(node, (cst.Import, cst.ImportFrom)) and not isinstance(node.names, cst.ImportStar):
+                for alias in node.names:
+                    if _binds(alias, node) == local:
+                        if found is not None:
+                            return None
+                        found = (line, node, alias)
+    return found
+
+
+def _binds(alias, node) -> str:
+    """The local name an import alias binds (`import a.b` binds `a`)."""
+    if alias.asname is not None or isinstance(node, cst.ImportFrom):
+        return alias_name(alias)
+    return alias_name(alias).split(".")[0]
+
+
+def remove_alias(
+    line, node, alias, positions, lines: Sequence[str], block_length: int, tidy: bool = True
+) -> Optional[Edit]:
     """The edit that takes `alias` out of the import `node` (in the statement `line`):
     the whole line if it was the only name, else the import without it. None when the
     line holds other statements or is the only statement of its block."""
@@ -86,7 +124,8 @@ def remove_alias(line, node, alias, positions, lines: Sequence[str], block_lengt
         return positions.replace(node, cst.Module([]).code_for_node(node.with_changes(**changes)))
     if len(line.body) != 1 or block_length <= 1:
         return None
-    return tidy_line_deletion(positions.delete_lines(line), lines)
+    deletion = positions.delete_lines(line)
+    return tidy_line_deletion(deletion, lines) if tidy else deletion
 
 
 def replace_line(line, positions, new_lines: Sequence[str], newline: str) -> Edit:

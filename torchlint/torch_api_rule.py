@@ -21,11 +21,13 @@ from torchlint.import_edits import (
     alias_name,
     block_lengths,
     import_edit,
+    module_level_binding,
     rebind_module,
     remove_alias,
     replace_line,
     spell,
-    uses_outside,
+    name_reads,
+    reads,
 )
 from torchlint.lazy import cst
 from torchlint.names import ast_dotted_name, cst_dotted_name, cst_module_name, resolve
@@ -87,6 +89,8 @@ class TorchApiRule(Rule):
         # calls and decorators by the bare name they use, for the fixes of from-imports
         self.calls_by_name: Dict[str, List] = {}
         self.decorators_by_name: Dict[str, List] = {}
+        # reported dotted uses by the local name they start with (`cuda` in `cuda.amp.autocast`)
+        self.dotted_uses: Dict[str, List[tuple]] = {}
 
     # ---- finding --------------------------------------------------------------
 
@@ -154,11 +158,9 @@ class TorchApiRule(Rule):
         api = lookup(qualified)
         if api is None or not self.selects(api, self.context.config):
             return
-        self.report(
-            reference,
-            self.message(api, qualified),
-            lambda p: self._use_fix(p, api, reference, call, decorator),
-        )
+        use = (api, reference, call, decorator)
+        self.dotted_uses.setdefault(head, []).append(use)
+        self.report(reference, self.message(api, qualified), lambda p: self._use_fix(p, head, use))
 
     def message(self, api: TorchApi, qualified: str) -> str:
         if api.non_public:
@@ -208,14 +210,49 @@ class TorchApiRule(Rule):
             new = f"({new})"
         return positions.replace(call if call is not None else reference, new)
 
-    def _use_fix(self, positions: Positions, api: TorchApi, reference, call, decorator: bool) -> Optional[Fix]:
+    def _use_fix(self, positions: Positions, head: str, use: tuple) -> Optional[Fix]:
+        api = use[0]
+        edits = self._use_edits(positions, use)
+        if edits is None:
+            return None
+        if not reads(edits[0].content, head):
+            edits = self._with_head_import_removed(positions, head) or edits
+        return Fix(self._fix_message(api), tuple(_unique(edits)), self._applicability(api))
+
+    def _use_edits(self, positions: Positions, use: tuple) -> Optional[List[Edit]]:
+        """The rewrite of one dotted use, then the imports it needs."""
+        api, reference, call, decorator = use
         if not self._fixable(api):
             return None
         edits: List[Edit] = []
         edit = self._rewrite(api, reference, call, decorator, positions, edits)
-        if edit is None:
+        return None if edit is None else [edit, *edits]
+
+    def _with_head_import_removed(self, positions: Positions, head: str) -> Optional[List[Edit]]:
+        """When the rewrites of all uses of `head` (`cuda` after `from torch import cuda`)
+        leave it unread: their edits, all in one fix, with the import of `head` removed.
+        None when `head` is read elsewhere or any use has no rewrite."""
+        binding = module_level_binding(self.context.module, head)
+        if binding is None:
             return None
-        return Fix(self._fix_message(api), (edit, *edits), self._applicability(api))
+        line, node, alias = binding
+        group = self.dotted_uses.get(head, [])
+        if name_reads(self.context.view, head) != len(group):
+            return None
+        edits: List[Edit] = []
+        for use in group:
+            use_edits = self._use_edits(positions, use)
+            if use_edits is None or reads(use_edits[0].content, head):
+                return None
+            edits.extend(use_edits)
+        # an import added where this one was keeps the blank lines that follow
+        tidy = all(edit.start != edit.end for edit in edits[1:])
+        lengths = self._block_lengths.get(id(line), 0)
+        removal = remove_alias(line, node, alias, positions, positions.lines, lengths, tidy)
+        if removal is None:
+            return None
+        edits.append(removal)
+        return None if _overlapping(edits) else edits
 
     def _fix_message(self, api: TorchApi) -> str:
         return f"Use `{api.replacement}`" if api.replacement else "Use the value itself"
@@ -229,7 +266,7 @@ class TorchApiRule(Rule):
         if api.rewrite == "six":
             return self._six_fix(positions, line, node)
         uses = self.calls_by_name.get(local, []) + self.decorators_by_name.get(local, [])
-        read = uses_outside(self.context.text, local, code(node))
+        read = name_reads(self.context.view, local)
         removal = remove_alias(line, node, alias, positions, lines, lengths[id(line)])
         if read == 0:
             return Fix("Remove the unused import", (removal,)) if removal is not None else None
