@@ -14,11 +14,16 @@ from packaging.version import InvalidVersion, Version
 
 from torchlint.doctor.compat import COMPATIBILITY_DOC, CUDA_RELEASE_NOTES, cuda_builds_for, minimum_driver
 from torchlint.doctor.facts import Facts, Gpu
-from torchlint.doctor.requirements import Requirements
 from torchlint.doctor.loader import check_wsl_libcuda
-from torchlint.doctor.runtimes import (check_declared_packages, check_gpu_runtimes, check_nvidia_wheel_majors,
-                                       check_onnxruntime_flavours, check_runtime_loader)
+from torchlint.doctor.requirements import Requirements
 from torchlint.doctor.results import FAIL, NOT_JUDGED, PASS, SKIP, WARN, CheckResult
+from torchlint.doctor.runtimes import (
+    check_declared_packages,
+    check_gpu_runtimes,
+    check_nvidia_wheel_majors,
+    check_onnxruntime_flavours,
+    check_runtime_loader,
+)
 
 INSTALL_PAGE = "https://pytorch.org/get-started/locally/"
 ANY = "any"

@@ -36,6 +36,9 @@ def collect() -> Facts:
         _probe_torch(facts)
     facts.torch_warnings = _unique(str(w.message) for w in caught)
     _probe_driver(facts)
+    from torchlint.doctor.runtimes import probe_runtimes
+
+    probe_runtimes(facts)
     return facts
 
 
