@@ -136,3 +136,38 @@ def test_doctor_end_to_end_on_a_healthy_environment(tmp_path):
             if row["name"] in ("gpu-runtimes", "declared-packages")}
     assert mine == {("gpu-runtimes", "pass", "onnxruntime-gpu 1.20.1 (CUDA 12, cuDNN 9)"),
                     ("declared-packages", "pass", "onnxruntime-gpu 1.20.1")}
+
+
+COLLECT_ENV = """\
+PyTorch version: 2.5.1+cu124
+Is debug build: False
+CUDA used to build PyTorch: 12.4
+ROCM used to build PyTorch: N/A
+
+OS: Ubuntu 22.04.4 LTS (x86_64)
+Python version: 3.11.10 (main) [GCC 11.4.0] (64-bit runtime)
+Is CUDA available: True
+CUDA runtime version: 12.1.105
+GPU models and configuration: GPU 0: NVIDIA A100-SXM4-80GB
+Nvidia driver version: 550.54.15
+cuDNN version: Could not collect
+
+Versions of relevant libraries:
+[pip3] numpy==1.26.4
+[pip3] nvidia-cudnn-cu12==9.1.0.70
+[pip3] nvidia-cudnn-cu11==8.9.6.50
+[pip3] onnxruntime==1.18.0
+[pip3] onnxruntime-gpu==1.18.0
+[pip3] torch==2.5.1+cu124
+"""
+
+
+def test_doctor_judges_the_runtimes_in_pasted_collect_env_text(tmp_path):
+    (tmp_path / "collect_env.txt").write_text(COLLECT_ENV)
+    completed = run_torchlint("doctor", "--facts", "collect_env.txt", "--format", "json", cwd=tmp_path)
+    assert completed.returncode == 1, completed.stderr
+    rows = {(row["name"], row["status"]): row for row in json.loads(completed.stdout)["results"]}
+    # no loader scan in pasted text: cuDNN 8 is installed (cu11 wheel) beside torch's cuDNN 9
+    runtime = rows[("gpu-runtimes", "warn")]
+    assert runtime["found"] == "onnxruntime-gpu 1.18.0 (CUDA 11.8, cuDNN 8)" and "(torch 2.5.1+cu124)" in runtime["expected"]
+    assert ("onnxruntime-flavours", "fail") in rows and ("nvidia-wheel-majors", "warn") in rows

@@ -264,6 +264,8 @@ def torch_need(facts: Facts) -> Optional[Need]:
     if cuda is None:
         return None
     cudnn = facts.cudnn_version or (from_metadata.cudnn if from_metadata else None)
+    if cudnn is None:  # e.g. pasted collect_env text: torch's CUDA wheels depend on nvidia-cudnn-cu<major>
+        cudnn = facts.packages.get(f"nvidia-cudnn-cu{_major(cuda)}")
     return Need("torch", version, cuda, cudnn, "torch.version.cuda / torch.backends.cudnn.version()")
 
 
