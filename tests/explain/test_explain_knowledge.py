@@ -53,6 +53,8 @@ def test_each_sample_matches_its_own_signature_first(signature_id):
 ALSO_MATCHES = {
     "tensorflow-cudnn-rnn": {"cudnn-internal-error"},
     "cudnn-rnn-projected-double-backward": {"cudnn-not-supported"},
+    "onnxruntime-cudnn8-dll": {"onnxruntime-cuda-provider"},  # the provider DLL failed to load because of it
+    "amp-cudnn-failure": {"cudnn-execution-failed"},
 }
 
 
@@ -113,7 +115,7 @@ def test_match_reports_line_and_excerpt():
     "document, words",
     [
         ({"signature": [{"id": "x"}]}, ["title"]),
-        ({"signature": [{"id": "x", "title": "t", "regex": "(", "root_cause": "r", "docs": "",
+        ({"signature": [{"id": "x", "title": "t", "regex": "(", "anchors": ["("], "root_cause": "r", "docs": "",
                          "workarounds": [], "dead_ends": [], "rules": [], "doctor_checks": [], "sources": [],
                          "specificity": 1, "asynchronous": False}]}, ["bad regex"]),
     ],

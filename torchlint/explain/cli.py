@@ -32,16 +32,20 @@ def _run(argv: List[str]) -> int:
         args = build_parser().parse_args(argv)
     except SystemExit as exit_:  # --help
         return int(exit_.code or 0)
+    from torchlint.explain.evidence import extract
     from torchlint.explain.knowledge import load_knowledge, match
-    from torchlint.explain.render import render_json, render_text
+    from torchlint.explain.reasoning import diagnose
+    from torchlint.explain.render import Explanation, render_json, render_text
 
     text = _read(args.file)
     knowledge = load_knowledge()
     matches = match(text, knowledge)
+    evidence = extract(text, [found.offset for found in matches])
+    explanation = Explanation(matches, evidence, diagnose(evidence, matches))
     if args.format == "json":
-        print(render_json(matches, knowledge))
+        print(render_json(explanation, knowledge))
     else:
-        render_text(matches, knowledge, sys.stdout)
+        render_text(explanation, knowledge, sys.stdout)
     return 0 if matches else 1
 
 

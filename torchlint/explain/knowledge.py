@@ -7,7 +7,7 @@ import sys
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
-from typing import Any, Dict, List, Mapping, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -16,7 +16,14 @@ else:  # pragma: no cover - exercised on Python < 3.11 only
 
 KNOWLEDGE_FILE = "signatures.toml"
 _TEXT_FIELDS = ("id", "title", "regex", "root_cause", "docs")
-_LIST_FIELDS = ("workarounds", "dead_ends", "rules", "doctor_checks", "sources")
+_LIST_FIELDS = ("anchors", "workarounds", "dead_ends", "rules", "doctor_checks", "sources")
+_OPTIONAL_LIST_FIELDS = ("secondary_to", "evidence")
+EVIDENCE_KINDS = ("kernels", "driver", "visible-devices", "wsl")  # the diagnoses of explain/reasoning.py
+# A signature's regex runs only near its anchors (literal strings, found with str.find), in a
+# window this wide on each side, at no more than MAX_ANCHOR_HITS places: the cost of a
+# signature is bounded however often its anchor repeats in a huge log.
+WINDOW = 8000
+MAX_ANCHOR_HITS = 16
 
 
 @dataclass(frozen=True)
@@ -24,6 +31,7 @@ class Signature:
     id: str
     title: str
     pattern: "re.Pattern[str]"
+    anchors: Tuple[str, ...]
     specificity: int
     asynchronous: bool
     root_cause: str
@@ -33,6 +41,10 @@ class Signature:
     doctor_checks: Tuple[str, ...]
     docs: str
     sources: Tuple[str, ...]
+    # ids of signatures that, when they also match, are the cause and this one a consequence
+    secondary_to: Tuple[str, ...] = ()
+    # which environment diagnoses can explain this error (explain/reasoning.py KINDS)
+    evidence: Tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -45,6 +57,7 @@ class KnowledgeBase:
 @dataclass(frozen=True)
 class Match:
     signature: Signature
+    offset: int  # where in the log the match starts
     excerpt: str  # the log line where the match starts, trimmed
     line: int  # 1-based line of the log where the match starts
 
@@ -72,6 +85,13 @@ def parse_knowledge(data: Mapping[str, Any]) -> KnowledgeBase:
         for key in _LIST_FIELDS:
             if not isinstance(entry.get(key), list) or not all(isinstance(v, str) for v in entry[key]):
                 raise KnowledgeError(f"{where}: `{key}` must be a list of strings")
+        for key in _OPTIONAL_LIST_FIELDS:
+            if not isinstance(entry.get(key, []), list) or not all(isinstance(v, str) for v in entry.get(key, [])):
+                raise KnowledgeError(f"{where}: `{key}` must be a list of strings")
+        if not set(entry.get("evidence", [])) <= set(EVIDENCE_KINDS):
+            raise KnowledgeError(f"{where}: `evidence` entries must be among {', '.join(EVIDENCE_KINDS)}")
+        if not entry["anchors"] or not all(entry["anchors"]):
+            raise KnowledgeError(f"{where}: `anchors` needs at least one non-empty literal")
         if not isinstance(entry.get("specificity"), int) or not isinstance(entry.get("asynchronous"), bool):
             raise KnowledgeError(f"{where}: needs integer `specificity` and boolean `asynchronous`")
         if entry["id"] in seen:
@@ -82,7 +102,9 @@ def parse_knowledge(data: Mapping[str, Any]) -> KnowledgeBase:
         except re.error as error:
             raise KnowledgeError(f"{where}: bad regex: {error}") from None
         signatures.append(Signature(
-            id=entry["id"], title=entry["title"], pattern=pattern, specificity=entry["specificity"],
+            id=entry["id"], title=entry["title"], pattern=pattern, anchors=tuple(entry["anchors"]),
+            secondary_to=tuple(entry.get("secondary_to", [])), evidence=tuple(entry.get("evidence", [])),
+            specificity=entry["specificity"],
             asynchronous=entry["asynchronous"], root_cause=entry["root_cause"],
             workarounds=tuple(entry["workarounds"]), dead_ends=tuple(entry["dead_ends"]),
             rules=tuple(entry["rules"]), doctor_checks=tuple(entry["doctor_checks"]),
@@ -93,14 +115,36 @@ def parse_knowledge(data: Mapping[str, Any]) -> KnowledgeBase:
 
 
 def match(text: str, knowledge: KnowledgeBase) -> List[Match]:
-    """Every signature found in `text`, most specific first (then earliest in the log)."""
+    """Every signature found in `text`, most specific first (then earliest in the log).
+
+    A signature that another matched signature is `secondary_to` (NCCL reporting an
+    illegal memory access) is ranked after it, whatever its specificity.
+    """
     found = []
     for signature in knowledge.signatures:
-        hit = signature.pattern.search(text)
-        if hit is None:
+        start = _first_match(text, signature)
+        if start is None:
             continue
-        start = text.rfind("\n", 0, hit.start()) + 1
-        end = text.find("\n", hit.start())
-        line_text = text[start:end if end != -1 else len(text)].strip()
-        found.append(Match(signature, line_text[:200], text.count("\n", 0, hit.start()) + 1))
-    return sorted(found, key=lambda m: (-m.signature.specificity, m.line))
+        line_start = text.rfind("\n", 0, start) + 1
+        end = text.find("\n", start)
+        line_text = text[line_start:end if end != -1 else len(text)].strip()
+        found.append(Match(signature, start, line_text[:200], text.count("\n", 0, start) + 1))
+    ids = {m.signature.id for m in found}
+    return sorted(found, key=lambda m: (bool(ids & set(m.signature.secondary_to)), -m.signature.specificity, m.line))
+
+
+def _first_match(text: str, signature: Signature) -> Optional[int]:
+    best: Optional[int] = None
+    for anchor in signature.anchors:
+        position = text.find(anchor)
+        hits = 0
+        while position != -1 and hits < MAX_ANCHOR_HITS and (best is None or position < best + WINDOW):
+            offset = max(0, position - WINDOW)
+            hit = signature.pattern.search(text, offset, position + len(anchor) + WINDOW)
+            if hit is not None:
+                best = hit.start() if best is None else min(best, hit.start())
+                break
+            hits += 1
+            # the next window starts past this one: occurrences inside it were already searched
+            position = text.find(anchor, position + WINDOW)
+    return best

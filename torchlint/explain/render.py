@@ -4,15 +4,40 @@ from __future__ import annotations
 
 import json
 import textwrap
+from dataclasses import dataclass
 from typing import IO, List
 
+from torchlint.explain.evidence import Clue, Evidence
 from torchlint.explain.knowledge import KnowledgeBase, Match
+from torchlint.explain.reasoning import Diagnosis
 
 NO_MATCH = (
     "No known signature matched this log. If it is a CUDA/cuDNN failure, run `torchlint doctor` "
     "(and `torchlint doctor --smoke` on the GPU machine) to check the environment."
 )
 NON_TTY_WIDTH = 100
+# Dead ends that hold for pip wheels only: with conda, the `cudatoolkit` package is torch's CUDA
+# runtime, so reinstalling it is a real fix there.
+PIP_ONLY = "(pip wheels)"
+CONDA_NOTE = ("This is a conda install: its `cudatoolkit` (or `pytorch-cuda`) package is torch's CUDA runtime, "
+              "so reinstalling or changing it, matched to the torch build, is a real fix here.")
+
+
+@dataclass(frozen=True)
+class Explanation:
+    matches: List[Match]
+    evidence: Evidence
+    diagnoses: List[Diagnosis]
+
+
+def _clue_text(clue: Clue) -> str:
+    return f"{clue.value} (line {clue.line}: {clue.excerpt})"
+
+
+def _dead_ends(match: Match, evidence: Evidence) -> List[str]:
+    if not evidence.conda:
+        return list(match.signature.dead_ends)
+    return [text for text in match.signature.dead_ends if PIP_ONLY not in text]
 
 
 def _reraise_broken_pipe() -> None:
@@ -23,8 +48,9 @@ def _rules(match: Match, knowledge: KnowledgeBase) -> List[str]:
     return [f"{code} {knowledge.rule_names.get(code, '')}".strip() for code in match.signature.rules]
 
 
-def render_text(matches: List[Match], knowledge: KnowledgeBase, stream: IO[str]) -> None:
-    """Each match in full, most specific first; or a plain statement that nothing matched."""
+def render_text(explanation: Explanation, knowledge: KnowledgeBase, stream: IO[str]) -> None:
+    """The diagnoses and their evidence, then each match in full, most specific first."""
+    matches = explanation.matches
     from rich.console import Console
 
     console = Console(file=stream, highlight=False)
@@ -43,8 +69,18 @@ def render_text(matches: List[Match], knowledge: KnowledgeBase, stream: IO[str])
     if not matches:
         say(NO_MATCH, "yellow")
         return
+    if explanation.diagnoses:
+        say("Diagnosis from the evidence in this log", "bold")
+        for diagnosis in explanation.diagnoses:
+            say(diagnosis.cause, "bold red", 2, "- ")
+            say(diagnosis.advice, "", 4)
+            for clue in diagnosis.clues:
+                say(_clue_text(clue), "dim", 4, "evidence: ")
+        console.print()
     noun = "signature" if len(matches) == 1 else "signatures"
     say(f"Matched {len(matches)} known {noun}, most specific first.", "bold")
+    if explanation.evidence.conda:
+        say(CONDA_NOTE, "", 0)
     for number, found in enumerate(matches, 1):
         signature = found.signature
         console.print()
@@ -58,9 +94,10 @@ def render_text(matches: List[Match], knowledge: KnowledgeBase, stream: IO[str])
         say("Try first", "bold", 3)
         for step, text in enumerate(signature.workarounds, 1):
             say(text, "", 5, f"{step}. ")
-        if signature.dead_ends:
+        dead_ends = _dead_ends(found, explanation.evidence)
+        if dead_ends:
             say("Dead ends", "bold", 3)
-            for text in signature.dead_ends:
+            for text in dead_ends:
                 say(text, "", 5, "- ")
         prevented = []
         if signature.rules:
@@ -79,12 +116,22 @@ def render_text(matches: List[Match], knowledge: KnowledgeBase, stream: IO[str])
                 say(source, "dim", 5, "- ")
 
 
-def render_json(matches: List[Match], knowledge: KnowledgeBase) -> str:
-    """All matches, most specific first, with every field of their signatures."""
+def render_json(explanation: Explanation, knowledge: KnowledgeBase) -> str:
+    """Diagnoses, evidence, and all matches (most specific first) with every field of their signatures."""
+    matches = explanation.matches
     return json.dumps(
         {
             "matched": bool(matches),
             "hint": None if matches else NO_MATCH,
+            "diagnoses": [
+                {"kind": d.kind, "cause": d.cause, "advice": d.advice,
+                 "evidence": [{"fact": c.fact, "value": c.value, "line": c.line, "excerpt": c.excerpt}
+                              for c in d.clues]}
+                for d in explanation.diagnoses
+            ],
+            "evidence": [{"fact": c.fact, "value": c.value, "line": c.line, "excerpt": c.excerpt}
+                         for c in explanation.evidence.used(*{c.fact for c in explanation.evidence.clues})],
+            "conda": explanation.evidence.conda,
             "matches": [
                 {
                     "id": m.signature.id,
@@ -96,7 +143,7 @@ def render_json(matches: List[Match], knowledge: KnowledgeBase) -> str:
                     "asynchronous": m.signature.asynchronous,
                     "asynchronous_note": knowledge.asynchronous_note if m.signature.asynchronous else None,
                     "workarounds": list(m.signature.workarounds),
-                    "dead_ends": list(m.signature.dead_ends),
+                    "dead_ends": _dead_ends(m, explanation.evidence),
                     "rules": [{"code": code, "name": knowledge.rule_names.get(code)} for code in m.signature.rules],
                     "doctor_checks": list(m.signature.doctor_checks),
                     "docs": m.signature.docs or None,

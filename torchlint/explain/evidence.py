@@ -1,0 +1,185 @@
+"""What a log says about its environment, read into the doctor's Facts record.
+
+Users paste more than the error: the torch version they printed, a `collect_env` report,
+an nvidia-smi header, a conda list, the GPU they own. Each fact found is kept with the
+log line it came from, so an explanation can name its evidence. Nothing is judged here.
+
+Environment lines sit at the top of a log (banners, collect_env) or next to the error,
+so on a huge log only the head, the tail and the lines around matched signatures are
+read for evidence (`regions`): the cost stays bounded by those sizes, not the log's.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Dict, Iterable, List, Optional, Tuple
+
+from torchlint.doctor.collect_env import looks_like_collect_env, parse_collect_env
+from torchlint.doctor.compat import cuda_of_tag
+from torchlint.doctor.facts import Facts, Gpu
+from torchlint.doctor.gpu_names import capability_of
+
+HEAD = TAIL = 1 << 20
+AROUND_MATCH = 20000
+
+
+@dataclass(frozen=True)
+class Clue:
+    fact: str  # what was read: "torch", "gpu", "driver", ...
+    value: str
+    line: int  # 1-based line in the log
+    excerpt: str
+
+
+@dataclass
+class Evidence:
+    facts: Facts = field(default_factory=Facts)
+    clues: List[Clue] = field(default_factory=list)
+    wsl: bool = False
+    windows: bool = False
+    conda: bool = False
+    amp: bool = False  # autocast / fp16 in use
+    nvidia_smi_cuda: Optional[str] = None  # "CUDA Version: 11.4" of nvidia-smi: the newest the driver runs
+
+    def used(self, *facts: str) -> List[Clue]:
+        """The clues behind the named facts, first of each kind."""
+        seen: Dict[str, Clue] = {}
+        for clue in self.clues:
+            if clue.fact in facts and (clue.fact, clue.value) not in seen:
+                seen[(clue.fact, clue.value)] = clue  # type: ignore[index]
+        return list(seen.values())
+
+
+_TAG = r"(cu\d{2,3}|cpu|rocm[\d.]+)"
+_PATTERNS: Tuple[Tuple[str, "re.Pattern[str]"], ...] = tuple((name, re.compile(pattern, flags)) for name, pattern, flags in (
+    ("collect-torch", r"^PyTorch version:\s*(\S+)", re.M),
+    ("collect-cuda", r"^CUDA used to build PyTorch:\s*(\d+\.\d+)", re.M),
+    ("torch-tagged", r"\b(?:torch|pytorch)\s*(?:==|=|:|\s)\s*v?(\d+\.\d+(?:\.\d+)?(?:\.post\d+)?)\+" + _TAG, re.I),
+    ("torch-plain", r"\b(?:torch|pytorch)(?:\s*version|版本)?\s*(?:==|=|:|：|\s)\s*v?(\d\.\d{1,2}(?:\.\d+)?)(?![\d.+])", re.I),
+    ("tagged-version", r"(?<![\w.])(\d\.\d{1,2}\.\d+)\+" + _TAG + r"\b", 0),
+    ("conda-pytorch", r"\bpytorch\s+(\d+\.\d+(?:\.\d+)?)\s+\S*?cuda(\d+\.\d+)(?:\.\d+)?_cudnn(\d+\.\d+\.\d+)", re.I),
+    ("cudatoolkit", r"\bcudatoolkit\s*(?:==|=|\s)\s*(\d+\.\d+)", re.I),
+    ("pytorch-cuda", r"\bpytorch-cuda\s*(?:==|=|\s)\s*(\d+\.\d+)", re.I),
+    ("driver", r"(?:Driver Version|driver version)\s*[:：]?\s*(\d{3}\.\d+(?:\.\d+)?)", 0),
+    ("smi-cuda", r"CUDA Version\s*:\s*(\d+\.\d+)\s*\|?", 0),
+    ("capability-sm", r"with CUDA capability sm_(\d)(\d+)", 0),
+    ("capability-tf", r"name:\s*([^\n]+?)\s+(?:major:\s*(\d+)\s+minor:\s*(\d+)|computeCapability:\s*(\d+)\.(\d+))", 0),
+    ("gpu-name", r"\b((?:NVIDIA\s+)?(?:GeForce\s+)?(?:RTX\s*(?:PRO\s*)?(?:A\d{4}|\d{4}(?:\s*Ti|\s*SUPER)?)"
+                 r"|GTX\s*(?:TITAN\s*\w+|\d{3,4}(?:\s*Ti)?)|TITAN\s*(?:RTX|Xp|X|V)"
+                 r"|(?:Tesla|NVIDIA)\s+[A-Z]\d{1,3}[A-Z]?\b(?:[-\s]\w+GB)?"
+                 r"|(?:A100|H100|H200|A800|H800|B200|GH200|V100|P100|A10G|L40S)\b(?:[-\s]\w+GB)?))", 0),
+    ("visible-devices", r"CUDA_VISIBLE_DEVICES['\"]?\]?\s*(?:=|:)\s*['\"]?([^\s'\",;)]+(?:,\s*\d+)*\]?)", 0),
+    ("wsl", r"microsoft-standard-WSL2|\bWSL2?\b|/usr/lib/wsl/lib", 0),
+    ("windows", r"\b[A-Z]:\\\\|\\\\site-packages\\\\|\.dll\b|Microsoft Windows", 0),
+    ("conda", r"\[conda\]|anaconda3|miniconda3|\bconda (?:install|create)\b|/envs/\w+/lib/python", 0),
+    ("amp", r"\bautocast\b|GradScaler|torch\.cuda\.amp|\.half\(\)|float16|fp16\b|HalfTensor", 0),
+))
+
+
+def regions(text: str, starts: Iterable[int]) -> List[Tuple[int, int]]:
+    """The spans of `text` read for evidence: head, tail, and around each matched position."""
+    spans = [(0, min(len(text), HEAD)), (max(0, len(text) - TAIL), len(text))]
+    spans += [(max(0, s - AROUND_MATCH), min(len(text), s + AROUND_MATCH)) for s in starts]
+    merged: List[Tuple[int, int]] = []
+    for start, end in sorted(spans):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+        else:
+            merged.append((start, end))
+    return merged
+
+
+def extract(text: str, match_offsets: Iterable[int] = ()) -> Evidence:
+    """The environment facts stated in `text`, each with the line it came from."""
+    evidence = Evidence()
+    spans = regions(text, match_offsets)
+    head = text[: spans[0][1]]
+    if looks_like_collect_env(head):
+        evidence.facts = parse_collect_env(head)
+        evidence.facts.unknown.clear()
+    for start, end in spans:
+        for name, pattern in _PATTERNS:
+            for hit in pattern.finditer(text, start, end):
+                _take(evidence, name, hit, text)
+    _settle(evidence)
+    return evidence
+
+
+def _clue(evidence: Evidence, text: str, fact: str, value: str, position: int) -> None:
+    line_start = text.rfind("\n", 0, position) + 1
+    line_end = text.find("\n", position)
+    excerpt = text[line_start: line_end if line_end != -1 else len(text)].strip()[:160]
+    evidence.clues.append(Clue(fact, value, text.count("\n", 0, position) + 1, excerpt))
+
+
+def _take(evidence: Evidence, name: str, hit: "re.Match[str]", text: str) -> None:
+    facts = evidence.facts
+    at = hit.start()
+    group = hit.group(1) if hit.re.groups else hit.group(0)
+    if name in ("collect-torch", "torch-tagged", "torch-plain", "tagged-version", "conda-pytorch"):
+        version = group if name != "torch-tagged" and name != "tagged-version" else f"{group}+{hit.group(2)}"
+        if name == "collect-torch":
+            version = group
+        if name == "tagged-version" and facts.torch_version:
+            version = facts.torch_version  # torchvision's own version: keep the torch one, take the tag
+        if facts.torch_version is None or ("+" in version and "+" not in facts.torch_version):
+            facts.torch_version = version
+        cuda = cuda_of_tag(version.split("+")[1]) if "+" in version else None
+        if name == "conda-pytorch":
+            cuda = hit.group(2)
+            evidence.conda = True
+            if facts.cudnn_version is None:
+                facts.cudnn_version = hit.group(3)
+                _clue(evidence, text, "cudnn", hit.group(3), at)
+        if cuda and not facts.torch_cuda:
+            facts.torch_cuda, facts.torch_build = cuda, "cuda"
+        elif version.endswith("+cpu") and facts.torch_build == "unknown":
+            facts.torch_build = "cpu"
+        _clue(evidence, text, "torch", version + (f" (CUDA {cuda})" if cuda else ""), at)
+    elif name == "collect-cuda":
+        facts.torch_cuda, facts.torch_build = group, "cuda"
+        _clue(evidence, text, "torch-cuda", group, at)
+    elif name in ("cudatoolkit", "pytorch-cuda"):
+        evidence.conda = True
+        if not facts.torch_cuda:
+            facts.torch_cuda, facts.torch_build = group, "cuda"
+        _clue(evidence, text, "torch-cuda", f"{group} ({name})", at)
+    elif name == "driver" and facts.driver_version is None:
+        facts.driver_version = group
+        _clue(evidence, text, "driver", group, at)
+    elif name == "smi-cuda" and evidence.nvidia_smi_cuda is None and "Driver" in text[max(0, at - 200):at]:
+        evidence.nvidia_smi_cuda = group
+        _clue(evidence, text, "driver", f"supports CUDA <= {group} (nvidia-smi)", at)
+    elif name == "capability-sm":
+        _add_gpu(evidence, text, None, f"{group}.{hit.group(2)}", at)
+    elif name == "capability-tf":
+        major, minor = (hit.group(2), hit.group(3)) if hit.group(2) else (hit.group(4), hit.group(5))
+        _add_gpu(evidence, text, group.strip(), f"{major}.{minor}", at)
+    elif name == "gpu-name":
+        capability = capability_of(group)
+        if capability:
+            _add_gpu(evidence, text, " ".join(group.split()), capability, at)
+    elif name == "visible-devices" and "CUDA_VISIBLE_DEVICES" not in facts.env:
+        facts.env["CUDA_VISIBLE_DEVICES"] = group
+        _clue(evidence, text, "env", f"CUDA_VISIBLE_DEVICES={group}", at)
+    elif name in ("wsl", "windows", "conda", "amp") and not getattr(evidence, name):
+        setattr(evidence, name, True)
+        _clue(evidence, text, name, hit.group(0), at)
+
+
+def _add_gpu(evidence: Evidence, text: str, name: Optional[str], capability: str, at: int) -> None:
+    gpus = evidence.facts.gpus
+    if any(gpu.capability == capability and (name is None or gpu.name in (None, name)) for gpu in gpus):
+        return
+    gpus.append(Gpu(index=len(gpus), name=name, capability=capability))
+    _clue(evidence, text, "gpu", f"{name or 'GPU'} (sm_{capability.replace('.', '')})", at)
+
+
+def _settle(evidence: Evidence) -> None:
+    facts = evidence.facts
+    if evidence.windows and facts.platform is None:
+        facts.platform = "win32"
+    if facts.gpus:
+        facts.cuda_available = True if facts.cuda_available is None else facts.cuda_available
+        facts.device_count = facts.device_count or len(facts.gpus)

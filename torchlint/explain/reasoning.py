@@ -1,0 +1,138 @@
+"""Reason over a log's evidence with the doctor's own tables: the specific cause.
+
+"This GPU (sm_86) has no kernels in a cu101 build" beats three generic causes. Each
+diagnosis names the clues it used. A diagnosis is made only for the error families whose
+signatures ask for it (`evidence = [...]` in signatures.toml), so an environment detail
+never becomes the explanation of an error it cannot cause.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import List, Optional, Sequence, Set
+
+from packaging.version import InvalidVersion, Version
+
+from torchlint.doctor.check import visible_devices_problem
+from torchlint.doctor.compat import (
+    COMPATIBILITY_DOC,
+    PREVIOUS_VERSIONS_PAGE,
+    cuda_builds_for,
+    minimum_driver,
+    newest_cuda_of_torch,
+)
+from torchlint.explain.evidence import Clue, Evidence
+from torchlint.explain.knowledge import EVIDENCE_KINDS, Match
+
+KERNELS, DRIVER, VISIBLE_DEVICES, WSL = EVIDENCE_KINDS
+INSTALL_PAGE = "https://pytorch.org/get-started/locally/"
+
+
+@dataclass(frozen=True)
+class Diagnosis:
+    kind: str
+    cause: str
+    advice: str
+    clues: Sequence[Clue]
+
+
+def diagnose(evidence: Evidence, matches: List[Match]) -> List[Diagnosis]:
+    """The environment causes the evidence proves for the matched error families."""
+    wanted: Set[str] = {kind for m in matches for kind in m.signature.evidence}
+    found: List[Diagnosis] = []
+    if KERNELS in wanted:
+        found += _kernels(evidence)
+    if DRIVER in wanted:
+        found += _driver(evidence)
+    if VISIBLE_DEVICES in wanted:
+        found += _visible_devices(evidence)
+    if WSL in wanted and evidence.wsl:
+        found.append(Diagnosis(
+            WSL,
+            "This runs under WSL2, where libcuda.so is not a Linux driver file: the Windows NVIDIA driver "
+            "provides it in /usr/lib/wsl/lib, and the loader must find it there.",
+            "Make sure /usr/lib/wsl/lib is on the loader path (`export LD_LIBRARY_PATH=/usr/lib/wsl/lib:"
+            "$LD_LIBRARY_PATH`, or `sudo ldconfig` after checking /etc/ld.so.conf.d/ld.wsl.conf) and update the "
+            "Windows driver. Do not install a Linux NVIDIA driver inside WSL2: it replaces the WSL stub.",
+            evidence.used("wsl")))
+    return found
+
+
+def _kernels(evidence: Evidence) -> List[Diagnosis]:
+    facts = evidence.facts
+    results = []
+    for gpu in facts.gpus:
+        if gpu.capability is None:
+            continue
+        sm = "sm_" + gpu.capability.replace(".", "")
+        label = f"{gpu.name} ({sm})" if gpu.name else f"this GPU ({sm})"
+        clues = evidence.used("gpu", "torch", "torch-cuda")
+        if facts.torch_cuda:
+            support = cuda_builds_for(facts.torch_cuda, gpu.capability)
+            if support and not support[0]:
+                results.append(Diagnosis(
+                    KERNELS,
+                    f"{label} has no kernels in a torch build made with CUDA {facts.torch_cuda}: that CUDA "
+                    f"release cannot build for {sm} ({support[1]} can).",
+                    f"Install a torch build made with {support[1]} ({INSTALL_PAGE}; older releases: "
+                    f"{PREVIOUS_VERSIONS_PAGE}). Driver and system-toolkit changes do not add kernels to torch.",
+                    clues))
+                continue
+        if facts.torch_version:
+            newest = newest_cuda_of_torch(facts.torch_version)
+            support = cuda_builds_for(newest, gpu.capability) if newest else None
+            if support and not support[0] and support[1].startswith("CUDA >= ") and " and " not in support[1]:
+                release = ".".join(facts.torch_version.split("+")[0].split(".")[:2])
+                results.append(Diagnosis(
+                    KERNELS,
+                    f"{label} is newer than every build of torch {release}: its newest build uses CUDA "
+                    f"{newest}, and {sm} needs {support[1]}.",
+                    f"Upgrade torch to a release with a {support[1]} build ({INSTALL_PAGE}); code pinned to "
+                    f"torch {release} cannot run on this GPU.",
+                    clues))
+    return results
+
+
+def _version(text: Optional[str]) -> Optional[Version]:
+    try:
+        return Version(text) if text else None
+    except InvalidVersion:
+        return None
+
+
+def _driver(evidence: Evidence) -> List[Diagnosis]:
+    facts = evidence.facts
+    cuda = _version(facts.torch_cuda)
+    if cuda is None:
+        return []
+    clues = evidence.used("driver", "torch", "torch-cuda")
+    floor = minimum_driver(facts.torch_cuda or "", facts.platform)
+    driver = _version(facts.driver_version)
+    if floor is not None and driver is not None and driver < floor:
+        return [Diagnosis(
+            DRIVER,
+            f"The NVIDIA driver {facts.driver_version} is older than CUDA {facts.torch_cuda} (torch's bundled "
+            f"runtime) needs: >= {floor}.",
+            f"Upgrade the driver (on the host, for containers), or install a torch build for an older CUDA. "
+            f"A new CUDA toolkit does not help: the runtime comes with torch ({COMPATIBILITY_DOC}).",
+            clues)]
+    smi = _version(evidence.nvidia_smi_cuda)
+    if smi is not None and (smi.major < cuda.major or (cuda.major < 11 and smi < cuda)):
+        return [Diagnosis(
+            DRIVER,
+            f"nvidia-smi says this driver runs CUDA <= {evidence.nvidia_smi_cuda}, but torch was built with "
+            f"CUDA {facts.torch_cuda}.",
+            f"Upgrade the driver, or install a torch build for CUDA {evidence.nvidia_smi_cuda} or older "
+            f"({COMPATIBILITY_DOC}).",
+            clues)]
+    return []
+
+
+def _visible_devices(evidence: Evidence) -> List[Diagnosis]:
+    value = evidence.facts.env.get("CUDA_VISIBLE_DEVICES")
+    problem = visible_devices_problem(value) if value is not None else None
+    if not problem:
+        return []
+    return [Diagnosis(VISIBLE_DEVICES, f"CUDA_VISIBLE_DEVICES={value}: {problem}",
+                      "Fix the variable before the process starts (or before `import torch`); "
+                      "indices then count from 0 among the visible GPUs.", evidence.used("env"))]
