@@ -1,0 +1,188 @@
+"""TL101/TL102/TL103 through the real CLI and flake8: target-torch decides what is reported
+and fixed, fixes are alias-aware, add the imports they need and leave no unused one."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from cli_support import run_torchlint, write_tree
+from flake8_support import run_flake8
+
+AMP = (
+    "from torch.cuda.amp import autocast, custom_fwd\n"
+    "from torch import cuda\n"
+    "import torch as T\n"
+    "\n"
+    "scaler = cuda.amp.GradScaler(2.0**10, enabled=True)\n"
+    "\n"
+    "\n"
+    "@custom_fwd\n"
+    "def forward(ctx, x):\n"
+    "    with autocast(dtype=T.bfloat16):\n"
+    "        return x\n"
+    "\n"
+    "\n"
+    "@T.cuda.amp.custom_bwd\n"
+    "def backward(ctx, g):\n"
+    "    with T.cpu.amp.autocast(enabled=False):\n"
+    "        return g\n"
+)
+AMP_FIXED = (  # every rewrite spelled through `T`; both from-imports gone
+    "import torch as T\n"
+    "\n"
+    'scaler = T.amp.GradScaler("cuda", 2.0**10, enabled=True)\n'
+    "\n"
+    "\n"
+    '@T.amp.custom_fwd(device_type="cuda")\n'
+    "def forward(ctx, x):\n"
+    '    with T.amp.autocast("cuda", dtype=T.bfloat16):\n'
+    "        return x\n"
+    "\n"
+    "\n"
+    '@T.amp.custom_bwd(device_type="cuda")\n'
+    "def backward(ctx, g):\n"
+    '    with T.amp.autocast("cpu", enabled=False):\n'
+    "        return g\n"
+)
+
+
+def project(tmp_path, target, files):
+    config = f'[tool.torchlint]\ntarget-torch = "{target}"\n' if target else "[tool.torchlint]\n"
+    return write_tree(tmp_path, {"pyproject.toml": config, **files})
+
+
+def findings(root, *extra):
+    result = run_torchlint("check", "--no-cache", "--output-format", "json", *extra, ".", cwd=root)
+    assert result.returncode in (0, 1), result.stderr.decode()
+    assert not result.stderr.decode().strip(), result.stderr.decode()
+    return [(d["code"], d["location"]["row"], d["location"]["column"], d["fix"] is not None) for d in json.loads(result.stdout)]
+
+
+def fix(root, *extra):
+    result = run_torchlint("check", "--no-cache", "--fix", *extra, ".", cwd=root)
+    assert result.returncode in (0, 1), result.stderr.decode()
+    return result
+
+
+def pyflakes_problems(path):
+    result = subprocess.run(
+        [sys.executable, "-m", "flake8", "--isolated", "--select", "F401,F811,F821", str(path)],
+        capture_output=True, text=True,
+    )
+    return result.stdout
+
+
+def test_amp_migrations_at_target_2_4_alias_aware_with_imports_added_and_removed(tmp_path):
+    root = project(tmp_path, "2.4", {"amp.py": AMP})
+    found = findings(root)
+    assert sorted(found) == [
+        ("TL102", 1, 28, True), ("TL102", 1, 38, True),  # the from-imports: their uses are rewritten
+        ("TL102", 5, 10, True), ("TL102", 14, 2, True), ("TL102", 16, 10, True),
+    ]
+    fix(root)
+    assert (root / "amp.py").read_text() == AMP_FIXED
+    assert pyflakes_problems(root / "amp.py") == ""
+    assert findings(root) == []
+
+
+def test_amp_names_are_not_deprecated_before_2_4(tmp_path):
+    root = project(tmp_path, "2.3", {"amp.py": AMP})
+    assert findings(root) == []
+
+
+@pytest.mark.parametrize("target", ["1.8", "2.2", "2.13"])
+def test_removals_are_reported_at_every_target(tmp_path, target):
+    root = project(tmp_path, target, {"m.py": "import torch\n\nx = torch.solve(b, A)\nimport torch._six\n"})
+    assert findings(root) == [("TL101", 3, 5, False), ("TL101", 4, 8, False)]
+
+
+def test_a_deprecation_is_reported_once_deprecated_at_the_target(tmp_path):
+    source = "import torch\n\nconv = torch.nn.utils.weight_norm(conv)\nwith torch.backends.cuda.sdp_kernel():\n    pass\n"
+    assert findings(project(tmp_path / "a", "2.0", {"m.py": source})) == []
+    assert findings(project(tmp_path / "b", "2.1", {"m.py": source})) == [("TL102", 3, 8, True)]
+    # sdp_kernel has another signature: reported from 2.3 on, never fixed
+    assert findings(project(tmp_path / "c", "2.3", {"m.py": source})) == [
+        ("TL102", 3, 8, True), ("TL102", 4, 6, False),
+    ]
+
+
+def test_a_fix_needs_its_replacement_at_the_target(tmp_path):
+    source = "from torch.utils.data.dataloader import default_collate\n\nbatch = default_collate(items)\n"
+    # the public name arrived in 1.11: reported before, but not rewritten to a name that is missing
+    assert findings(project(tmp_path / "old", "1.10", {"m.py": source})) == [("TL103", 1, 41, False)]
+    root = project(tmp_path / "new", "1.11", {"m.py": source})
+    fix(root)
+    assert (root / "m.py").read_text().startswith("from torch.utils.data import default_collate\n")
+
+
+def test_sigmoid_and_tanh_only_below_2_0(tmp_path):
+    source = "import torch.nn.functional as F\n\ny = F.sigmoid(x) + F.tanh(x)\n"
+    assert findings(project(tmp_path / "new", None, {"m.py": source})) == []
+    root = project(tmp_path / "old", "1.13", {"m.py": source})
+    assert [f[:3] for f in findings(root)] == [("TL102", 3, 5), ("TL102", 3, 20)]
+    fix(root)
+    # `import torch` added, `F` no longer read: removed
+    assert (root / "m.py").read_text() == "import torch\n\ny = torch.sigmoid(x) + torch.tanh(x)\n"
+
+
+def test_arguments_that_cannot_be_reasoned_about_get_no_fix_and_no_crash(tmp_path):
+    source = (
+        "import torch\n\n"
+        "a = torch.cholesky(x, upper=cfg.upper)\n"
+        "b = torch.qr(*args)\n"
+        "c = torch.range(**kw)\n"
+        "d = torch.cholesky()\n"
+        "e = torch.range(0, n)\n"
+        "f = torch.chain_matmul(*mats)\n"
+        "g = torch.lu_solve(b, *lu)\n"
+        "h = torch.cuda.amp.autocast(True)\n"
+        "i = torch.cuda.amp.custom_fwd\n"
+        "j = torch.range(0, 1, 0)\n"
+    )
+    root = project(tmp_path, "2.4", {"m.py": source})
+    found = findings(root)
+    assert [row for _, row, _, _ in found] == list(range(3, 13))
+    assert not any(fixable for *_, fixable in found)
+    before = (root / "m.py").read_text()
+    fix(root, "--unsafe-fixes")
+    assert (root / "m.py").read_text() == before
+
+
+def test_an_imported_name_used_as_a_value_keeps_its_import(tmp_path):
+    source = "from torch import ger\n\nops = [ger]\ny = ger(a, b)\n"
+    root = project(tmp_path, None, {"m.py": source})
+    assert findings(root) == [("TL102", 1, 19, False)]
+
+
+def test_an_unused_deprecated_import_is_removed(tmp_path):
+    source = "import os\nfrom torch.cuda.amp import autocast, GradScaler\n\nprint(os.sep, GradScaler)\n"
+    root = project(tmp_path, "2.4", {"m.py": source})
+    fix(root)
+    text = (root / "m.py").read_text()
+    assert text == "import os\nfrom torch.cuda.amp import GradScaler\n\nprint(os.sep, GradScaler)\n"
+
+
+def test_function_level_import_is_reported_without_a_fix(tmp_path):
+    source = "def f(a):\n    from torch import ger\n    return ger(a, a)\n"
+    assert findings(project(tmp_path, None, {"m.py": source})) == [("TL102", 2, 23, False)]
+
+
+def test_removed_api_is_an_error_level_github_annotation(tmp_path):
+    root = project(tmp_path, None, {"m.py": "import torch\n\nx = torch.symeig(a)\ny = torch.ger(a, b)\n"})
+    result = run_torchlint("check", "--no-cache", "--output-format", "github", ".", cwd=root)
+    lines = result.stdout.decode().splitlines()
+    assert lines[0].startswith("::error title=torchlint (TL101)")
+    assert lines[1].startswith("::warning title=torchlint (TL102)")
+
+
+def test_flake8_reports_the_same_findings(tmp_path):
+    root = project(tmp_path, None, {"m.py": "import torch as T\nfrom torch._six import inf\n\nx = T.ger(a, b) + T.solve(b, a)\n"})
+    result = run_flake8("--select", "TL1", "m.py", cwd=root)
+    reported = sorted(line.split(" ")[0] + " " + line.split(" ")[1] for line in result.stdout.splitlines())
+    assert reported == ["m.py:2:24: TL101", "m.py:4:19: TL101", "m.py:4:5: TL102"]
+    cli = findings(root)
+    assert sorted((c, r, col) for c, r, col, _ in cli) == [("TL101", 2, 24), ("TL101", 4, 19), ("TL102", 4, 5)]
