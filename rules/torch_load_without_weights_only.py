@@ -3,7 +3,7 @@ from __future__ import annotations
 from torchlint.call_arguments import append_keyword
 from torchlint.ftypes import Applicability, Fix
 from torchlint.rule import Invalid, Rule
-from torchlint.torch_load import LoadSites, ast_loads, read_load
+from torchlint.torch_load import LoadSites, ast_loads, read_load, untrusted_load_selected
 
 _MESSAGES = {
     "explicit": "`{loader}(..., weights_only=False)` unpickles arbitrary objects: a crafted file runs code when loaded",
@@ -30,9 +30,11 @@ class TorchLoadWithoutWeightsOnly(LoadSites, Rule):
       still `False` (torch 2.13 included).
 
     Calls that pass `**kwargs` (which may hold `weights_only`) or a non-literal
-    `weights_only` are not reported. When the path comes from outside the code (a
-    parameter, a configuration or command-line value) and the load is unrestricted in
-    every version, TL209 (`untrusted-torch-load`) reports the call instead.
+    `weights_only` are not reported, nor the fallback for torch < 1.13 in
+    `try: torch.load(f, weights_only=True) except TypeError: torch.load(f)`. When the
+    path comes from outside the code (a parameter, a configuration or command-line value)
+    and the load is unrestricted in every version, the message says so; with TL209
+    (`untrusted-torch-load`, off by default) selected, TL209 reports those calls instead.
 
     ## Why is this bad?
     Unpickling runs code: a checkpoint file can hold an object whose unpickling calls
@@ -79,6 +81,8 @@ class TorchLoadWithoutWeightsOnly(LoadSites, Rule):
         "import numpy as np\n\ndata = np.load('x.npy')\n",
         "import json\n\nwith open('c.json') as f:\n    cfg = json.load(f)\n",
         "import torch\n\nsd = torch.hub.load_state_dict_from_url('https://x/m.pt', weights_only=True)\n",
+        "import torch\n\ndef load(f):\n    try:\n        return torch.load(f, weights_only=True)\n"
+        "    except TypeError:  # torch < 1.13\n        return torch.load(f)\n",
     )
     INVALID = (
         Invalid(
@@ -101,6 +105,12 @@ class TorchLoadWithoutWeightsOnly(LoadSites, Rule):
         ),
         # a pickle module: the default is False in every version, and no fix
         Invalid("import dill\nimport torch\n\nobj = torch.load('o.pt', pickle_module=dill)\n", line=4, column=7),
+        # a path from a parameter: the message names it
+        Invalid(
+            "import torch\n\ndef resume(path):\n    return torch.load(path, weights_only=False)\n",
+            line=4,
+            column=12,
+        ),
         Invalid(
             "import torch.hub\n\nsd = torch.hub.load_state_dict_from_url('https://x/m.pt')\n",
             unsafe_fixed="import torch.hub\n\nsd = torch.hub.load_state_dict_from_url('https://x/m.pt', weights_only=True)\n",
@@ -116,12 +126,15 @@ class TorchLoadWithoutWeightsOnly(LoadSites, Rule):
     def visit_Call(self, node) -> None:
         qualified = self.context.imports.qualified_name(node.func)
         load = read_load(node, qualified, self.context.config)
-        if load is None or load.unrestricted is None:
+        if load is None or load.unrestricted is None or self.is_fallback(node):
             return
-        if load.everywhere and self.load_source(node) is not None:
+        source = self.load_source(node) if load.everywhere else None
+        if source is not None and untrusted_load_selected(self.context.config):
             return  # TL209's
         target = self.context.config.target_torch
         message = _MESSAGES[load.unrestricted].format(loader=qualified, target=target)
+        if source is not None:
+            message += f"; the file comes from outside the code ({source})"
         fix = None
         if load.fixable:
             def fix(positions, call=node):

@@ -74,6 +74,8 @@ class TorchvisionPretrainedArgument(Rule):
         "import torchvision\n\nm = torchvision.models.resnet50(weights=None)\n",
         "import timm\n\nm = timm.create_model('resnet50', pretrained=True)\n",
         "from torchvision.models import resnet50\n\ndef build(pretrained):\n    return resnet50(weights='DEFAULT' if pretrained else None)\n",
+        "from torchvision.models import resnet50\n\ndef build(p):\n    if TORCHVISION_LESS_THAN_0_13:\n"
+        "        return resnet50(pretrained=p)\n    return resnet50(weights='DEFAULT' if p else None)\n",
     )
     INVALID = (
         Invalid(
@@ -114,9 +116,21 @@ class TorchvisionPretrainedArgument(Rule):
             for node in view.nodes_of(ast.Call)
         )
 
+    def visit_If(self, node) -> None:
+        # `if TORCHVISION_LT_0_13: resnet50(pretrained=...) else: resnet50(weights=...)`
+        # keeps old torchvision working: both branches are the author's choice
+        test = self.context.module.code_for_node(node.test).lower()
+        if "version" in test or "torchvision" in test:
+            self.__dict__["_guards"] = self.__dict__.get("_guards", 0) + 1
+
+    def leave_If(self, node) -> None:
+        test = self.context.module.code_for_node(node.test).lower()
+        if "version" in test or "torchvision" in test:
+            self.__dict__["_guards"] -= 1
+
     def visit_Call(self, node) -> None:
         entry = builder_entry(self.context.imports.qualified_name(node.func))
-        if entry is None:
+        if entry is None or self.__dict__.get("_guards"):
             return
         for legacy in LEGACY:
             arg = keyword_argument(node, legacy)

@@ -14,7 +14,10 @@ class UntrustedTorchLoad(LoadSites, Rule):
     configuration or command-line value (`args.resume`, `cfg.MODEL.WEIGHTS`,
     `self.hparams.ckpt`, `config["weights"]`), `sys.argv`, the environment, `input()`, or
     a download (`hf_hub_download(...)`). These loads are unrestricted in every torch
-    version; TL201 reports the other unrestricted loads.
+    version; TL201 reports the other unrestricted loads, and these too while this rule is
+    not selected. Off by default: select it with `--select TL209` or
+    `extend-select = ["TL209"]` (most such loads in real projects are deliberate: full
+    training checkpoints holding optimizer state and hyperparameter objects).
 
     ## Why is this bad?
     Unpickling runs code. Whoever can put a file at that path, or name it (a shared
@@ -49,6 +52,8 @@ class UntrustedTorchLoad(LoadSites, Rule):
     name = "untrusted-torch-load"
     summary = "torch.load runs the full unpickler on a path or URL from outside the code"
     level = "error"
+    # the audit found most such loads deliberate (full training checkpoints): off by default
+    default_enabled = False
     triggers = ("load(", "load_state_dict_from_url")
 
     VALID = (

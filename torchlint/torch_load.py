@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
-from typing import Optional, Set
+from functools import lru_cache
+from typing import Optional, Set, Tuple
 
 from torchlint.call_arguments import has_double_star, keyword_argument, literal_bool, positional_count
 from torchlint.lazy import cst
@@ -26,6 +27,7 @@ TORCH_LOAD = "torch.load"
 HUB_LOAD = "torch.hub.load_state_dict_from_url"
 LOADERS = (TORCH_LOAD, HUB_LOAD)
 DEFAULT_FLIPPED_IN = "2.6"
+UNTRUSTED_CODE = "TL209"
 # positional index of weights_only / pickle_module in each loader's signature
 _WEIGHTS_ONLY_POSITION = {HUB_LOAD: 6}
 _PICKLE_MODULE_POSITION = {TORCH_LOAD: 2}
@@ -126,6 +128,9 @@ def _leaves(expression):
         if isinstance(node, cst.Name):
             yield node
             continue
+        if isinstance(node, cst.Subscript):
+            stack.append(node.value)  # `table[name]` picks among the table's own entries
+            continue
         if isinstance(node, cst.Call):
             yield node
             stack.extend(arg.value for arg in node.args)
@@ -151,6 +156,21 @@ class LoadSites:
         if stack is None:
             stack = self.__dict__["_function_stack"] = []
         return stack
+
+    def visit_Try(self, node) -> None:
+        # `try: torch.load(f, weights_only=...) except TypeError: torch.load(f)` is the
+        # fallback for torch < 1.13, which has no `weights_only`: not a finding
+        passes = any(
+            isinstance(inner, cst.Call) and keyword_argument(inner, "weights_only") is not None
+            for inner in walk(node.body, into_functions=False)
+        )
+        if passes:
+            fallbacks = self.__dict__.setdefault("_fallbacks", set())
+            for handler in node.handlers:
+                fallbacks.update(inner for inner in walk(handler, into_functions=False) if isinstance(inner, cst.Call))
+
+    def is_fallback(self, call) -> bool:
+        return call in self.__dict__.get("_fallbacks", ())
 
     def load_source(self, call) -> Optional[str]:
         """Where the loaded path or URL comes from, if from outside the code; None otherwise."""
@@ -179,3 +199,15 @@ class LoadSites:
                         found.add(node.targets[0].target.value)
             cache[function] = found
         return found
+
+
+@lru_cache(maxsize=64)
+def _selected(code: str, select: Tuple[str, ...], extend_select: Tuple[str, ...], ignore: Tuple[str, ...]) -> bool:
+    from torchlint.registry import all_rules, select_rules
+
+    return any(rule.code == code for rule in select_rules(all_rules(), select, extend_select, ignore))
+
+
+def untrusted_load_selected(config) -> bool:
+    """Whether TL209 runs under this configuration (TL201 then leaves it the loads it reports)."""
+    return _selected(UNTRUSTED_CODE, tuple(config.select), tuple(config.extend_select), tuple(config.ignore))
