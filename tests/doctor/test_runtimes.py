@@ -107,6 +107,9 @@ def test_onnxruntime_cpu_beside_gpu_fails(load_facts):
     facts.packages["onnxruntime"] = "1.20.1"
     [row] = named(rows(facts), "onnxruntime-flavours")
     assert row.status == FAIL and "pip uninstall -y onnxruntime onnxruntime-gpu" in row.advice
+    facts.package_builds[ORT_BUILD] = {"package_name": "onnxruntime"}
+    [row] = named(rows(facts), "onnxruntime-flavours")
+    assert "the files in place are onnxruntime's" in row.advice
 
 
 def test_tensorflow_on_windows_has_no_gpu_build(load_facts):
@@ -158,6 +161,25 @@ def test_runtime_needs(name, version, requires, platform, cuda, cudnn):
     need = runtime_needs(name, version, requires, platform)
     assert (need.cuda, need.cudnn) == (cuda, cudnn)
     assert need.source
+
+
+ORT_BUILD = "onnxruntime/capi/build_and_package_info.py"
+TF_BUILD = "tensorflow/python/platform/build_info.py"
+
+
+@pytest.mark.parametrize("name, version, builds, cuda, cudnn, source", [
+    # a build from ONNX Runtime's CUDA 12 feed, not PyPI's default CUDA 11.8 one
+    ("onnxruntime-gpu", "1.18.0", {ORT_BUILD: {"package_name": "onnxruntime-gpu", "cuda_version": "12.2"}},
+     "12.2", "8", ORT_BUILD),
+    ("onnxruntime-gpu", "1.23.0", {ORT_BUILD: {"package_name": "onnxruntime-gpu", "cuda_version": "13.0"}},
+     "13.0", "9", "support-matrix"),
+    # the files belong to the CPU package that overwrote them: the table decides
+    ("onnxruntime-gpu", "1.18.0", {ORT_BUILD: {"package_name": "onnxruntime"}}, "11.8", "8", ORT_DOC),
+    ("tensorflow", "2.17.0", {TF_BUILD: {"cuda_version": "12.3", "cudnn_version": "8"}}, "12.3", "8", TF_BUILD),
+])
+def test_the_installed_build_record_wins_over_the_table(name, version, builds, cuda, cudnn, source):
+    need = runtime_needs(name, version, (), "linux", builds)
+    assert (need.cuda, need.cudnn) == (cuda, cudnn) and source in need.source
 
 
 def test_runtime_needs_is_none_for_what_it_does_not_know():

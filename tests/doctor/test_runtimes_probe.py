@@ -55,6 +55,14 @@ def conflicted_environment(root):
     cudnn_header(site, "9.3.0")
     library(site / "nvidia" / "nccl" / "lib", "libnccl.so.2")
     library(site / "nvidia" / "cublas" / "lib", "libcublas.so.12")
+    capi = site / "onnxruntime" / "capi"  # onnxruntime (CPU) was installed last: the files are its
+    capi.mkdir(parents=True)
+    (capi / "build_and_package_info.py").write_text("package_name = 'onnxruntime'\n__version__ = '1.18.0'\n")
+    platform_dir = site / "tensorflow" / "python" / "platform"
+    platform_dir.mkdir(parents=True)
+    (platform_dir / "build_info.py").write_text(
+        "import collections\n\nbuild_info = collections.OrderedDict([('cuda_version', '12.5.1'), "
+        "('cudnn_version', '9'), ('is_cuda_build', True)])\n")
     stale = root / "opt" / "cudnn-9.0" / "lib"
     library(stale, "libcudnn.so.9", target="libcudnn.so.9.0.0")
     return site, stale
@@ -76,6 +84,9 @@ def test_probe_runtimes_records_packages_and_the_loader_path_in_order(tmp_path, 
     facts = Facts()
     probe_runtimes(facts)
     assert facts.packages["onnxruntime-gpu"] == "1.18.0" and "tensorflow" in facts.package_requires
+    assert facts.package_builds == {
+        "onnxruntime/capi/build_and_package_info.py": {"package_name": "onnxruntime"},
+        "tensorflow/python/platform/build_info.py": {"cuda_version": "12.5.1", "cudnn_version": "9"}}
     mine = [(lib.path, lib.version, lib.source) for lib in facts.libraries if str(tmp_path) in lib.path]
     assert mine == [
         (str(stale / "libcudnn.so.9"), "9.0.0", "LD_LIBRARY_PATH"),
@@ -107,8 +118,9 @@ def test_doctor_end_to_end_on_a_conflicted_environment(tmp_path):
         rows.setdefault(row["name"], []).append(row)
     by_found = {row["found"]: row["status"] for row in rows["gpu-runtimes"]}
     assert by_found == {"onnxruntime-gpu 1.18.0 (CUDA 11.8, cuDNN 8)": "fail",
-                        "tensorflow 2.18.0 (CUDA 12, cuDNN 9.3)": "pass"}
-    assert [row["status"] for row in rows["onnxruntime-flavours"]] == ["fail"]
+                        "tensorflow 2.18.0 (CUDA 12.5.1, cuDNN 9.3)": "pass"}
+    [flavours] = rows["onnxruntime-flavours"]
+    assert flavours["status"] == "fail" and "the files in place are onnxruntime's" in flavours["advice"]
     assert [(row["status"], row["found"]) for row in rows["nvidia-wheel-majors"]] == [
         ("fail", "nvidia-nccl-cu11 2.21.5, nvidia-nccl-cu12 2.21.5")]
     assert [(row["status"], row["found"]) for row in rows["declared-packages"]] == [("fail", "onnxruntime-gpu 1.18.0")]

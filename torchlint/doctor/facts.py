@@ -69,6 +69,8 @@ class Facts:
     packages: Dict[str, str] = field(default_factory=dict)
     # the Requires-Dist entries naming nvidia-* wheels, per recorded distribution
     package_requires: Dict[str, List[str]] = field(default_factory=dict)
+    # build records read from installed packages (onnxruntime/capi/build_and_package_info.py ...)
+    package_builds: Dict[str, Dict[str, str]] = field(default_factory=dict)
     # CUDA libraries on the loader's search path, in search order; None: not searched
     libraries: Optional[List[LibraryFile]] = None
     wsl: Optional[bool] = None  # running under WSL2 (libcuda must come from /usr/lib/wsl/lib)
@@ -161,12 +163,17 @@ def _loader_values(values: Mapping[str, Any]) -> Dict[str, Any]:
     if not (isinstance(requires, Mapping) and all(
             isinstance(entries, list) and all(isinstance(e, str) for e in entries) for entries in requires.values())):
         raise FactsError("`package_requires` must be an object of lists of strings")
+    builds = values.get("package_builds", {})
+    if not (isinstance(builds, Mapping) and all(
+            isinstance(info, Mapping) and all(isinstance(v, str) for v in info.values()) for info in builds.values())):
+        raise FactsError("`package_builds` must be an object of objects of strings")
     wsl = values.get("wsl")
     if wsl is not None and not isinstance(wsl, bool):
         raise FactsError(f"`wsl` must be true or false, not {wsl!r}")
+    checked: Dict[str, Any] = {"package_requires": dict(requires), "package_builds": dict(builds), "wsl": wsl}
     libraries = values.get("libraries")
     if libraries is None:
-        return {"package_requires": dict(requires), "wsl": wsl}
+        return checked
     if not isinstance(libraries, list):
         raise FactsError("`libraries` must be a list")
     known = {f.name for f in fields(LibraryFile)}
@@ -176,4 +183,4 @@ def _loader_values(values: Mapping[str, Any]) -> Dict[str, Any]:
                 and isinstance(entry.get("family"), str) and isinstance(entry.get("stem"), str)):
             raise FactsError(f"`libraries[{position}]` must be an object with path, family and stem strings")
         rebuilt.append(LibraryFile(**entry))
-    return {"package_requires": dict(requires), "wsl": wsl, "libraries": rebuilt}
+    return {**checked, "libraries": rebuilt}

@@ -270,8 +270,9 @@ def _judge_family(family: str, expectations: List[Expectation], mains: List[Libr
             results.append(CheckResult(
                 name, FAIL, found, f">= {expectation.minimum} for {expectation.who}",
                 f"{expectation.who} needs {family} >= {expectation.minimum} but the loader finds "
-                f"{winner.path} ({winner.version}, from {winner.source}) first. Expect \"cuDNN version "
-                "incompatibility\" / CUDNN_STATUS_VERSION_MISMATCH or missing-symbol errors. Remove that "
+                f"{winner.path} ({winner.version}, from {winner.source}) first. Expect version-mismatch errors "
+                "(torch: \"cuDNN version incompatibility\"; TensorFlow: \"Loaded runtime CuDNN library ... but "
+                "source was compiled with\") or missing symbols. Remove that "
                 f"directory from {winner.source} or upgrade the library there."))
         elif winner.source in SEARCHED_FIRST and shipped is not None and shipped.path != winner.path:
             results.append(CheckResult(

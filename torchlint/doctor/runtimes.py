@@ -17,7 +17,7 @@ import re
 import sys
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Dict, Iterator, List, NamedTuple, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterator, List, Mapping, NamedTuple, Optional, Sequence, Tuple
 
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.specifiers import SpecifierSet
@@ -96,15 +96,23 @@ def _table() -> Dict[str, Any]:
 
 
 def runtime_needs(distribution: str, version: str, requires: Sequence[str] = (),
-                  platform: Optional[str] = None) -> Optional[Need]:
+                  platform: Optional[str] = None, builds: Mapping[str, Mapping[str, str]] = {}) -> Optional[Need]:
     """The CUDA and cuDNN a release of a GPU runtime is built for, or None when unknown.
 
-    Evidence in order of trust: the wheel's nvidia-* Requires-Dist (`requires`), a CUDA tag
-    in its version (jaxlib "+cuda12.cudnn89", paddlepaddle-gpu ".post118", torch "+cu121"),
-    the cited release table, the CUDA major in its name (cupy-cuda12x). Also for explain:
+    Evidence in order of trust: the build record inside the installed package (`builds`,
+    see `read_build_files`), the wheel's nvidia-* Requires-Dist (`requires`), a CUDA tag in
+    its version (jaxlib "+cuda12.cudnn89", paddlepaddle-gpu ".post118", torch "+cu121"), the
+    cited release table, the CUDA major in its name (cupy-cuda12x). Also for explain:
     `runtime_needs("onnxruntime-gpu", "1.18.0")` -> CUDA 11.8, cuDNN 8, with the source URL.
     """
     name = canonicalize_name(distribution)
+    built = _from_build_file(name, version, builds)
+    if built is not None:
+        # build records give cuDNN as a bare major ("9"); the wheel's pin may say 9.3
+        pinned = _from_requires(name, version, requires, platform or sys.platform)
+        if pinned and pinned.cudnn and built.cudnn_major == pinned.cudnn_major and "." not in (built.cudnn or "."):
+            built = built._replace(cudnn=pinned.cudnn, source=f"{built.source}; {pinned.source}")
+        return built
     for derive in (_from_requires, _from_version_tag, _from_release_table, _from_name):
         need = derive(name, version, requires, platform or sys.platform)
         if need is not None:
@@ -166,10 +174,59 @@ def _from_version_tag(name: str, version: str, requires: Sequence[str], platform
             return Need(name, version, _dotted(match.group("cuda")), None, VERSION_TAG)
     if name == "paddlepaddle-gpu" and parsed.post:
         cuda = _dotted(str(parsed.post))
-        row = next((row for row in _table().get("cuda-build", [])
-                    if row["distribution"] == name and row["cuda"] == cuda), None)
+        row = _cuda_build_row(name, version, cuda)
         return Need(name, version, cuda, row.get("cudnn") if row else None, row["source"] if row else VERSION_TAG)
     return None
+
+
+def _cuda_build_row(name: str, version: str, cuda: str) -> Optional[Dict[str, Any]]:
+    """The cited cuDNN row of a CUDA build: `cuda` equal, or a bare major matching every minor."""
+    for row in _table().get("cuda-build", []):
+        if row["distribution"] != name or row["cuda"] not in (cuda, cuda.split(".")[0]):
+            continue
+        if "versions" not in row or _contains(SpecifierSet(row["versions"]), version):
+            return row
+    return None
+
+
+# Files inside installed packages that record how the binary was built (read as text, never imported),
+# keyed by path relative to site-packages, with the distribution they describe.
+BUILD_FILES = {
+    "onnxruntime/capi/build_and_package_info.py": "onnxruntime-gpu",
+    "tensorflow/python/platform/build_info.py": "tensorflow",
+}
+# `cuda_version = '12.2'`, `"cuda_version": "12.3"`, `build_info["cudnn_version"] = "8"`, `('cuda_version', '12.3')`
+_BUILD_VALUE = re.compile(r"""\b(package_name|cuda_version|cudnn_version)\b['"]?\]?\s*[:=,]\s*['"]([^'"]*)['"]""")
+
+
+def _from_build_file(name: str, version: str, builds: Mapping[str, Mapping[str, str]]) -> Optional[Need]:
+    for path, described in BUILD_FILES.items():
+        info = builds.get(path, {})
+        owner = canonicalize_name(info.get("package_name") or described)
+        if described != name or owner != name or not info.get("cuda_version"):
+            continue
+        cuda, cudnn, source = info["cuda_version"], info.get("cudnn_version"), f"{path} in the installed package"
+        if not cudnn:
+            row = _cuda_build_row(name, version, cuda)
+            cudnn = row.get("cudnn") if row else None
+            source += f"; cuDNN: {row['source']}" if row else ""
+        return Need(name, version, cuda, cudnn or None, source)
+    return None
+
+
+def read_build_files(site_dirs: Sequence[str]) -> Dict[str, Dict[str, str]]:
+    """The build records (BUILD_FILES) of the installed packages; the first on the path wins, as for import."""
+    builds: Dict[str, Dict[str, str]] = {}
+    for relative in BUILD_FILES:
+        for site in site_dirs:
+            try:
+                with open(os.path.join(site, relative), encoding="utf-8", errors="replace") as handle:
+                    text = handle.read(65536)
+            except OSError:
+                continue
+            builds[relative] = {key: value for key, value in _BUILD_VALUE.findall(text)}
+            break
+    return builds
 
 
 def _dotted(digits: str) -> str:
@@ -242,9 +299,10 @@ def probe_runtimes(facts: Facts) -> None:
     except Exception as error:  # importlib.metadata over a damaged site-packages
         facts.unknown["packages"] = f"{type(error).__name__}: {error}"
     windows = sys.platform.startswith("win")
+    site_dirs = [entry for entry in sys.path if entry and os.path.isdir(entry)]
+    facts.package_builds = read_build_files(site_dirs)
     try:
         search = os.environ.get("PATH" if windows else "LD_LIBRARY_PATH", "")
-        site_dirs = [entry for entry in sys.path if entry and os.path.isdir(entry)]
         facts.libraries = scan_libraries(search, site_dirs, windows, [] if windows else ld_cache_entries())
     except Exception as error:
         facts.unknown["libraries"] = f"{type(error).__name__}: {error}"
@@ -275,7 +333,8 @@ def runtime_needs_of(facts: Facts) -> List[Need]:
     for name, version in sorted(facts.packages.items()):
         if not RUNTIME.match(name):
             continue
-        need = runtime_needs(name, version, facts.package_requires.get(name, ()), facts.platform)
+        need = runtime_needs(name, version, facts.package_requires.get(name, ()), facts.platform,
+                             facts.package_builds)
         if need is not None and (need.cuda or not need.gpu):
             needs.append(need)
     return needs
@@ -354,7 +413,7 @@ def _judge(facts: Facts, need: Need, others: List[Need], searched: bool) -> Tupl
         return PASS, ""
     worst = FAIL if any(status == FAIL for status, _ in problems) else WARN
     where = need.source if need.source.startswith("http") else "its install page"
-    fix = (f"Install a {need.distribution} release built for the same {' and '.join(labels)} major as "
+    fix = (f"Install a release of {need.distribution} built for the same {' and '.join(labels)} major as "
            f"{others[0].distribution} ({where}), or run the two in separate processes.")
     return worst, " ".join(text for _, text in problems) + " " + fix
 
@@ -416,11 +475,14 @@ def check_onnxruntime_flavours(facts: Facts, req: Requirements) -> List[CheckRes
     if not others:
         return []
     shown = ", ".join(f"{name} {facts.packages[name]}" for name in ["onnxruntime-gpu", *others])
+    owner = facts.package_builds.get("onnxruntime/capi/build_and_package_info.py", {}).get("package_name")
+    which = (f"the files in place are {owner}'s" if owner
+             else "`import onnxruntime` may load the CPU build")
     return [CheckResult(
         "onnxruntime-flavours", FAIL, shown, "onnxruntime-gpu alone",
         f"{' and '.join(others)} installs the same `onnxruntime` package as onnxruntime-gpu: the one "
-        "installed last overwrote the other's files, so `import onnxruntime` may load the CPU build "
-        "(get_available_providers() lacks CUDAExecutionProvider). Fix: `pip uninstall -y "
+        f"installed last overwrote the other's files, and {which} (get_available_providers() may lack "
+        "CUDAExecutionProvider). Fix: `pip uninstall -y "
         f"{' '.join(others)} onnxruntime-gpu && pip install onnxruntime-gpu`.")]
 
 
@@ -435,7 +497,7 @@ def check_declared_packages(facts: Facts, req: Requirements) -> List[CheckResult
                                        f"`pip install \"{name}{spec}\"`."))
         elif not _contains(spec, found):
             results.append(CheckResult(check, FAIL, f"{name} {found}", expected,
-                                       f"Install a {name} release matching {spec}."))
+                                       f"Install a release of {name} matching {spec}."))
         else:
             results.append(CheckResult(check, PASS, f"{name} {found}", expected))
     return results
