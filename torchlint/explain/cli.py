@@ -33,14 +33,15 @@ def _run(argv: List[str]) -> int:
     except SystemExit as exit_:  # --help
         return int(exit_.code or 0)
     from torchlint.explain.evidence import extract
-    from torchlint.explain.knowledge import load_knowledge, match
+    from torchlint.explain.knowledge import condense, load_knowledge, match
     from torchlint.explain.reasoning import diagnose
     from torchlint.explain.render import Explanation, render_json, render_text
 
     text = _read(args.file)
     knowledge = load_knowledge()
-    matches = match(text, knowledge)
-    evidence = extract(text, [found.offset for found in matches])
+    work = condense(text)
+    matches = match(work, knowledge, text)
+    evidence = extract(work, [found.offset for found in matches])
     explanation = Explanation(matches, evidence, diagnose(evidence, matches))
     if args.format == "json":
         print(render_json(explanation, knowledge))

@@ -20,7 +20,7 @@ from torchlint.doctor.compat import cuda_of_tag
 from torchlint.doctor.facts import Facts, Gpu
 from torchlint.doctor.gpu_names import capability_of
 
-HEAD = TAIL = 1 << 20
+HEAD = TAIL = 256 << 10
 AROUND_MATCH = 20000
 
 

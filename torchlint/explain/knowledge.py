@@ -24,6 +24,7 @@ EVIDENCE_KINDS = ("kernels", "driver", "visible-devices", "wsl")  # the diagnose
 # signature is bounded however often its anchor repeats in a huge log.
 WINDOW = 8000
 MAX_ANCHOR_HITS = 16
+CONDENSE_ABOVE = 4 << 20
 
 
 @dataclass(frozen=True)
@@ -114,29 +115,51 @@ def parse_knowledge(data: Mapping[str, Any]) -> KnowledgeBase:
     return KnowledgeBase(tuple(signatures), rule_names, data.get("asynchronous_note", ""))
 
 
-def match(text: str, knowledge: KnowledgeBase) -> List[Match]:
+def condense(text: str) -> str:
+    """A big log with each distinct line kept once, in first-seen order.
+
+    Huge logs are mostly the same lines repeated (a warning per step, a progress bar);
+    matching and evidence then cost what the distinct lines cost. Small logs are kept whole.
+    """
+    if len(text) <= CONDENSE_ABOVE:
+        return text
+    sample = text[: 1 << 20].split("\n")
+    if len(set(sample)) > len(sample) // 2:
+        return text  # mostly distinct lines (counters, timestamps): condensing would not pay
+    return "\n".join(dict.fromkeys(text.split("\n")))
+
+
+def match(text: str, knowledge: KnowledgeBase, original: Optional[str] = None) -> List[Match]:
     """Every signature found in `text`, most specific first (then earliest in the log).
 
+    `text` may be `condense(original)`: line numbers are then those of `original`.
     A signature that another matched signature is `secondary_to` (NCCL reporting an
     illegal memory access) is ranked after it, whatever its specificity.
     """
     found = []
+    first: Dict[str, int] = {}
     for signature in knowledge.signatures:
-        start = _first_match(text, signature)
+        start = _first_match(text, signature, first)
         if start is None:
             continue
         line_start = text.rfind("\n", 0, start) + 1
         end = text.find("\n", start)
-        line_text = text[line_start:end if end != -1 else len(text)].strip()
-        found.append(Match(signature, start, line_text[:200], text.count("\n", 0, start) + 1))
+        line_text = text[line_start:end if end != -1 else len(text)]
+        line = text.count("\n", 0, start) + 1
+        if original is not None and original is not text:
+            at = original.find(line_text)
+            line = original.count("\n", 0, at) + 1 if at != -1 else line
+        found.append(Match(signature, start, line_text.strip()[:200], line))
     ids = {m.signature.id for m in found}
     return sorted(found, key=lambda m: (bool(ids & set(m.signature.secondary_to)), -m.signature.specificity, m.line))
 
 
-def _first_match(text: str, signature: Signature) -> Optional[int]:
+def _first_match(text: str, signature: Signature, first: Dict[str, int]) -> Optional[int]:
     best: Optional[int] = None
     for anchor in signature.anchors:
-        position = text.find(anchor)
+        if anchor not in first:  # signatures share anchors: each is looked up in the log once
+            first[anchor] = text.find(anchor)
+        position = first[anchor]
         hits = 0
         while position != -1 and hits < MAX_ANCHOR_HITS and (best is None or position < best + WINDOW):
             offset = max(0, position - WINDOW)
