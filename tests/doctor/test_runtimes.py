@@ -8,7 +8,7 @@ from torchlint.config_files import ConfigError
 from torchlint.doctor.check import CHECK_NAMES, run_checks
 from torchlint.doctor.requirements import Requirements, parse_requirements
 from torchlint.doctor.results import FAIL, PASS, SKIP, WARN
-from torchlint.doctor.runtimes import _table, runtime_needs
+from torchlint.doctor.runtimes import _table, library_context, runtime_needs
 
 ORT_DOC = "https://onnxruntime.ai/docs/execution-providers/CUDA-ExecutionProvider.html#requirements"
 RUNTIME_CHECKS = ("declared-packages", "gpu-runtimes", "nvidia-wheel-majors", "onnxruntime-flavours",
@@ -193,3 +193,16 @@ def test_every_table_row_cites_its_source():
     assert len(rows_) > 30
     for row in rows_:
         assert row["source"].startswith("https://"), row
+
+
+def test_library_context_for_explain(load_facts):
+    facts = load_facts("runtimes-torch-cu12-ort-cudnn8")
+    text = library_context("libcudnn_cnn_infer.so.8", facts)
+    assert text.startswith("libcudnn_cnn_infer.so.8 is cuDNN 8.")
+    assert "onnxruntime-gpu 1.18.0 (CUDA 11.8, cuDNN 8) needs cuDNN 8." in text
+    assert "torch 2.5.1+cu124 (CUDA 12.4, cuDNN 9.1.0) uses cuDNN 9." in text
+    assert text.endswith("Not found on the loader's search path.")
+    assert "Found: /opt/venv/lib/python3.11/site-packages/nvidia/cudnn/lib/libcudnn.so.9 (site-packages)." in \
+        library_context("libcudnn.so.9", facts)
+    assert library_context(r"C:\\x\\cudart64_110.dll", facts).startswith("C:")
+    assert library_context("libtorch_cuda.so", facts) is None

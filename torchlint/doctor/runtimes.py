@@ -30,7 +30,7 @@ else:  # pragma: no cover - exercised on Python < 3.11 only
     import tomli as tomllib
 
 from torchlint.doctor.facts import Facts
-from torchlint.doctor.loader import Expectation, check_loader
+from torchlint.doctor.loader import Expectation, check_loader, parse_library_name
 from torchlint.doctor.requirements import Requirements
 from torchlint.doctor.results import FAIL, PASS, SKIP, WARN, CheckResult
 
@@ -564,3 +564,29 @@ def _distinct(expectations: List[Expectation]) -> List[Expectation]:
 def check_runtime_loader(facts: Facts, req: Requirements) -> List[CheckResult]:
     """The loader half of the runtime checks: the libraries the runtimes above will be given."""
     return check_loader(facts, req, loader_expectations(facts))
+
+
+def library_context(name: str, facts: Facts) -> Optional[str]:
+    """For explain: who in `facts` needs the CUDA library a log names, and where the loader finds it.
+
+    `library_context("cudnn64_9.dll", facts)` -> "cudnn64_9.dll is cuDNN 9. torch 2.5.1+cu124
+    (CUDA 12.4, cuDNN 9.1.0) uses cuDNN 9; ... Found: C:\\...\\cudnn64_9.dll (PATH)." None when
+    `name` is not a cuDNN/cuBLAS/CUDA runtime/NCCL/driver library.
+    """
+    parsed = parse_library_name(name.replace("\\", "/").rsplit("/", 1)[-1])
+    if parsed is None or parsed.major is None:
+        return None
+    kind = {"cudnn": "cudnn", "cublas": "cuda", "cudart": "cuda"}.get(parsed.family)
+    label = {"cudnn": "cuDNN", "cublas": "CUDA", "cudart": "CUDA", "nccl": "NCCL", "cuda": "the driver API"}[
+        parsed.family]
+    sentences = [f"{name} is {label} {parsed.major}."]
+    if kind is not None:
+        for need in [torch_need(facts), *runtime_needs_of(facts)]:
+            major = _major_of(need, kind) if need is not None else None
+            if major is not None:
+                sentences.append(f"{need.describe()} {'needs' if major == parsed.major else 'uses'} {label} {major}.")
+    if facts.libraries is not None:
+        found = [f"{lib.path} ({lib.source})" for lib in facts.libraries
+                 if lib.family == parsed.family and lib.stem.lower() == parsed.stem.lower() and lib.major == parsed.major]
+        sentences.append(f"Found: {', '.join(found)}." if found else "Not found on the loader's search path.")
+    return " ".join(sentences)
