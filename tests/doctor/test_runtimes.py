@@ -148,6 +148,7 @@ def test_unknown_runtime_key_is_still_a_config_error():
     ("tensorflow", "2.16.1", (), "linux", "12.3", "8.9"),
     ("tensorflow", "2.14.0", (), "linux", "11.8", "8.7"),
     ("tensorflow", "2.10.0", (), "win32", "11.2", "8.1"),
+    ("tensorflow", "2.16.1", (), "darwin", None, None),
     ("tensorflow", "2.18.0", ('nvidia-cudnn-cu12==9.3.0.75; extra == "and-cuda"',), "linux", "12", "9.3"),
     ("jaxlib", "0.4.23+cuda12.cudnn89", (), "linux", "12", "8.9"),
     ("jax-cuda12-plugin", "0.4.35", ('nvidia-cudnn-cu12<10.0,>=9.1; extra == "with-cuda"',), "linux", "12", "9.1"),
@@ -206,3 +207,13 @@ def test_library_context_for_explain(load_facts):
         library_context("libcudnn.so.9", facts)
     assert library_context(r"C:\\x\\cudart64_110.dll", facts).startswith("C:")
     assert library_context("libtorch_cuda.so", facts) is None
+
+
+def test_cuda13_runtime_wheels_without_a_suffix_provide_cuda_13(load_facts):
+    facts = dataclasses.replace(load_facts("runtimes-healthy"), libraries=[])
+    facts.packages["cupy-cuda13x"] = "14.0.0"
+    [row] = [r for r in named(rows(facts), "gpu-runtimes") if r.found.startswith("cupy-cuda13x")]
+    assert row.status == FAIL  # CUDA 13 nowhere
+    facts.packages["nvidia-cuda-runtime"] = "13.0.96"  # CUDA 13's unsuffixed wheel name
+    [row] = [r for r in named(rows(facts), "gpu-runtimes") if r.found.startswith("cupy-cuda13x")]
+    assert row.status == WARN and "nvidia-cuda-runtime 13.0.96" in row.advice

@@ -355,6 +355,12 @@ def provided_majors(facts: Facts, family: str) -> Dict[int, str]:
             provided.setdefault(_major(version), f"{name} {version}")
         elif family == "cuda" and match.group("library") in ("cuda-runtime", "cublas"):
             provided.setdefault(int(match.group("cuda")), f"{name} {version}")
+    if family == "cuda":
+        # From CUDA 13 these two wheels carry no -cuNN suffix; their version is the CUDA release.
+        for name in ("nvidia-cuda-runtime", "nvidia-cublas"):
+            major = _major(facts.packages.get(name))
+            if major is not None:
+                provided.setdefault(major, f"{name} {facts.packages[name]}")
     torch = torch_need(facts)
     if torch is not None:
         major = torch.cudnn_major if family == "cudnn" else torch.cuda_major
