@@ -40,8 +40,9 @@ VERSION_TAG = "the version's CUDA tag"
 
 # Distributions recorded in Facts.packages: the GPU stack and everything that can shadow it.
 RECORDED = re.compile(
-    r"^(torch|onnxruntime(-[a-z0-9-]+)?|ort-nightly(-gpu)?|tensorflow(-[a-z0-9-]+)?|tf-nightly(-[a-z0-9-]+)?"
-    r"|jax|jaxlib|jax-cuda\d+-(plugin|pjrt)|cupy(-[a-z0-9]+)?|paddlepaddle(-gpu)?|nvidia-[a-z0-9-]+)$"
+    r"^(torch|onnxruntime(-gpu|-directml|-openvino|-qnn|-rocm|-training)?|ort-nightly(-gpu)?"
+    r"|tensorflow(-cpu|-gpu|-intel|-macos|-rocm)?|tf-nightly(-cpu|-gpu)?"
+    r"|jax|jaxlib|jax-cuda\d+-(plugin|pjrt)|cupy(-cuda[0-9a-z]+|-rocm[0-9a-z-]+)?|paddlepaddle(-gpu)?|nvidia-[a-z0-9-]+)$"
 )
 # The recorded distributions that are GPU runtimes with their own CUDA/cuDNN needs.
 RUNTIME = re.compile(
