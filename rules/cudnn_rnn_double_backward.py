@@ -2,54 +2,35 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, replace
-from typing import Any, Dict, List, Mapping, Optional, Set, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 from torchlint.config import Config
-from torchlint.cudnn_off_fix import WRAPPER, already_fixed, cudnn_off_fix, no_fix_reason
+from torchlint.cudnn_off_fix import (
+    CUDNN_ENABLED, RnnLayer, already_fixed, cudnn_off_fix, layer_message, no_fix_reason, projection_of,
+    turns_cudnn_off,
+)
 from torchlint.lazy import cst
 from torchlint.modules import (
-    ClassFacts,
-    ClassIndex,
-    Deferred,
-    canonical,
-    defer_reports,
-    file_classes,
-    resolve_base,
-    root_kind,
-    torch_base,
-    undecided_base,
+    ClassFacts, ClassIndex, Deferred, ast_bases, canonical, defer_reports, file_classes, root_kind, self_attribute,
+    torch_base, undecided_base,
 )
 from torchlint.names import ast_dotted_name, cst_dotted_name, module_level_ast_statements, resolve
 from torchlint.project import absolute_import, is_package, module_name
 from torchlint.reach import (
-    ClassScope,
-    FileFlow,
-    InstanceFlow,
-    Scope,
-    bound_argument,
-    MODULE_SCOPE,
-    candidates_for,
-    instance_flow,
-    outside_tree,
+    MODULE_SCOPE, FileFlow, InstanceFlow, Scope, candidates_for, instance_flow, outside_tree,
 )
-from torchlint.rule import Invalid, Positions, Report, Rule, SourceView
+from torchlint.rule import Invalid, Report, Rule, SourceView
 from torchlint.second_order import (
-    ALWAYS_SECOND_ORDER,
-    TRANSFORMS,
-    ast_may_create_graph,
-    differentiated,
-    literal_truth,
+    ast_differentiates_twice, create_graph_note, differentiated, literal_truth, runs_first_argument,
     second_order_call,
 )
 
 RNN_LAYERS = frozenset({"torch.nn.LSTM", "torch.nn.GRU", "torch.nn.RNN"})
-CUDNN_FLAGS = "torch.backends.cudnn.flags"
-CUDNN_ENABLED = "torch.backends.cudnn.enabled"
 
 _KINDS = ("LSTM", "GRU", "RNN")  # what an imported RNN subclass's name must say for the gate
 STRONG_TRIGGERS = (
     "LSTM", "GRU", "RNN", "create_graph", "hessian", "hvp", "vhp", "jvp", "jacrev", "jacfwd", "gradgradcheck",
-)  # fmt: skip
+)
 
 
 # ---- the cheap gate (stdlib ast) ---------------------------------------------------
@@ -57,36 +38,19 @@ STRONG_TRIGGERS = (
 
 def _ast_has_role(view: SourceView, table: Mapping[str, str]) -> bool:
     """Whether the file builds an RNN (or subclasses one) or differentiates twice."""
-    transforms = 0
     for node in view.nodes_of(ast.ClassDef):
         if any(canonical(resolve(ast_dotted_name(base), table)) in RNN_LAYERS for base in node.bases):
             return True
-    for node in view.nodes_of(ast.Call):
-        qualified = canonical(resolve(ast_dotted_name(node.func), table))
-        if qualified in RNN_LAYERS or qualified in ALWAYS_SECOND_ORDER:
+    calls = [(node, canonical(resolve(ast_dotted_name(node.func), table))) for node in view.nodes_of(ast.Call)]
+    for _, qualified in calls:
+        if qualified in RNN_LAYERS:
             return True
         if qualified and not outside_tree(qualified) and any(kind in qualified.rsplit(".", 1)[-1] for kind in _KINDS):
             return True  # an imported `TimeLSTM`: perhaps a subclass of an RNN defined in another file
-        if ast_may_create_graph(node, qualified):
-            return True
-        if qualified in TRANSFORMS:
-            transforms += 1
-    return transforms >= 2
+    return ast_differentiates_twice(calls)
 
 
 # ---- what the traversal collects ----------------------------------------------------
-
-
-@dataclass(eq=False)
-class _Layer:
-    node: Any
-    kind: str  # the class built: `torch.nn.LSTM`, or a subclass `pkg.layers.TimeLSTM`
-    label: str  # the constructor as written: `nn.LSTM`
-    projection: Optional[str]  # `proj_size=64` when projected
-    unknown_projection: bool  # `*args`/`**kwargs` could carry proj_size
-    top: Set[str]  # the top-level names whose definitions contain the constructor
-    cls: Optional[ClassScope]
-    attr: Optional[str]  # `self.<attr> = nn.LSTM(...)`
 
 
 @dataclass(eq=False)
@@ -377,7 +341,7 @@ class CudnnRnnDoubleBackward(FileFlow, Rule):
         self._start_flow()
         self._off: List[bool] = []  # with-blocks, True where cuDNN is turned off
         self._outer_off: List[List[bool]] = []  # the with-blocks around each enclosing def
-        self._layers: List[_Layer] = []
+        self._layers: List[RnnLayer] = []
         self._maybe_layers: List[Tuple[Any, Tuple]] = []
         self._sites: List[_Site] = []
         self._cudnn_off_in_file = False
@@ -397,28 +361,17 @@ class CudnnRnnDoubleBackward(FileFlow, Rule):
             self._cudnn_off_in_file = True
 
     def visit_With(self, node) -> None:
-        self._off.append(any(self._turns_cudnn_off(item.item) for item in node.items))
+        self._off.append(any(turns_cudnn_off(item.item, self.context.imports) for item in node.items))
 
     def leave_With(self, node) -> None:
         self._off.pop()
-
-    def _turns_cudnn_off(self, expression) -> bool:
-        if not isinstance(expression, cst.Call):
-            return False
-        if self.context.imports.qualified_name(expression.func) != CUDNN_FLAGS:
-            return False
-        enabled = bound_argument(expression, "enabled", 0)
-        return enabled is not None and literal_truth(enabled.value) is False
 
     def visit_Call(self, node) -> None:
         self._record_call(node)
         callee = cst_dotted_name(node.func)
         scope = self._scope
         qualified = canonical(self.context.imports.qualified_name(node.func))
-        runs_first_argument = qualified in TRANSFORMS or qualified in ALWAYS_SECOND_ORDER or qualified in (
-            "torch.autograd.functional.jacobian", "torch.autograd.functional.vjp",
-        ) or (callee or "").rsplit(".", 1)[-1] in ("functional_call", "vmap")  # fmt: skip
-        if runs_first_argument and node.args:
+        if runs_first_argument(qualified, callee) and node.args:
             first = cst_dotted_name(node.args[0].value)
             if first:
                 scope.called.add(first)
@@ -433,7 +386,7 @@ class CudnnRnnDoubleBackward(FileFlow, Rule):
             if "." not in attr:
                 statement = self._statements[-1] if self._statements else None
                 cls.self_calls.append((attr, scope, statement, any(self._off)))
-        site = second_order_call(node, qualified, self._transform_of)
+        site = second_order_call(node, qualified, scope, self.context.imports)
         if site is not None:
             what, value = site
             off = any(self._off)
@@ -442,40 +395,12 @@ class CudnnRnnDoubleBackward(FileFlow, Rule):
 
     def _add_layer(self, node, qualified: str, where) -> None:
         scope, cls, top = where
-        module = self.context.module
-        projection, unknown = None, False
-        if qualified not in ("torch.nn.GRU", "torch.nn.RNN"):  # an LSTM, or a subclass of one of the three
-            proj = bound_argument(node, "proj_size", 7 if qualified == "torch.nn.LSTM" else None)
-            if proj is not None:
-                if not (isinstance(proj.value, cst.Integer) and proj.value.evaluated_value == 0):
-                    projection = f"proj_size={_code(module, proj.value)}"
-            elif any(arg.star for arg in node.args):
-                unknown = True  # `*args` or `**kwargs` could carry proj_size
-        attr = None
-        targets = self._targets.get(id(node), ())
-        for target in targets:
-            if (
-                isinstance(target, cst.Attribute)
-                and isinstance(target.value, cst.Name)
-                and scope.instance is not None
-                and target.value.value == scope.instance
-            ):
-                attr = target.attr.value
+        projection, unknown = projection_of(node, qualified, self.context.module)
+        attrs = [self_attribute(target, scope.instance) for target in self._targets.get(id(node), ())]
+        attr = [None, *filter(None, attrs)][-1]  # `self.<attr> = nn.LSTM(...)`: the last such target
         owner = cls if scope.cls is cls else None
-        self._layers.append(_Layer(node, qualified, _code(module, node.func), projection, unknown, top, owner, attr))
-
-    def _transform_of(self, expression) -> Optional[str]:
-        if isinstance(expression, cst.Call):
-            return TRANSFORMS.get(canonical(self.context.imports.qualified_name(expression.func)) or "")
-        if isinstance(expression, cst.Name):
-            scope = self._scope
-            while scope is not None:
-                for value in scope.assigns.get(expression.value, ()):
-                    found = self._transform_of(value)
-                    if found:
-                        return found
-                scope = scope.parent
-        return None
+        label = _code(self.context.module, node.func)
+        self._layers.append(RnnLayer(node, qualified, label, projection, unknown, top, owner, attr))
 
     # ---- decision --------------------------------------------------------------------
 
@@ -512,7 +437,7 @@ class CudnnRnnDoubleBackward(FileFlow, Rule):
         if facts:
             self.context.facts[self.code] = facts
 
-    def _message(self, layer: _Layer, reason: Optional[str], site: _Site, note: str, more: int) -> str:
+    def _message(self, layer: RnnLayer, reason: Optional[str], site: _Site, note: str, more: int) -> str:
         where = f"{self.context.path}:{self._row_of(site)}"
         return layer_message(self._layer_json(layer, reason), where, self._describe(site, note), more)
 
@@ -534,10 +459,7 @@ class CudnnRnnDoubleBackward(FileFlow, Rule):
                 self._add_layer(node, name, where)
 
     def _row_of(self, site: _Site) -> int:
-        return self._positions().start(site.node).row
-
-    def _positions(self) -> Positions:
-        return self.context.positions
+        return self.context.positions.start(site.node).row
 
     def _site_off(self, site: _Site) -> bool:
         return site.disabled or self._cudnn_off_in_file
@@ -549,32 +471,15 @@ class CudnnRnnDoubleBackward(FileFlow, Rule):
 
     def _value_note(self, site: _Site) -> Optional[str]:
         """None if create_graph cannot be true; "" if literally true; else why it can be."""
-        if site.value is None or literal_truth(site.value) is True:
-            return ""
-        value = site.value
-        code = _code(self.context.module, value)
-        if isinstance(value, cst.Name):
-            scope = site.scope
-            name = value.value
-            while scope is not None:
-                if name in scope.params:
-                    default = scope.defaults.get(name)
-                    if default is None or literal_truth(default) is not False:
-                        return f", and `{code}` can be True"
-                    passed = [value for _, value in self._arguments_for(scope, name) if value is not None]
-                    if any(literal_truth(value) is not False for value in passed):
-                        return f", and a call in this file passes `{code}` as True"
-                    return None
-                if name in scope.assigns:
-                    if all(literal_truth(v) is False for v in scope.assigns[name]):
-                        return None
-                    return f", and `{code}` can be True"
-                scope = scope.parent
-        return f", and `{code}` can be True"
+        code = _code(self.context.module, site.value) if site.value is not None else ""
+        return create_graph_note(site.value, site.scope, self._passed, code)
+
+    def _passed(self, scope: Scope, param: str) -> list:
+        return [value for _, value in self._arguments_for(scope, param) if value is not None]
 
     # ---- facts for the project pass ----------------------------------------------------
 
-    def _layer_json(self, layer: _Layer, reason: Optional[str]) -> Dict[str, Any]:
+    def _layer_json(self, layer: RnnLayer, reason: Optional[str]) -> Dict[str, Any]:
         return {"label": layer.label, "projection": layer.projection, "no_fix": reason}
 
     def _facts(self, sites, unreached, deferred) -> Dict[str, Any]:
@@ -610,7 +515,7 @@ class CudnnRnnDoubleBackward(FileFlow, Rule):
         found["deferred"] = [item.to_json() for item in deferred]
         return found
 
-    def _in_module_class(self, layer: _Layer) -> bool:
+    def _in_module_class(self, layer: RnnLayer) -> bool:
         """Whether the layer is held by an nn.Module class of this file (or may be)."""
         return layer.cls is not None and file_classes(self.context).verdict(layer.cls.node) is not False
 
@@ -622,13 +527,15 @@ class CudnnRnnDoubleBackward(FileFlow, Rule):
         flow = instance_flow(view)
         if flow:
             facts["flow"] = flow
-        # only classes that may be RNN layers: a base is one, or is not torch's nor stdlib's
+        # only classes that may be RNN layers: a base is one, or is not torch's nor stdlib's;
+        # a nested class is named as if at the top level
+        module, package = module_name(view.path), is_package(view.path)
         top = {statement.name for statement in view.tree.body if isinstance(statement, ast.ClassDef)}
-        classes = [
-            found.to_json()
-            for found in (_ast_class(node, view, top) for node in view.nodes_of(ast.ClassDef))
-            if any(base is None or root_kind(base) is None or canonical(base) in RNN_LAYERS for base in found.bases)
-        ]
+        classes = []
+        for node in view.nodes_of(ast.ClassDef):
+            bases = ast_bases(node, view.imports, module, package, top)
+            if any(base is None or root_kind(base) is None or canonical(base) in RNN_LAYERS for base in bases):
+                classes.append(ClassFacts(f"{module}.{node.name}" if module else node.name, bases, ()).to_json())
         if classes:
             facts["classes"] = classes
         return facts or None
@@ -673,33 +580,4 @@ class CudnnRnnDoubleBackward(FileFlow, Rule):
                 if torch_base(index, deferred.class_name, RNN_LAYERS) is not None:
                     diagnostics.append(deferred.diagnostic)
         return diagnostics
-
-
-def _ast_class(node: ast.ClassDef, view: SourceView, top: Set[str]) -> ClassFacts:
-    """A class's name and resolved bases (a nested class named as if at the top level);
-    `top`: the names of the module's top-level classes."""
-    module, package = module_name(view.path), is_package(view.path)
-    bases = tuple(
-        resolve_base(ast_dotted_name(base.value if isinstance(base, ast.Subscript) else base), view.imports, module, package, top)
-        for base in node.bases
-    )
-    return ClassFacts(f"{module}.{node.name}" if module else node.name, bases, ())
-
-
-def layer_message(layer: Mapping[str, Any], where: str, what: str, more: int) -> str:
-    also = f" (and {more} more)" if more else ""
-    if layer["projection"]:
-        return (
-            f"Projected `{layer['label']}(...)` ({layer['projection']}) is reached by double backward "
-            f"at {where}{also} via {what}: cuDNN RNNs have no double backward on CUDA, and turning "
-            "cuDNN off is not known to cover projections; see `torchlint rule TL004` for options"
-        )
-    message = (
-        f"`{layer['label']}(...)` is reached by double backward at {where}{also} via {what}: cuDNN "
-        f"RNNs have no double backward on CUDA; run the layer under `{WRAPPER}`"
-    )
-    if layer["no_fix"]:
-        message += f" (no automatic fix: {layer['no_fix']})"
-    return message
-
 

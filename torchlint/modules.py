@@ -27,6 +27,7 @@ defines one of the `*_step` methods.
 
 from __future__ import annotations
 
+import ast
 import builtins
 import enum
 import sys
@@ -35,7 +36,7 @@ from typing import AbstractSet, Any, Dict, Iterable, List, Mapping, Optional, Se
 
 from torchlint.ftypes import Diagnostic
 from torchlint.lazy import cst
-from torchlint.names import ImportMap, cst_dotted_name, resolve
+from torchlint.names import ImportMap, ast_dotted_name, cst_dotted_name, resolve
 from torchlint.project import absolute_import, is_package, module_name, suffix_matches
 from torchlint.walk import blocks, children, statements, walk
 
@@ -303,6 +304,14 @@ def resolve_base(
     if "." not in dotted and hasattr(builtins, dotted):
         return f"builtins.{dotted}"
     return None
+
+
+def ast_bases(node, table: Mapping[str, str], module: str, package: bool, top_level: Iterable[str]) -> Tuple:
+    """The resolved bases (`resolve_base`) of a stdlib-ast ClassDef; `Generic[T]` is `Generic`."""
+    return tuple(
+        resolve_base(ast_dotted_name(base.value if isinstance(base, ast.Subscript) else base), table, module, package, top_level)
+        for base in node.bases
+    )
 
 
 def file_classes(context) -> FileClasses:

@@ -19,6 +19,7 @@ import dataclasses
 from dataclasses import dataclass, replace
 from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Set, Tuple
 
+from torchlint.ast_owners import owned_nodes
 from torchlint.config import Config
 from torchlint.ftypes import Diagnostic
 from torchlint.lazy import cst
@@ -657,6 +658,7 @@ _SAME_MODEL_METHODS = frozenset(
     {"to", "cuda", "cpu", "train", "eval", "float", "double", "half", "bfloat16", "requires_grad_", "module"}
 )
 _FLOW_DEPTH = 6
+_FLOW_NODES = (ast.Assign, ast.AnnAssign, ast.NamedExpr, ast.Return)  # and the calls that may call the tree
 
 
 def instance_flow(view: SourceView) -> Optional[Dict[str, Any]]:
@@ -664,8 +666,9 @@ def instance_flow(view: SourceView) -> Optional[Dict[str, Any]]:
     `functions` (name -> [parameters, returned sources]) and, for a package
     `__init__`, `exports` (its import table); None if the file has none of them."""
     builder = _FlowBuilder(view)
-    if is_package(view.path) or any(_may_call_tree(node, view) for node in view.nodes_of(ast.Call)):
-        facts = builder.build()
+    calls = [node for node in view.nodes_of(ast.Call) if _may_call_tree(node, view)]
+    if calls or is_package(view.path):
+        facts = builder.build(calls)
     else:  # no call of anything the tree may define: its functions' parameters suffice
         facts = {"calls": [], "functions": builder.parameters(), "exports": {}}
     return facts if any(facts.values()) else None
@@ -707,6 +710,8 @@ class _FlowBuilder:
             for node in self.tree.body
             for name in _ast_bound_names(node)
         }
+        self.view = view
+        self.owned: Dict[Optional[ast.AST], List[ast.AST]] = {}
         self.module_assigns: Dict[str, List[ast.AST]] = {}
         for node in module_level_ast_statements(self.tree):
             if isinstance(node, ast.Assign):
@@ -717,9 +722,11 @@ class _FlowBuilder:
         self._cache: Dict[Tuple[str, str], Set[str]] = {}  # one function's names
         self._module_cache: Dict[Tuple[str, str], Set[str]] = {}
 
-    def build(self) -> Dict[str, Any]:
+    def build(self, calls: List[ast.Call]) -> Dict[str, Any]:
+        """`calls`: those of the file that may call a function of the tree."""
         exports = dict(self.table) if self.package else {}
-        self._calls([node for node in _module_level_nodes(self.tree.body) if isinstance(node, ast.Call)], None, "")
+        self.owned = owned_nodes(self.view, [*calls, *self.view.nodes_of(*_FLOW_NODES)])
+        self._calls([node for node in self.owned.get(None, ()) if type(node) is ast.Call], None, "")
         for node in self.tree.body:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 self._function(node, self._collect(node, None), None)
@@ -745,15 +752,14 @@ class _FlowBuilder:
     def _qualify(self, local: str) -> str:
         return f"{self.module}.{local}" if self.module else local
 
-    @staticmethod
-    def _collect(function, instance: Optional[str]) -> Tuple[Dict[str, List[ast.AST]], List[ast.AST], List[ast.Call], Dict]:
-        """One walk of a function: its local assignments, returns, calls and (for a
-        method) `self.<attr>` assignments."""
+    def _collect(self, function, instance: Optional[str]) -> Tuple[Dict[str, List[ast.AST]], List[ast.AST], List[ast.Call], Dict]:
+        """A function's local assignments, returns, calls and (for a method)
+        `self.<attr>` assignments."""
         assigns: Dict[str, List[ast.AST]] = {}
         returns: List[ast.AST] = []
         calls: List[ast.Call] = []
         attrs: Dict[str, List[ast.AST]] = {}
-        for node in ast_own_nodes(function):
+        for node in self.owned.get(function, ()):
             kind = type(node)
             if kind is ast.Call:
                 calls.append(node)
@@ -862,19 +868,6 @@ class _FlowScope:
     assigns: Dict[str, List[ast.AST]]
     owner: Any  # (ClassDef, {attribute: assigned values}) for a method
     instance: Optional[str]
-
-
-class _Body:
-    """A statement list in the shape `ast_own_nodes` walks."""
-
-    def __init__(self, body) -> None:
-        self.body = body
-
-
-def _module_level_nodes(body) -> Iterator[ast.AST]:
-    for statement in body:
-        if not isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            yield from ast_own_nodes(_Body([statement]))
 
 
 def _ast_bound_names(node) -> List[str]:

@@ -7,10 +7,12 @@ traversal alike.
 from __future__ import annotations
 
 import ast
-from typing import Any, Callable, Optional, Tuple
+from typing import Any, Callable, Iterable, Optional, Tuple
 
 from torchlint.lazy import cst
-from torchlint.reach import bound_argument
+from torchlint.modules import canonical
+from torchlint.names import ImportMap
+from torchlint.reach import Scope, bound_argument
 
 # callables that build a second-order graph when `create_graph` is true: the positional
 # index of `create_graph` in their signature
@@ -65,10 +67,46 @@ def ast_may_create_graph(node: ast.Call, qualified: Optional[str]) -> bool:
     return is_backward and len(node.args) > 2 and not _ast_false(node.args[2])
 
 
-def second_order_call(node, qualified: Optional[str], transform_of: Callable[[Any], Optional[str]]):
+def ast_differentiates_twice(calls: Iterable[Tuple[ast.Call, Optional[str]]]) -> bool:
+    """Whether any of these (call, qualified name of its function) may differentiate
+    twice (the stdlib-ast counterpart of `second_order_call`, a superset of it)."""
+    transforms = 0
+    for node, qualified in calls:
+        if qualified in ALWAYS_SECOND_ORDER or ast_may_create_graph(node, qualified):
+            return True
+        transforms += qualified in TRANSFORMS
+    return transforms >= 2
+
+
+def runs_first_argument(qualified: Optional[str], callee: Optional[str]) -> bool:
+    """Whether a call runs the function it is given first (`hessian(f, x)`, `jacrev(f)`,
+    `functional_call(net, ...)`, `vmap(f)`)."""
+    return (
+        qualified in TRANSFORMS
+        or qualified in ALWAYS_SECOND_ORDER
+        or qualified in ("torch.autograd.functional.jacobian", "torch.autograd.functional.vjp")
+        or (callee or "").rsplit(".", 1)[-1] in ("functional_call", "vmap")
+    )
+
+
+def transform_of(expression, scope: Optional[Scope], imports: ImportMap) -> Optional[str]:
+    """Which function transform an expression is: `jacrev(f)`, or a name that `scope`
+    (or a scope around it) assigns one to."""
+    if isinstance(expression, cst.Call):
+        return TRANSFORMS.get(canonical(imports.qualified_name(expression.func)) or "")
+    if isinstance(expression, cst.Name):
+        while scope is not None:
+            for value in scope.assigns.get(expression.value, ()):
+                found = transform_of(value, scope, imports)
+                if found:
+                    return found
+            scope = scope.parent
+    return None
+
+
+def second_order_call(node, qualified: Optional[str], scope: Scope, imports: ImportMap):
     """(how to describe it, the `create_graph` expression or None) if the call (whose
-    function resolves to `qualified`) may differentiate twice, else None. `transform_of`
-    tells which function transform an argument is (`jacrev(f)`), if any."""
+    function resolves to `qualified`, made in `scope`) may differentiate twice, else None."""
     if qualified in ALWAYS_SECOND_ORDER:
         return f"`{qualified}(...)`", None
     if qualified in CREATE_GRAPH_AT:
@@ -83,7 +121,7 @@ def second_order_call(node, qualified: Optional[str], transform_of: Callable[[An
         return None
     outer = TRANSFORMS.get(qualified or "")
     if outer is not None and node.args and node.args[0].keyword is None and not node.args[0].star:
-        inner = transform_of(node.args[0].value)
+        inner = transform_of(node.args[0].value, scope, imports)
         if inner is not None and not (outer == inner == "jacfwd"):
             return f"`{outer}({inner}(...))`", None
     return None
@@ -99,3 +137,28 @@ def differentiated(call, qualified: Optional[str]) -> Tuple[Any, Any]:
         inputs = bound_argument(call, "inputs", None)
         return call.func.value, (inputs.value if inputs else None)
     return None, None
+
+
+def create_graph_note(value, scope: Scope, passed: Callable[[Scope, str], list], code: str) -> Optional[str]:
+    """None if a call's `create_graph` expression `value` (written `code`, in `scope`)
+    cannot be true; "" if it is literally true (or the call always differentiates twice:
+    `value` None); else why it can be. `passed(function_scope, parameter)`: the values the
+    calls of the file pass for that parameter."""
+    if value is None or literal_truth(value) is True:
+        return ""
+    if isinstance(value, cst.Name):
+        name = value.value
+        while scope is not None:
+            if name in scope.params:
+                default = scope.defaults.get(name)
+                if default is None or literal_truth(default) is not False:
+                    return f", and `{code}` can be True"
+                if any(literal_truth(value) is not False for value in passed(scope, name)):
+                    return f", and a call in this file passes `{code}` as True"
+                return None
+            if name in scope.assigns:
+                if all(literal_truth(v) is False for v in scope.assigns[name]):
+                    return None
+                return f", and `{code}` can be True"
+            scope = scope.parent
+    return f", and `{code}` can be True"
