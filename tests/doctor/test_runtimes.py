@@ -8,7 +8,8 @@ from torchlint.config_files import ConfigError
 from torchlint.doctor.check import CHECK_NAMES, run_checks
 from torchlint.doctor.requirements import Requirements, parse_requirements
 from torchlint.doctor.results import FAIL, PASS, SKIP, WARN
-from torchlint.doctor.runtimes import _table, library_context, runtime_needs
+from torchlint.doctor.runtime_builds import runtime_needs, table
+from torchlint.doctor.runtimes import library_context
 
 ORT_DOC = "https://onnxruntime.ai/docs/execution-providers/CUDA-ExecutionProvider.html#requirements"
 RUNTIME_CHECKS = ("declared-packages", "gpu-runtimes", "nvidia-wheel-majors", "onnxruntime-flavours",
@@ -189,8 +190,8 @@ def test_runtime_needs_is_none_for_what_it_does_not_know():
 
 
 def test_every_table_row_cites_its_source():
-    table = _table()
-    rows_ = table["release"] + table["cuda-build"] + table["name"]
+    data = table()
+    rows_ = data["release"] + data["cuda-build"] + data["name"]
     assert len(rows_) > 30
     for row in rows_:
         assert row["source"].startswith("https://"), row
