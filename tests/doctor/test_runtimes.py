@@ -36,6 +36,15 @@ def test_torch_cu12_with_onnxruntime_built_for_cudnn8_fails(load_facts):
     assert ORT_DOC in ort.detail
 
 
+def test_tensorflow_pinning_cudnn8_for_cuda12_beside_torch_with_cudnn9_fails(load_facts):
+    facts = load_facts("runtimes-healthy")
+    facts.packages["tensorflow"] = "2.16.1"
+    facts.package_requires["tensorflow"] = ['nvidia-cudnn-cu12==8.9.7.29; extra == "and-cuda"']
+    [tf] = [row for row in named(rows(facts), "gpu-runtimes") if row.found.startswith("tensorflow")]
+    assert tf.status == FAIL and tf.found == "tensorflow 2.16.1 (CUDA 12, cuDNN 8.9)"
+    assert "Both take cuDNN from nvidia-cudnn-cu12, which holds one version" in tf.advice
+
+
 def test_onnxruntime_fails_only_while_its_cudnn_is_missing(load_facts):
     facts = load_facts("runtimes-torch-cu12-ort-cudnn8")
     facts.packages.update({"nvidia-cudnn-cu11": "8.9.2.26", "nvidia-cublas-cu11": "11.11.3.6"})

@@ -193,7 +193,7 @@ def _judge(facts: Facts, need: Need, others: List[Need], searched: bool) -> Tupl
                 f"It needs {label} {mine} but this environment provides only {label} "
                 f"{', '.join(map(str, sorted(provided))) or '(none found)'}, so it cannot load its {label} "
                 f"next to {other.distribution} (expect \"Could not load library {_example_library(kind, mine)}\" "
-                "or a silent fall-back to CPU)."))
+                f"or a silent fall-back to CPU).{_one_wheel(kind, need, other)}"))
         else:
             problems.append((WARN,
                 f"{label} {mine} ({provided[mine]}) and {label} {_major_of(other, kind)} (for "
@@ -206,6 +206,14 @@ def _judge(facts: Facts, need: Need, others: List[Need], searched: bool) -> Tupl
     fix = (f"Install a release of {need.distribution} built for the same {' and '.join(labels)} major as "
            f"{others[0].distribution} ({where}), or run the two in separate processes.")
     return worst, " ".join(text for _, text in problems) + " " + fix
+
+
+def _one_wheel(kind: str, need: Need, other: Need) -> str:
+    # Two cuDNN majors for one CUDA major would both come from nvidia-cudnn-cu<N>: one version only.
+    if kind != "cudnn" or need.cuda_major is None or need.cuda_major != other.cuda_major:
+        return ""
+    return (f" Both take cuDNN from nvidia-cudnn-cu{need.cuda_major}, which holds one version: the two cannot "
+            "be satisfied in one environment.")
 
 
 def _major_of(need: Need, kind: str) -> Optional[int]:
