@@ -347,9 +347,37 @@ def rnn_module(draw) -> Tuple[Block, Block]:
     return [], block
 
 
+# ---- TL101-TL103: deprecated, removed and non-public torch APIs ----------------------------
+
+# (import lines, a use) in the shapes the fixes rewrite, skip, or cannot reason about
+DEPRECATED_USES = (
+    ((), "q, r = torch.qr(x, some=False)"),
+    ((), "u = torch.cholesky(x, upper=True).sum() + torch.cholesky(x, upper=flag).sum()"),
+    ((), "y = torch.chain_matmul(x, x, *rest)"),
+    ((), "steps = torch.range(0, 9) + torch.range(5, -5, -2, dtype=torch.long)"),
+    (("import torch as T",), "o = T.ger(x, x) + T.solve(x, x)"),
+    (("from torch.cuda.amp import autocast",), "with autocast(dtype=torch.float16):\n    y = x"),
+    (("from torch import cuda",), "s = cuda.amp.GradScaler(2.0, enabled=False)"),
+    (("from torch.utils.data._utils.collate import default_collate, default_convert",), "b = default_collate([x])"),
+    (("from torch._six import inf, string_classes as S",), "ok = isinstance(x, S) and x < inf"),
+    (("from functorch import vmap, grad",), "g = vmap(grad(f))"),
+    (("from torch.autograd import Variable",), "v = Variable(x + 1)"),
+)
+
+
+@st.composite
+def deprecated_api(draw) -> Tuple[Block, Block]:
+    chosen = draw(st.lists(st.sampled_from(DEPRECATED_USES), min_size=1, max_size=3, unique=True))
+    header = [(0, statement) for statement in dict.fromkeys(s for imports, _ in chosen for s in imports)]
+    body = lines("def step(x, f, flag, rest):")
+    for _, use in chosen:
+        body += lines(*use.split("\n"), depth=1)
+    return header, body + lines("    return x")
+
+
 # ---- rendering ---------------------------------------------------------------------------
 
-FRAGMENTS = st.one_of(heavy_import(), conv_module(), sync_module(), rnn_module())
+FRAGMENTS = st.one_of(heavy_import(), conv_module(), sync_module(), rnn_module(), deprecated_api())
 
 
 @st.composite
