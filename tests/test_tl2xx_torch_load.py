@@ -1,0 +1,67 @@
+"""TL201 and TL209 through the real CLI and flake8: target-torch gating, which rule reports
+an outside path, and fixes that real torch then loads with."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from cli_support import run_torchlint, write_tree
+from flake8_support import run_flake8
+
+LOADS = (
+    "import torch\n\n\n"
+    "def restore(path):\n    return torch.load(path, weights_only=False)\n\n\n"
+    "def vocab():\n    return torch.load('vocab.pt')\n"
+)
+
+
+def findings(root, *args):
+    result = run_torchlint("check", "--no-cache", "--output-format", "json", *args, ".", cwd=root)
+    assert result.returncode in (0, 1), result.stderr.decode()
+    return sorted((d["code"], d["location"]["row"]) for d in json.loads(result.stdout))
+
+
+def test_missing_weights_only_is_reported_only_below_2_6(tmp_path):
+    write_tree(tmp_path, {"pyproject.toml": '[tool.torchlint]\ntarget-torch = "2.5"\n', "m.py": LOADS})
+    assert findings(tmp_path) == [("TL201", 5), ("TL201", 9)]
+    (tmp_path / "pyproject.toml").write_text('[tool.torchlint]\ntarget-torch = "2.6"\n')
+    assert findings(tmp_path) == [("TL201", 5)]  # weights_only=False stays a finding at any target
+
+
+def test_outside_path_moves_to_tl209_when_selected(tmp_path):
+    write_tree(tmp_path, {"m.py": LOADS})
+    result = run_torchlint("check", "--no-cache", "--output-format", "concise", ".", cwd=tmp_path)
+    assert "m.py:5:12: TL201" in result.stdout.decode() and "`path`, a parameter" in result.stdout.decode()
+    assert findings(tmp_path, "--extend-select", "TL209") == [("TL201", 9), ("TL209", 5)]
+
+
+def test_unsafe_fix_loads_a_state_dict_with_real_torch(tmp_path):
+    write_tree(
+        tmp_path,
+        {
+            "load.py": "import torch\n\nstate = torch.load('sd.pt', map_location='cpu')\nprint(sorted(state))\n",
+            "pickled.py": "import pickle\nimport torch\n\nobj = torch.load('sd.pt', pickle_module=pickle)\n",
+        },
+    )
+    subprocess.run(
+        [sys.executable, "-c", "import torch; torch.save(torch.nn.Linear(2, 2).state_dict(), 'sd.pt')"],
+        cwd=tmp_path, check=True, capture_output=True,
+    )
+    safe_only = run_torchlint("check", "--no-cache", "--fix", ".", cwd=tmp_path)
+    assert safe_only.returncode == 1
+    assert "weights_only" not in (tmp_path / "load.py").read_text()
+    run_torchlint("check", "--no-cache", "--fix", "--unsafe-fixes", ".", cwd=tmp_path)
+    assert "map_location='cpu', weights_only=True)" in (tmp_path / "load.py").read_text()
+    assert "weights_only" not in (tmp_path / "pickled.py").read_text()  # would raise with a pickle_module
+    ran = subprocess.run([sys.executable, "load.py"], cwd=tmp_path, capture_output=True, text=True)
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout.strip() == "['bias', 'weight']"
+
+
+def test_flake8_reports_the_same(tmp_path):
+    write_tree(tmp_path, {"m.py": LOADS})
+    result = run_flake8("--isolated", "--select", "TL2", "m.py", cwd=tmp_path)
+    rows = sorted(line.split(":")[1] + line.split()[1] for line in result.stdout.splitlines())
+    assert rows == ["5TL201", "9TL201"], result.stdout + result.stderr
