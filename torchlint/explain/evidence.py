@@ -41,6 +41,7 @@ class Evidence:
     conda: bool = False
     amp: bool = False  # autocast / fp16 in use
     nvidia_smi_cuda: Optional[str] = None  # "CUDA Version: 11.4" of nvidia-smi: the newest the driver runs
+    minimum_capability: Optional[str] = None  # torch's "minimum cuda capability supported ... is 3.7"
 
     def used(self, *facts: str) -> List[Clue]:
         """The clues behind the named facts, first of each kind."""
@@ -52,20 +53,25 @@ class Evidence:
 
 
 _TAG = r"(cu\d{2,3}|cpu|rocm[\d.]+)"
+# Not \b: CJK letters are word characters, and "查看torch版本" must still match.
+_START = r"(?<![A-Za-z0-9_])"
 _PATTERNS: Tuple[Tuple[str, "re.Pattern[str]"], ...] = tuple((name, re.compile(pattern, flags)) for name, pattern, flags in (
     ("collect-torch", r"^PyTorch version:\s*(\S+)", re.M),
     ("collect-cuda", r"^CUDA used to build PyTorch:\s*(\d+\.\d+)", re.M),
-    ("torch-tagged", r"\b(?:torch|pytorch)\s*(?:==|=|:|\s)\s*v?(\d+\.\d+(?:\.\d+)?(?:\.post\d+)?)\+" + _TAG, re.I),
-    ("torch-plain", r"\b(?:torch|pytorch)(?:\s*version|版本)?\s*(?:==|=|:|：|\s)\s*v?(\d\.\d{1,2}(?:\.\d+)?)(?![\d.+])", re.I),
+    ("torch-tagged", _START + r"(?:torch|pytorch)\s*(?:==|=|:|\s)\s*v?(\d+\.\d+(?:\.\d+)?(?:\.post\d+)?)\+" + _TAG, re.I),
+    ("torch-plain", _START + r"(?:torch|pytorch)(?:\s*version|版本)?\s*(?:==|=|:|：|\s)\s*v?(\d\.\d{1,2}(?:\.\d+)?)(?![\d.+])", re.I),
     ("tagged-version", r"(?<![\w.])(\d\.\d{1,2}\.\d+)\+" + _TAG + r"\b", 0),
-    ("conda-pytorch", r"\bpytorch\s+(\d+\.\d+(?:\.\d+)?)\s+\S*?cuda(\d+\.\d+)(?:\.\d+)?_cudnn(\d+\.\d+\.\d+)", re.I),
-    ("cudatoolkit", r"\bcudatoolkit\s*(?:==|=|\s)\s*(\d+\.\d+)", re.I),
-    ("pytorch-cuda", r"\bpytorch-cuda\s*(?:==|=|\s)\s*(\d+\.\d+)", re.I),
+    ("conda-pytorch", _START + r"pytorch\s+(\d+\.\d+(?:\.\d+)?)\s+\S*?cuda(\d+\.\d+)(?:\.\d+)?_cudnn(\d+\.\d+\.\d+)", re.I),
+    ("cudatoolkit", _START + r"cudatoolkit\s*(?:==|=|\s)\s*(\d+\.\d+)", re.I),
+    ("pytorch-cuda", _START + r"pytorch-cuda\s*(?:==|=|\s)\s*(\d+\.\d+)", re.I),
     ("driver", r"(?:Driver Version|driver version)\s*[:：]?\s*(\d{3}\.\d+(?:\.\d+)?)", 0),
     ("smi-cuda", r"CUDA Version\s*:\s*(\d+\.\d+)\s*\|?", 0),
-    ("capability-sm", r"with CUDA capability sm_(\d)(\d+)", 0),
+    ("capability-sm", r"with CUDA capability sm_(\d+)(\d)\b", 0),
+    ("capability-found", r"Found GPU\d+ (.+?) which is of cuda capability (\d+)\.(\d+)", 0),
+    ("arch-list", r"supports CUDA capabilities ((?:sm_\d+[a-z]?\s*)+)", 0),
+    ("minimum-capability", r"minimum cuda capability (?:that we support|supported by this library) is (\d+)\.(\d+)", 0),
     ("capability-tf", r"name:\s*([^\n]+?)\s+(?:major:\s*(\d+)\s+minor:\s*(\d+)|computeCapability:\s*(\d+)\.(\d+))", 0),
-    ("gpu-name", r"\b((?:NVIDIA\s+)?(?:GeForce\s+)?(?:RTX\s*(?:PRO\s*)?(?:A\d{4}|\d{4}(?:\s*Ti|\s*SUPER)?)"
+    ("gpu-name", _START + r"((?:NVIDIA\s+)?(?:GeForce\s+)?(?:RTX\s*(?:PRO\s*)?(?:A\d{4}|\d{4}(?:\s*Ti|\s*SUPER)?)"
                  r"|GTX\s*(?:TITAN\s*\w+|\d{3,4}(?:\s*Ti)?)|TITAN\s*(?:RTX|Xp|X|V)"
                  r"|(?:Tesla|NVIDIA)\s+[A-Z]\d{1,3}[A-Z]?\b(?:[-\s]\w+GB)?"
                  r"|(?:A100|H100|H200|A800|H800|B200|GH200|V100|P100|A10G|L40S)\b(?:[-\s]\w+GB)?))", 0),
@@ -153,6 +159,14 @@ def _take(evidence: Evidence, name: str, hit: "re.Match[str]", text: str) -> Non
         _clue(evidence, text, "driver", f"supports CUDA <= {group} (nvidia-smi)", at)
     elif name == "capability-sm":
         _add_gpu(evidence, text, None, f"{group}.{hit.group(2)}", at)
+    elif name == "capability-found":
+        _add_gpu(evidence, text, group.strip(), f"{hit.group(2)}.{hit.group(3)}", at)
+    elif name == "arch-list" and evidence.facts.arch_list is None:
+        facts.arch_list = group.split()
+        _clue(evidence, text, "arch-list", " ".join(facts.arch_list), at)
+    elif name == "minimum-capability":
+        evidence.minimum_capability = f"{group}.{hit.group(2)}"
+        _clue(evidence, text, "arch-list", f"minimum capability {evidence.minimum_capability}", at)
     elif name == "capability-tf":
         major, minor = (hit.group(2), hit.group(3)) if hit.group(2) else (hit.group(4), hit.group(5))
         _add_gpu(evidence, text, group.strip(), f"{major}.{minor}", at)
@@ -170,7 +184,10 @@ def _take(evidence: Evidence, name: str, hit: "re.Match[str]", text: str) -> Non
 
 def _add_gpu(evidence: Evidence, text: str, name: Optional[str], capability: str, at: int) -> None:
     gpus = evidence.facts.gpus
-    if any(gpu.capability == capability and (name is None or gpu.name in (None, name)) for gpu in gpus):
+    def same(gpu: Gpu) -> bool:  # "NVIDIA GeForce RTX 3060" is the "... RTX 3060 Laptop GPU" already seen
+        return gpu.capability == capability and (not name or not gpu.name or name in gpu.name or gpu.name in name)
+
+    if any(same(gpu) for gpu in gpus):
         return
     gpus.append(Gpu(index=len(gpus), name=name, capability=capability))
     _clue(evidence, text, "gpu", f"{name or 'GPU'} (sm_{capability.replace('.', '')})", at)

@@ -13,7 +13,7 @@ from typing import List, Optional, Sequence, Set
 
 from packaging.version import InvalidVersion, Version
 
-from torchlint.doctor.check import visible_devices_problem
+from torchlint.doctor.check import kernel_coverage, parse_arch, visible_devices_problem
 from torchlint.doctor.compat import (
     COMPATIBILITY_DOC,
     PREVIOUS_VERSIONS_PAGE,
@@ -66,7 +66,15 @@ def _kernels(evidence: Evidence) -> List[Diagnosis]:
             continue
         sm = "sm_" + gpu.capability.replace(".", "")
         label = f"{gpu.name} ({sm})" if gpu.name else f"this GPU ({sm})"
-        clues = evidence.used("gpu", "torch", "torch-cuda")
+        clues = evidence.used("gpu", "torch", "torch-cuda", "arch-list")
+        stated = _stated_arch_list(evidence, gpu.capability)
+        if stated:
+            results.append(Diagnosis(
+                KERNELS, f"{label} has no kernels in this torch install: {stated}.",
+                f"Install a torch build whose torch.cuda.get_arch_list() has an sm_{gpu.capability.split('.')[0]}x "
+                f"entry ({INSTALL_PAGE}; older releases: {PREVIOUS_VERSIONS_PAGE}). Driver and system-toolkit "
+                "changes do not add kernels to torch.", clues))
+            continue
         if facts.torch_cuda:
             support = cuda_builds_for(facts.torch_cuda, gpu.capability)
             if support and not support[0]:
@@ -91,6 +99,20 @@ def _kernels(evidence: Evidence) -> List[Diagnosis]:
                     f"torch {release} cannot run on this GPU.",
                     clues))
     return results
+
+
+def _stated_arch_list(evidence: Evidence, capability: str) -> Optional[str]:
+    """Why the arch list torch printed in the log cannot serve this GPU, judged as torch does."""
+    arch_list = evidence.facts.arch_list
+    if arch_list:
+        cubin, ptx = kernel_coverage(capability, arch_list)
+        major = int(capability.split(".")[0])
+        if cubin is None and not (ptx and (parse_arch(ptx) or ("", -1))[1] == major):
+            return f"torch lists {' '.join(arch_list)}, none of them for this GPU's major version"
+    minimum = evidence.minimum_capability
+    if minimum and _version(capability) is not None and _version(capability) < _version(minimum):
+        return f"torch says its minimum capability is {minimum}"
+    return None
 
 
 def _version(text: Optional[str]) -> Optional[Version]:
