@@ -16,7 +16,7 @@ from torchlint.doctor.compat import COMPATIBILITY_DOC, CUDA_RELEASE_NOTES, cuda_
 from torchlint.doctor.facts import Facts, Gpu
 from torchlint.doctor.loader import check_wsl_libcuda
 from torchlint.doctor.requirements import Requirements
-from torchlint.doctor.results import FAIL, NOT_JUDGED, PASS, SKIP, WARN, CheckResult
+from torchlint.doctor.results import FAIL, NOT_IN_EVIDENCE, NOT_JUDGED, PASS, SKIP, WARN, CheckResult
 from torchlint.doctor.runtimes import (
     check_declared_packages,
     check_gpu_runtimes,
@@ -140,6 +140,11 @@ def check_gpu(facts: Facts, req: Requirements) -> List[CheckResult]:
         names = ", ".join(gpu.name or "?" for gpu in facts.gpus) or f"{facts.device_count} device(s)"
         return [CheckResult("gpu", PASS, names, expected)]
     reason = _no_gpu_reason(facts)
+    if facts.gpus and facts.cuda_available is False and facts.torch_build == "cuda":
+        names = ", ".join(gpu.name or "?" for gpu in facts.gpus)
+        return [CheckResult("gpu", FAIL if req.require_gpu else WARN, f"{names}, but CUDA is unavailable", expected,
+                            "The machine has NVIDIA GPUs but torch.cuda.is_available() is False: check the driver "
+                            "against torch's CUDA (driver-for-cuda), CUDA_VISIBLE_DEVICES, and `nvidia-smi`.")]
     if facts.cuda_available is None and "cuda_available" in facts.unknown and facts.torch_version is not None:
         return [CheckResult("gpu", SKIP, f"{NOT_JUDGED}: unknown", expected, facts.unknown["cuda_available"])]
     if req.require_gpu:
@@ -318,6 +323,8 @@ def check_driver_for_cuda(facts: Facts, req: Requirements) -> List[CheckResult]:
     if facts.driver_version is None:
         if not facts.has_gpu:
             return [CheckResult(name, SKIP, "no driver found", expected, "No GPU; nothing to check.")]
+        if facts.unknown.get("driver_version") == NOT_IN_EVIDENCE:
+            return [CheckResult(name, SKIP, f"{NOT_JUDGED}: driver version unknown", expected)]
         return [CheckResult(name, WARN, "unknown", expected,
                             facts.unknown.get("driver_version", "driver version unreadable"))]
     found = _version(facts.driver_version)

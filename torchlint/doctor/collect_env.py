@@ -17,8 +17,8 @@ from typing import Dict, List, Optional, Tuple
 
 from torchlint.doctor.facts import Facts, Gpu
 from torchlint.doctor.gpu_names import capability_of
+from torchlint.doctor.results import NOT_IN_EVIDENCE
 
-NOT_IN_TEXT = "not in the collect_env text"
 _FIELD = re.compile(r"^([A-Za-z][A-Za-z0-9 _./()-]{1,60}?):[ \t]*(.*?)\s*$")
 _GPU_LINE = re.compile(r"^\s*GPU\s+(\d+)\s*:\s*(.+?)\s*$")
 _PACKAGE_LINE = re.compile(r"^\s*\[(?:pip\d?|conda)\]\s+(\S+?)(?:==|\s+)(\S+)")
@@ -96,22 +96,22 @@ def parse_collect_env(text: str) -> Facts:
     if torch_version and torch_version.lower() not in _NOTHING:
         facts.torch_version = torch_version.split()[0]
     else:
-        unknown["torch"] = "collect_env could not import torch" if torch_version else NOT_IN_TEXT
+        unknown["torch"] = "collect_env could not import torch" if torch_version else NOT_IN_EVIDENCE
 
     built_cuda = fields.get("cuda used to build pytorch")
     built_rocm = fields.get("rocm used to build pytorch")
     if built_cuda and built_cuda.lower() not in _NOTHING:
-        facts.torch_build, facts.torch_cuda = "cuda", built_cuda.split()[0]
+        facts.torch_build, facts.torch_cuda = "cuda", ".".join(built_cuda.split()[0].split(".")[:2])
     elif built_rocm and built_rocm.lower() not in _NOTHING:
         facts.torch_build, facts.torch_hip = "rocm", built_rocm.split()[0]
     elif built_cuda is not None and facts.torch_version:
         facts.torch_build = "cpu"
     else:
-        unknown["torch_build"] = NOT_IN_TEXT
+        unknown["torch_build"] = NOT_IN_EVIDENCE
 
     facts.cuda_available = _bool(fields.get("is cuda available"))
     if facts.cuda_available is None:
-        unknown["cuda_available"] = NOT_IN_TEXT
+        unknown["cuda_available"] = NOT_IN_EVIDENCE
     facts.gpus = [Gpu(index=index, name=name, capability=capability_of(name)) for index, name in gpus]
     facts.device_count = len(gpus) if gpus else None
 
@@ -119,12 +119,12 @@ def parse_collect_env(text: str) -> Facts:
     if driver and driver.lower() not in _NOTHING:
         facts.driver_version, facts.driver_source = driver.split()[0], "collect_env"
     else:
-        unknown["driver_version"] = NOT_IN_TEXT
+        unknown["driver_version"] = NOT_IN_EVIDENCE
 
     python = fields.get("python version", "")
     facts.python = python.split()[0] if python else None
     facts.platform = _platform(fields.get("os", ""), fields.get("python platform", ""))
     facts.machine = fields.get("python platform") or None
-    unknown["arch_list"] = NOT_IN_TEXT
+    unknown["arch_list"] = NOT_IN_EVIDENCE
     unknown["cudnn_version"] = "collect_env reports the system cuDNN, not the one torch loads"
     return facts

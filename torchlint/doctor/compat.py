@@ -41,6 +41,10 @@ MINIMUM_DRIVER: Tuple[DriverFloor, ...] = (
     DriverFloor("10.2", "10.3", "440.33", "441.22"),
     DriverFloor("10.1", "10.2", "418.39", "418.96"),
     DriverFloor("10.0", "10.1", "410.48", "411.31"),
+    # CUDA 9.x: same table.
+    DriverFloor("9.2", "9.3", "396.26", "397.44"),
+    DriverFloor("9.1", "9.2", "390.46", "391.29"),
+    DriverFloor("9.0", "9.1", "384.81", "385.54"),
 )
 
 COMPATIBILITY_DOC = "https://docs.nvidia.com/deploy/cuda-compatibility/"
@@ -119,3 +123,24 @@ def cuda_of_tag(tag: str) -> Optional[str]:
     if not digits.isdigit() or len(digits) < 2:
         return None
     return f"{digits[:-1]}.{digits[-1]}"
+
+
+# The newest CUDA each torch release was built with on pytorch.org (Linux wheels or
+# conda). A GPU that needs a newer CUDA has no kernels in any build of that release.
+# Source: https://pytorch.org/get-started/previous-versions/
+NEWEST_CUDA_OF_TORCH: Tuple[Tuple[str, str], ...] = (
+    ("0.4", "9.2"), ("1.0", "10.0"), ("1.1", "10.0"), ("1.2", "10.0"), ("1.3", "10.1"), ("1.4", "10.1"),
+    ("1.5", "10.2"), ("1.6", "10.2"), ("1.7", "11.0"), ("1.8", "11.1"), ("1.9", "11.1"), ("1.10", "11.3"),
+    ("1.11", "11.5"), ("1.12", "11.6"), ("1.13", "11.7"), ("2.0", "11.8"), ("2.1", "12.1"), ("2.2", "12.1"),
+    ("2.3", "12.1"), ("2.4", "12.4"), ("2.5", "12.4"), ("2.6", "12.6"), ("2.7", "12.8"), ("2.8", "12.9"),
+    ("2.9", "13.0"),
+)
+PREVIOUS_VERSIONS_PAGE = "https://pytorch.org/get-started/previous-versions/"
+
+
+def newest_cuda_of_torch(torch_version: str) -> Optional[str]:
+    """The newest CUDA any official build of this torch release used, or None if not in the table."""
+    release = ".".join(torch_version.split("+")[0].split(".")[:2])
+    if release.startswith("0.") and release < "0.4":
+        release = "0.4"  # older releases had still older CUDA builds
+    return dict(NEWEST_CUDA_OF_TORCH).get(release)

@@ -11,6 +11,7 @@ FAIL = "fail"
 SKIP = "skip"
 STATUSES = (PASS, WARN, FAIL, SKIP)
 NOT_JUDGED = "not judged"  # how a SKIP row's `found` starts when the evidence lacks the fact
+NOT_IN_EVIDENCE = "not in the evidence"  # Facts.unknown reason of a fact pasted evidence does not state
 
 
 @dataclass(frozen=True)
