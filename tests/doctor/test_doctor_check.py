@@ -128,7 +128,8 @@ def test_windows_uses_the_windows_driver_floor():
     assert str(minimum_driver("12.4", "linux")) == "525.60.13"
     assert str(minimum_driver("13.0", "linux")) == "580"
     assert str(minimum_driver("11.8", "linux")) == "450.80.2"  # packaging drops the leading zero
-    assert minimum_driver("9.2", "linux") is None
+    assert str(minimum_driver("9.2", "linux")) == "396.26"  # CUDA 9.x floors added for pasted old reports
+    assert minimum_driver("8.0", "linux") is None
 
 
 @pytest.mark.parametrize(
