@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 import ast
-from typing import Dict, Iterator, List, Optional, Tuple
+from typing import Dict, FrozenSet, Iterator, List, Optional, Set, Tuple
 
 from torchlint.ftypes import Applicability, Fix
 from torchlint.layout import fit_edit
@@ -10,6 +10,7 @@ from torchlint.modules import self_attribute, self_name
 from torchlint.names import ast_dotted_name, resolve
 from torchlint.reach import HotPathRule, ast_fresh_cpu_tensor, fresh_cpu_tensor, own_nodes, parents_of, plainly_host
 from torchlint.rule import Invalid, Positions, Report, SourceView
+from torchlint.sync_history import repeated_syncs
 
 SYNC_METHODS = ("item", "tolist", "numpy")
 SYNCHRONIZE = "torch.cuda.synchronize"
@@ -40,22 +41,32 @@ class HostSyncInHotPath(HotPathRule):
     ONNX a numpy array, `LightningDataModule` mixins).
 
     By default only syncs worth removing are reported: values that are only recorded
-    or reported (given to `self.log`, a logger, `print`, a progress bar, a stats dict
-    such as `stats["loss"] = loss.item()` or `stats.update(loss=loss.item())`, a list of
-    losses, an attribute of `self`), values used in arithmetic that works as well on
-    the tensor (`x / x.sum().item()`), and `torch.cuda.synchronize()` (except around a
-    timer, where it makes the measurement right). A value the code needs on the host
-    (a size, an index, a split, a loop, a branch, a returned number) is reported only
-    with `check-host-values`: the sync is real, but removing it means redesigning the
-    code.
+    or reported (given to `self.log`, a logger, `print`, a progress bar, a dict literal
+    handed straight to one of them (`self.log_dict({...})`, `wandb.log({...})`), a stats
+    dict filled in place (`stats["loss"] = loss.item()`, `stats.update(loss=...)`), a
+    list of losses, an attribute of `self`), values used in arithmetic that works as
+    well on the tensor (`x / x.sum().item()`), and `torch.cuda.synchronize()` (except
+    around a timer, where it makes the measurement right). A value the code needs on
+    the host (a size, an index, a split, a loop, a branch, a returned number, a dict
+    handed to any other function: `to_record({"input": x.cpu().numpy()})`) is reported
+    only with `check-host-values`: the sync is real, but removing it means redesigning
+    the code.
+
+    One wait per value: a sync on a tensor the step has already read on the host is
+    not reported, whether the first read was explicit (`loss.item()` twice) or a test
+    (`if torch.isnan(loss): raise ...`, then `self.log("loss", loss.item())`): the
+    tensor is computed by then, so the second read waits for nothing new. A read counts
+    as first only if it runs on every path to the second (not in a branch, a loop or a
+    `try`), and only until the name is rebound or changed in place (`loss = ...`,
+    `loss += 1`, `loss.add_(1)`, `loss[0] = 0`).
 
     Not flagged: epoch-level hooks (`on_train_epoch_end`, ...), `__repr__` and helpers no
     hot path calls; look-alikes such as `dict.items()` or `arr.item(0)`; `.item()` of a
     tensor just made on the CPU (`torch.rand(1).item()`, `torch.empty(1).uniform_(a,
     b).item()`, `torch.tensor(3.0).item()`, with no `device=`), which waits for
     nothing; the second sync on one value (`x.numpy().tolist()` is one finding); blocks
-    that run now and then (see `check-periodic-branches`); and error paths, which do
-    not run on every step either: a `raise`, a block that ends in
+    that do not run on every step (see `check-periodic-branches`); and error paths,
+    which do not run on every step either: a `raise`, a block that ends in
     `raise` (`if bad: log(x.item()); raise ...`), an `assert`'s message, and, unless
     `check-error-paths` is set, the condition of such an `if` and an `assert`'s test.
 
@@ -83,8 +94,17 @@ class HostSyncInHotPath(HotPathRule):
     ## Fix safety
     Safe fix: a value given to Lightning's `self.log(name, x.item())` or
     `self.log_dict({...: x.item()})` becomes `x.detach()`; Lightning accepts tensors,
-    reduces them itself, and syncs only when it must (at logging intervals, or per epoch
-    with `on_epoch=True`). It is offered only where a `*_step` hook of a
+    reduces them itself, and reads them on the host only when it must: for the logger
+    every `log_every_n_steps` steps, per epoch with `on_epoch=True`, and for the
+    progress bar. The progress bar is why a value logged with `prog_bar=True` from
+    `training_step` (on step, as is the default there) is not reported: Lightning 2.5
+    reads every such value with `.item()` at the end of each training batch
+    (`TQDMProgressBar` at its default `refresh_rate=1`, `RichProgressBar` always),
+    with automatic or manual optimization alike, so the step waits once anyway and
+    `.detach()` would only move that wait to the batch end. With `on_step=False`, or
+    from `validation_step`, `test_step` or `predict_step` (whose batches the progress
+    bar does not read), the fix removes the wait and the call is reported. The fix is
+    offered only where a `*_step` hook of a
     `LightningModule` reaches the call: elsewhere (the `forward` of a plain `nn.Module`, say) `self.log`
     may be the class's own method, which may need a number, so the call is reported
     without a fix; likewise when the value is plainly not a tensor (a number, or built
@@ -113,11 +133,20 @@ class HostSyncInHotPath(HotPathRule):
     needs as a Python value (`k = int(positive.sum().item())` for `topk(k)`,
     `x.split(sizes.tolist())`, `for i in idx.tolist():`, `if x.any().item():`).
 
-    `check-periodic-branches` (default `false`): also report a sync in a block that runs
-    now and then rather than on every step: under a condition with a modulo
-    (`if step % 100 == 0:`), a step counter picking the first steps (`if batch_idx < 10:`),
-    or a logging or plotting switch (`if self.log_images:`, `if self.debug:`,
-    `if self.should_log():`).
+    `check-periodic-branches` (default `false`): also report a sync in a block that does
+    not run on every step: under a condition with a modulo (`if step % 100 == 0:`), a
+    step counter picking the first steps (`if batch_idx < 10:`), a logging or plotting
+    switch (`if self.log_images:`, `if self.debug:`, `if self.should_log():`); in the
+    block of a setting of the object (`if self.collect_stats:`, `if self.hparams.x and
+    ...:`: an attribute of `self` that the class sets only in `__init__`, to an
+    argument, a config value or a literal, or never sets itself; not `self.training`),
+    which runs only if the user turned it on; in a block that runs once, because it
+    assigns what its condition tests (`if self._iter == -1: self._iter =
+    int(t.item())`, `if x is None: x = ...`, `if not x: x = ...`); and in either
+    block of a None-check of a value the step made itself (`evicted = self.evict(x)`
+    or a loop variable, then `if evicted is not None:`), which runs only when the step
+    produced it. A None-check of a parameter (`if mask is not None:`) is not one:
+    callers pass the same optional inputs on every step.
 
     Implicit syncs (`if t.any():`, `float(t)`, `t.cpu()`) are TL005's, off by default.
     """
@@ -168,19 +197,71 @@ class HostSyncInHotPath(HotPathRule):
         # a nested function is not run by forward itself
         "from torch import nn\n\nclass M(nn.Module):\n    def forward(self, x):\n"
         "        def stats():\n            return x.mean().item()\n        return x, stats\n",
+        # an opt-in statistics switch, a run-once initialisation, a None-check of what the step made
+        "from torch import nn\n\nclass Miner(nn.Module):\n    def __init__(self, collect_stats=False):\n"
+        "        super().__init__()\n        self.collect_stats = collect_stats\n        self._iter = -1\n\n"
+        "    def forward(self, x):\n        if self.collect_stats:\n            self.avg = x.mean().item()\n"
+        "        if self._iter == -1:\n            self._iter = int(x.sum().item())\n"
+        "        evicted = self.evict(x)\n        if evicted is not None:\n            print(evicted.sum().item())\n"
+        "        return x\n",
+        # a dict handed to a plain function is its input, not a record
+        "from torch import nn\n\nclass M(nn.Module):\n    def forward(self, x):\n"
+        "        to_record({\"input\": x.cpu().numpy()})\n        return x\n",
+        # the value was read already (the NaN check waited for it); a progress-bar value in
+        # training_step, which Lightning reads with `.item()` every batch anyway
+        "import torch\nimport lightning as L\n\nclass M(L.LightningModule):\n"
+        "    def training_step(self, batch, batch_idx):\n        loss = self(batch)\n"
+        "        if torch.isnan(loss):\n            raise ValueError(\"loss is NaN\")\n"
+        "        self.log(\"loss\", loss.item())\n        self.log(\"aux\", batch.mean().item(), prog_bar=True)\n"
+        "        return loss\n",
     )
     INVALID = (
         Invalid(
             "import pytorch_lightning as pl\n\n\nclass M(pl.LightningModule):\n"
-            "    def training_step(self, batch, batch_idx):\n        loss = self(batch).mean()\n"
-            '        self.log("train/loss", loss.item(), prog_bar=True)\n'
-            '        self.log_dict({"a": loss.item(), "b": 1})\n        return loss\n',
+            "    def validation_step(self, batch, batch_idx):\n        loss = self(batch).mean()\n"
+            '        self.log("val/loss", loss.item(), prog_bar=True)\n'
+            '        self.log_dict({"a": batch.sum().item(), "b": 1})\n        return loss\n',
             fixed="import pytorch_lightning as pl\n\n\nclass M(pl.LightningModule):\n"
-            "    def training_step(self, batch, batch_idx):\n        loss = self(batch).mean()\n"
-            '        self.log("train/loss", loss.detach(), prog_bar=True)\n'
-            '        self.log_dict({"a": loss.detach(), "b": 1})\n        return loss\n',
+            "    def validation_step(self, batch, batch_idx):\n        loss = self(batch).mean()\n"
+            '        self.log("val/loss", loss.detach(), prog_bar=True)\n'
+            '        self.log_dict({"a": batch.sum().detach(), "b": 1})\n        return loss\n',
             line=7,
-            column=32,
+            column=30,
+        ),
+        # logged per epoch only: the progress bar does not read it every training batch
+        Invalid(
+            "import lightning as L\n\n\nclass M(L.LightningModule):\n"
+            "    def training_step(self, batch, batch_idx):\n        loss = self(batch).mean()\n"
+            '        self.log("loss", loss.item(), prog_bar=True, on_step=False, on_epoch=True)\n        return loss\n',
+            fixed="import lightning as L\n\n\nclass M(L.LightningModule):\n"
+            "    def training_step(self, batch, batch_idx):\n        loss = self(batch).mean()\n"
+            '        self.log("loss", loss.detach(), prog_bar=True, on_step=False, on_epoch=True)\n        return loss\n',
+            line=7,
+            column=26,
+        ),
+        # an optional input: callers pass it on every step; `self.training` is no setting
+        Invalid(
+            "from torch import nn\n\nclass M(nn.Module):\n    def forward(self, x, mask=None):\n"
+            "        if mask is not None and self.training:\n            print(mask.sum().item())\n        return x\n",
+            line=6,
+            column=19,
+        ),
+        # rebound after the first read: the second read waits again
+        Invalid(
+            "from torch import nn\n\nclass M(nn.Module):\n    def forward(self, x):\n"
+            "        total = x.sum()\n        print(total.item())\n        total = total * 2\n"
+            "        print(total.item())\n        return x\n",
+            line=6,
+            column=15,
+        ),
+        # a setting's block, with `check-periodic-branches`
+        Invalid(
+            "from torch import nn\n\nclass M(nn.Module):\n    def __init__(self, collect_stats=False):\n"
+            "        super().__init__()\n        self.collect_stats = collect_stats\n\n    def forward(self, x):\n"
+            "        if self.collect_stats:\n            self.avg = x.mean().item()\n        return x\n",
+            line=10,
+            column=24,
+            options=(("check-periodic-branches", True),),
         ),
         # a count used only in arithmetic: an unsafe fix
         Invalid(
@@ -260,6 +341,10 @@ class HostSyncInHotPath(HotPathRule):
         ),
     )
 
+    def __init__(self, context) -> None:
+        super().__init__(context)
+        self._progress_bar: Set[int] = set()
+
     @classmethod
     def ast_candidate(cls, node: ast.AST, view: SourceView) -> bool:
         if not _ast_is_sync(node, view.imports):
@@ -268,6 +353,7 @@ class HostSyncInHotPath(HotPathRule):
         return receiver is None or not ast_fresh_cpu_tensor(receiver, view.imports)
 
     def method_reports(self, class_name: str, function) -> Iterator[Tuple[Report, bool]]:
+        self._progress_bar.clear()  # ids of this method's reports, alive until placed
         instance = self_name(function)
         parents = parents_of(function.body)
         imports = self.context.imports
@@ -275,6 +361,8 @@ class HostSyncInHotPath(HotPathRule):
         where = f"`{class_name}.{function.name.value}`"
         timed = _times(function.body, imports)
         host_values = bool(self.settings["check-host-values"])
+        repeated = repeated_syncs(function.body, imports, _sync_receiver)
+        uses = _name_uses(function.body, parents)
         for node in own_nodes(function.body):
             if not isinstance(node, cst.Call):
                 continue
@@ -286,7 +374,7 @@ class HostSyncInHotPath(HotPathRule):
                 continue
             method_name = _sync_method(node)
             receiver = node.func.value if method_name is not None else None
-            if method_name is None or _after_sync(receiver) or fresh_cpu_tensor(receiver, imports):
+            if method_name is None or node in repeated or _after_sync(receiver) or fresh_cpu_tensor(receiver, imports):
                 continue
             if self.cpu_state(receiver):
                 continue
@@ -298,15 +386,23 @@ class HostSyncInHotPath(HotPathRule):
             )
             if method_name == "item" and node in logged:
                 # only when a Lightning step reaches it is `self.log` Lightning's, which takes tensors
-                yield Report(self, node, message, lambda positions, call=node: self._log_fix(call, positions)), True
+                report = Report(self, node, message, lambda positions, call=node: self._log_fix(call, positions))
+                if logged[node]:
+                    self._progress_bar.add(id(report))
+                yield report, True
                 continue
-            unsafe = self._arithmetic_only(node, parents, function) if method_name == "item" else None
+            unsafe = _arithmetic_only(node, parents, uses) if method_name == "item" else None
             if unsafe is not None:
                 fix = lambda positions, call=node, whole=unsafe: self._unsafe_fix(call, whole, positions)  # noqa: E731
                 yield Report(self, node, message, fix), False
                 continue
-            if host_values or _recorded(node, parents, function):
+            if host_values or _recorded(node, parents, uses):
                 yield Report(self, node, message), False
+
+    def quiet_hooks(self, report: Report) -> FrozenSet[str]:
+        # Lightning's progress bar reads every `prog_bar=True` value logged on step with
+        # `.item()` at the end of each training batch: there `.detach()` saves no wait
+        return _TRAINING_ONLY if id(report) in self._progress_bar else frozenset()
 
     def _log_fix(self, call, positions: Positions) -> Fix:
         return Fix(
@@ -332,62 +428,17 @@ class HostSyncInHotPath(HotPathRule):
         config = self.context.config
         return fit_edit(edit, positions.line_text(row), whole, config.line_length, self.context.newline)
 
-    def _arithmetic_only(self, call, parents: Dict, function) -> Optional[object]:
-        """For `n = x.item()` / `n = int(x.item())` with `n` bound once and read only as an
-        operand of arithmetic: the expression to replace (the call, or the `int(...)`)."""
-        whole = call
-        parent = parents.get(call)
-        if isinstance(parent, cst.Arg):
-            outer = parents.get(parent)
-            if (
-                isinstance(outer, cst.Call)
-                and isinstance(outer.func, cst.Name)
-                and outer.func.value == "int"
-                and len(outer.args) == 1
-                and outer.args[0].keyword is None
-                and not outer.args[0].star
-            ):
-                whole, parent = outer, parents.get(outer)
-            else:
-                return None
-        if not isinstance(parent, cst.Assign) or len(parent.targets) != 1:
-            return None
-        target = parent.targets[0].target
-        if not isinstance(target, cst.Name):
-            return None
-        name = target.value
-        bindings = 0
-        reads = 0
-        for node in own_nodes(function.body):
-            if isinstance(node, cst.Name) and node.value == name:
-                holder = parents.get(node)
-                if isinstance(holder, cst.AssignTarget) or (
-                    isinstance(holder, (cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor)) and holder.target is node
-                ) or isinstance(holder, (cst.AsName, cst.NamedExpr)):
-                    bindings += 1
-                    continue
-                if isinstance(holder, (cst.Attribute,)) and holder.attr is node:
-                    continue
-                if isinstance(holder, cst.Arg) and holder.keyword is node:
-                    continue
-                if not (
-                    isinstance(holder, cst.BinaryOperation)
-                    and type(holder.operator).__name__ in _ARITHMETIC
-                    and not _needs_host_value(holder, parents)
-                ):
-                    return None
-                reads += 1
-        if bindings != 1 or reads == 0:
-            return None
-        return whole
-
 
 _TIMERS = frozenset({"time.time", "time.perf_counter", "time.monotonic", "time.perf_counter_ns", "time.time_ns"})
 # calls that record or report a value (logging, progress bars, stats dicts, lists of losses)
 _SINK_METHODS = frozenset(
-    {"log", "log_dict", "info", "debug", "warning", "add_scalar", "add_scalars", "set_postfix", "update", "append"}
+    {
+        "log", "log_dict", "log_metrics", "info", "debug", "warning", "add_scalar", "add_scalars", "set_postfix",
+        "update", "append",
+    }
 )
-_SINK_FUNCTIONS = frozenset({"print", "dict"})
+_SINK_FUNCTIONS = frozenset({"print"})
+_TRAINING_ONLY = frozenset({"training_step"})
 _WRAPPERS = frozenset({"float", "int", "round"})
 
 
@@ -397,42 +448,100 @@ def _times(body, imports) -> bool:
     )
 
 
-def _recorded(call, parents: Dict, function) -> bool:
+def _recorded(call, parents: Dict, uses: Dict[str, List]) -> bool:
     """Whether a synced value only goes where values are recorded or reported: a logging
-    call, `print`, a stats dict (`{"loss": v.item()}`, `stats["loss"] = ...`,
-    `stats.update(loss=...)`), a list of losses, an attribute of `self`, itself or through
-    a name bound once whose every use is such. Other values (a size, an index, a loop,
-    a branch) are needed on the host: reported only with `check-host-values`."""
+    call, `print`, a stats dict given to one (`self.log_dict({"loss": v.item()})`) or
+    filled in place (`stats["loss"] = ...`, `stats.update(loss=...)`), a list of losses,
+    an attribute of `self`, itself or through a name bound once whose every use is such.
+    Other values (a size, an index, a loop, a branch, a dict handed to any other
+    function) are needed on the host: reported only with `check-host-values`."""
     node, parent = _climb(call, parents)
     if isinstance(node, cst.BinaryOperation) and call.func.attr.value == "item" and not _needs_host_value(node, parents):
         return True  # arithmetic with a number (`x / x.sum().item()`) works as well on the tensor
-    if isinstance(parent, cst.Arg):
-        return _is_sink(parents.get(parent))
-    if isinstance(parent, (cst.DictElement, cst.FormattedStringExpression)):
-        return isinstance(parent, cst.DictElement) or _is_sink_string(parent, parents)
     if isinstance(parent, cst.Assign) and len(parent.targets) == 1:
         target = parent.targets[0].target
         if isinstance(target, cst.Subscript) or (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)):
             return True
         if isinstance(target, cst.Name):
-            uses = [
-                name
-                for name in parents
-                if isinstance(name, cst.Name) and name.value == target.value and name is not target
-                and not (isinstance(parents.get(name), cst.Attribute) and parents[name].attr is name)
-                and not (isinstance(parents.get(name), cst.Arg) and parents[name].keyword is name)
-            ]
-            return bool(uses) and all(_recorded_use(name, parents) for name in uses)
-    return False
+            reads = [name for name in uses.get(target.value, ()) if name is not target and not _binds(name, parents)]
+            return bool(reads) and all(_recorded_use(name, parents) for name in reads)
+    return _recorded_use(node, parents)
 
 
-def _recorded_use(name, parents: Dict) -> bool:
-    node, parent = _climb(name, parents)
+def _recorded_use(node, parents: Dict) -> bool:
+    node, parent = _climb(node, parents)
     if isinstance(parent, cst.Arg):
-        return _is_sink(parents.get(parent))
-    return isinstance(parent, cst.DictElement) or (
-        isinstance(parent, cst.FormattedStringExpression) and _is_sink_string(parent, parents)
-    )
+        call = parents.get(parent)
+        if isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value == "dict":
+            return _dict_to_sink(call, parents)
+        return _is_sink(call)
+    if isinstance(parent, cst.DictElement):
+        return _dict_to_sink(parents.get(parent), parents)
+    return isinstance(parent, cst.FormattedStringExpression) and _is_sink_string(parent, parents)
+
+
+def _dict_to_sink(mapping, parents: Dict) -> bool:
+    """Whether a dict literal or `dict(...)` is handed straight to a logging call (a
+    dict given to any other function is that function's input, not a record)."""
+    holder = parents.get(mapping)
+    return isinstance(holder, cst.Arg) and _is_sink(parents.get(holder))
+
+
+def _name_uses(body, parents: Dict) -> Dict[str, List]:
+    """Every `Name` node of a method (nested functions excluded) by its name, reads and
+    bindings alike, but not attribute names (`x.n`) or keywords (`f(n=1)`)."""
+    uses: Dict[str, List] = {}
+    for node in own_nodes(body):
+        if isinstance(node, cst.Name):
+            holder = parents.get(node)
+            if isinstance(holder, cst.Attribute) and holder.attr is node:
+                continue
+            if isinstance(holder, cst.Arg) and holder.keyword is node:
+                continue
+            uses.setdefault(node.value, []).append(node)
+    return uses
+
+
+def _binds(name, parents: Dict) -> bool:
+    holder = parents.get(name)
+    if isinstance(holder, (cst.AssignTarget, cst.AsName, cst.NamedExpr)):
+        return True
+    return isinstance(holder, (cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor)) and holder.target is name
+
+
+def _arithmetic_only(call, parents: Dict, uses: Dict[str, List]) -> Optional[object]:
+    """For `n = x.item()` / `n = int(x.item())` with `n` bound once and read only as an
+    operand of arithmetic: the expression to replace (the call, or the `int(...)`)."""
+    whole = call
+    parent = parents.get(call)
+    if isinstance(parent, cst.Arg):
+        outer = parents.get(parent)
+        if not (
+            isinstance(outer, cst.Call)
+            and isinstance(outer.func, cst.Name)
+            and outer.func.value == "int"
+            and len(outer.args) == 1
+            and outer.args[0].keyword is None
+            and not outer.args[0].star
+        ):
+            return None
+        whole, parent = outer, parents.get(outer)
+    if not isinstance(parent, cst.Assign) or len(parent.targets) != 1 or not isinstance(parent.targets[0].target, cst.Name):
+        return None
+    bindings = reads = 0
+    for node in uses.get(parent.targets[0].target.value, ()):
+        if _binds(node, parents):
+            bindings += 1
+            continue
+        holder = parents.get(node)
+        if not (
+            isinstance(holder, cst.BinaryOperation)
+            and type(holder.operator).__name__ in _ARITHMETIC
+            and not _needs_host_value(holder, parents)
+        ):
+            return None
+        reads += 1
+    return whole if bindings == 1 and reads else None
 
 
 def _climb(node, parents: Dict):
@@ -512,31 +621,59 @@ def _after_sync(receiver) -> bool:
     return False
 
 
-def _logged_values(body, instance: Optional[str], imports) -> set:
+def _logged_values(body, instance: Optional[str], imports) -> Dict[object, bool]:
     """The `.item()` calls given as the value to `self.log(...)` / `self.log_dict({...})`,
-    except on a value that is plainly not a tensor (see `torchlint.reach.plainly_host`), which has no
-    `.detach()`."""
-    found = set()
+    except on a value that is plainly not a tensor (see `torchlint.reach.plainly_host`),
+    which has no `.detach()`; each with whether Lightning's progress bar reads it every
+    training batch (`prog_bar=True`, not `on_step=False`)."""
+    found: Dict[object, bool] = {}
     if instance is None:
         return found
     for node in own_nodes(body):
         if not isinstance(node, cst.Call):
             continue
         method_name = self_attribute(node.func, instance)
+        if method_name not in _LOG_SIGNATURES:
+            continue
+        signature = _LOG_SIGNATURES[method_name]
+        bar = _argument(node, signature, "prog_bar")
+        step = _argument(node, signature, "on_step")
+        every_batch = _is_constant(bar, "True") and not _is_constant(step, "False")
         if method_name == "log":
-            positional = [arg for arg in node.args if arg.keyword is None and not arg.star]
-            values = [arg.value for arg in node.args if arg.keyword is not None and arg.keyword.value == "value"]
-            values += [arg.value for arg in positional[1:2]]
-            found.update(value for value in values if isinstance(value, cst.Call))
-        elif method_name == "log_dict":
-            first = node.args[0].value if node.args and node.args[0].keyword is None else None
-            if isinstance(first, cst.Dict):
-                found.update(
-                    element.value
-                    for element in first.elements
-                    if isinstance(element, cst.DictElement) and isinstance(element.value, cst.Call)
-                )
-    return {call for call in found if _sync_method(call) == "item" and not plainly_host(call.func.value, imports)}
+            values = [_argument(node, signature, "value")]
+        else:
+            first = _argument(node, signature, "dictionary")
+            elements = first.elements if isinstance(first, cst.Dict) else ()
+            values = [element.value for element in elements if isinstance(element, cst.DictElement)]
+        for value in values:
+            if isinstance(value, cst.Call) and _sync_method(value) == "item" and not plainly_host(value.func.value, imports):
+                found[value] = every_batch
+    return found
+
+
+# Lightning's parameters, in order, up to those read here
+_LOG_SIGNATURES = {
+    "log": ("name", "value", "prog_bar", "logger", "on_step"),
+    "log_dict": ("dictionary", "prog_bar", "logger", "on_step"),
+}
+
+
+def _argument(call, signature: Tuple[str, ...], name: str):
+    positional = [arg.value for arg in call.args if arg.keyword is None and not arg.star]
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == name:
+            return arg.value
+    index = signature.index(name)
+    return positional[index] if index < len(positional) else None
+
+
+def _is_constant(node, name: str) -> bool:
+    return isinstance(node, cst.Name) and node.value == name
+
+
+def _sync_receiver(call):
+    """The tensor an explicit sync reads (`x` in `x.item()`), or None."""
+    return call.func.value if _sync_method(call) is not None else None
 
 
 def _ast_is_sync(node, imports) -> bool:

@@ -17,7 +17,7 @@ import ast
 import sys
 import dataclasses
 from dataclasses import dataclass, replace
-from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Set, Tuple
+from typing import Any, Dict, FrozenSet, Iterator, List, Mapping, Optional, Sequence, Set, Tuple
 
 from torchlint.ast_owners import owned_nodes
 from torchlint.config import Config
@@ -29,6 +29,9 @@ from torchlint.names import ast_dotted_name, cst_dotted_name, module_level_ast_s
 from torchlint.project import absolute_import, is_package, module_name, suffix_matches
 from torchlint.walk import blocks, children
 from torchlint.rule import Report, Rule, SourceView
+from torchlint.step_branches import (  # noqa: F401  (own_nodes, parents_of: used by the rules through this module)
+    StepScope, class_changed_attributes, in_error_path, in_periodic_branch, own_nodes, parents_of, step_scope,
+)
 
 MAX_DEPTH = 3  # self-calls followed from a hot path
 AUTOGRAD_FUNCTIONS = frozenset(
@@ -199,13 +202,15 @@ def ast_fresh_cpu_tensor(node: ast.AST, table: Mapping[str, str]) -> bool:
 @dataclass(frozen=True)
 class Route:
     """How a hot path reaches a method: the class whose instance runs it (`origin`), the
-    hot method (`hot`), the methods called on the way (`via`, the reached one last), and
-    whether any hot path reaching it is a Lightning step (`lightning`)."""
+    hot method (`hot`), the methods called on the way (`via`, the reached one last),
+    whether any hot path reaching it is a Lightning step (`lightning`), and the names of
+    all the hot methods that reach it (`hooks`)."""
 
     origin: str
     hot: str
     via: Tuple[str, ...]
     lightning: bool
+    hooks: FrozenSet[str] = frozenset()
 
     def describe(self) -> str:
         """"" for a hot path itself, else ", reached from `Model.training_step` via ..."."""
@@ -306,10 +311,11 @@ class Reach:
                     continue
                 seen.add(key)
                 known = routes.get(key)
+                hooks = frozenset({hot}) | (known.hooks if known is not None else frozenset())
                 if known is None or len(via) < len(known.via):
-                    routes[key] = Route(origin, hot, via, lightning or (known is not None and known.lightning))
-                elif lightning and not known.lightning:
-                    routes[key] = replace(known, lightning=True)
+                    routes[key] = Route(origin, hot, via, lightning or (known is not None and known.lightning), hooks)
+                else:
+                    routes[key] = replace(known, lightning=known.lightning or lightning, hooks=hooks)
                 if level == self.depth:
                     continue
                 for callee in self.calls.get(owner_name, {}).get(method_name, ()):
@@ -320,121 +326,6 @@ class Reach:
 
 
 # ---- what in a method runs on every step (LibCST) ----------------------------------
-
-
-def own_nodes(body) -> Iterator:
-    """Nodes of a function body, nested functions and classes excluded."""
-    stack = [body]
-    while stack:
-        node = stack.pop()
-        yield node
-        if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
-            continue
-        stack.extend(reversed(children(node)))
-
-
-def parents_of(body) -> Dict:
-    """Each node under `body` mapped to its parent."""
-    parents = {}
-    stack = [body]
-    while stack:
-        node = stack.pop()
-        for child in children(node):
-            parents[child] = node
-            stack.append(child)
-    return parents
-
-
-def _ends_in_raise(block) -> bool:
-    body = getattr(block, "body", ())
-    if not body:
-        return False
-    last = body[-1]
-    if isinstance(last, cst.SimpleStatementLine):
-        last = last.body[-1] if last.body else None
-    return isinstance(last, cst.Raise)
-
-
-# blocks that run only if something holds (a function's or a loop's body ending in
-# `raise` is no error path: its other statements run every time)
-_BRANCHES = frozenset({"If", "Else", "ExceptHandler", "ExceptStarHandler"})
-
-
-def in_error_path(node, parents: Mapping, check_conditions: bool = False) -> bool:
-    """Whether `node` runs only when something has gone wrong: in a `raise`, an
-    `assert`'s message, or a block that ends in `raise` (`if bad: log(x.item()); raise`).
-    The condition of such an `if`, and an `assert`'s test, do run on every step but are
-    deliberate checks: they count as error paths unless `check_conditions`."""
-    child, parent = node, parents.get(node)
-    while parent is not None:
-        if isinstance(parent, cst.Raise):
-            return True
-        if isinstance(parent, cst.Assert):
-            return child is parent.msg or not check_conditions
-        if (
-            isinstance(parent, (cst.IndentedBlock, cst.SimpleStatementSuite))
-            and type(parents.get(parent)).__name__ in _BRANCHES
-            and _ends_in_raise(parent)
-        ):
-            return True
-        if isinstance(parent, cst.If) and child is parent.test and _ends_in_raise(parent.body):
-            return not check_conditions
-        if isinstance(parent, (cst.FunctionDef, cst.Lambda)):
-            return False
-        child, parent = parent, parents.get(parent)
-    return False
-
-
-# words of a condition that runs its block now and then, not on every step: logging
-# or plotting switches, intervals (`if self.log_images:`, `if step % self.plot_every == 0:`)
-_PERIODIC_WORDS = frozenset(
-    {
-        "plot", "plots", "image", "images", "visualize", "visualise", "visualization", "vis", "every",
-        "interval", "freq", "frequency", "debug", "verbose", "tensorboard", "tb", "wandb", "figure", "figures",
-    }
-)
-_STEP_COUNTERS = frozenset({"batch_idx", "batch_nb", "batch_num", "global_step", "step", "iteration"})
-
-
-def in_periodic_branch(node, parents: Mapping) -> bool:
-    """Whether `node` runs only under a condition that holds now and then: one with a
-    modulo (`step % n == 0`), a step counter compared to pick the first steps
-    (`batch_idx == 0`, `batch_idx < 10`),
-    or a logging/plotting switch (`if self.log_images:`, `if self.debug:`)."""
-    child, parent = node, parents.get(node)
-    while parent is not None and not isinstance(parent, (cst.FunctionDef, cst.Lambda)):
-        if isinstance(parent, cst.If) and child is not parent.test and _periodic(parent.test):
-            return True
-        child, parent = parent, parents.get(parent)
-    return False
-
-
-def _periodic(test) -> bool:
-    stack = [test]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Modulo):
-            return True
-        # `batch_idx == 0`, `batch_idx < 10`: the first steps only
-        first_steps = (cst.Equal, cst.LessThan, cst.LessThanEqual)
-        if isinstance(node, cst.Comparison) and any(isinstance(t.operator, first_steps) for t in node.comparisons):
-            names = [node.left] + [t.comparator for t in node.comparisons]
-            if any(_last_name(name) in _STEP_COUNTERS for name in names):
-                return True
-        if isinstance(node, (cst.Name, cst.Attribute)):
-            words = set(_last_name(node).lower().split("_"))
-            if words & _PERIODIC_WORDS or {"should", "log"} <= words:
-                return True
-            if isinstance(node, cst.Attribute):
-                continue
-        stack.extend(children(node))
-    return False
-
-
-def _last_name(node) -> str:
-    if isinstance(node, cst.Attribute):
-        return node.attr.value
-    return node.value if isinstance(node, cst.Name) else ""
 
 
 # torch factories that build a new tensor on the CPU unless given a `device`
@@ -490,19 +381,22 @@ def plainly_host(expression, imports) -> bool:
 class Candidate:
     """A finding in a method no hot path of its own file reaches: kept by the project pass
     if one of the tree's does. `lightning_fix`: its fix holds only when reached from a
-    Lightning step (`self.log` is then Lightning's)."""
+    Lightning step (`self.log` is then Lightning's). `quiet_hooks`: dropped when these are
+    the only hot methods that reach it (see `HotPathRule.quiet_hooks`)."""
 
     class_name: str
     method: str
     lightning_fix: bool
     diagnostic: Diagnostic
+    quiet_hooks: FrozenSet[str] = frozenset()
 
     def to_json(self) -> list:
-        return [self.class_name, self.method, self.lightning_fix, self.diagnostic.to_json()]
+        return [self.class_name, self.method, self.lightning_fix, self.diagnostic.to_json(), sorted(self.quiet_hooks)]
 
     @classmethod
     def from_json(cls, data: Sequence) -> "Candidate":
-        return cls(data[0], data[1], bool(data[2]), Diagnostic.from_json(data[3]))
+        quiet = frozenset(data[4]) if len(data) > 4 else frozenset()
+        return cls(data[0], data[1], bool(data[2]), Diagnostic.from_json(data[3]), quiet)
 
 
 def _cpu_state(class_node, module, imports) -> Set[str]:
@@ -548,6 +442,9 @@ class HotPathRule(Rule):
         self._reach: Optional[Reach] = None
         self._class_node = None
         self._cpu_state: Optional[Set[str]] = None
+        self._changed: Optional[FrozenSet[str]] = None
+        self._function = None
+        self._scope: Optional[StepScope] = None
 
     @classmethod
     def ast_facts(cls, view: SourceView, config: Config) -> Dict[str, Any]:
@@ -572,6 +469,11 @@ class HotPathRule(Rule):
     def method_reports(self, class_name: str, function) -> Iterator[Tuple[Report, bool]]:
         raise NotImplementedError
 
+    def quiet_hooks(self, report: Report) -> FrozenSet[str]:
+        """Hot methods a report does not hold for: it is dropped when every hot method
+        that reaches its method is one of them (none by default)."""
+        return frozenset()
+
     def cpu_state(self, expression) -> bool:
         """Whether `expression` is state of the class (`self.x`, `self._state["offset"]`)
         that every assignment in the class sets to a fresh CPU tensor (`torch.tensor(0)`;
@@ -585,17 +487,25 @@ class HotPathRule(Rule):
         now and then (as the rule's `check-error-paths` / `check-periodic-branches` say)."""
         if in_error_path(node, parents, bool(self.settings["check-error-paths"])):
             return True
-        return not self.settings["check-periodic-branches"] and in_periodic_branch(node, parents)
+        return not self.settings["check-periodic-branches"] and in_periodic_branch(node, parents, self._step_scope())
+
+    def _step_scope(self) -> StepScope:
+        if self._scope is None:
+            if self._changed is None:
+                self._changed = class_changed_attributes(self._class_node)
+            self._scope = step_scope(self._function, self._changed)
+        return self._scope
 
     def visit_ClassDef(self, node) -> None:
         self._class_names.append(node.name.value)
         module = module_name(self.context.path)
         dotted = ".".join(self._class_names)
         class_name = f"{module}.{dotted}" if module else dotted
-        self._class_node, self._cpu_state = node, None
+        self._class_node, self._cpu_state, self._changed = node, None, None
         for function in methods(node):
             if not isinstance(function.body, cst.IndentedBlock) or not may_run_per_step(function.name.value):
                 continue
+            self._function, self._scope = function, None
             reports = list(self.method_reports(node.name.value, function))
             if reports:
                 self._place(class_name, function.name.value, reports)
@@ -606,7 +516,10 @@ class HotPathRule(Rule):
     def _place(self, class_name: str, method_name: str, reports: List[Tuple[Report, bool]]) -> None:
         route = self._file_reach().route(class_name, method_name)
         for report, lightning_fix in reports:
+            quiet = self.quiet_hooks(report)
             if route is not None:
+                if quiet and route.hooks <= quiet:
+                    continue
                 report.message += route.describe()
                 if lightning_fix and not route.lightning:
                     report.fix = None
@@ -614,7 +527,7 @@ class HotPathRule(Rule):
                 continue
             diagnostic = self.context.diagnostic(report)
             if diagnostic is not None:
-                self._candidates.append(Candidate(class_name, method_name, lightning_fix, diagnostic).to_json())
+                self._candidates.append(Candidate(class_name, method_name, lightning_fix, diagnostic, quiet).to_json())
 
     def _file_reach(self) -> Reach:
         if self._reach is None:
@@ -634,7 +547,7 @@ class HotPathRule(Rule):
             for item in file_facts.get("candidates", ()):
                 candidate = Candidate.from_json(item)
                 route = reach.route(candidate.class_name, candidate.method)
-                if route is None:
+                if route is None or (candidate.quiet_hooks and route.hooks <= candidate.quiet_hooks):
                     continue
                 diagnostic = candidate.diagnostic
                 fix = None if candidate.lightning_fix and not route.lightning else diagnostic.fix

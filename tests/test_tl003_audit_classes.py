@@ -1,0 +1,160 @@
+"""TL003 after the second audit, through the real CLI: blocks that do not run on every
+step (settings, run-once initialisation, None-checks of what the step made), dicts handed
+to plain functions, a second read of a tensor already read, Lightning's progress bar
+reading `prog_bar=True` values every training batch, and a linear pass over a method
+with thousands of `.item()` calls."""
+
+from __future__ import annotations
+
+import resource
+from pathlib import Path
+
+from test_reach_host_sync import check, configure
+from cli_support import write_tree
+
+
+def rows(root: Path) -> list:
+    return [d["location"]["row"] for d in check(root, "--select", "TL003")]
+
+
+RARE_BLOCKS = (
+    "from torch import nn\n\n\nclass Miner(nn.Module):\n"
+    "    def __init__(self, collect_stats=None, cfg=None):\n        super().__init__()\n"
+    "        self.collect_stats = False if collect_stats is None else collect_stats\n"
+    "        self.log_stats = getattr(cfg, 'log_stats', False)\n"
+    "        self.proj = nn.Linear(2, 2)\n        self.warm = False\n        self._iter = -1\n\n"
+    "    def forward(self, x, mask=None):\n"
+    "        if self.collect_stats:\n            self.avg = x.mean().item()\n"  # 15: a setting
+    "        if self.log_stats and x.dim() > 1:\n            self.norm = x.norm().item()\n"  # 17: a setting, and ...
+    "        if self._iter == -1:\n            self._iter = int(x.sum().item())\n"  # 19: runs once
+    "        for table, ids in self.evict(x).items():\n"
+    "            if ids is not None:\n                print(ids.max().item())\n"  # 22: a loop value's None-check
+    "        if mask is not None:\n            print(mask.sum().item())\n"  # 24: a parameter: every step
+    "        if self.training:\n            print(x.max().item())\n"  # 26: nn.Module's flag: every step
+    "        if self.warm:\n            print(x.min().item())\n"  # 28: changed by the step: every step
+    "        self.warm = True\n"
+    "        if self.proj:\n            print(x.std().item())\n"  # 31: a layer, no setting
+    "        if self.collect_stats:\n            pass\n        else:\n            print(x.var().item())\n"  # 35
+    "        return x\n"
+)
+
+
+def test_settings_run_once_blocks_and_none_checks_of_step_values_are_off_step_by_default(tmp_path):
+    root = write_tree(tmp_path, {"miner.py": RARE_BLOCKS})
+    assert rows(root) == [24, 26, 28, 31, 35]
+    configure(root, check_periodic_branches=True)
+    assert rows(root) == [15, 17, 19, 22, 24, 26, 28, 31, 35]
+
+
+def test_a_setting_inherited_from_a_base_in_another_file_is_a_setting(tmp_path):
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/records.py": (
+            "from torch import nn\n\n\nclass WithRecords(nn.Module):\n"
+            "    def __init__(self, collect_stats=None):\n        super().__init__()\n"
+            "        self.collect_stats = COLLECT_STATS if collect_stats is None else collect_stats\n"
+        ),
+        "pkg/distance.py": (
+            "import torch\nfrom .records import WithRecords\n\n\nclass Distance(WithRecords):\n"
+            "    def forward(self, q, r):\n        self.set_default_stats(q, r)\n        return q @ r.T\n\n"
+            "    def set_default_stats(self, q, r):\n        if self.collect_stats:\n"
+            "            with torch.no_grad():\n                self.q_norm = torch.mean(q.norm(dim=1)).item()\n"
+        ),
+    }
+    root = write_tree(tmp_path, files)
+    assert rows(root) == []
+    configure(root, check_periodic_branches=True)
+    assert rows(root) == [13]
+
+
+def test_a_dict_is_a_record_only_when_handed_to_a_logging_call(tmp_path):
+    text = (
+        "import wandb\nfrom torch import nn\n\n\nclass M(nn.Module):\n    def forward(self, x, writer):\n"
+        "        to_record({'input': x.cpu().numpy()})\n"  # 7: a plain function's input
+        "        wandb.log({'loss': x.sum().item()})\n"  # 8: logged
+        "        writer.add_scalars('m', dict(mean=x.mean().item()))\n"  # 9: logged
+        "        record(dict(mx=x.max().item()))\n"  # 10: a plain function's input
+        "        return x\n"
+    )
+    root = write_tree(tmp_path, {"m.py": text})
+    assert rows(root) == [8, 9]
+    configure(root, check_host_values=True)
+    assert rows(root) == [7, 8, 9, 10]
+
+
+def test_a_tensor_already_read_in_the_step_is_not_reported_again(tmp_path):
+    text = (
+        "import torch\nimport lightning as L\n\n\nclass Forecast(L.LightningModule):\n"
+        "    def validation_step(self, batch, batch_idx):\n        loss = self(batch)\n"
+        "        if torch.isnan(loss):\n            raise ValueError('NaN loss')\n"
+        "        self.log('val_loss', loss.item())\n"  # 10: read by the NaN check already
+        "        out = self(batch).mean()\n        self.log('a', out.item())\n"  # 12: first read
+        "        self.log('b', out.item())\n"  # 13: second read
+        "        out.mul_(2)\n        self.log('c', out.item())\n"  # 15: changed in place: read again
+        "        if batch_idx:\n            self.log('d', batch.sum().item())\n"  # 17: first read, in a branch
+        "        total = batch.sum()\n        if batch_idx > 1:\n            print(total.item())\n"  # 20: in a branch
+        "        print(total.item())\n"  # 21: the branch may not have run
+        "        total = total * 2\n        print(total.item())\n"  # 23: rebound: read again
+        "        return loss\n"
+    )
+    assert rows(write_tree(tmp_path, {"m.py": text})) == [12, 15, 17, 20, 21, 23]
+
+
+LIGHTNING = (
+    "import lightning as L\n\n\nclass M(L.LightningModule):\n"
+    "    def training_step(self, batch, batch_idx):\n        loss = self(batch)\n"
+    "        self.log('train_loss', loss.item(), prog_bar=True)\n"  # 7: the bar reads it every batch
+    "        self.log('train_epoch', batch.sum().item(), prog_bar=True, on_step=False, on_epoch=True)\n"  # 8
+    "        self.log_dict({'g': batch.mean().item()}, prog_bar=True)\n"  # 9: the bar reads it
+    "        self._shared(batch)\n        self._train_only(batch)\n        return loss\n\n"
+    "    def validation_step(self, batch, batch_idx):\n        loss = self(batch)\n"
+    "        self.log('val_loss', loss.item(), prog_bar=True)\n"  # 16: read at the epoch's end only
+    "        self._shared(batch)\n        return loss\n\n"
+    "    def _shared(self, batch):\n        self.log('s', batch.max().item(), prog_bar=True)\n\n"  # 21: validation too
+    "    def _train_only(self, batch):\n        self.log('t', batch.min().item(), prog_bar=True)\n"  # 24
+)
+
+
+def test_progress_bar_values_are_reported_only_where_the_bar_does_not_read_them_every_batch(tmp_path):
+    found = check(write_tree(tmp_path, {"m.py": LIGHTNING}), "--select", "TL003")
+    assert [d["location"]["row"] for d in found] == [8, 16, 21]
+    assert all("detach" in d["fix"]["edits"][0]["content"] for d in found)
+
+
+def test_progress_bar_values_of_a_helper_in_another_file_follow_its_callers(tmp_path):
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/base.py": (
+            "import lightning as L\n\n\nclass Base(L.LightningModule):\n"
+            "    def _log_loss(self, loss):\n        self.log('loss', loss.item(), prog_bar=True)\n"
+        ),
+        "pkg/train_only.py": (
+            "from .base import Base\n\n\nclass TrainOnly(Base):\n"
+            "    def training_step(self, batch, batch_idx):\n        loss = self(batch)\n"
+            "        self._log_loss(loss)\n        return loss\n"
+        ),
+    }
+    root = write_tree(tmp_path, files)
+    assert rows(root) == []
+    (root / "pkg/validates.py").write_text(
+        "from .base import Base\n\n\nclass Validates(Base):\n"
+        "    def validation_step(self, batch, batch_idx):\n        loss = self(batch)\n"
+        "        self._log_loss(loss)\n        return loss\n",
+        encoding="utf-8",
+    )
+    assert rows(root) == [6]
+
+
+def test_a_method_with_thousands_of_item_calls_is_checked_in_linear_time(tmp_path):
+    lines = ["from torch import nn", "", "", "class Big(nn.Module):", "    def forward(self, x):"]
+    for index in range(3000):
+        lines += [f"        n{index} = x[{index}].item()", f"        print(n{index})"]
+    lines.append("        return x")
+    root = write_tree(tmp_path, {"big.py": "\n".join(lines) + "\n"})
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    found = check(root, "--select", "TL003")
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    assert len(found) == 3000
+    # linear: ~10 s of CPU on a loaded CI machine; the quadratic pass took minutes
+    assert cpu < 45, cpu

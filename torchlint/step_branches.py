@@ -1,0 +1,313 @@
+"""Which parts of a hot path run on every step.
+
+A hot path runs once per step, but not every block in it does. Error paths run only
+when something went wrong. Some blocks run only now and then: under an interval or a
+first-steps test (`if step % 100 == 0:`, `if batch_idx == 0:`), under a logging or
+plotting switch (`if self.log_images:`), under a setting of the object
+(`if self.collect_stats:`), once (lazy initialisation: `if self._iter == -1:
+self._iter = ...`), or only when the step produced something (`if evicted is not
+None:`). The rules that report per-step work (TL003, TL005) skip such blocks unless
+asked (`check-error-paths`, `check-periodic-branches`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Dict, FrozenSet, Iterator, List, Mapping, Optional, Set
+
+from torchlint.lazy import cst
+from torchlint.modules import assigned_names, methods, parameter_names, self_attribute, self_name
+from torchlint.names import cst_dotted_name
+from torchlint.walk import children
+
+
+def own_nodes(body) -> Iterator:
+    """Nodes of a function body, nested functions and classes excluded."""
+    stack = [body]
+    while stack:
+        node = stack.pop()
+        yield node
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+            continue
+        stack.extend(reversed(children(node)))
+
+
+def parents_of(body) -> Dict:
+    """Each node under `body` mapped to its parent."""
+    parents = {}
+    stack = [body]
+    while stack:
+        node = stack.pop()
+        for child in children(node):
+            parents[child] = node
+            stack.append(child)
+    return parents
+
+
+# ---- error paths ---------------------------------------------------------------------
+
+
+def _ends_in_raise(block) -> bool:
+    body = getattr(block, "body", ())
+    if not body:
+        return False
+    last = body[-1]
+    if isinstance(last, cst.SimpleStatementLine):
+        last = last.body[-1] if last.body else None
+    return isinstance(last, cst.Raise)
+
+
+# blocks that run only if something holds (a function's or a loop's body ending in
+# `raise` is no error path: its other statements run every time)
+_BRANCHES = frozenset({"If", "Else", "ExceptHandler", "ExceptStarHandler"})
+
+
+def in_error_path(node, parents: Mapping, check_conditions: bool = False) -> bool:
+    """Whether `node` runs only when something has gone wrong: in a `raise`, an
+    `assert`'s message, or a block that ends in `raise` (`if bad: log(x.item()); raise`).
+    The condition of such an `if`, and an `assert`'s test, do run on every step but are
+    deliberate checks: they count as error paths unless `check_conditions`."""
+    child, parent = node, parents.get(node)
+    while parent is not None:
+        if isinstance(parent, cst.Raise):
+            return True
+        if isinstance(parent, cst.Assert):
+            return child is parent.msg or not check_conditions
+        if (
+            isinstance(parent, (cst.IndentedBlock, cst.SimpleStatementSuite))
+            and type(parents.get(parent)).__name__ in _BRANCHES
+            and _ends_in_raise(parent)
+        ):
+            return True
+        if isinstance(parent, cst.If) and child is parent.test and _ends_in_raise(parent.body):
+            return not check_conditions
+        if isinstance(parent, (cst.FunctionDef, cst.Lambda)):
+            return False
+        child, parent = parent, parents.get(parent)
+    return False
+
+
+# ---- blocks that run now and then ----------------------------------------------------
+
+# words of a condition that runs its block now and then, not on every step: logging
+# or plotting switches, intervals (`if self.log_images:`, `if step % self.plot_every == 0:`)
+_PERIODIC_WORDS = frozenset(
+    {
+        "plot", "plots", "image", "images", "visualize", "visualise", "visualization", "vis", "every",
+        "interval", "freq", "frequency", "debug", "verbose", "tensorboard", "tb", "wandb", "figure", "figures",
+    }
+)
+_STEP_COUNTERS = frozenset({"batch_idx", "batch_nb", "batch_num", "global_step", "step", "iteration"})
+# nn.Module's own flag: true on every training step, no setting
+_PER_STEP_FLAGS = frozenset({"training"})
+# node types a setting's value is built from (`flag`, `cfg.flag`, `True`, `a if b is None
+# else b`, `kwargs.get("flag", False)`): never a layer or a tensor
+_SETTING_NODES = frozenset(
+    {
+        "Name", "Attribute", "Integer", "Float", "SimpleString", "Comparison", "ComparisonTarget",
+        "BooleanOperation", "UnaryOperation", "IfExp", "Arg",
+    }
+)
+_SETTING_CALLS = frozenset({"getattr", "bool", "get"})
+
+
+@dataclass(frozen=True)
+class StepScope:
+    """What a method's blocks are tested against: the name of its instance (`self`),
+    the names it binds itself (not its parameters), and the attributes of `self` that
+    its class changes (assigned outside `__init__`, or in `__init__` to anything but a
+    setting: an argument, a config value, a literal)."""
+
+    instance: Optional[str]
+    step_locals: FrozenSet[str]
+    changed: FrozenSet[str]
+
+
+def class_changed_attributes(class_node) -> FrozenSet[str]:
+    """The attributes of `self` a class changes (see `StepScope.changed`)."""
+    changed: Set[str] = set()
+    for function in methods(class_node):
+        instance = self_name(function)
+        if instance is None:
+            continue
+        in_init = function.name.value == "__init__"
+        for node in own_nodes(function.body):
+            if isinstance(node, cst.Assign):
+                targets = [target.target for target in node.targets]
+            elif isinstance(node, cst.AugAssign) or (isinstance(node, cst.AnnAssign) and node.value is not None):
+                targets = [node.target]
+            else:
+                continue
+            setting = in_init and not isinstance(node, cst.AugAssign) and _is_setting_value(node.value)
+            for target in targets:
+                for element in _target_parts(target):
+                    name = self_attribute(element, instance)
+                    if name is not None and not setting:
+                        changed.add(name)
+    return frozenset(changed)
+
+
+def step_scope(function, changed: FrozenSet[str]) -> StepScope:
+    """The `StepScope` of one method, given its class's changed attributes."""
+    bound: Set[str] = set()
+    for node in own_nodes(function.body):
+        if isinstance(node, cst.AssignTarget):
+            bound.update(assigned_names(node.target))
+        elif isinstance(node, (cst.AnnAssign, cst.AugAssign, cst.For, cst.CompFor, cst.NamedExpr)):
+            bound.update(assigned_names(node.target))
+        elif isinstance(node, cst.AsName):
+            bound.update(assigned_names(node.name))
+    return StepScope(self_name(function), frozenset(bound - set(parameter_names(function))), changed)
+
+
+def in_periodic_branch(node, parents: Mapping, scope: Optional[StepScope] = None) -> bool:
+    """Whether `node` runs only under a condition that holds now and then: one with a
+    modulo (`step % n == 0`), a step counter compared to pick the first steps
+    (`batch_idx == 0`, `batch_idx < 10`), or a logging/plotting switch (`if
+    self.log_images:`, `if self.debug:`); with a `scope`, also in the block of a setting
+    (`if self.collect_stats:`), of a run-once test (`if self._iter == -1: self._iter =
+    ...`) or of a None-check of a value the step made (`if evicted is not None:`)."""
+    child, parent = node, parents.get(node)
+    while parent is not None and not isinstance(parent, (cst.FunctionDef, cst.Lambda)):
+        if isinstance(parent, cst.If) and child is not parent.test:
+            if _periodic(parent.test):
+                return True
+            if scope is not None and _rare(parent, child is parent.body, scope):
+                return True
+        child, parent = parent, parents.get(parent)
+    return False
+
+
+def _rare(branch, in_body: bool, scope: StepScope) -> bool:
+    tests = _conjuncts(branch.test)
+    if any(_none_check_of_step_value(test, scope) for test in tests):
+        return True  # either side: the step made the value this time, or it did not
+    if not in_body:
+        return False  # `else:` of a setting or a run-once test is the usual path
+    if any(_setting(test, scope) for test in tests):
+        return True
+    return any(_assigned_in(branch.body, target) for target in map(_sentinel_target, tests) if target)
+
+
+def _conjuncts(test) -> List:
+    """`a and b and c` -> [a, b, c]: each holds whenever the block runs."""
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+        return _conjuncts(test.left) + _conjuncts(test.right)
+    return [test]
+
+
+def _setting(test, scope: StepScope) -> bool:
+    """`self.collect_stats`, `self.hparams.log_stats`: an attribute of `self` the class
+    never changes, other than `training`."""
+    dotted = cst_dotted_name(test)
+    if dotted is None or scope.instance is None:
+        return False
+    parts = dotted.split(".")
+    return (
+        len(parts) >= 2
+        and parts[0] == scope.instance
+        and parts[1] not in _PER_STEP_FLAGS
+        and parts[1] not in scope.changed
+    )
+
+
+def _sentinel_target(test) -> Optional[str]:
+    """`x` for `x is None`, `x == -1`, `not x` (x a name or an attribute chain)."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        return cst_dotted_name(test.expression)
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
+        comparison = test.comparisons[0]
+        if isinstance(comparison.operator, (cst.Is, cst.Equal)) and _is_literal(comparison.comparator):
+            return cst_dotted_name(test.left)
+    return None
+
+
+def _none_check_of_step_value(test, scope: StepScope) -> bool:
+    """`x is None` / `x is not None` for a name the method binds itself."""
+    return (
+        isinstance(test, cst.Comparison)
+        and len(test.comparisons) == 1
+        and isinstance(test.comparisons[0].operator, (cst.Is, cst.IsNot))
+        and isinstance(test.comparisons[0].comparator, cst.Name)
+        and test.comparisons[0].comparator.value == "None"
+        and isinstance(test.left, cst.Name)
+        and test.left.value in scope.step_locals
+    )
+
+
+def _assigned_in(block, dotted: str) -> bool:
+    for node in own_nodes(block):
+        if isinstance(node, cst.AssignTarget):
+            targets = [node.target]
+        elif isinstance(node, (cst.AnnAssign, cst.AugAssign)):
+            targets = [node.target]
+        else:
+            continue
+        if any(cst_dotted_name(part) == dotted for target in targets for part in _target_parts(target)):
+            return True
+    return False
+
+
+def _target_parts(target) -> List:
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [part for element in target.elements for part in _target_parts(element.value)]
+    if isinstance(target, cst.StarredElement):
+        return _target_parts(target.value)
+    return [target]
+
+
+def _is_literal(node) -> bool:
+    if isinstance(node, cst.UnaryOperation):
+        node = node.expression
+    return isinstance(node, (cst.Integer, cst.Float, cst.SimpleString)) or (
+        isinstance(node, cst.Name) and node.value in ("None", "True", "False")
+    )
+
+
+def _is_setting_value(value) -> bool:
+    """Built only from names, attributes, literals, comparisons, `and`/`or`/`not`, `x if
+    c else y` and `getattr`/`bool`/`.get` calls: an argument, a config value or a literal."""
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Call):
+            func = node.func
+            name = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", None)
+            if name not in _SETTING_CALLS:
+                return False
+            stack.extend(arg.value for arg in node.args)
+            continue
+        if isinstance(node, (cst.BaseCompOp, cst.BaseBooleanOp, cst.BaseUnaryOp)):
+            continue
+        if type(node).__name__ not in _SETTING_NODES:
+            return False
+        stack.extend(children(node))
+    return True
+
+
+def _periodic(test) -> bool:
+    stack = [test]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Modulo):
+            return True
+        # `batch_idx == 0`, `batch_idx < 10`: the first steps only
+        first_steps = (cst.Equal, cst.LessThan, cst.LessThanEqual)
+        if isinstance(node, cst.Comparison) and any(isinstance(t.operator, first_steps) for t in node.comparisons):
+            names = [node.left] + [t.comparator for t in node.comparisons]
+            if any(_last_name(name) in _STEP_COUNTERS for name in names):
+                return True
+        if isinstance(node, (cst.Name, cst.Attribute)):
+            words = set(_last_name(node).lower().split("_"))
+            if words & _PERIODIC_WORDS or {"should", "log"} <= words:
+                return True
+            if isinstance(node, cst.Attribute):
+                continue
+        stack.extend(children(node))
+    return False
+
+
+def _last_name(node) -> str:
+    if isinstance(node, cst.Attribute):
+        return node.attr.value
+    return node.value if isinstance(node, cst.Name) else ""
