@@ -142,10 +142,11 @@ def test_arguments_that_cannot_be_reasoned_about_get_no_fix_and_no_crash(tmp_pat
         "h = torch.cuda.amp.autocast(True)\n"
         "i = torch.cuda.amp.custom_fwd\n"
         "j = torch.range(0, 1, 0)\n"
+        "k = torch.qr(some=False)\n"
     )
     root = project(tmp_path, "2.4", {"m.py": source})
     found = findings(root)
-    assert [row for _, row, _, _ in found] == list(range(3, 13))
+    assert [row for _, row, _, _ in found] == list(range(3, 14))
     assert not any(fixable for *_, fixable in found)
     before = (root / "m.py").read_text()
     fix(root, "--unsafe-fixes")

@@ -63,36 +63,45 @@ def rename(call, spelled: str, decorator: bool) -> Optional[str]:
     return spelled if call is None else None  # the reference itself is replaced (see `edits_reference`)
 
 
-def qr(call, spelled: str, decorator: bool) -> Optional[str]:
+def _bound(call, most_positional: int, keywords_allowed: frozenset) -> Optional[tuple]:
+    """(positional, keywords) of a call with at least one argument, at most
+    `most_positional` of them positional and only the keywords allowed; else None."""
     args = _plain_args(call) if call is not None else None
     if not args:
         return None
     positional, keywords = _split(args)
-    if len(positional) > 2 or set(keywords) - {"input", "some", "out"}:
+    if len(positional) > most_positional or set(keywords) - keywords_allowed:
         return None
+    return positional, keywords
+
+
+def qr(call, spelled: str, decorator: bool) -> Optional[str]:
+    bound = _bound(call, 2, frozenset({"input", "some", "out"}))
+    if bound is None:
+        return None
+    positional, keywords = bound
     some = _parameter(positional, keywords, 1, "some")
     reduced = True if some is None else _literal_bool(some.value)
-    if reduced is None:
-        return None
     first = _parameter(positional, keywords, 0, "input")
-    parts = [_arg_text(first)] + ([] if reduced else ['mode="complete"'])
+    if reduced is None or first is None:
+        return None
+    # positional: the torch.linalg functions call their input `A`, not `input`
+    parts = [code(first.value)] + ([] if reduced else ['mode="complete"'])
     parts += [_arg_text(keywords["out"])] if "out" in keywords else []
     return _call(spelled, parts)
 
 
 def cholesky(call, spelled: str, decorator: bool) -> Optional[str]:
-    args = _plain_args(call) if call is not None else None
-    if not args:
+    bound = _bound(call, 2, frozenset({"input", "upper", "out"}))
+    if bound is None:
         return None
-    positional, keywords = _split(args)
-    if len(positional) > 2 or set(keywords) - {"input", "upper", "out"}:
-        return None
+    positional, keywords = bound
     upper_arg = _parameter(positional, keywords, 1, "upper")
     upper = False if upper_arg is None else _literal_bool(upper_arg.value)
-    if upper is None or (upper and "out" in keywords):
-        return None
     first = _parameter(positional, keywords, 0, "input")
-    parts = [_arg_text(first)] + ([_arg_text(keywords["out"])] if "out" in keywords else [])
+    if upper is None or first is None or (upper and "out" in keywords):
+        return None
+    parts = [code(first.value)] + ([_arg_text(keywords["out"])] if "out" in keywords else [])
     return _call(spelled, parts) + (".mH" if upper else "")
 
 
