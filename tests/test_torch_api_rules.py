@@ -187,3 +187,12 @@ def test_flake8_reports_the_same_findings(tmp_path):
     assert reported == ["m.py:2:24: TL101", "m.py:4:19: TL101", "m.py:4:5: TL102"]
     cli = findings(root)
     assert sorted((c, r, col) for c, r, col, _ in cli) == [("TL101", 2, 24), ("TL101", 4, 19), ("TL102", 4, 5)]
+
+
+def test_an_import_read_in_a_string_annotation_is_kept(tmp_path):
+    source = 'import torch\n\n\ndef f(x: "torch.Tensor"):\n    return torch._six.inf\n'
+    root = project(tmp_path, None, {"m.py": source})
+    fix(root)
+    text = (root / "m.py").read_text()
+    assert text == 'import math\nimport torch\n\n\ndef f(x: "torch.Tensor"):\n    return math.inf\n'
+    assert pyflakes_problems(root / "m.py") == ""

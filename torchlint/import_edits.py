@@ -49,10 +49,14 @@ def import_edit(module, positions, newline: str, module_name: str) -> Edit:
 
 def name_reads(view, local: str) -> int:
     """How often the file names `local` outside imports (stdlib-ast `Name` nodes, in any
-    scope, so a same-named local elsewhere counts too); a quoted `"local"` in a file with
-    `__all__` counts as a read, since a re-export needs the import."""
+    scope, so a same-named local elsewhere counts too). A quoted `"local"` in a file with
+    `__all__` (a re-export) and `local.` inside a string (an annotation such as
+    `"torch.Tensor"`, which pyflakes reads) count as one more read."""
     count = sum(1 for node in view.nodes_of(ast.Name) if node.id == local)
-    if "__all__" in view.text and re.search(r"[\'\"]" + re.escape(local) + r"[\'\"]", view.text):
+    name = re.escape(local)
+    if "__all__" in view.text and re.search(r"[\'\"]" + name + r"[\'\"]", view.text):
+        count += 1
+    if re.search(r"[\'\"][^\'\"\n]*(?<![.\w])" + name + r"\.", view.text):
         count += 1
     return count
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ast
 from functools import lru_cache
-from typing import ClassVar, Dict, List, Optional
+from typing import Dict, List, Optional
 
 from packaging.version import Version
 
@@ -22,12 +22,12 @@ from torchlint.import_edits import (
     block_lengths,
     import_edit,
     module_level_binding,
+    name_reads,
+    reads,
     rebind_module,
     remove_alias,
     replace_line,
     spell,
-    name_reads,
-    reads,
 )
 from torchlint.lazy import cst
 from torchlint.names import ast_dotted_name, cst_dotted_name, cst_module_name, resolve
@@ -52,8 +52,6 @@ def at_target(version: Optional[str], config: Config) -> bool:
 class TorchApiRule(Rule):
     fixable = True
     triggers = tuple(sorted(LAST_NAMES | {"functorch", "_six", "_utils"}))
-    # what the finding says the API is: "removed", "deprecated", "non-public"
-    status: ClassVar[str]
 
     @classmethod
     def selects(cls, api: TorchApi, config: Config) -> bool:
