@@ -375,9 +375,37 @@ def deprecated_api(draw) -> Tuple[Block, Block]:
     return header, body + lines("    return x")
 
 
+# ---- TL201-TL209: loads, checkpoints, typos, torchvision, cuDNN and CUDA variables -----------
+
+# (import lines, statements of a function body) in the shapes the rules fix, skip, or only report
+CORRECTNESS_USES = (
+    ((), "sd = torch.load(path, map_location='cpu')\nfull = torch.load(path, weights_only=False)"),
+    (("import pickle",), "o = torch.load(path,\n    pickle_module=pickle,\n)"),
+    (("from torch.hub import load_state_dict_from_url",), "w = load_state_dict_from_url(cfg.url)"),
+    (("from torch.utils.checkpoint import checkpoint as ckpt",), "y = ckpt(f, x) + ckpt(f, x, **opts)"),
+    (("import torch.utils.checkpoint as cp",), "y = cp.checkpoint_sequential(layers, 2, x,)"),
+    ((), "x.weight.require_grad = False\na.requires_grads, b.required_grad = True, flag"),
+    (("import torchvision.models as tvm",), "m = tvm.resnet50(pretrained=True, progress=False)"),
+    (("from torchvision.models import detection",), "d = detection.fasterrcnn_resnet50_fpn(pretrained_backbone=flag)"),
+    (("from torchvision.transforms import v2",), "t = v2.Compose([v2.ToTensor(), v2.ToTensor()])"),
+    (("import os",), "x = x.cuda()\nos.environ['CUDA_LAUNCH_BLOCKING'] = '1'\nos.environ.setdefault('TORCH_USE_CUDA_DSA', '1')"),
+    ((), "torch.backends.cudnn.enabled = False"),
+)
+
+
+@st.composite
+def correctness_api(draw) -> Tuple[Block, Block]:
+    chosen = draw(st.lists(st.sampled_from(CORRECTNESS_USES), min_size=1, max_size=3, unique=True))
+    header = [(0, statement) for statement in dict.fromkeys(s for imports, _ in chosen for s in imports)]
+    body = lines("def load_step(x, f, flag, path, cfg, layers, a, b, **opts):")
+    for _, use in chosen:
+        body += lines(*use.split("\n"), depth=1)
+    return header, body + lines("    return x")
+
+
 # ---- rendering ---------------------------------------------------------------------------
 
-FRAGMENTS = st.one_of(heavy_import(), conv_module(), sync_module(), rnn_module(), deprecated_api())
+FRAGMENTS = st.one_of(heavy_import(), conv_module(), sync_module(), rnn_module(), deprecated_api(), correctness_api())
 
 
 @st.composite
