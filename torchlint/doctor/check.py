@@ -428,6 +428,10 @@ def visible_devices_problem(value: str) -> Optional[str]:
     entries = [entry.strip() for entry in value.split(",")]
     if value.strip() in ("", "-1"):
         return "This hides every GPU from CUDA in this process."
+    if any(mark in value for mark in "[]()'\""):
+        bare = ",".join(part.strip(" []()'\"") for part in value.split(","))
+        return (f"{value!r} is not a device list: CUDA reads {entries[0]!r} as the first entry, cannot parse it, "
+                f"and stops, so no GPU is visible. Write it without brackets or quotes: CUDA_VISIBLE_DEVICES={bare}.")
     for position, entry in enumerate(entries):
         if not _VISIBLE_ENTRY.match(entry):
             shown = "no GPU" if position == 0 else "only " + ",".join(entries[:position])
