@@ -78,7 +78,8 @@ class DeprecatedTorchApi(TorchApiRule):
     copy, and the result is the very tensor); `torch.nn.utils.weight_norm` ->
     `torch.nn.utils.parametrizations.weight_norm` (the state dict holds
     `parametrizations.weight.original0/1` instead of `weight_g`/`weight_v`, so old
-    checkpoints no longer load as they are).
+    checkpoints no longer load as they are; not offered in a file that calls
+    `remove_weight_norm`, which fails on a parametrized module).
 
     No fix: `torch.svd` (returns `Vh`, and `some` is the opposite of `full_matrices`),
     `torch.norm` (the replacement depends on what the call means), `triangular_solve`

@@ -196,3 +196,12 @@ def test_an_import_read_in_a_string_annotation_is_kept(tmp_path):
     text = (root / "m.py").read_text()
     assert text == 'import math\nimport torch\n\n\ndef f(x: "torch.Tensor"):\n    return math.inf\n'
     assert pyflakes_problems(root / "m.py") == ""
+
+
+def test_weight_norm_is_not_migrated_beside_remove_weight_norm(tmp_path):
+    # remove_weight_norm raises on a module that parametrizations.weight_norm made
+    source = (
+        "import torch\n\nconv = torch.nn.utils.weight_norm(conv)\n"
+        "torch.nn.utils.remove_weight_norm(conv)\n"
+    )
+    assert findings(project(tmp_path, None, {"m.py": source})) == [("TL102", 3, 8, False), ("TL102", 4, 1, False)]

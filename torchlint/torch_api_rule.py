@@ -178,6 +178,8 @@ class TorchApiRule(Rule):
     # ---- fixing ---------------------------------------------------------------
 
     def _fixable(self, api: TorchApi) -> bool:
+        if api.no_fix_beside is not None and api.no_fix_beside in self.context.text:
+            return False
         return api.rewrite is not None and at_target(api.replacement_since, self.context.config)
 
     def _applicability(self, api: TorchApi) -> Applicability:

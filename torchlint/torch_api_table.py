@@ -36,6 +36,8 @@ class TorchApi:
     non_public: bool = False
     # the release that withdrew the deprecation (the name is public API again)
     withdrawn_in: Optional[str] = None
+    # no fix in a file that names this: the old API's partner the rewrite would break
+    no_fix_beside: Optional[str] = None
 
 
 def _functorch(member: str) -> TorchApi:
@@ -99,7 +101,8 @@ TABLE: Tuple[TorchApi, ...] = (
              rewrite="rename", safe=False,
              reference="https://pytorch.org/docs/stable/generated/torch.nn.utils.weight_norm.html",
              note="the parametrized module saves `parametrizations.weight.original0/1`, "
-             "not `weight_g`/`weight_v`: old checkpoints no longer load as they are"),
+             "not `weight_g`/`weight_v`: old checkpoints no longer load as they are",
+             no_fix_beside="remove_weight_norm"),
     TorchApi("torch.nn.utils.remove_weight_norm", "torch.nn.utils.parametrize.remove_parametrizations", "2.1", None,
              "2.1", reference="https://pytorch.org/docs/stable/generated/torch.nn.utils.weight_norm.html"),
     TorchApi("torch.backends.cuda.sdp_kernel", "torch.nn.attention.sdpa_kernel", "2.3", None, "2.3",
