@@ -67,17 +67,21 @@ def test_hand_written_slips_are_one_line_naming_the_field(run_python, tmp_path, 
     assert len(out.stderr.strip().splitlines()) == 1 and field in out.stderr and "internal error" not in out.stderr
 
 
+def visible_devices_row(run_python, tmp_path, facts_dir, value):
+    record = json.loads((facts_dir / "healthy-h100.json").read_text())
+    record["env"]["CUDA_VISIBLE_DEVICES"] = value
+    (tmp_path / "f.json").write_text(json.dumps(record))
+    out = doctor(run_python, tmp_path, "--facts", "f.json", "--format", "json")
+    return next(r for r in json.loads(out.stdout)["results"] if r["name"] == "cuda-visible-devices")
+
+
 @pytest.mark.parametrize("value, words", [
     ("[1,2,3]", ["'[1,2,3]'", "no GPU is visible"]),
     ("0,1,x,2", ["'x'", "only 0,1 is visible"]),
     ("cuda:0", ["'cuda:0'"]),
 ])
 def test_malformed_cuda_visible_devices_is_explained(run_python, tmp_path, facts_dir, value, words):
-    record = json.loads((facts_dir / "healthy-h100.json").read_text())
-    record["env"]["CUDA_VISIBLE_DEVICES"] = value
-    (tmp_path / "f.json").write_text(json.dumps(record))
-    out = doctor(run_python, tmp_path, "--facts", "f.json", "--format", "json")
-    row = next(r for r in json.loads(out.stdout)["results"] if r["name"] == "cuda-visible-devices")
+    row = visible_devices_row(run_python, tmp_path, facts_dir, value)
     assert row["status"] == "warn"
     for word in words:
         assert word in row["advice"]
@@ -85,12 +89,7 @@ def test_malformed_cuda_visible_devices_is_explained(run_python, tmp_path, facts
 
 @pytest.mark.parametrize("value", ["0,1", "GPU-8f6c2a1e-1b2c-4d5e-9f00-123456789abc", "MIG-GPU-8f6c2a1e/1/0"])
 def test_well_formed_cuda_visible_devices_passes(run_python, tmp_path, facts_dir, value):
-    record = json.loads((facts_dir / "healthy-h100.json").read_text())
-    record["env"]["CUDA_VISIBLE_DEVICES"] = value
-    (tmp_path / "f.json").write_text(json.dumps(record))
-    out = doctor(run_python, tmp_path, "--facts", "f.json", "--format", "json")
-    row = next(r for r in json.loads(out.stdout)["results"] if r["name"] == "cuda-visible-devices")
-    assert row["status"] == "pass"
+    assert visible_devices_row(run_python, tmp_path, facts_dir, value)["status"] == "pass"
 
 
 def test_an_empty_torch_requirement_is_an_error_not_any(run_python, tmp_path, facts_dir):

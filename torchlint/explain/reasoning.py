@@ -11,9 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import List, Optional, Sequence, Set
 
-from packaging.version import InvalidVersion, Version
-
-from torchlint.doctor.check import kernel_coverage, parse_arch, visible_devices_problem
+from torchlint.doctor.check import _version, kernel_coverage, parse_arch, visible_devices_problem
 from torchlint.doctor.compat import (
     COMPATIBILITY_DOC,
     PREVIOUS_VERSIONS_PAGE,
@@ -113,13 +111,6 @@ def _stated_arch_list(evidence: Evidence, capability: str) -> Optional[str]:
     if minimum and _version(capability) is not None and _version(capability) < _version(minimum):
         return f"torch says its minimum capability is {minimum}"
     return None
-
-
-def _version(text: Optional[str]) -> Optional[Version]:
-    try:
-        return Version(text) if text else None
-    except InvalidVersion:
-        return None
 
 
 def _driver(evidence: Evidence) -> List[Diagnosis]:
