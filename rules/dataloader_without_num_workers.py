@@ -1,10 +1,11 @@
 from __future__ import annotations
 
 import ast
+from typing import AbstractSet, Optional
 
 from torchlint.config import Config
 from torchlint.rule import Invalid, Rule, SourceView
-from torchlint.torch_calls import TORCH_DATALOADERS, ast_is_dataloader, split_args
+from torchlint.torch_calls import TORCH_DATALOADERS, ast_is_dataloader, call_definitions, split_args
 
 # DataLoader(dataset, batch_size, shuffle, sampler, batch_sampler, num_workers, ...)
 _NUM_WORKERS_POSITION = 5
@@ -86,6 +87,10 @@ class DataLoaderWithoutNumWorkers(Rule):
         Invalid("import torch.utils.data as data\n\nloader = data.DataLoader(ds)\n"),
         Invalid("import torch\n\nloader = torch.utils.data.DataLoader(ds, 8, True)\n"),
     )
+
+    @classmethod
+    def needed_definitions(cls, view: SourceView, config: Config) -> Optional[AbstractSet[int]]:
+        return call_definitions(view, cls.triggers, *TORCH_DATALOADERS)
 
     @classmethod
     def gate(cls, view: SourceView, config: Config) -> bool:

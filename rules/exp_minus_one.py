@@ -1,17 +1,19 @@
 from __future__ import annotations
 
 import ast
-from typing import Optional
+from typing import AbstractSet, Optional
 
 from torchlint.config import Config
-from torchlint.ftypes import Applicability, Fix
+from torchlint.ftypes import Applicability
 from torchlint.lazy import cst
-from torchlint.rule import Invalid, Positions, Rule, SourceView
+from torchlint.name_rewrites import RewriteGroup
+from torchlint.rule import Invalid, Rule, SourceView
 from torchlint.torch_calls import (
     ast_imports_torch,
     ast_is_one,
     ast_method_receiver,
     ast_torch_function,
+    call_definitions,
     has_comment,
     is_one,
     method_receiver,
@@ -61,14 +63,15 @@ class ExpMinusOne(Rule):
     `exp(x) - 1` is exact the two agree to float rounding; where it cancels, the new
     result is the right one; and `x = -0.0` gives `-0.0` instead of `0.0`. A different
     float result is a behaviour change (ruff's FURB163 is unsafe for the same reason;
-    TorchFix's TOR107 has no fix). `tests/test_tl301_tl303_numerics.py` checks the
+    TorchFix's TOR107 has no fix). `tests/test_tl3xx_values.py` checks the
     agreement on random and edge inputs.
 
     Only `exp(...) - 1` is matched: `a + torch.exp(x) - 1` is `(a + exp(x)) - 1` to
     Python and is left alone, as are calls with keywords (`torch.exp(x, out=buf) - 1`
     writes `buf`). The fix keeps the spelling (`T.exp(x) - 1` becomes `T.expm1(x)`; with
     only `from torch import exp` it uses the module's `torch` name or the tensor method
-    `x.expm1()`, adding no import); with a comment inside, no fix.
+    `x.expm1()`, adding no import, and removing the import of `exp` when no read is
+    left); with a comment inside, no fix.
 
     ## Options
     None.
@@ -81,7 +84,7 @@ class ExpMinusOne(Rule):
     name = "exp-minus-one"
     summary = "`torch.exp(x) - 1` cancels for small `x`: use `torch.expm1(x)`"
     fixable = True
-    triggers = ("exp(",)
+    triggers = ("exp(", "exp as ")
 
     VALID = (
         "import torch\n\ny = torch.expm1(x)\nz = torch.exp(x) - 2\nw = 1 - torch.exp(x)\n",
@@ -105,11 +108,15 @@ class ExpMinusOne(Rule):
             unsafe_fixed="import torch\n\ny = (a + b).expm1()\n",
         ),
         Invalid(
-            "from torch import exp\n\ny = exp(x) - 1\n",
-            unsafe_fixed="from torch import exp\n\ny = x.expm1()\n",
+            "from torch import exp, sin\n\ny = exp(x) - 1 + sin(x)\n",
+            unsafe_fixed="from torch import sin\n\ny = x.expm1() + sin(x)\n",
         ),
         Invalid("import torch\n\ny = (torch.exp(x) -  # keep me\n    1)\n"),
     )
+
+    @classmethod
+    def needed_definitions(cls, view: SourceView, config: Config) -> Optional[AbstractSet[int]]:
+        return call_definitions(view, cls.triggers, "torch.exp")
 
     @classmethod
     def gate(cls, view: SourceView, config: Config) -> bool:
@@ -122,6 +129,10 @@ class ExpMinusOne(Rule):
             isinstance(node.op, ast.Sub) and ast_is_one(node.right) and ast_exp_operand(node.left, table) is not None
             for node in view.nodes_of(ast.BinOp)
         )
+
+    def __init__(self, context) -> None:
+        super().__init__(context)
+        self._rewrites = RewriteGroup.of(context)
 
     def visit_BinaryOperation(self, node) -> None:
         if not isinstance(node.operator, cst.Subtract) or not is_one(node.right):
@@ -143,8 +154,7 @@ class ExpMinusOne(Rule):
         if not has_comment(node):
             content = rewritten_call(self.context.module, call, function_form, imports, operand, "expm1")
 
-            def fix(positions: Positions) -> Fix:
-                return Fix(f"Use `{content}`", (positions.replace(node, content),), Applicability.UNSAFE)
+            fix = self._rewrites.fix(self.code, node, content, f"Use `{content}`", Applicability.UNSAFE)
 
         shown = "torch.exp(x) - 1" if function_form else "x.exp() - 1"
         self.report(node, f"`{shown}` cancels the leading 1 and loses small `x`: use `expm1(x)`", fix)

@@ -1,17 +1,19 @@
 from __future__ import annotations
 
 import ast
-from typing import Optional
+from typing import AbstractSet, Optional
 
 from torchlint.config import Config
-from torchlint.ftypes import Applicability, Fix
+from torchlint.ftypes import Applicability
 from torchlint.lazy import cst
-from torchlint.rule import Invalid, Positions, Rule, SourceView
+from torchlint.name_rewrites import RewriteGroup
+from torchlint.rule import Invalid, Rule, SourceView
 from torchlint.torch_calls import (
     ast_imports_torch,
     ast_is_one,
     ast_method_receiver,
     ast_torch_function,
+    call_definitions,
     has_comment,
     is_one,
     method_receiver,
@@ -85,13 +87,14 @@ class LogOnePlus(Rule):
     a checkpoint comparison would see it. Ruff draws the same line for the same kind of
     rewrite (FURB163, `math.log(x, 2)` to `math.log2(x)`, is unsafe "due to
     floating-point rounding"); TorchFix (TOR106) offers no fix at all.
-    `tests/test_tl301_tl303_numerics.py` checks that the results agree on random and edge
+    `tests/test_tl3xx_values.py` checks that the results agree on random and edge
     inputs (0, -0.0, -1, below -1, inf, nan, tiny and huge values) in float16, bfloat16,
     float32, float64, int and bool, and that `log1p` is never less accurate.
 
     The fix keeps the spelling: `T.log(1 + x)` becomes `T.log1p(x)`; with only `from
     torch import log` in the module it uses the module's `torch` name if there is one,
-    else the tensor method `x.log1p()`, so no import is added. A call with a comment
+    else the tensor method `x.log1p()`, so no import is added; when the rewrites take
+    away every read of `log`, its import goes in the same fix. A call with a comment
     inside is reported without a fix (the rewrite would drop the comment). Only a call
     with a single positional argument is reported (not `torch.log(1 + x, out=buf)`).
 
@@ -106,7 +109,7 @@ class LogOnePlus(Rule):
     name = "log-one-plus"
     summary = "`torch.log(1 + x)` rounds `1 + x` first: use `torch.log1p(x)`"
     fixable = True
-    triggers = ("log(",)
+    triggers = ("log(", "log as ")
 
     VALID = (
         "import torch\n\ny = torch.log(2 + x)\nz = torch.log1p(x)\nw = torch.log(1 - x)\n",
@@ -132,11 +135,20 @@ class LogOnePlus(Rule):
             unsafe_fixed="import torch\n\ny = (a * b).log1p()\n",
         ),
         Invalid(
-            "from torch import log\n\ny = log(1 + x.exp())\n",
-            unsafe_fixed="from torch import log\n\ny = x.exp().log1p()\n",
+            "import os\nfrom torch import log\n\ny = log(1 + x.exp())\n",
+            unsafe_fixed="import os\n\ny = x.exp().log1p()\n",
+        ),
+        # two uses: the import goes only with both, in one fix; `exp` stays read
+        Invalid(
+            "import torch\nfrom torch import exp, log\n\na = log(1 + x)\nb = log(exp(y) + 1)\n",
+            unsafe_fixed="import torch\nfrom torch import exp\n\na = torch.log1p(x)\nb = torch.log1p(exp(y))\n",
         ),
         Invalid("import torch\n\ny = torch.log(1 +  # keep me\n    x)\n"),
     )
+
+    @classmethod
+    def needed_definitions(cls, view: SourceView, config: Config) -> Optional[AbstractSet[int]]:
+        return call_definitions(view, cls.triggers, "torch.log")
 
     @classmethod
     def gate(cls, view: SourceView, config: Config) -> bool:
@@ -146,6 +158,10 @@ class LogOnePlus(Rule):
         if not ast_imports_torch(table):
             return False
         return any(ast_plus_one(_ast_operand(call, table)) for call in view.nodes_of(ast.Call))
+
+    def __init__(self, context) -> None:
+        super().__init__(context)
+        self._rewrites = RewriteGroup.of(context)
 
     def visit_Call(self, node) -> None:
         imports = self.context.imports
@@ -163,8 +179,7 @@ class LogOnePlus(Rule):
         if not has_comment(node):
             content = rewritten_call(module, node, function_form, imports, operand, "log1p")
 
-            def fix(positions: Positions) -> Fix:
-                return Fix(f"Use `{content}`", (positions.replace(node, content),), Applicability.UNSAFE)
+            fix = self._rewrites.fix(self.code, node, content, f"Use `{content}`", Applicability.UNSAFE)
 
         self.report(
             node,

@@ -2,17 +2,20 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
-from typing import Any, List, Optional
+from typing import AbstractSet, Any, List, Optional
 
 from torchlint.config import Config
-from torchlint.ftypes import Applicability, Fix
+from torchlint.ftypes import Applicability
 from torchlint.lazy import cst
-from torchlint.rule import Invalid, Positions, Rule, SourceView
+from torchlint.name_rewrites import RewriteGroup
+from torchlint.rule import Invalid, Rule, SourceView
 from torchlint.torch_calls import (
     ast_imports_torch,
     ast_method_receiver,
     ast_torch_function,
+    call_definitions,
     has_comment,
+    is_name,
     method_receiver,
     only_argument,
     receiver_code,
@@ -42,7 +45,8 @@ def _ast_sums_exp_over_dim(node: Optional[ast.AST], table) -> bool:
         summed = args.pop(0) if args else None
     else:
         summed = ast_method_receiver(node, "sum")
-    has_dim = bool(args) or any(k.arg == "dim" for k in node.keywords)
+    dims = args[:1] + [k.value for k in node.keywords if k.arg == "dim"]
+    has_dim = bool(dims) and not (isinstance(dims[0], ast.Constant) and dims[0].value is None)
     return has_dim and len(args) <= 2 and _ast_unary_operand(summed, table, "exp") is not None
 
 
@@ -88,7 +92,8 @@ class LogSumExp(Rule):
     torch.exp(x), dim=d))`, `torch.log(torch.exp(x).sum(d))`, `x.exp().sum(dim=d,
     keepdim=True).log()` and the other mixes of function and method spellings, under any
     import spelling. Only with a `dim`: a sum over all elements has no `logsumexp`
-    counterpart with the same meaning (`torch.logsumexp` needs `dim`).
+    counterpart with the same meaning (`torch.logsumexp` needs `dim`; `dim=None` counts
+    as none).
 
     ## Why is this bad?
     `exp` overflows float32 for inputs above about 88 (float16 above about 11), so the
@@ -121,7 +126,8 @@ class LogSumExp(Rule):
     `torch.logsumexp`, so such a call is reported without a fix, as is one with a
     comment inside or a `dtype=` / `out=` argument (not reported). The fix uses the
     call's own spelling of `torch` (or the module's), else the tensor method
-    `x.logsumexp(...)`, and adds no import. `tests/test_tl301_tl303_numerics.py`
+    `x.logsumexp(...)`, and adds no import; imports of `log`, `sum` or `exp` that
+    the rewrites leave unread are removed in the same fix. `tests/test_tl3xx_values.py`
     checks the agreement on random and edge inputs.
 
     ## Options
@@ -135,12 +141,13 @@ class LogSumExp(Rule):
     name = "log-sum-exp"
     summary = "`log(sum(exp(x), dim))` overflows: use `torch.logsumexp(x, dim)`"
     fixable = True
-    triggers = ("exp(",)
+    triggers = ("exp(", "exp as ")
 
     VALID = (
         "import torch\n\ny = torch.logsumexp(x, dim=1)\n",
         # no dim: a sum over all elements
-        "import torch\n\ny = torch.log(torch.sum(torch.exp(x)))\nz = x.exp().sum().log()\n",
+        "import torch\n\ny = torch.log(torch.sum(torch.exp(x)))\nz = x.exp().sum().log()\n"
+        "w = torch.log(torch.exp(x).sum(dim=None))\n",
         "import torch\n\ny = torch.log(torch.sum(torch.exp(x), dim=1, dtype=torch.float64))\n",
         "import numpy as np\n\ny = np.log(np.sum(np.exp(x), axis=1))\n",
         "y = x.exp().sum(1).log()\n",
@@ -161,12 +168,16 @@ class LogSumExp(Rule):
             unsafe_fixed="import torch\n\ny = (x * t).logsumexp(dim=(1, 2))\n",
         ),
         Invalid(
-            "from torch import exp, log\n\ny = log(exp(x).sum(-1))\n",
-            unsafe_fixed="from torch import exp, log\n\ny = x.logsumexp(-1)\n",
+            "import numpy as np\nfrom torch import exp, log\n\ny = log(exp(x).sum(-1))\n",
+            unsafe_fixed="import numpy as np\n\ny = x.logsumexp(-1)\n",
         ),
         # dim may be None at run time: reported, no fix
         Invalid("import torch\n\ndef f(x, dim=None):\n    return torch.log(torch.exp(x).sum(dim))\n"),
     )
+
+    @classmethod
+    def needed_definitions(cls, view: SourceView, config: Config) -> Optional[AbstractSet[int]]:
+        return call_definitions(view, cls.triggers, "torch.exp", "torch.log", "torch.sum")
 
     @classmethod
     def gate(cls, view: SourceView, config: Config) -> bool:
@@ -178,6 +189,10 @@ class LogSumExp(Rule):
         return any(
             _ast_sums_exp_over_dim(_ast_unary_operand(call, table, "log"), table) for call in view.nodes_of(ast.Call)
         )
+
+    def __init__(self, context) -> None:
+        super().__init__(context)
+        self._rewrites = RewriteGroup.of(context)
 
     def visit_Call(self, node) -> None:
         imports = self.context.imports
@@ -194,8 +209,7 @@ class LogSumExp(Rule):
         if _literal_dims(found.dim.value) and not has_comment(node):
             content = self._rewrite(module, found, imports)
 
-            def fix(positions: Positions) -> Fix:
-                return Fix(f"Use `{content}`", (positions.replace(node, content),), Applicability.UNSAFE)
+            fix = self._rewrites.fix(self.code, node, content, f"Use `{content}`", Applicability.UNSAFE)
 
         self.report(node, "`log(sum(exp(x), dim))` overflows for large `x`: use `torch.logsumexp(x, dim)`", fix)
 
@@ -218,7 +232,7 @@ class LogSumExp(Rule):
         keywords = parts[1]
         dim = positional_args[0] if positional_args else keywords.get("dim")
         keepdim = positional_args[1] if len(positional_args) > 1 else keywords.get("keepdim")
-        if dim is None or len(positional_args) > 2:
+        if dim is None or is_name(dim.value, "None") or len(positional_args) > 2:
             return None
         operand, exp_function = _unary_operand(summed, imports, "exp")
         if operand is None:

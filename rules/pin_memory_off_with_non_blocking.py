@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 import ast
-from typing import List, Optional, Tuple
+from typing import AbstractSet, List, Optional
 
 from torchlint.config import Config
 from torchlint.ftypes import Applicability, Fix
@@ -11,6 +11,7 @@ from torchlint.torch_calls import (
     ast_is_dataloader,
     ast_keyword_is,
     ast_method_receiver,
+    call_definitions,
     is_name,
     keyword_arg,
     method_receiver,
@@ -116,9 +117,9 @@ class PinMemoryOffWithNonBlocking(Rule):
     )
 
     @classmethod
-    def statement_words(cls, view: SourceView, config: Config) -> Tuple[str, ...]:
+    def needed_definitions(cls, view: SourceView, config: Config) -> Optional[AbstractSet[int]]:
         # the copies may sit in a function that never mentions pin_memory
-        return cls.triggers + ("non_blocking",)
+        return call_definitions(view, cls.triggers + ("non_blocking",))
 
     @classmethod
     def gate(cls, view: SourceView, config: Config) -> bool:

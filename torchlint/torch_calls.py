@@ -9,7 +9,7 @@ visitors, the same way in both.
 from __future__ import annotations
 
 import ast
-from typing import Dict, List, Optional, Tuple
+from typing import AbstractSet, Dict, List, Optional, Tuple
 
 from torchlint.lazy import cst
 from torchlint.names import ImportMap, ImportTable, ast_dotted_name, resolve
@@ -142,3 +142,15 @@ def rewritten_call(module, call, function_form: bool, imports, operand, name: st
     if prefix is not None:
         return f"{prefix}.{name}({module.code_for_node(operand)})"
     return f"{receiver_code(module, operand)}.{name}()"
+
+
+def call_definitions(view, words: Tuple[str, ...], *functions: str) -> Optional[AbstractSet[int]]:
+    """The top-level definitions a rule needs parsed (see torchlint/elide.py): those holding
+    one of `words` or a call of one of `functions` imported under another name (`e(` after
+    `from torch import exp as e`, which a trigger such as `exp(` misses)."""
+    from torchlint.elide import definitions_holding
+
+    renamed = tuple(
+        f"{local}(" for local, target in view.imports.items() if target in functions and not target.endswith(f".{local}")
+    )
+    return definitions_holding(view, words + renamed)
