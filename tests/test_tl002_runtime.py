@@ -90,7 +90,7 @@ def test_fixed_model_traces_with_fx(models):
     a, b = _pair(models, "TextDetector")
     traced = fx.symbolic_trace(b)
     asserts = [node for node in traced.graph.nodes if node.target is torch._assert]
-    assert len(asserts) == 2 + 2  # the backbone's own two, and two for the fusion
+    assert len(asserts) == 2 + 1  # the backbone's own two, and one for the fusion
     images = torch.randn(2, 3, 64, 64)
     with torch.no_grad():
         assert torch.equal(traced(images)["probability"], a(images)["probability"])
@@ -125,7 +125,7 @@ SKIP_MESSAGE = "mix expects 16 input channels, got shape "
 def encoders(tmp_path_factory):
     """The original and the fixed Encoder: a top-level model (nothing uses it as a part),
     so with check-model-inputs both its entry conv and the conv over the concatenation
-    get a guard."""
+    get a guard: one each, layout and channel count together."""
     work = tmp_path_factory.mktemp("encoder")
     (work / "encoder.py").write_text(ENCODER, encoding="utf-8")
     (work / "pyproject.toml").write_text(
@@ -133,7 +133,7 @@ def encoders(tmp_path_factory):
     )
     result = run_torchlint("check", "--no-cache", "--fix", "--select", "TL002", "encoder.py", cwd=work)
     assert result.returncode == 0, result.stdout.decode() + result.stderr.decode()
-    assert (work / "encoder.py").read_text(encoding="utf-8").count("torch._assert(") == 4
+    assert (work / "encoder.py").read_text(encoding="utf-8").count("torch._assert(") == 2
     fixed = _load(work / "encoder.py", "encoder_fixed")
     (work / "original.py").write_text(ENCODER, encoding="utf-8")
     torch.manual_seed(0)
@@ -163,6 +163,18 @@ def test_fixed_encoder_message_is_as_informative_as_pytorchs(encoders, shapes, m
     assert str(ours.value) == f"{message}torch.Size({shown})"  # ...and so does the guard, with the layer
 
 
+@pytest.mark.parametrize(
+    "sample", [(2, 1, 4, 16, 16), (4, 16)], ids=["one-dim-too-many", "one-dim-short"]
+)
+def test_fixed_encoder_guard_checks_the_layout_too(encoders, sample):
+    """The one guard per conv also does the old layout check: a tensor with a dim too many
+    or too few fails with the guard's message (not an IndexError, not a spatial size
+    taken for channels)."""
+    _, b = encoders
+    with pytest.raises(AssertionError, match=re.escape(f"{SAMPLE_MESSAGE}torch.Size({list(sample)})")):
+        b(*_inputs((sample, (2, 8, 16, 16))))
+
+
 def test_fixed_encoder_scripts(encoders):
     a, b = encoders
     scripted = torch.jit.script(b)
@@ -175,7 +187,7 @@ def test_fixed_encoder_scripts(encoders):
 def test_fixed_encoder_traces_with_fx(encoders):
     a, b = encoders
     traced = fx.symbolic_trace(b)
-    assert sum(node.target is torch._assert for node in traced.graph.nodes) == 4
+    assert sum(node.target is torch._assert for node in traced.graph.nodes) == 2
     with torch.no_grad():
         assert torch.equal(traced(*_inputs(GOOD)), a(*_inputs(GOOD)))
     # the check stays in the graph; the shape in its message is fixed at trace time
