@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, replace
-from typing import Any, Dict, List, Mapping, Optional, Tuple
+from typing import AbstractSet, Any, Dict, List, Mapping, Optional, Tuple
 
 from torchlint.config import Config
 from torchlint.cudnn_off_fix import (
@@ -520,6 +520,10 @@ class CudnnRnnDoubleBackward(FileFlow, Rule):
         return layer.cls is not None and file_classes(self.context).verdict(layer.cls.node) is not False
 
     # ---- project pass ---------------------------------------------------------------------
+
+    @classmethod
+    def needed_definitions(cls, view: SourceView, config: Config) -> Optional[AbstractSet[int]]:
+        return None  # what double backward reaches runs through any function of the file
 
     @classmethod
     def ast_facts(cls, view: SourceView, config: Config) -> Optional[Dict[str, Any]]:

@@ -3,9 +3,10 @@ from __future__ import annotations
 import ast
 import importlib
 from dataclasses import dataclass
-from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Set, Tuple
+from typing import AbstractSet, Any, Dict, Iterator, List, Mapping, Optional, Sequence, Set, Tuple
 
 from torchlint.config import Config
+from torchlint.elide import definitions_holding, statements_holding
 from torchlint.ftypes import Applicability, Diagnostic, Edit, Fix, Location
 from torchlint.layout import tidy_line_deletion
 from torchlint.lazy import cst
@@ -323,6 +324,19 @@ class HeavyImportAtModuleLevel(Rule):
         return next(ast_heavy_imports(view.tree, config.lazy_imports), None) is not None
 
     @classmethod
+    def needed_definitions(cls, view: SourceView, config: Config) -> Optional[AbstractSet[int]]:
+        """The definitions that mention a heavy module or a name one is bound to."""
+        if view.tree is None:
+            return None
+        bound = [local for local, target in view.imports.items() if lazy_module_of(target, None, config.lazy_imports)]
+        for node in module_level_ast_statements(view.tree):
+            called = ast_called_import(node)
+            if called and lazy_module_of(called, None, config.lazy_imports):
+                targets = getattr(node, "targets", None) or [getattr(node, "target", None)]
+                bound.extend(n.id for target in targets for n in ast.walk(target) if isinstance(n, ast.Name))
+        return definitions_holding(view, (*cls.trigger_strings(config, view.path), *bound))
+
+    @classmethod
     def ast_facts(cls, view: SourceView, config: Config) -> Optional[Dict[str, Any]]:
         imported = ast_imported_modules(view.tree) if view.tree is not None else []
         return {"imports": imported} if imported else None
@@ -332,10 +346,11 @@ class HeavyImportAtModuleLevel(Rule):
         if not candidates:
             return
         names = {name for candidate in candidates for name in self._bound_names(candidate)}
+        self._names = names
         # scope analysis of only the statements that mention these names: it is linear
         # but costly, and a generated or data module can be large
         uses = _NameUses(
-            statements_mentioning(node, self.context.view.tree, self.context.text, names), _postpones_annotations(node)
+            statements_mentioning(node, self.context.statement_tree, self.context.text, names), _postpones_annotations(node)
         )
         staying = []  # the candidates whose import stays after every fix
         findings = []
@@ -508,7 +523,11 @@ class HeavyImportAtModuleLevel(Rule):
 
     def _reached_by_name(self) -> "_ReachedByName":
         if not hasattr(self, "_by_name"):
-            self._by_name = _ReachedByName(self.context.view.tree)
+            view = self.context.view
+            names = getattr(self, "_names", None)
+            body = view.tree.body if view.tree else []
+            mentioning = body if names is None else [body[i] for i in statements_holding(view, names)]
+            self._by_name = _ReachedByName(view.tree, mentioning)
         return self._by_name
 
     def _fix(self, candidate: _Candidate, uses: "_NameUses", positions: Positions) -> Fix:
@@ -744,7 +763,9 @@ class _ReachedByName:
     `globals()[...]`, `sys.modules[__name__].x`, or named by a dotted string. Moving
     their import into functions would make those lookups fail."""
 
-    def __init__(self, tree: Optional[ast.Module]) -> None:
+    def __init__(self, tree: Optional[ast.Module], mentioning: Sequence[ast.stmt]) -> None:
+        """`mentioning`: the top-level statements whose text holds a name asked about
+        (a lookup by name spells the name, so no other statement can hold one)."""
         self.exported: set = set()
         self.computed_all = False
         self.looked_up: Dict[str, str] = {}
@@ -753,8 +774,9 @@ class _ReachedByName:
             return
         for statement in module_level_ast_statements(tree):
             self._read_all(statement)
-        for node in ast.walk(tree):
-            self._read_lookup(node)
+        for statement in mentioning:
+            for node in ast.walk(statement):
+                self._read_lookup(node)
 
     def reason(self, name: str) -> Optional[str]:
         if name in self.exported:

@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import ast
 from functools import lru_cache
-from typing import Callable, Dict, List, Optional, Sequence
+from typing import Callable, Dict, List, Optional, Sequence, Set
 
 from torchlint.config import Config
+from torchlint.elide import elide_statements
 from torchlint.ftypes import SYNTAX_CODE, Diagnostic, FileResult, Location
 from torchlint.lazy import cst
 from torchlint.noqa import code_matches, file_exemption
@@ -38,6 +39,17 @@ def triggered_rules(text: str, path: str, config: Config, rules: Sequence[type])
 def gated_rules(view: SourceView, config: Config, rules: Sequence[type]) -> List[type]:
     """The rules whose cheap gate holds: only these make the file worth a LibCST parse."""
     return [rule for rule in rules if rule.gate(view, config)]
+
+
+def needed_definitions(view: SourceView, config: Config, rules: Sequence[type]) -> Optional[Set[int]]:
+    """The top-level definitions some rule needs parsed (None: all of them)."""
+    needed: Set[int] = set()
+    for rule in rules:
+        own = rule.needed_definitions(view, config)
+        if own is None:
+            return None
+        needed.update(own)
+    return needed
 
 
 def ast_facts(view: SourceView, config: Config, rules: Sequence[type], errors: List[str]) -> Dict:
@@ -122,15 +134,24 @@ def _lint_parsed(
     """Parse with LibCST (the file is known to parse for CPython) and run the rules."""
     text, path = view.text, view.path
     source = cst_source(view.parse_text)
+    elided = elide_statements(source.text, view.tree, needed_definitions(view, config, rules))
     try:
-        module = cst.parse_module(source.text)
+        module = cst.parse_module(source.text if elided is None else elided.text)
     except cst.ParserSyntaxError as error:
         # CPython accepts the file: a LibCST limitation, not the user's syntax error
         result.errors.append(f"{path}: cannot be analysed: LibCST rejects it: {' '.join(error.message.split())}")
         return result
     result.parsed = True
     context = RuleContext(
-        module, text, path, config, newline or detect_newline(text), view, flake8, source.column_shifts
+        module,
+        text,
+        path,
+        config,
+        newline or detect_newline(text),
+        view,
+        flake8,
+        source.column_shifts,
+        elided,
     )
     context.facts.update(result.facts)
     crashed = _traverse(module, [rule(context) for rule in rules])

@@ -8,11 +8,12 @@
 
 from __future__ import annotations
 
+import bisect
 import io
 import re
 import tokenize
 from dataclasses import dataclass, field
-from typing import Dict, FrozenSet, Iterator, List, Optional, Tuple
+from typing import Dict, FrozenSet, Iterator, List, Optional, Sequence, Tuple
 
 NOQA = re.compile(
     r"#\s*noqa(?::[\s]?(?P<codes>[A-Z]+[0-9]*(?:[,\s]+[A-Z]+[0-9]*)*))?", re.IGNORECASE
@@ -84,24 +85,53 @@ class LineSuppressions:
         return code_matches(code, self.noqa[end])
 
 
-def line_suppressions(text: str) -> LineSuppressions:
-    """Tokenize once; map rows to logical lines and gather noqa comments per logical line."""
+class StatementSuppressions:
+    """A file's LineSuppressions, tokenized one top-level statement at a time, when a
+    finding first asks about a row of it: a logical line, and the `# noqa` that ends
+    it, never leave the top-level statement they are in."""
+
+    def __init__(self, lines: Sequence[str], spans: Sequence[Tuple[int, int]]) -> None:
+        self._lines = lines
+        self._spans = spans  # (first row, last row) of each top-level statement, in order
+        self._firsts = [first for first, _ in spans]
+        self._done: Dict[int, LineSuppressions] = {}
+
+    def noqa_row(self, row: int) -> int:
+        return self._around(row).noqa_row(row)
+
+    def suppresses(self, row: int, code: str) -> bool:
+        return self._around(row).suppresses(row, code)
+
+    def _around(self, row: int) -> LineSuppressions:
+        at = bisect.bisect_right(self._firsts, row) - 1
+        if at < 0 or self._spans[at][1] < row:
+            return LineSuppressions()
+        if at not in self._done:
+            first, last = self._spans[at]
+            self._done[at] = line_suppressions("".join(self._lines[first - 1 : last]), first)
+        return self._done[at]
+
+
+def line_suppressions(text: str, first_row: int = 1) -> LineSuppressions:
+    """Tokenize once; map rows to logical lines and gather noqa comments per logical
+    line. `first_row`: the row of the file where `text` starts."""
     result = LineSuppressions()
     comments: List[Tuple[int, str]] = []
     start_row = None
+    shift = first_row - 1
     try:
         for token in tokenize.generate_tokens(io.StringIO(text).readline):
             kind = token.type
             if kind == tokenize.COMMENT:
-                comments.append((token.start[0], token.string))
+                comments.append((token.start[0] + shift, token.string))
             if kind in (tokenize.NL, tokenize.COMMENT) and start_row is None:
                 continue
             if kind in (tokenize.INDENT, tokenize.DEDENT, tokenize.ENDMARKER):
                 continue
             if start_row is None:
-                start_row = token.start[0]
+                start_row = token.start[0] + shift
             if kind == tokenize.NEWLINE:
-                end_row = token.end[0]
+                end_row = token.end[0] + shift
                 for row in range(start_row, end_row + 1):
                     result.logical_end[row] = end_row
                 start_row = None

@@ -99,9 +99,12 @@ def _row_starts(text: str) -> List[int]:
 class StatementRanges:
     """A mapping node -> range (`.start/.end` with `.line`, `.column`) like PositionProvider's."""
 
-    def __init__(self, module, tree: Callable[[], Optional[ast.Module]]) -> None:
+    def __init__(
+        self, module, tree: Callable[[], Optional[ast.Module]], file_row: Optional[Callable[[int], int]] = None
+    ) -> None:
         self._module = module
         self._tree = tree
+        self._file_row = file_row  # the file's row of a row of the parsed text, if they differ
         self._ranges: Dict = {}
         self._statement_of: Dict = {}
         self._indexed = 0
@@ -112,15 +115,20 @@ class StatementRanges:
         found = self._ranges.get(node)
         if found is not None:
             return found
-        if self._fallback is not None:
-            return self._fallback[node]
-        index = self._index_of(node)
-        rows = self._statement_rows()
-        if index is None or rows is None:
+        if self._fallback is None:
+            index = self._index_of(node)
+            rows = self._statement_rows()
+            if index is not None and rows is not None:
+                self._resolve(index, rows[index])
+                return self._ranges[node]
             self._fallback = _whole_module(self._module)
-            return self._fallback[node]
-        self._resolve(index, rows[index])
-        return self._ranges[node]
+        found = self._fallback[node]
+        if self._file_row is None:
+            return found
+        return _Range(
+            _Point(self._file_row(found.start.line), found.start.column),
+            _Point(self._file_row(found.end.line), found.end.column),
+        )
 
     def _index_of(self, node) -> Optional[int]:
         body = self._module.body

@@ -17,10 +17,11 @@ import ast
 import sys
 import dataclasses
 from dataclasses import dataclass, replace
-from typing import Any, Dict, FrozenSet, Iterator, List, Mapping, Optional, Sequence, Set, Tuple
+from typing import AbstractSet, Any, Dict, FrozenSet, Iterator, List, Mapping, Optional, Sequence, Set, Tuple
 
 from torchlint.ast_owners import owned_nodes
 from torchlint.config import Config
+from torchlint.elide import definitions_around
 from torchlint.ftypes import Diagnostic
 from torchlint.lazy import cst
 from torchlint.modules import LIGHTNING_STEPS, ClassFacts, ClassIndex, methods, resolve_base, root_kind, Kind
@@ -458,13 +459,23 @@ class HotPathRule(Rule):
     def gate(cls, view: SourceView, config: Config) -> bool:
         if view.tree is None:
             return True
+        return next(cls._candidate_classes(view), None) is not None
+
+    @classmethod
+    def needed_definitions(cls, view: SourceView, config: Config) -> Optional[AbstractSet[int]]:
+        if view.tree is None:
+            return None
+        return definitions_around(view, cls._candidate_classes(view))
+
+    @classmethod
+    def _candidate_classes(cls, view: SourceView) -> Iterator[ast.ClassDef]:
+        """The classes with a candidate in a method that may run per step."""
         for node in view.nodes_of(ast.ClassDef):
-            for function in ast_class_methods(node):
-                if may_run_per_step(function.name) and any(
-                    cls.ast_candidate(inner, view) for inner in ast_own_nodes(function)
-                ):
-                    return True
-        return False
+            if any(
+                may_run_per_step(function.name) and any(cls.ast_candidate(inner, view) for inner in ast_own_nodes(function))
+                for function in ast_class_methods(node)
+            ):
+                yield node
 
     def method_reports(self, class_name: str, function) -> Iterator[Tuple[Report, bool]]:
         raise NotImplementedError

@@ -14,12 +14,13 @@ import ast
 import inspect
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, Callable, ClassVar, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import AbstractSet, Any, Callable, ClassVar, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from torchlint.config import Config
+from torchlint.elide import Elided, cached_lines, cached_statement_spans, definitions_holding
 from torchlint.ftypes import Diagnostic, Edit, Fix, Location, RuleInfo
 from torchlint.names import ImportMap, ImportTable, ast_import_table
-from torchlint.noqa import LineSuppressions, line_suppressions
+from torchlint.noqa import StatementSuppressions
 from torchlint.positions import StatementRanges
 from torchlint.source import split_lines
 
@@ -185,8 +186,10 @@ class RuleContext:
         view: Optional[SourceView] = None,
         flake8: bool = False,
         column_shifts: Optional[Mapping[int, int]] = None,
+        elided: Optional[Elided] = None,
     ) -> None:
         self.module = module
+        self.elided = elided  # the statements left out of `module`, if any
         self.column_shifts = column_shifts or {}
         # flake8 applies its own `# noqa` and never applies fixes: skip both
         self.flake8 = flake8
@@ -198,6 +201,12 @@ class RuleContext:
         self.reports: List[Report] = []
         self.facts: Dict[str, Any] = {}
 
+    @property
+    def statement_tree(self) -> Optional[ast.Module]:
+        """The stdlib ast of the statements `module` holds (its body lines up with
+        `module.body`): the whole file's, unless statements were left out of the parse."""
+        return self.view.tree if self.elided is None else self.elided.tree
+
     @cached_property
     def imports(self) -> ImportMap:
         return ImportMap(self.module)
@@ -206,11 +215,13 @@ class RuleContext:
     def positions(self) -> Positions:
         """Node positions, computed on first use for the statements that need them."""
         lines = [line.rstrip("\r\n") for line in split_lines(self.text)]
-        return Positions(StatementRanges(self.module, lambda: self.view.tree), lines, self.column_shifts)
+        file_row = None if self.elided is None else self.elided.file_row
+        return Positions(StatementRanges(self.module, lambda: self.statement_tree, file_row), lines, self.column_shifts)
 
     @cached_property
-    def suppressions(self) -> LineSuppressions:
-        return line_suppressions(self.view.parse_text)  # same rows and comments, no bulk data
+    def suppressions(self) -> StatementSuppressions:
+        # the parse text: same rows and comments, no bulk data
+        return StatementSuppressions(cached_lines(self.view), cached_statement_spans(self.view))
 
     def diagnostic(self, report: Report) -> Optional[Diagnostic]:
         """The finding a report becomes, with position and fix; None if `# noqa` hides it."""
@@ -243,6 +254,9 @@ class Rule:
     fixable: ClassVar[bool] = False
     options: ClassVar[Mapping[str, Any]] = {}
     project_rule: ClassVar[bool] = False
+    # True: every finding and fix lies within a top-level statement that holds one of
+    # the trigger strings, and needs only those statements and what they name
+    local_triggers: ClassVar[bool] = False
     VALID: ClassVar[Sequence[str]] = ()
     INVALID: ClassVar[Sequence[Invalid]] = ()
 
@@ -254,6 +268,15 @@ class Rule:
     def trigger_strings(cls, config: Config, path: str) -> Tuple[str, ...]:
         """Substrings of which at least one must occur for the rule to fire (none: always)."""
         return cls.triggers
+
+    @classmethod
+    def needed_definitions(cls, view: SourceView, config: Config) -> Optional[AbstractSet[int]]:
+        """The top-level `def`s/`class`es (indexes in `view.tree.body`) this rule needs in
+        the LibCST parse (see torchlint/elide.py); None: all of them. Default: all, or,
+        with `local_triggers`, those that hold a trigger string."""
+        if not cls.local_triggers:
+            return None
+        return definitions_holding(view, cls.trigger_strings(config, view.path))
 
     @classmethod
     def gate(cls, view: SourceView, config: Config) -> bool:
