@@ -2,12 +2,12 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
-from typing import AbstractSet, Any, Dict, Iterator, List, Mapping, Optional, Set, Tuple
+from typing import AbstractSet, Any, Dict, Iterator, List, Mapping, Optional, Sequence, Set, Tuple
 
 from torchlint.config import Config
 from torchlint.elide import definitions_around
 from torchlint.ftypes import Applicability, Diagnostic, Fix
-from torchlint.layout import call_lines
+from torchlint.layout import call_lines, INDENT, width
 from torchlint.lazy import cst
 from torchlint.modules import (
     assigned_names,
@@ -35,6 +35,7 @@ from torchlint.modules import (
 from torchlint.names import cst_dotted_name
 from torchlint.reach import class_graph
 from torchlint.rule import Invalid, Positions, Report, Rule, SourceView
+from torchlint.submodule_calls import submodule_calls
 from torchlint.walk import blocks
 
 # layer or function -> its spatial dimensions
@@ -56,17 +57,15 @@ _SAME_CHANNELS = frozenset(
 _CHECK_PREFIXES = ("check", "validate", "assert", "ensure")
 _TEXT_MARKERS = ("Conv1d", "Conv2d", "Conv3d", "ConvTranspose", "conv1d", "conv2d", "conv3d", "conv_transpose")
 
-# spatial dims -> (the layouts the conv accepts, the channel axis, the shapes in words)
-_SHAPES = {
-    1: ((2, 3), -2, "(C, L) or (N, C, L)"),
-    2: ((3, 4), -3, "(C, H, W) or (N, C, H, W)"),
-    3: ((4, 5), -4, "(C, D, H, W) or (N, C, D, H, W)"),
-}
+# spatial dims -> the numbers of dims the conv accepts: unbatched or batched
+_LAYOUTS = {1: (2, 3), 2: (3, 4), 3: (4, 5)}
 
 PARAMETERS = "check-parameters"
 CONCATS = "check-concatenations"
 INTERNAL_CONCATS = "check-internal-concatenations"
 MODEL_INPUTS = "check-model-inputs"
+COUNT = "*count"  # provenance: the caller decides how many parts a concatenation has
+_INSIDE: frozenset = frozenset()
 
 
 @dataclass
@@ -75,7 +74,17 @@ class _Value:
     checked: bool = False
     reported: bool = False
     axis: Optional[int] = None  # CONCATS: the `dim` joined along, None if not a literal
-    outside: bool = True  # CONCATS: a part, or the number of parts, comes from outside the module
+    # CONCATS: where a part, or the number of parts, comes from outside the module: the
+    # parameters of forward it derives from, and COUNT if the caller decides how many
+    outside: frozenset = frozenset({COUNT})
+
+
+@dataclass
+class _Finding:
+    origin: str  # PARAMETERS | CONCATS
+    report: Report
+    functional: bool  # F.conv*: no in_channels to name
+    provenance: frozenset = frozenset()  # CONCATS: see _Value.outside
 
 
 @dataclass
@@ -104,7 +113,19 @@ class UnvalidatedConvInput(Rule):
       the module does not control, and a wrong one fails without saying which part is off.
       Parts that are all outputs of the module's own layers (Inception branches, Res2Net
       splits, ASPP) have a count fixed when the module is built and are reported only
-      with `check-internal-concatenations`.
+      with `check-internal-concatenations`, as are two more kinds of internal parts:
+
+      - a part that already went through one of the module's convs in the same
+        `forward` (a dense block's `torch.cat((x, self.conv1(x)), 1)`): that layer
+        checked its channel count;
+      - a skip: a part that is a parameter of `forward`, where every module of the
+        project that calls this one (`self.decoder(b1, b2, b3)`, `for up in self.ups:
+        x = up(x, skip)`) passes there an output of its own layers (a U-Net decoder fed
+        by its sibling encoder, both built by the same parent). The parent's constructor
+        fixes those widths. A module nothing in the project calls this way, or that
+        some caller hands a tensor from its own caller, is still reported. The number
+        of parts is never a skip: an FPN fusion over the levels the caller passes is
+        reported whoever calls it.
 
     With `check-model-inputs = true`, also:
 
@@ -164,25 +185,24 @@ class UnvalidatedConvInput(Rule):
         def forward(self, p2, p3, p4, p5):
             fused = torch.cat([p2, p3, p4, p5], dim=1)
             torch._assert(
-                (fused.dim() == 3) | (fused.dim() == 4),
-                f"fusion expects a (C, H, W) or (N, C, H, W) input, got shape {fused.shape}",
-            )
-            torch._assert(
-                fused.shape[-3] == self.fusion.in_channels,
+                ((fused.dim() == 3) | (fused.dim() == 4))
+                & (fused.shape[fused.dim() - 3] == self.fusion.in_channels),
                 f"fusion expects {self.fusion.in_channels} input channels, got shape {fused.shape}",
             )
             return self.fusion(fused)
     ```
 
     ## Fix safety
-    The fix inserts, just before the statement, two `torch._assert` calls: one on the
-    dimensionality the layer accepts, one comparing the channel axis with the layer's
-    `in_channels` (`self.fusion[0].in_channels` for an `nn.Sequential` or a factory); each
-    message names the layer and the actual shape, the second also the expected count
-    (`fusion expects 1024 input channels, got shape torch.Size([1, 768, 8, 8])`). It adds
-    `import torch` if the module lacks it and is laid out for the project's line length.
-    It is safe: on a correct input both conditions hold and the output is unchanged; on a
-    wrong one the error comes earlier and says more.
+    The fix inserts, just before the statement, one `torch._assert` call that checks both
+    the number of dims the layer accepts and the channel axis against the layer's
+    `in_channels` (`self.fusion[0].in_channels` for an `nn.Sequential` or a factory). The
+    channel axis is counted from the front of the layout (`x.dim() - 3` for a 2-d conv),
+    so a tensor a dim short fails the check rather than an index. The message names the
+    layer, the expected count and the actual shape (`fusion expects 1024 input channels,
+    got shape torch.Size([1, 768, 8, 8])`). It adds `import torch` if the module lacks it
+    and is laid out for the project's line length. It is safe: on a correct input the
+    condition holds and the output is unchanged; on a wrong one the error comes earlier
+    and says more.
 
     Why `torch._assert` with an f-string and not `if x.shape[1] != c: raise ...`: the
     guard must work eagerly, under `torch.jit.script`, `torch.fx.symbolic_trace` and
@@ -213,7 +233,8 @@ class UnvalidatedConvInput(Rule):
       `torch.stack`, `torch.concat` and `torch.concatenate` with a part from outside the
       module.
     - `check-internal-concatenations` (default `false`): report also concatenations whose
-      parts are all outputs of the module's own layers.
+      parts are all internal: outputs of the module's own layers, parts one of its convs
+      already took, and skips its callers feed from their own layers.
 
     ```toml
     [tool.torchlint.unvalidated-conv-input]
@@ -278,32 +299,58 @@ class UnvalidatedConvInput(Rule):
         "    def forward(self, x):\n        assert x.shape[1] == 8\n        parts = []\n"
         "        for branch in self.branches:\n            parts.append(branch(x))\n"
         "        out = torch.cat(parts, dim=1)\n        return self.fuse(out)\n",
+        # a U-Net decoder's skips: the parent passes its own encoder's outputs, whose
+        # widths its own constructor fixed (also through a loop over a ModuleList)
+        "import torch\nfrom torch import nn\n\nclass Up(nn.Module):\n    def __init__(self, c):\n"
+        "        super().__init__()\n        self.conv = nn.Conv2d(2 * c, c, 3)\n\n"
+        "    def forward(self, x, skip):\n        return self.conv(torch.cat([x, skip], dim=1))\n\n"
+        "class UNet(nn.Module):\n    def __init__(self, c):\n        super().__init__()\n"
+        "        self.down = nn.Conv2d(3, c, 3)\n        self.ups = nn.ModuleList([Up(c), Up(c)])\n\n"
+        "    def forward(self, image):\n        skip = self.down(image)\n        x = skip\n"
+        "        for up in self.ups:\n            x = up(x, skip)\n        return x\n",
+        # a part that already went through one of the module's convs: that layer checked
+        # its channels (a dense block)
+        "import torch\nfrom torch import nn\n\nclass Dense(nn.Module):\n    def __init__(self, c, g):\n"
+        "        super().__init__()\n        self.conv1 = nn.Conv2d(c, g, 3)\n        self.conv2 = nn.Conv2d(c + g, g, 3)\n\n"
+        "    def forward(self, x):\n        x1 = self.conv1(x)\n        return self.conv2(torch.cat((x, x1), 1))\n",
         # a top-level model's entry conv: only with check-model-inputs
         "from torch import nn\n\nclass Net(nn.Module):\n    def __init__(self):\n"
         "        super().__init__()\n        self.conv = nn.Conv2d(3, 8, 3)\n\n"
         "    def forward(self, images):\n        return self.conv(images)\n",
     )
     INVALID = (
+        # an FPN fusion over however many levels the caller passes
+        Invalid(
+            "import torch\nfrom torch import nn\n\n\nclass Fusion(nn.Module):\n"
+            "    def __init__(self):\n        super().__init__()\n"
+            "        self.lateral = nn.ModuleList(nn.Conv2d(c, 64, 1) for c in (16, 32, 64, 128))\n"
+            "        self.fusion = nn.Conv2d(256, 256, 3, padding=1)\n\n"
+            "    def forward(self, features):\n"
+            "        fused = torch.cat([conv(f) for conv, f in zip(self.lateral, features)], dim=1)\n"
+            "        return self.fusion(fused)\n",
+            fixed="import torch\nfrom torch import nn\n\n\nclass Fusion(nn.Module):\n"
+            "    def __init__(self):\n        super().__init__()\n"
+            "        self.lateral = nn.ModuleList(nn.Conv2d(c, 64, 1) for c in (16, 32, 64, 128))\n"
+            "        self.fusion = nn.Conv2d(256, 256, 3, padding=1)\n\n"
+            "    def forward(self, features):\n"
+            "        fused = torch.cat([conv(f) for conv, f in zip(self.lateral, features)], dim=1)\n"
+            "        torch._assert(\n"
+            "            ((fused.dim() == 3) | (fused.dim() == 4))\n"
+            "            & (fused.shape[fused.dim() - 3] == self.fusion.in_channels),\n"
+            '            f"fusion expects {self.fusion.in_channels} input channels, got shape {fused.shape}",\n'
+            "        )\n"
+            "        return self.fusion(fused)\n",
+            line=13,
+            column=16,
+        ),
+        # the parts are parameters, and no module of the project is seen passing its own
+        # layers' outputs there (the fix is applied by the CLI's project pass)
         Invalid(
             "import torch\nfrom torch import nn\n\n\nclass Decoder(nn.Module):\n"
             "    def __init__(self):\n        super().__init__()\n"
             "        self.fusion = nn.Conv2d(1024, 256, 3, padding=1)\n\n"
             "    def forward(self, p2, p3):\n"
             "        fused = torch.cat([p2, p3], dim=1)\n"
-            "        return self.fusion(fused)\n",
-            fixed="import torch\nfrom torch import nn\n\n\nclass Decoder(nn.Module):\n"
-            "    def __init__(self):\n        super().__init__()\n"
-            "        self.fusion = nn.Conv2d(1024, 256, 3, padding=1)\n\n"
-            "    def forward(self, p2, p3):\n"
-            "        fused = torch.cat([p2, p3], dim=1)\n"
-            "        torch._assert(\n"
-            "            (fused.dim() == 3) | (fused.dim() == 4),\n"
-            '            f"fusion expects a (C, H, W) or (N, C, H, W) input, got shape {fused.shape}",\n'
-            "        )\n"
-            "        torch._assert(\n"
-            "            fused.shape[-3] == self.fusion.in_channels,\n"
-            '            f"fusion expects {self.fusion.in_channels} input channels, got shape {fused.shape}",\n'
-            "        )\n"
             "        return self.fusion(fused)\n",
             line=12,
             column=16,
@@ -321,11 +368,8 @@ class UnvalidatedConvInput(Rule):
             "        self.block = conv_bn_relu(64, 32)\n\n"
             "    def forward(self, feats):\n"
             "        torch._assert(\n"
-            "            (feats.dim() == 2) | (feats.dim() == 3),\n"
-            '            f"block expects a (C, L) or (N, C, L) input, got shape {feats.shape}",\n'
-            "        )\n"
-            "        torch._assert(\n"
-            "            feats.shape[-2] == self.block[0].in_channels,\n"
+            "            ((feats.dim() == 2) | (feats.dim() == 3))\n"
+            "            & (feats.shape[feats.dim() - 2] == self.block[0].in_channels),\n"
             '            f"block expects {self.block[0].in_channels} input channels, got shape {feats.shape}",\n'
             "        )\n"
             "        out = self.block(feats)\n        return out\n",
@@ -377,16 +421,14 @@ class UnvalidatedConvInput(Rule):
             "        super().__init__()\n        self.conv = nn.Conv2d(3, 8, 3)\n\n"
             "    def forward(self, x):\n"
             "        torch._assert(\n"
-            "            (x.dim() == 3) | (x.dim() == 4),\n"
-            '            f"conv expects a (C, H, W) or (N, C, H, W) input, got shape {x.shape}",\n'
-            "        )\n"
-            "        torch._assert(\n"
-            "            x.shape[-3] == self.conv.in_channels,\n"
+            "            ((x.dim() == 3) | (x.dim() == 4))\n"
+            "            & (x.shape[x.dim() - 3] == self.conv.in_channels),\n"
             '            f"conv expects {self.conv.in_channels} input channels, got shape {x.shape}",\n'
             "        )\n"
             "        return self.conv(x)\n",
         ),
-        # a block of a U-Net: not its parameters, but the skip joined to them
+        # a block of a U-Net: not its parameters, but the skip joined to them, when the
+        # module that calls it passes a tensor from its own caller there
         Invalid(
             'import torch\n'
             'from torch import nn\n'
@@ -402,36 +444,14 @@ class UnvalidatedConvInput(Rule):
             '        return self.conv(x)\n'
             '\n'
             '\n'
-            'class UNet(nn.Module):\n'
+            'class Refine(nn.Module):\n'
             '    def __init__(self):\n'
             '        super().__init__()\n'
-            '        self.up = Up()\n',
-            fixed='import torch\n'
-            'from torch import nn\n'
+            '        self.stem = nn.Conv2d(3, 8, 3)\n'
+            '        self.up = Up()\n'
             '\n'
-            '\n'
-            'class Up(nn.Module):\n'
-            '    def __init__(self):\n'
-            '        super().__init__()\n'
-            '        self.conv = nn.Conv2d(16, 8, 3)\n'
-            '\n'
-            '    def forward(self, x, skip):\n'
-            '        x = torch.cat([x, skip], dim=1)\n'
-            '        torch._assert(\n'
-            '            (x.dim() == 3) | (x.dim() == 4),\n'
-            '            f"conv expects a (C, H, W) or (N, C, H, W) input, got shape {x.shape}",\n'
-            '        )\n'
-            '        torch._assert(\n'
-            '            x.shape[-3] == self.conv.in_channels,\n'
-            '            f"conv expects {self.conv.in_channels} input channels, got shape {x.shape}",\n'
-            '        )\n'
-            '        return self.conv(x)\n'
-            '\n'
-            '\n'
-            'class UNet(nn.Module):\n'
-            '    def __init__(self):\n'
-            '        super().__init__()\n'
-            '        self.up = Up()\n',
+            '    def forward(self, image, guide):\n'
+            '        return self.up(self.stem(image), guide)\n',
             line=12,
             column=16,
         ),
@@ -471,11 +491,8 @@ class UnvalidatedConvInput(Rule):
             '    def forward(self, x):\n'
             '        out = torch.cat((self.a(x), self.b(x)), 1)\n'
             '        torch._assert(\n'
-            '            (out.dim() == 3) | (out.dim() == 4),\n'
-            '            f"fuse expects a (C, H, W) or (N, C, H, W) input, got shape {out.shape}",\n'
-            '        )\n'
-            '        torch._assert(\n'
-            '            out.shape[-3] == self.fuse.in_channels,\n'
+            '            ((out.dim() == 3) | (out.dim() == 4))\n'
+            '            & (out.shape[out.dim() - 3] == self.fuse.in_channels),\n'
             '            f"fuse expects {self.fuse.in_channels} input channels, got shape {out.shape}",\n'
             '        )\n'
             '        return self.fuse(out)\n'
@@ -518,11 +535,8 @@ class UnvalidatedConvInput(Rule):
             '    def forward(self, mel):\n'
             '        assert mel is not None\n'
             '        torch._assert(\n'
-            '            (mel.dim() == 2) | (mel.dim() == 3),\n'
-            '            f"conv_pre expects a (C, L) or (N, C, L) input, got shape {mel.shape}",\n'
-            '        )\n'
-            '        torch._assert(\n'
-            '            mel.shape[-2] == self.conv_pre.in_channels,\n'
+            '            ((mel.dim() == 2) | (mel.dim() == 3))\n'
+            '            & (mel.shape[mel.dim() - 2] == self.conv_pre.in_channels),\n'
             '            f"conv_pre expects {self.conv_pre.in_channels} input channels, got shape {mel.shape}",\n'
             '        )\n'
             '        x = self.conv_pre(mel)\n'
@@ -582,11 +596,8 @@ class UnvalidatedConvInput(Rule):
             '    def forward(self, x, h):\n'
             '        if self.shortcut is not None:\n'
             '            torch._assert(\n'
-            '                (x.dim() == 3) | (x.dim() == 4),\n'
-            '                f"shortcut expects a (C, H, W) or (N, C, H, W) input, got shape {x.shape}",\n'
-            '            )\n'
-            '            torch._assert(\n'
-            '                x.shape[-3] == self.shortcut.in_channels,\n'
+            '                ((x.dim() == 3) | (x.dim() == 4))\n'
+            '                & (x.shape[x.dim() - 3] == self.shortcut.in_channels),\n'
             '                f"shortcut expects {self.shortcut.in_channels} input channels, got shape {x.shape}",\n'
             '            )\n'
             '            x = self.shortcut(x)\n'
@@ -601,6 +612,9 @@ class UnvalidatedConvInput(Rule):
         super().__init__(context)
         self._deferred: List[Tuple[str, List[Report]]] = []
         self._entries: List[Deferred] = []  # parameter findings, kept if their class is a top-level model
+        # concatenations whose outside parts are forward parameters: kept unless every
+        # module that calls the class passes its own layers' outputs there
+        self._skips: List[Dict[str, Any]] = []
         self._functions = None
 
     # ---- gate ---------------------------------------------------------------
@@ -639,6 +653,9 @@ class UnvalidatedConvInput(Rule):
         uses = submodule_uses(view)
         if uses:
             facts["uses"] = uses
+        calls = submodule_calls(view.tree)
+        if calls:
+            facts["calls"] = calls
         # every file's classes, parsed by LibCST or not, resolve the project's bases; a
         # class counts as a module by its bases or its `forward` (no body evidence)
         classes = [item[:3] for item in class_graph(view)["classes"]] if view.tree is not None else []
@@ -659,6 +676,19 @@ class UnvalidatedConvInput(Rule):
                 class_facts = index.find(entry.class_name)
                 if class_facts is not None and index.decides(class_facts, "module"):
                     diagnostics.append(entry.diagnostic)
+        calls: Dict[str, List[list]] = {}
+        for data in facts.values():
+            for call in data.get("calls", ()):
+                calls.setdefault(call[0], []).append(call)
+        for data in facts.values():
+            for item in data.get("skips", ()):
+                skip = Deferred.from_json(item["deferred"])
+                class_facts = index.find(skip.class_name)
+                if class_facts is None or not index.decides(class_facts, "module"):
+                    continue
+                callers = calls.get(skip.class_name.rsplit(".", 1)[-1], ())
+                if not callers or not all(_passes_own_outputs(call, item["parameters"]) for call in callers):
+                    diagnostics.append(skip.diagnostic)
         return diagnostics
 
     # ---- traversal ------------------------------------------------------------
@@ -675,11 +705,16 @@ class UnvalidatedConvInput(Rule):
             return  # a conv layer's own forward (a weight-standardized Conv2d): the caller checks
         class_name = classes.facts_of(node).name
         reports, entries = [], []
-        for origin, report, functional in self._check_forward(node, forward):
-            if origin == CONCATS or self.settings[PARAMETERS]:
-                reports.append(report)
-            elif self.settings[MODEL_INPUTS] and not functional:  # F.conv*: no in_channels to name
-                entries.append(report)
+        positions = _parameter_positions(forward)
+        for finding in self._check_forward(node, forward):
+            skip = self._skip_parameters(finding, positions)
+            if skip:
+                for deferred in defer_reports([finding.report], self.context, class_name, "module"):
+                    self._skips.append({"deferred": deferred.to_json(), "parameters": skip})
+            elif finding.origin == CONCATS or self.settings[PARAMETERS]:
+                reports.append(finding.report)
+            elif self.settings[MODEL_INPUTS] and not finding.functional:  # F.conv*: no in_channels to name
+                entries.append(finding.report)
         self._entries.extend(defer_reports(entries, self.context, class_name, "module"))
         if verdict:
             self.context.reports.extend(reports)
@@ -693,7 +728,18 @@ class UnvalidatedConvInput(Rule):
         facts = dict(self.context.facts.get(self.code) or {})
         facts["deferred"] = [item.to_json() for item in deferred]
         facts["entries"] = [entry.to_json() for entry in self._entries]
+        facts["skips"] = self._skips
         self.context.facts[self.code] = facts
+
+    def _skip_parameters(self, finding: _Finding, positions: Mapping[str, Optional[int]]) -> List[list]:
+        """For a concatenation whose outside parts are parameters of `forward` (a skip),
+        and not the number of parts: `[[position or None, name], ...]` of those
+        parameters; else empty (reported as it is)."""
+        if finding.origin != CONCATS or self.settings[INTERNAL_CONCATS] or not finding.provenance:
+            return []
+        if not all(name in positions for name in finding.provenance):  # COUNT, or unknown
+            return []
+        return [[positions[name], name] for name in sorted(finding.provenance)]
 
     # ---- the analysis of one forward -------------------------------------------
 
@@ -714,7 +760,7 @@ class UnvalidatedConvInput(Rule):
                     convs[name] = (layer, CONV_LAYERS[layer.qualified], frozenset(filter(None, kinds)))
         return convs
 
-    def _check_forward(self, class_node, forward) -> Iterator[Tuple[str, Report, bool]]:
+    def _check_forward(self, class_node, forward) -> Iterator[_Finding]:
         """The findings of one forward, each with the origin of the value (PARAMETERS or
         CONCATS) and whether the convolution is functional (`F.conv2d`)."""
         instance = self_name(forward)
@@ -769,28 +815,21 @@ class UnvalidatedConvInput(Rule):
         )
 
     def _fix(self, conv: _Conv, value: str, statement, positions: Positions) -> Fix:
-        layouts, axis, words = _SHAPES[conv.dims]
+        layouts = _LAYOUTS[conv.dims]
         label = conv.access.split(".", 1)[-1].split("[", 1)[0]
-        dims = " | ".join(f"({value}.dim() == {n})" for n in layouts)
         indent, line_length = positions.indent_of(statement), self.context.config.line_length
         expected = f"{conv.access}.in_channels"
-        lines = [
-            *call_lines(
-                "torch._assert",
-                [dims, f'f"{label} expects a {words} input, got shape {{{value}.shape}}"'],
-                line_length,
-                indent,
-            ),
-            *call_lines(
-                "torch._assert",
-                [
-                    f"{value}.shape[{axis}] == {expected}",
-                    f'f"{label} expects {{{expected}}} input channels, got shape {{{value}.shape}}"',
-                ],
-                line_length,
-                indent,
-            ),
-        ]
+        # one guard for the layout and the channel count: `&` and `|`, as `and`/`in` would
+        # ask torch.fx for the truth of a traced value; the channel axis is counted from
+        # the front of the layout, so a tensor one dim short fails the check, not an index
+        dims = " | ".join(f"({value}.dim() == {n})" for n in layouts)
+        channels = f"{value}.shape[{value}.dim() - {conv.dims + 1}] == {expected}"
+        condition = f"({dims}) & ({channels})"
+        message = f'f"{label} expects {{{expected}}} input channels, got shape {{{value}.shape}}"'
+        lines = call_lines("torch._assert", [condition, message], line_length, indent)
+        if width(f"{indent}{INDENT}{condition},") > line_length:  # split at `&`, as black does
+            at = lines.index(f"{INDENT}{condition},")
+            lines[at : at + 1] = [f"{INDENT}({dims})", f"{INDENT}& ({channels}),"]
         newline = self.context.newline
         edits = [positions.insert_lines_before(statement, lines, newline)]
         if self.context.imports.table.get("torch") != "torch":
@@ -813,8 +852,9 @@ class _ForwardWalker:
         self.present: Set[str] = set()  # attributes an enclosing `if self.x is not None:` shows set
         self.outside = _Outside(instance, values)
         self.internal_concatenations = rule.settings[INTERNAL_CONCATS]
+        self.depth = 0  # how many blocks (branches, loops, ...) enclose the statement
 
-    def statement(self, statement) -> Iterator[Tuple[str, Report, bool]]:
+    def statement(self, statement) -> Iterator[_Finding]:
         if isinstance(statement, cst.SimpleStatementLine):
             fixable_line = statement if len(statement.body) == 1 else None
             for small in statement.body:
@@ -831,6 +871,7 @@ class _ForwardWalker:
             added = present is not None and present not in self.present
             if added:
                 self.present.add(present)
+            self.depth += 1
             for inner in body:
                 yield from self.statement(inner)
             if added:
@@ -838,6 +879,7 @@ class _ForwardWalker:
             for block in rest:
                 for inner in block:
                     yield from self.statement(inner)
+            self.depth -= 1
         elif isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
             self.values.pop(statement.name.value, None)
         else:
@@ -852,12 +894,14 @@ class _ForwardWalker:
                     self.outside.assign(target, None)
             yield from self.blocks(statement)
 
-    def blocks(self, statement) -> Iterator[Tuple[str, Report, bool]]:
+    def blocks(self, statement) -> Iterator[_Finding]:
+        self.depth += 1
         for block in blocks(statement):
             for inner in block:
                 yield from self.statement(inner)
+        self.depth -= 1
 
-    def small(self, small, line) -> Iterator[Tuple[str, Report, bool]]:
+    def small(self, small, line) -> Iterator[_Finding]:
         if isinstance(small, cst.Assert):
             self.mark_checked(small.test)
             return
@@ -879,7 +923,7 @@ class _ForwardWalker:
         elif isinstance(small, cst.Expr):
             self.outside.grow(small.value)
 
-    def expression(self, expression, line) -> Iterator[Tuple[str, Report, bool]]:
+    def expression(self, expression, line) -> Iterator[_Finding]:
         for call, conditional in _calls(expression, False):
             conv = self.conv(call)
             if conv is None:
@@ -895,10 +939,16 @@ class _ForwardWalker:
                     continue
                 value.reported = True
                 report = self.rule.conv_report(conv, argument.value, value.origin, line, conditional)
-                yield value.origin, report, conv.access is None
+                yield _Finding(value.origin, report, conv.access is None, value.outside)
             elif self.concatenations and self.is_concatenation(argument):
-                if self.reports_concatenation(_concat_axis(argument), self.outside.holds(argument), conv):
-                    yield CONCATS, self.rule.conv_report(conv, None, CONCATS, line, conditional), conv.access is None
+                provenance = self.outside.holds(argument)
+                if self.reports_concatenation(_concat_axis(argument), provenance, conv):
+                    report = self.rule.conv_report(conv, None, CONCATS, line, conditional)
+                    yield _Finding(CONCATS, report, conv.access is None, provenance)
+            if self.depth == 0 and not conditional and not conv.optional and conv.access is not None:
+                source = _same_channels_source(argument)
+                if source is not None:
+                    self.outside.checked_by_layer(source)
         for node in _named_expressions(expression):
             self.rebind(node.target, None)
 
@@ -920,7 +970,7 @@ class _ForwardWalker:
             return _Conv(call, f"`{cst_dotted_name(func)}`", CONV_FUNCTIONS[qualified], None)
         return None
 
-    def reports_concatenation(self, axis: Optional[int], outside: bool, conv: _Conv) -> bool:
+    def reports_concatenation(self, axis: Optional[int], outside: frozenset, conv: _Conv) -> bool:
         return _joins_channels(axis, conv.dims) and (outside or self.internal_concatenations)
 
     def is_concatenation(self, expression) -> bool:
@@ -973,36 +1023,43 @@ class _Outside:
     what is computed from one without passing through a layer of the module (`x[1]`,
     `skip.float()`, `F.interpolate(skip, ...)`, a list built by iterating over a
     parameter, so that its length is the caller's). A layer is `self.<attr>` or a name
-    bound by iterating over one (`for conv in self.convs`)."""
+    bound by iterating over one (`for conv in self.convs`). `holds` answers with the
+    provenance: the parameters the data derives from, and COUNT where the number of
+    items is the caller's; empty for data of the module's own."""
 
     def __init__(self, instance: str, parameters) -> None:
         self.instance = instance
-        self.names: Set[str] = set(parameters)
+        self.names: Dict[str, frozenset] = {name: frozenset({name}) for name in parameters}
         self.layers: Set[str] = set()
 
-    def holds(self, node) -> bool:
+    def holds(self, node) -> frozenset:
         if isinstance(node, cst.Name):
-            return node.value in self.names
+            return self.names.get(node.value, _INSIDE)
         if isinstance(node, (cst.Attribute, cst.Subscript)):
-            return self_attribute(node, self.instance) is None and self.holds(node.value)
+            return self.holds(node.value) if self_attribute(node, self.instance) is None else _INSIDE
         if isinstance(node, cst.Call):
             func = node.func
             if self._is_layer(func):
-                return False
-            if isinstance(func, cst.Attribute) and self.holds(func.value):
-                return True
-            return any(self.holds(arg.value) for arg in node.args if arg.keyword is None)
+                return _INSIDE
+            found = self.holds(func.value) if isinstance(func, cst.Attribute) else _INSIDE
+            return found.union(*(self.holds(arg.value) for arg in node.args if arg.keyword is None))
         if isinstance(node, (cst.List, cst.Tuple, cst.Set)):
-            return any(self.holds(element.value) for element in node.elements)
+            return _INSIDE.union(*(self.holds(element.value) for element in node.elements))
         if isinstance(node, cst.StarredElement):
             return self.holds(node.value)
         if isinstance(node, cst.BinaryOperation):
-            return self.holds(node.left) or self.holds(node.right)
+            return self.holds(node.left) | self.holds(node.right)
         if isinstance(node, cst.IfExp):
-            return self.holds(node.body) or self.holds(node.orelse)
+            return self.holds(node.body) | self.holds(node.orelse)
         if isinstance(node, (cst.ListComp, cst.GeneratorExp)):
             return self._comprehension(node)
-        return False
+        return _INSIDE
+
+    def checked_by_layer(self, name: str) -> None:
+        """`name` went through a conv of the module on every path: the layer checked its
+        channel count, so as a part it is as good as the module's own."""
+        if name in self.names:
+            self.names[name] = _INSIDE
 
     def _is_layer(self, func) -> bool:
         while isinstance(func, cst.Subscript):
@@ -1011,20 +1068,22 @@ class _Outside:
             return True
         return isinstance(func, cst.Name) and func.value in self.layers
 
-    def _comprehension(self, node) -> bool:
-        saved = (set(self.names), set(self.layers))
-        found = False
+    def _comprehension(self, node) -> frozenset:
+        saved = (dict(self.names), set(self.layers))
+        found = _INSIDE
         comp = node.for_in
         while comp is not None:
-            found = found or self.holds(comp.iter)  # the number of items is the caller's
+            iterated = self.holds(comp.iter)
+            if iterated:  # the number of items is the caller's
+                found = found | iterated | {COUNT}
             self.iterate(comp.target, comp.iter)
             comp = comp.inner_for_in
-        found = found or self.holds(node.elt)
+        found = found | self.holds(node.elt)
         self.names, self.layers = saved
         return found
 
     def assign(self, target, value) -> None:
-        outside = value is not None and self.holds(value)
+        outside = self.holds(value) if value is not None else _INSIDE
         layer = value is not None and self._is_layer(value)
         for name in assigned_names(target):
             self._set(name, outside, layer)
@@ -1049,12 +1108,42 @@ class _Outside:
         if isinstance(expression, cst.Call) and isinstance(expression.func, cst.Attribute):
             owner = expression.func.value
             if isinstance(owner, cst.Name) and expression.func.attr.value in ("append", "extend", "insert"):
-                if any(self.holds(arg.value) for arg in expression.args):
-                    self.names.add(owner.value)
+                grown = _INSIDE.union(*(self.holds(arg.value) for arg in expression.args))
+                if grown:
+                    self.names[owner.value] = self.names.get(owner.value, _INSIDE) | grown
 
-    def _set(self, name: str, outside: bool, layer: bool) -> None:
-        (self.names.add if outside else self.names.discard)(name)
+    def _set(self, name: str, outside: frozenset, layer: bool) -> None:
+        if outside:
+            self.names[name] = outside
+        else:
+            self.names.pop(name, None)
         (self.layers.add if layer else self.layers.discard)(name)
+
+
+def _passes_own_outputs(call: Sequence, parameters: Sequence[Sequence]) -> bool:
+    """Whether a recorded submodule call (`torchlint.submodule_calls`) binds each of the
+    callee's `[position, name]` parameters to an output of the caller's own layers (or
+    leaves it to its default)."""
+    _, positional, star, keywords = call
+    for position, name in parameters:
+        if position is not None and position < len(positional):
+            internal = positional[position]
+        elif position is not None and star is not None:
+            internal = star
+        else:
+            internal = keywords.get(name, star is not False)
+        if not internal:
+            return False
+    return True
+
+
+def _parameter_positions(forward) -> Dict[str, Optional[int]]:
+    """forward's parameters after `self`: name -> position (None for keyword-only)."""
+    params = forward.params
+    positional = [p.name.value for p in (*params.posonly_params, *params.params)][1:]
+    found: Dict[str, Optional[int]] = {name: index for index, name in enumerate(positional)}
+    found.update((p.name.value, None) for p in params.kwonly_params)
+    return found
 
 
 def _concat_axis(call) -> Optional[int]:
