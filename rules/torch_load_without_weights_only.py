@@ -3,7 +3,7 @@ from __future__ import annotations
 from torchlint.call_arguments import append_keyword
 from torchlint.ftypes import Applicability, Fix
 from torchlint.rule import Invalid, Rule
-from torchlint.torch_load import LoadSites, ast_loads, read_load, untrusted_load_selected
+from torchlint.torch_load import LoadSites, untrusted_load_selected
 
 _MESSAGES = {
     "explicit": "`{loader}(..., weights_only=False)` unpickles arbitrary objects: a crafted file runs code when loaded",
@@ -119,20 +119,15 @@ class TorchLoadWithoutWeightsOnly(LoadSites, Rule):
         ),
     )
 
-    @classmethod
-    def gate(cls, view, config) -> bool:
-        return ast_loads(view)
-
     def visit_Call(self, node) -> None:
-        qualified = self.context.imports.qualified_name(node.func)
-        load = read_load(node, qualified, self.context.config)
-        if load is None or load.unrestricted is None or self.is_fallback(node):
+        load = self.read_call(node)
+        if load is None:
             return
         source = self.load_source(node) if load.everywhere else None
         if source is not None and untrusted_load_selected(self.context.config):
             return  # TL209's
         target = self.context.config.target_torch
-        message = _MESSAGES[load.unrestricted].format(loader=qualified, target=target)
+        message = _MESSAGES[load.unrestricted].format(loader=load.loader, target=target)
         if source is not None:
             message += f"; the file comes from outside the code ({source})"
         fix = None

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from torchlint.rule import Invalid, Rule
-from torchlint.torch_load import LoadSites, ast_loads, read_load
+from torchlint.torch_load import LoadSites
 
 
 class UntrustedTorchLoad(LoadSites, Rule):
@@ -81,13 +81,8 @@ class UntrustedTorchLoad(LoadSites, Rule):
         ),
     )
 
-    @classmethod
-    def gate(cls, view, config) -> bool:
-        return ast_loads(view)
-
     def visit_Call(self, node) -> None:
-        qualified = self.context.imports.qualified_name(node.func)
-        load = read_load(node, qualified, self.context.config)
+        load = self.read_call(node)
         if load is None or not load.everywhere:
             return
         source = self.load_source(node)
@@ -98,6 +93,6 @@ class UntrustedTorchLoad(LoadSites, Rule):
         }[load.unrestricted]
         self.report(
             node,
-            f"`{qualified}` with {how} unpickles a file chosen outside the code ({source}): "
+            f"`{load.loader}` with {how} unpickles a file chosen outside the code ({source}): "
             "whoever controls that file runs code in this process",
         )

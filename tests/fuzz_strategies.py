@@ -365,14 +365,20 @@ DEPRECATED_USES = (
 )
 
 
-@st.composite
-def deprecated_api(draw) -> Tuple[Block, Block]:
-    chosen = draw(st.lists(st.sampled_from(DEPRECATED_USES), min_size=1, max_size=3, unique=True))
+def uses_in_a_function(draw, uses, signature: str) -> Tuple[Block, Block]:
+    """Up to three of `uses` ((import lines, statements)): their imports, and their
+    statements in one function `def {signature}:` that returns x."""
+    chosen = draw(st.lists(st.sampled_from(uses), min_size=1, max_size=3, unique=True))
     header = [(0, statement) for statement in dict.fromkeys(s for imports, _ in chosen for s in imports)]
-    body = lines("def step(x, f, flag, rest):")
+    body = lines(f"def {signature}:")
     for _, use in chosen:
         body += lines(*use.split("\n"), depth=1)
     return header, body + lines("    return x")
+
+
+@st.composite
+def deprecated_api(draw) -> Tuple[Block, Block]:
+    return uses_in_a_function(draw, DEPRECATED_USES, "step(x, f, flag, rest)")
 
 
 # ---- TL201-TL209: loads, checkpoints, typos, torchvision, cuDNN and CUDA variables -----------
@@ -395,12 +401,7 @@ CORRECTNESS_USES = (
 
 @st.composite
 def correctness_api(draw) -> Tuple[Block, Block]:
-    chosen = draw(st.lists(st.sampled_from(CORRECTNESS_USES), min_size=1, max_size=3, unique=True))
-    header = [(0, statement) for statement in dict.fromkeys(s for imports, _ in chosen for s in imports)]
-    body = lines("def load_step(x, f, flag, path, cfg, layers, a, b, **opts):")
-    for _, use in chosen:
-        body += lines(*use.split("\n"), depth=1)
-    return header, body + lines("    return x")
+    return uses_in_a_function(draw, CORRECTNESS_USES, "load_step(x, f, flag, path, cfg, layers, a, b, **opts)")
 
 
 # ---- rendering ---------------------------------------------------------------------------

@@ -3,12 +3,12 @@ an outside path, and fixes that real torch then loads with."""
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 
 from cli_support import run_torchlint, write_tree
 from flake8_support import run_flake8
+from tl2xx_support import findings
 
 LOADS = (
     "import torch\n\n\n"
@@ -17,24 +17,18 @@ LOADS = (
 )
 
 
-def findings(root, *args):
-    result = run_torchlint("check", "--no-cache", "--output-format", "json", *args, ".", cwd=root)
-    assert result.returncode in (0, 1), result.stderr.decode()
-    return sorted((d["code"], d["location"]["row"]) for d in json.loads(result.stdout))
-
-
 def test_missing_weights_only_is_reported_only_below_2_6(tmp_path):
     write_tree(tmp_path, {"pyproject.toml": '[tool.torchlint]\ntarget-torch = "2.5"\n', "m.py": LOADS})
-    assert findings(tmp_path) == [("TL201", 5), ("TL201", 9)]
+    assert findings(tmp_path) == [("m.py", 5, 12, "TL201"), ("m.py", 9, 12, "TL201")]
     (tmp_path / "pyproject.toml").write_text('[tool.torchlint]\ntarget-torch = "2.6"\n')
-    assert findings(tmp_path) == [("TL201", 5)]  # weights_only=False stays a finding at any target
+    assert findings(tmp_path) == [("m.py", 5, 12, "TL201")]  # weights_only=False stays a finding at any target
 
 
 def test_outside_path_moves_to_tl209_when_selected(tmp_path):
     write_tree(tmp_path, {"m.py": LOADS})
     result = run_torchlint("check", "--no-cache", "--output-format", "concise", ".", cwd=tmp_path)
     assert "m.py:5:12: TL201" in result.stdout.decode() and "`path`, a parameter" in result.stdout.decode()
-    assert findings(tmp_path, "--extend-select", "TL209") == [("TL201", 9), ("TL209", 5)]
+    assert findings(tmp_path, "--extend-select", "TL209") == [("m.py", 5, 12, "TL209"), ("m.py", 9, 12, "TL201")]
 
 
 def test_unsafe_fix_loads_a_state_dict_with_real_torch(tmp_path):

@@ -8,6 +8,7 @@ import sys
 
 from cli_support import run_torchlint, write_tree
 from flake8_support import run_flake8
+from tl2xx_support import findings
 
 TRAIN = (
     "import os\nimport warnings\n\nimport torch\nfrom torch.utils.checkpoint import checkpoint\n\n"
@@ -26,17 +27,11 @@ ENV = (
 )
 
 
-def concise(root, *args):
-    result = run_torchlint("check", "--no-cache", "--output-format", "concise", *args, ".", cwd=root)
-    assert result.returncode in (0, 1), result.stderr.decode()
-    return [line.split(" ", 2)[:2] for line in result.stdout.decode().splitlines() if ": TL" in line]
-
-
 def test_fixed_script_freezes_the_layer_and_checkpoints_without_warning(tmp_path):
     write_tree(tmp_path, {"train.py": TRAIN})
     before = subprocess.run([sys.executable, "train.py"], cwd=tmp_path, capture_output=True, text=True)
     assert "use_reentrant" in before.stderr  # the warning, raised as an error, is what TL202 reports
-    assert concise(tmp_path) == [["train.py:10:5:", "TL203"], ["train.py:12:5:", "TL202"]]
+    assert findings(tmp_path) == [("train.py", 10, 5, "TL203"), ("train.py", 12, 5, "TL202")]
     run_torchlint("check", "--no-cache", "--fix", "--unsafe-fixes", ".", cwd=tmp_path)
     text = (tmp_path / "train.py").read_text()
     assert "p.requires_grad = False" in text and "checkpoint(layer, x, use_reentrant=False)" in text
@@ -56,7 +51,7 @@ def test_environment_and_cudnn_findings_say_when_variables_are_read(tmp_path):
     write_tree(tmp_path, {"env.py": ENV})
     result = run_torchlint("check", "--no-cache", "--output-format", "concise", ".", cwd=tmp_path)
     out = result.stdout.decode()
-    assert concise(tmp_path) == [["env.py:6:1:", "TL207"], ["env.py:11:5:", "TL208"], ["env.py:12:5:", "TL208"]]
+    assert findings(tmp_path) == [("env.py", 6, 1, "TL207"), ("env.py", 11, 5, "TL208"), ("env.py", 12, 5, "TL208")]
     assert "CUDA is already in use here (line 10)" in out
     assert "built from source" in out and "torchlint doctor" in out
     assert run_torchlint("check", "--no-cache", "--fix", "--unsafe-fixes", ".", cwd=tmp_path).returncode == 1

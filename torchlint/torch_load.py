@@ -144,6 +144,15 @@ class LoadSites:
     """The functions around the visited node (a rule mixin: TL201 and TL209 both need to
     know whether a load's path comes from a parameter or a value derived from one)."""
 
+    @classmethod
+    def gate(cls, view, config) -> bool:
+        return ast_loads(view)
+
+    def read_call(self, call) -> Optional[Load]:
+        """The loader call's Load, if it is a loader call that unpickles without restriction."""
+        load = read_load(call, self.context.imports.qualified_name(call.func), self.context.config)
+        return None if load is None or load.unrestricted is None or self.is_fallback(call) else load
+
     def visit_FunctionDef(self, node) -> None:
         self._functions.append(node)
 
