@@ -10,7 +10,10 @@ For a module that compiles:
   parse and Python compiles, with the file's newline style;
 - every top-level statement that no applied edit touches is, after the round, the
   same (`ast.dump`) top-level statement at its shifted offset;
-- fixing the fixed module changes nothing (idempotence).
+- fixing the fixed module changes nothing (idempotence);
+- leaving the definitions no rule needs out of the LibCST parse (torchlint/elide.py)
+  changes no finding, fix, error or fact, with every rule and option on and with the
+  defaults.
 
 A failure raises `PropertyFailure`, whose `signature` (property and rule codes) tells
 one bug from another in the long run.
@@ -19,11 +22,14 @@ one bug from another in the long run.
 from __future__ import annotations
 
 import ast
+import json
 import warnings
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from torchlint.config import Config
+from torchlint import engine
 from torchlint.engine import lint_text
 from torchlint.fix import apply_checked, dropped_message, fix_text, is_applicable, parses
 from torchlint.ftypes import SYNTAX_CODE, Diagnostic, FileResult, Fix, Location
@@ -34,7 +40,7 @@ from torchlint.runner import MAX_PROJECT_ROUNDS
 from torchlint.source import DecodeError, decode_source, split_lines
 
 PATH = "fuzzed.py"
-PROPERTIES = ("no-crash", "positions", "reparse", "newlines", "untouched", "idempotent")
+PROPERTIES = ("no-crash", "positions", "reparse", "newlines", "untouched", "idempotent", "elision")
 
 
 class PropertyFailure(AssertionError):
@@ -57,6 +63,7 @@ def widest_config() -> Config:
 
 RULES = all_rules()
 CONFIG = widest_config()
+DEFAULT_RULES = tuple(rule for rule in RULES if rule.default_enabled)
 
 
 def compiles(text) -> bool:
@@ -204,6 +211,8 @@ def check_program(data: bytes) -> int:
     for diagnostic in result.diagnostics + project:
         check_positions(text, diagnostic)
     checks += 1
+    check_elision(text, newline, result)
+    checks += 2
     for unsafe in (False, True):
         fixed, rounds, errors = fix_module(text, linter, unsafe)
         if errors:
@@ -217,6 +226,41 @@ def check_program(data: bytes) -> int:
             )
         checks += 4
     return checks
+
+
+@contextmanager
+def whole_module_parses():
+    """Within: LibCST parses every statement of a file (no elision), to compare with."""
+    elide = engine.elide_statements
+    engine.elide_statements = lambda *args: None
+    try:
+        yield
+    finally:
+        engine.elide_statements = elide
+
+
+def check_elision(text: str, newline: str, result: FileResult) -> None:
+    """The same outcome with and without the elision, with every rule and option on
+    (`result`) and with the default rules and options."""
+    for config, rules, elided in ((CONFIG, RULES, result), (Config(), DEFAULT_RULES, None)):
+        if elided is None:
+            elided = lint_text(text, PATH, config, rules, newline=newline)
+        with whole_module_parses():
+            whole = lint_text(text, PATH, config, rules, newline=newline)
+        if _outcome(whole) != _outcome(elided):
+            differing = set(_outcome(whole)[0]) ^ set(_outcome(elided)[0])
+            codes = {finding[0] for finding in differing} or set(whole.facts) | set(elided.facts)
+            raise PropertyFailure(
+                "elision", sorted(codes), f"whole module:\n{_outcome(whole)}\nelided:\n{_outcome(elided)}"
+            )
+
+
+def _outcome(result: FileResult) -> tuple:
+    findings = sorted(
+        (d.code, d.location.row, d.location.column, d.end_location.row, d.end_location.column, d.message, repr(d.fix))
+        for d in result.diagnostics
+    )
+    return findings, sorted(result.errors), json.dumps(result.facts, sort_keys=True, default=str)
 
 
 def _crashed_codes(errors: Sequence[str]) -> List[str]:

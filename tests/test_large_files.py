@@ -53,3 +53,38 @@ def test_a_syntax_error_inside_bulk_data_is_still_reported(tmp_path):
     (finding,) = json.loads(completed.stdout)
     assert finding["code"] == "TL000"
     assert finding["location"]["row"] == 2
+
+
+def _plain_functions(count: int, start: int) -> str:
+    return "".join(f"def helper_{i}(x):\n    y = x + {i}\n    return y * 2\n\n\n" for i in range(start, start + count))
+
+
+def test_a_large_file_parses_only_what_rules_need_and_keeps_positions_fixes_and_noqa(tmp_path):
+    """Thousands of definitions no rule needs sit around the ones that hold findings:
+    rows, columns, fixes and `# noqa` on multi-line statements stay exact."""
+    text = (
+        "import torch\nimport wandb as W\nimport lightning.pytorch as pl\n\n\n"
+        + _plain_functions(2_000, 0)
+        + "def report(values):\n    W.log({'n': len(values)})\n\n\n"
+        + _plain_functions(2_000, 2_000)
+        + "class Model(pl.LightningModule):\n"
+        "    def training_step(self, batch, batch_idx):\n"
+        "        loss = batch.sum()\n"
+        "        self.log('loss', loss.item())\n"
+        "        self.log(\n            'kept', loss.item(),\n        )  # noqa: TL003\n"
+        "        return loss\n\n\n"
+        + _plain_functions(1_000, 4_000)
+    )
+    path = tmp_path / "big.py"
+    path.write_text(text)
+    lines = text.split("\n")
+    completed = run_torchlint("check", "--no-cache", "--output-format", "json", str(path))
+    found = sorted((f["code"], f["location"]["row"], f["location"]["column"]) for f in json.loads(completed.stdout))
+    import_row = lines.index("import wandb as W") + 1
+    sync_row = lines.index("        self.log('loss', loss.item())") + 1
+    assert found == [("TL001", import_row, 1), ("TL003", sync_row, lines[sync_row - 1].index("loss.item()") + 1)]
+    run_torchlint("check", "--no-cache", "--fix", str(path))
+    expected = text.replace("import wandb as W\n", "").replace(
+        "def report(values):\n    W.log(", "def report(values):\n    import wandb as W\n\n    W.log("
+    ).replace("self.log('loss', loss.item())", "self.log('loss', loss.detach())")
+    assert path.read_text() == expected
