@@ -157,3 +157,14 @@ def test_a_100_mb_log_costs_under_five_seconds_of_cpu(tmp_path, run_explain, wri
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     assert out.returncode == 0 and "[cudnn-not-supported]" in out.stdout
     assert cpu < 5.0, f"{cpu:.1f} s of CPU for a 100 MB log"
+
+
+def test_a_library_the_loader_missed_is_put_against_who_needs_it(run_explain):
+    # the doctor's runtime tables (torchlint/doctor/runtimes.py) say which cuDNN major onnxruntime-gpu 1.18 needs
+    data = explain_json(run_explain, """\
+        [pip3] onnxruntime-gpu==1.18.0
+        [E:onnxruntime:Default, provider_bridge_ort.cc:1548] LoadLibrary failed with error 126 "" when trying to load cudnn64_9.dll
+        """)
+    diagnosis = data["diagnoses"][0]
+    assert diagnosis["kind"] == "loader" and "cuDNN 9" in diagnosis["cause"] and "uses cuDNN 8" in diagnosis["cause"]
+    assert any(e["fact"] == "package" and e["line"] == 1 for e in diagnosis["evidence"])

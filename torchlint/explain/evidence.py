@@ -76,6 +76,8 @@ _PATTERNS: Tuple[Tuple[str, "re.Pattern[str]"], ...] = tuple((name, re.compile(p
                  r"|(?:Tesla|NVIDIA)\s+[A-Z]\d{1,3}[A-Z]?\b(?:[-\s]\w+GB)?"
                  r"|(?:A100|H100|H200|A800|H800|B200|GH200|V100|P100|A10G|L40S)\b(?:[-\s]\w+GB)?))", 0),
     ("visible-devices", r"CUDA_VISIBLE_DEVICES['\"]?\]?\s*(?:=|:)\s*['\"]?([^\s'\",;)]+(?:,\s*\d+)*\]?)", 0),
+    # a `pip freeze` / collect_env package line: the doctor's runtime tables read facts.packages
+    ("package", r"^[ \t]*(?:\[(?:pip\d?|conda)\][ \t]+)?([A-Za-z][\w.-]*)(?:==|[ \t]+)(\d[\w.+-]*)[ \t]*$", re.M),
     ("wsl", r"microsoft-standard-WSL2|\bWSL2?\b|/usr/lib/wsl/lib", 0),
     ("windows", r"\b[A-Z]:\\\\|\\\\site-packages\\\\|\.dll\b|Microsoft Windows", 0),
     ("conda", r"\[conda\]|anaconda3|miniconda3|\bconda (?:install|create)\b|/envs/\w+/lib/python", 0),
@@ -177,6 +179,11 @@ def _take(evidence: Evidence, name: str, hit: "re.Match[str]", text: str) -> Non
     elif name == "visible-devices" and "CUDA_VISIBLE_DEVICES" not in facts.env:
         facts.env["CUDA_VISIBLE_DEVICES"] = group
         _clue(evidence, text, "env", f"CUDA_VISIBLE_DEVICES={group}", at)
+    elif name == "package":
+        package = re.sub(r"[-_.]+", "-", group).lower()
+        if package not in facts.packages:
+            facts.packages[package] = hit.group(2)
+            _clue(evidence, text, "package", f"{package} {hit.group(2)}", at)
     elif name in ("wsl", "windows", "conda", "amp") and not getattr(evidence, name):
         setattr(evidence, name, True)
         _clue(evidence, text, name, hit.group(0), at)

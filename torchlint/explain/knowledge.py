@@ -18,7 +18,7 @@ KNOWLEDGE_FILE = "signatures.toml"
 _TEXT_FIELDS = ("id", "title", "regex", "root_cause", "docs")
 _LIST_FIELDS = ("anchors", "workarounds", "dead_ends", "rules", "doctor_checks", "sources")
 _OPTIONAL_LIST_FIELDS = ("secondary_to", "evidence")
-EVIDENCE_KINDS = ("kernels", "driver", "visible-devices", "wsl")  # the diagnoses of explain/reasoning.py
+EVIDENCE_KINDS = ("kernels", "driver", "visible-devices", "wsl", "loader")  # the diagnoses of explain/reasoning.py
 # A signature's regex runs only near its anchors (literal strings, found with str.find), in a
 # window this wide on each side, at no more than MAX_ANCHOR_HITS places: the cost of a
 # signature is bounded however often its anchor repeats in a huge log.

@@ -8,10 +8,12 @@ never becomes the explanation of an error it cannot cause.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import List, Optional, Sequence, Set
 
 from torchlint.doctor.check import _version, kernel_coverage, parse_arch, visible_devices_problem
+from torchlint.doctor.runtimes import library_context
 from torchlint.doctor.compat import (
     COMPATIBILITY_DOC,
     PREVIOUS_VERSIONS_PAGE,
@@ -22,7 +24,9 @@ from torchlint.doctor.compat import (
 from torchlint.explain.evidence import Clue, Evidence
 from torchlint.explain.knowledge import EVIDENCE_KINDS, Match
 
-KERNELS, DRIVER, VISIBLE_DEVICES, WSL = EVIDENCE_KINDS
+KERNELS, DRIVER, VISIBLE_DEVICES, WSL, LOADER = EVIDENCE_KINDS
+# A CUDA library file named in a log line: libcudnn_cnn_infer.so.8, cudnn64_9.dll, cublasLt64_12.dll
+_LIBRARY = re.compile(r"\b(lib(?:cudnn|cublas|cudart|nccl)\w*\.so(?:\.\d+)+|(?:cudnn|cublas|cublasLt|cudart)\w*?64_\d+\.dll)")
 INSTALL_PAGE = "https://pytorch.org/get-started/locally/"
 
 
@@ -44,6 +48,8 @@ def diagnose(evidence: Evidence, matches: List[Match]) -> List[Diagnosis]:
         found += _driver(evidence)
     if VISIBLE_DEVICES in wanted:
         found += _visible_devices(evidence)
+    if LOADER in wanted:
+        found += _loader(evidence, [m for m in matches if LOADER in m.signature.evidence])
     if WSL in wanted and evidence.wsl:
         found.append(Diagnosis(
             WSL,
@@ -54,6 +60,22 @@ def diagnose(evidence: Evidence, matches: List[Match]) -> List[Diagnosis]:
             "Windows driver. Do not install a Linux NVIDIA driver inside WSL2: it replaces the WSL stub.",
             evidence.used("wsl")))
     return found
+
+
+def _loader(evidence: Evidence, matches: List[Match]) -> List[Diagnosis]:
+    """Who needs the library the log could not load, from the doctor's runtime tables."""
+    names = dict.fromkeys(hit.group(1) for m in matches for hit in _LIBRARY.finditer(m.excerpt))
+    results = []
+    for name in names:
+        context = library_context(name, evidence.facts)
+        if context and context.count(". ") >= 1:  # more than "X is cuDNN 8.": someone's need is known
+            results.append(Diagnosis(
+                LOADER, context,
+                "Make the loader find the major version the program needs (its nvidia-* pip package, or its "
+                "directory first on LD_LIBRARY_PATH / PATH); a library of another major version does not replace "
+                "it. `torchlint doctor` lists which copy each runtime gets.",
+                evidence.used("torch", "torch-cuda", "package")))
+    return results
 
 
 def _kernels(evidence: Evidence) -> List[Diagnosis]:
