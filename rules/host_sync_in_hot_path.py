@@ -41,9 +41,10 @@ class HostSyncInHotPath(HotPathRule):
     ONNX a numpy array, `LightningDataModule` mixins).
 
     By default only syncs worth removing are reported: values that are only recorded
-    or reported (given to `self.log`, a logger, `print`, a progress bar, a dict literal
-    handed straight to one of them (`self.log_dict({...})`, `wandb.log({...})`), a stats
-    dict filled in place (`stats["loss"] = loss.item()`, `stats.update(loss=...)`), a
+    or reported (given to `self.log`, a logger, `print`, a progress bar, a stats dict:
+    a dict literal or `dict(...)` kept, returned or handed to one of them
+    (`stats = dict(loss=loss.item())`, `self.log_dict({...})`, `wandb.log({...})`), or
+    filled in place (`stats["loss"] = loss.item()`, `stats.update(loss=...)`), a
     list of losses, an attribute of `self`), values used in arithmetic that works as
     well on the tensor (`x / x.sum().item()`), and `torch.cuda.synchronize()` (except
     around a timer, where it makes the measurement right). A value the code needs on
@@ -137,10 +138,11 @@ class HostSyncInHotPath(HotPathRule):
     not run on every step: under a condition with a modulo (`if step % 100 == 0:`), a
     step counter picking the first steps (`if batch_idx < 10:`), a logging or plotting
     switch (`if self.log_images:`, `if self.debug:`, `if self.should_log():`); in the
-    block of a setting of the object (`if self.collect_stats:`, `if self.hparams.x and
-    ...:`: an attribute of `self` that the class sets only in `__init__`, to an
-    argument, a config value or a literal, or never sets itself; not `self.training`),
-    which runs only if the user turned it on; in a block that runs once, because it
+    block of a setting of the object that is not plainly on by default (`if
+    self.collect_stats:`, `if self.hparams.x and ...:`: an attribute of `self` that the
+    class sets only in `__init__`, to an argument, a config value or a literal, or never
+    sets itself; not `self.training`, and not one set to `True` or to an argument whose
+    default is `True`), which runs only if the user turned it on; in a block that runs once, because it
     assigns what its condition tests (`if self._iter == -1: self._iter =
     int(t.item())`, `if x is None: x = ...`, `if not x: x = ...`); and in either
     block of a None-check of a value the step made itself (`evicted = self.evict(x)`
@@ -473,18 +475,19 @@ def _recorded_use(node, parents: Dict) -> bool:
     if isinstance(parent, cst.Arg):
         call = parents.get(parent)
         if isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value == "dict":
-            return _dict_to_sink(call, parents)
+            return _stats_dict(call, parents)
         return _is_sink(call)
     if isinstance(parent, cst.DictElement):
-        return _dict_to_sink(parents.get(parent), parents)
+        return _stats_dict(parents.get(parent), parents)
     return isinstance(parent, cst.FormattedStringExpression) and _is_sink_string(parent, parents)
 
 
-def _dict_to_sink(mapping, parents: Dict) -> bool:
-    """Whether a dict literal or `dict(...)` is handed straight to a logging call (a
-    dict given to any other function is that function's input, not a record)."""
+def _stats_dict(mapping, parents: Dict) -> bool:
+    """Whether a dict literal or `dict(...)` holds stats: kept (`stats = {...}`),
+    returned or handed to a logging call; a dict handed to any other function
+    (`to_record({...})`, `session.run(None, {...})`) is that function's input."""
     holder = parents.get(mapping)
-    return isinstance(holder, cst.Arg) and _is_sink(parents.get(holder))
+    return not isinstance(holder, cst.Arg) or _is_sink(parents.get(holder))
 
 
 def _name_uses(body, parents: Dict) -> Dict[str, List]:

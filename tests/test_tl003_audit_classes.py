@@ -11,6 +11,7 @@ from pathlib import Path
 
 from test_reach_host_sync import check, configure
 from cli_support import write_tree
+from flake8_support import run_flake8
 
 
 def rows(root: Path) -> list:
@@ -19,31 +20,33 @@ def rows(root: Path) -> list:
 
 RARE_BLOCKS = (
     "from torch import nn\n\n\nclass Miner(nn.Module):\n"
-    "    def __init__(self, collect_stats=None, cfg=None):\n        super().__init__()\n"
+    "    def __init__(self, collect_stats=None, cfg=None, use_l1=True):\n        super().__init__()\n"
     "        self.collect_stats = False if collect_stats is None else collect_stats\n"
     "        self.log_stats = getattr(cfg, 'log_stats', False)\n"
-    "        self.proj = nn.Linear(2, 2)\n        self.warm = False\n        self._iter = -1\n\n"
+    "        self.proj = nn.Linear(2, 2)\n        self.warm = False\n        self._iter = -1\n"
+    "        self.use_l1 = use_l1\n\n"
     "    def forward(self, x, mask=None):\n"
-    "        if self.collect_stats:\n            self.avg = x.mean().item()\n"  # 15: a setting
-    "        if self.log_stats and x.dim() > 1:\n            self.norm = x.norm().item()\n"  # 17: a setting, and ...
-    "        if self._iter == -1:\n            self._iter = int(x.sum().item())\n"  # 19: runs once
+    "        if self.collect_stats:\n            self.avg = x.mean().item()\n"  # 16: a setting
+    "        if self.log_stats and x.dim() > 1:\n            self.norm = x.norm().item()\n"  # 18: a setting, and ...
+    "        if self._iter == -1:\n            self._iter = int(x.sum().item())\n"  # 20: runs once
     "        for table, ids in self.evict(x).items():\n"
-    "            if ids is not None:\n                print(ids.max().item())\n"  # 22: a loop value's None-check
-    "        if mask is not None:\n            print(mask.sum().item())\n"  # 24: a parameter: every step
-    "        if self.training:\n            print(x.max().item())\n"  # 26: nn.Module's flag: every step
-    "        if self.warm:\n            print(x.min().item())\n"  # 28: changed by the step: every step
+    "            if ids is not None:\n                print(ids.max().item())\n"  # 23: a loop value's None-check
+    "        if mask is not None:\n            print(mask.sum().item())\n"  # 25: a parameter: every step
+    "        if self.training:\n            print(x.max().item())\n"  # 27: nn.Module's flag: every step
+    "        if self.warm:\n            print(x.min().item())\n"  # 29: changed by the step: every step
     "        self.warm = True\n"
-    "        if self.proj:\n            print(x.std().item())\n"  # 31: a layer, no setting
-    "        if self.collect_stats:\n            pass\n        else:\n            print(x.var().item())\n"  # 35
+    "        if self.proj:\n            print(x.std().item())\n"  # 32: a layer, no setting
+    "        if self.collect_stats:\n            pass\n        else:\n            print(x.var().item())\n"  # 36: a setting's usual path
+    "        if self.use_l1:\n            print(x.abs().mean().item())\n"  # 38: on by default: every step
     "        return x\n"
 )
 
 
 def test_settings_run_once_blocks_and_none_checks_of_step_values_are_off_step_by_default(tmp_path):
     root = write_tree(tmp_path, {"miner.py": RARE_BLOCKS})
-    assert rows(root) == [24, 26, 28, 31, 35]
+    assert rows(root) == [25, 27, 29, 32, 36, 38]
     configure(root, check_periodic_branches=True)
-    assert rows(root) == [15, 17, 19, 22, 24, 26, 28, 31, 35]
+    assert rows(root) == [16, 18, 20, 23, 25, 27, 29, 32, 36, 38]
 
 
 def test_a_setting_inherited_from_a_base_in_another_file_is_a_setting(tmp_path):
@@ -67,19 +70,20 @@ def test_a_setting_inherited_from_a_base_in_another_file_is_a_setting(tmp_path):
     assert rows(root) == [13]
 
 
-def test_a_dict_is_a_record_only_when_handed_to_a_logging_call(tmp_path):
+def test_a_dict_handed_to_a_plain_function_is_its_input_not_a_record(tmp_path):
     text = (
         "import wandb\nfrom torch import nn\n\n\nclass M(nn.Module):\n    def forward(self, x, writer):\n"
         "        to_record({'input': x.cpu().numpy()})\n"  # 7: a plain function's input
         "        wandb.log({'loss': x.sum().item()})\n"  # 8: logged
         "        writer.add_scalars('m', dict(mean=x.mean().item()))\n"  # 9: logged
         "        record(dict(mx=x.max().item()))\n"  # 10: a plain function's input
-        "        return x\n"
+        "        stats = dict(mn=x.min().item())\n"  # 11: a stats dict, kept
+        "        return x, {'std': x.std().item()}, stats\n"  # 12: a stats dict, returned
     )
     root = write_tree(tmp_path, {"m.py": text})
-    assert rows(root) == [8, 9]
+    assert rows(root) == [8, 9, 11, 12]
     configure(root, check_host_values=True)
-    assert rows(root) == [7, 8, 9, 10]
+    assert rows(root) == [7, 8, 9, 10, 11, 12]
 
 
 def test_a_tensor_already_read_in_the_step_is_not_reported_again(tmp_path):
@@ -119,6 +123,12 @@ def test_progress_bar_values_are_reported_only_where_the_bar_does_not_read_them_
     found = check(write_tree(tmp_path, {"m.py": LIGHTNING}), "--select", "TL003")
     assert [d["location"]["row"] for d in found] == [8, 16, 21]
     assert all("detach" in d["fix"]["edits"][0]["content"] for d in found)
+
+
+def test_flake8_reports_the_same_progress_bar_values(tmp_path):
+    write_tree(tmp_path, {"m.py": LIGHTNING})
+    result = run_flake8("--select", "TL003", "m.py", cwd=tmp_path)
+    assert [int(line.split(":")[1]) for line in result.stdout.splitlines()] == [8, 16, 21], result.stderr
 
 
 def test_progress_bar_values_of_a_helper_in_another_file_follow_its_callers(tmp_path):

@@ -31,7 +31,7 @@ from torchlint.project import absolute_import, is_package, module_name, suffix_m
 from torchlint.walk import blocks, children
 from torchlint.rule import Report, Rule, SourceView
 from torchlint.step_branches import (  # noqa: F401  (own_nodes, parents_of: used by the rules through this module)
-    StepScope, class_changed_attributes, in_error_path, in_periodic_branch, own_nodes, parents_of, step_scope,
+    ClassSettings, StepScope, class_settings, in_error_path, in_periodic_branch, own_nodes, parents_of, step_scope,
 )
 
 MAX_DEPTH = 3  # self-calls followed from a hot path
@@ -443,7 +443,7 @@ class HotPathRule(Rule):
         self._reach: Optional[Reach] = None
         self._class_node = None
         self._cpu_state: Optional[Set[str]] = None
-        self._changed: Optional[FrozenSet[str]] = None
+        self._settings: Optional[ClassSettings] = None
         self._function = None
         self._scope: Optional[StepScope] = None
 
@@ -502,9 +502,9 @@ class HotPathRule(Rule):
 
     def _step_scope(self) -> StepScope:
         if self._scope is None:
-            if self._changed is None:
-                self._changed = class_changed_attributes(self._class_node)
-            self._scope = step_scope(self._function, self._changed)
+            if self._settings is None:
+                self._settings = class_settings(self._class_node)
+            self._scope = step_scope(self._function, self._settings)
         return self._scope
 
     def visit_ClassDef(self, node) -> None:
@@ -512,7 +512,7 @@ class HotPathRule(Rule):
         module = module_name(self.context.path)
         dotted = ".".join(self._class_names)
         class_name = f"{module}.{dotted}" if module else dotted
-        self._class_node, self._cpu_state, self._changed = node, None, None
+        self._class_node, self._cpu_state, self._settings = node, None, None
         for function in methods(node):
             if not isinstance(function.body, cst.IndentedBlock) or not may_run_per_step(function.name.value):
                 continue

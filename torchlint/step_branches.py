@@ -112,25 +112,36 @@ _SETTING_CALLS = frozenset({"getattr", "bool", "get"})
 
 
 @dataclass(frozen=True)
+class ClassSettings:
+    """The attributes of `self` a class changes (assigned outside `__init__`, or in
+    `__init__` to anything but a setting: an argument, a config value, a literal), and
+    the settings it plainly turns on by default (`self.x = True`, or an `__init__`
+    argument whose default is `True`)."""
+
+    changed: FrozenSet[str]
+    on_by_default: FrozenSet[str]
+
+
+@dataclass(frozen=True)
 class StepScope:
     """What a method's blocks are tested against: the name of its instance (`self`),
-    the names it binds itself (not its parameters), and the attributes of `self` that
-    its class changes (assigned outside `__init__`, or in `__init__` to anything but a
-    setting: an argument, a config value, a literal)."""
+    the names it binds itself (not its parameters), and its class's settings."""
 
     instance: Optional[str]
     step_locals: FrozenSet[str]
-    changed: FrozenSet[str]
+    settings: ClassSettings
 
 
-def class_changed_attributes(class_node) -> FrozenSet[str]:
-    """The attributes of `self` a class changes (see `StepScope.changed`)."""
+def class_settings(class_node) -> ClassSettings:
+    """What a class does with the attributes of `self` (see `ClassSettings`)."""
     changed: Set[str] = set()
+    on: Set[str] = set()
     for function in methods(class_node):
         instance = self_name(function)
         if instance is None:
             continue
         in_init = function.name.value == "__init__"
+        true_by_default = _true_by_default(function) if in_init else frozenset()
         for node in own_nodes(function.body):
             if isinstance(node, cst.Assign):
                 targets = [target.target for target in node.targets]
@@ -139,16 +150,32 @@ def class_changed_attributes(class_node) -> FrozenSet[str]:
             else:
                 continue
             setting = in_init and not isinstance(node, cst.AugAssign) and _is_setting_value(node.value)
+            turned_on = setting and _names_any(node.value, true_by_default | {"True"})
             for target in targets:
-                for element in _target_parts(target):
+                for element in target_parts(target):
                     name = self_attribute(element, instance)
                     if name is not None and not setting:
                         changed.add(name)
-    return frozenset(changed)
+                    elif name is not None and turned_on:
+                        on.add(name)
+    return ClassSettings(frozenset(changed), frozenset(on))
 
 
-def step_scope(function, changed: FrozenSet[str]) -> StepScope:
-    """The `StepScope` of one method, given its class's changed attributes."""
+def _true_by_default(function) -> FrozenSet[str]:
+    params = function.params
+    return frozenset(
+        param.name.value
+        for param in (*params.posonly_params, *params.params, *params.kwonly_params)
+        if isinstance(param.default, cst.Name) and param.default.value == "True"
+    )
+
+
+def _names_any(value, names: FrozenSet[str]) -> bool:
+    return any(isinstance(node, cst.Name) and node.value in names for node in own_nodes(value))
+
+
+def step_scope(function, settings: ClassSettings) -> StepScope:
+    """The `StepScope` of one method, given its class's settings."""
     bound: Set[str] = set()
     for node in own_nodes(function.body):
         if isinstance(node, cst.AssignTarget):
@@ -157,7 +184,7 @@ def step_scope(function, changed: FrozenSet[str]) -> StepScope:
             bound.update(assigned_names(node.target))
         elif isinstance(node, cst.AsName):
             bound.update(assigned_names(node.name))
-    return StepScope(self_name(function), frozenset(bound - set(parameter_names(function))), changed)
+    return StepScope(self_name(function), frozenset(bound - set(parameter_names(function))), settings)
 
 
 def in_periodic_branch(node, parents: Mapping, scope: Optional[StepScope] = None) -> bool:
@@ -198,7 +225,7 @@ def _conjuncts(test) -> List:
 
 def _setting(test, scope: StepScope) -> bool:
     """`self.collect_stats`, `self.hparams.log_stats`: an attribute of `self` the class
-    never changes, other than `training`."""
+    never changes and does not plainly turn on by default, other than `training`."""
     dotted = cst_dotted_name(test)
     if dotted is None or scope.instance is None:
         return False
@@ -207,7 +234,8 @@ def _setting(test, scope: StepScope) -> bool:
         len(parts) >= 2
         and parts[0] == scope.instance
         and parts[1] not in _PER_STEP_FLAGS
-        and parts[1] not in scope.changed
+        and parts[1] not in scope.settings.changed
+        and parts[1] not in scope.settings.on_by_default
     )
 
 
@@ -237,22 +265,20 @@ def _none_check_of_step_value(test, scope: StepScope) -> bool:
 
 def _assigned_in(block, dotted: str) -> bool:
     for node in own_nodes(block):
-        if isinstance(node, cst.AssignTarget):
-            targets = [node.target]
-        elif isinstance(node, (cst.AnnAssign, cst.AugAssign)):
-            targets = [node.target]
-        else:
-            continue
-        if any(cst_dotted_name(part) == dotted for target in targets for part in _target_parts(target)):
+        if isinstance(node, (cst.AssignTarget, cst.AnnAssign, cst.AugAssign)) and any(
+            cst_dotted_name(part) == dotted for part in target_parts(node.target)
+        ):
             return True
     return False
 
 
-def _target_parts(target) -> List:
+def target_parts(target) -> List:
+    """The single targets of an assignment target: `a, (b, *c)` -> a, b, c; `self.x` and
+    `d[k]` stay whole."""
     if isinstance(target, (cst.Tuple, cst.List)):
-        return [part for element in target.elements for part in _target_parts(element.value)]
+        return [part for element in target.elements for part in target_parts(element.value)]
     if isinstance(target, cst.StarredElement):
-        return _target_parts(target.value)
+        return target_parts(target.value)
     return [target]
 
 

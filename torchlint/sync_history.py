@@ -14,6 +14,7 @@ from typing import Callable, Dict, List, Optional, Set, Tuple
 
 from torchlint.lazy import cst
 from torchlint.names import cst_dotted_name
+from torchlint.step_branches import target_parts
 from torchlint.walk import children
 
 # tensor methods whose result Python has without waiting: shape facts, no values
@@ -220,11 +221,11 @@ def _written(node) -> Set[str]:
 
 
 def _target_names(target) -> Set[str]:
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return {name for element in target.elements for name in _target_names(element.value)}
-    if isinstance(target, cst.StarredElement):
-        return _target_names(target.value)
-    if isinstance(target, cst.Subscript):
-        return _target_names(target.value)  # `loss[0] = 0` changes loss
-    dotted = cst_dotted_name(target)
-    return {dotted} if dotted is not None else set()
+    names = set()
+    for part in target_parts(target):
+        if isinstance(part, cst.Subscript):
+            part = part.value  # `loss[0] = 0` changes loss
+        dotted = cst_dotted_name(part)
+        if dotted is not None:
+            names.add(dotted)
+    return names
