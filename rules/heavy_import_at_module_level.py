@@ -527,7 +527,8 @@ class HeavyImportAtModuleLevel(Rule):
             names = getattr(self, "_names", None)
             body = view.tree.body if view.tree else []
             mentioning = body if names is None else [body[i] for i in statements_holding(view, names)]
-            self._by_name = _ReachedByName(view.tree, mentioning)
+            exporting = [body[i] for i in statements_holding(view, ("__all__",))]
+            self._by_name = _ReachedByName(view.tree, mentioning, exporting)
         return self._by_name
 
     def _fix(self, candidate: _Candidate, uses: "_NameUses", positions: Positions) -> Fix:
@@ -763,16 +764,17 @@ class _ReachedByName:
     `globals()[...]`, `sys.modules[__name__].x`, or named by a dotted string. Moving
     their import into functions would make those lookups fail."""
 
-    def __init__(self, tree: Optional[ast.Module], mentioning: Sequence[ast.stmt]) -> None:
+    def __init__(self, tree: Optional[ast.Module], mentioning: Sequence[ast.stmt], exporting: Sequence[ast.stmt]) -> None:
         """`mentioning`: the top-level statements whose text holds a name asked about
-        (a lookup by name spells the name, so no other statement can hold one)."""
+        (a lookup by name spells the name, so no other statement can hold one);
+        `exporting`: those whose text holds `__all__`."""
         self.exported: set = set()
         self.computed_all = False
         self.looked_up: Dict[str, str] = {}
         if tree is None:  # cannot happen after a LibCST parse; no claim either way
             self.computed_all = True
             return
-        for statement in module_level_ast_statements(tree):
+        for statement in module_level_ast_statements(ast.Module(body=list(exporting), type_ignores=[])):
             self._read_all(statement)
         for statement in mentioning:
             for node in ast.walk(statement):
