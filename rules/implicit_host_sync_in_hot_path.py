@@ -25,6 +25,10 @@ _CASTS = frozenset({"bool", "float", "int"})
 _DATA_DEPENDENT = frozenset({"nonzero", "masked_select"})
 _EXPLICIT_SYNCS = frozenset({"item", "tolist", "numpy"})  # TL003's
 _LENGTHS_ON_CPU = "torch.nn.utils.rnn.pack_padded_sequence"  # requires its `lengths` on the CPU
+SIZES = "check-sizes"
+CPU_COPIES = "check-cpu-copies"
+# calls that only tell (a check's warning branch is as deliberate as its raise)
+_TELLERS = frozenset({"warn", "warning", "warn_once", "warning_once", "error", "info", "debug", "print", "log"})
 
 
 class ImplicitHostSyncInHotPath(HotPathRule):
@@ -35,10 +39,15 @@ class ImplicitHostSyncInHotPath(HotPathRule):
     `forward`/`backward` of an `autograd.Function`, and the methods they call on `self`,
     up to three calls deep): a tensor tested by Python (`if t.any():`,
     `if not torch.isfinite(loss).all():`, `while err.max() > tol:`), converted by
-    `bool(t)`, `float(t)` or `int(t)`, copied by `t.cpu()`, and `torch.nonzero` /
-    `masked_select` whose data-dependent result feeds a `for`, an `if` or `len()`.
-    The rule is off by default: select it with `--select TL005` or
-    `extend-select = ["TL005"]`.
+    `bool(t)` or `float(t)`, and `torch.nonzero` / `masked_select` whose data-dependent
+    result feeds a `for` or an `if`. The rule is off by default: select it with
+    `--select TL005` or `extend-select = ["TL005"]`.
+
+    Sizes (`int(lengths.max()) + 1`, `int(mask.sum())`, `len(torch.nonzero(m))`: a
+    number Python needs for an allocation, a loop or an index) and explicit copies
+    (`t.cpu()`, mostly of what host code such as a metric or scipy must have) are
+    reported only with their options: the wait comes with a data-dependent shape or a
+    host computation, and moving it means redesigning that code, not rewriting a line.
 
     Only evident tensors count: the result of a torch predicate or reduction
     (`torch.isnan(x)`, `x.sum()`, `x.any()` with no arguments); a plain variable (`if
@@ -74,19 +83,32 @@ class ImplicitHostSyncInHotPath(HotPathRule):
     ## Options
     `check-error-paths` (default `false`): also report the condition of a check that
     raises (`if not torch.isfinite(loss).all(): raise ...`) and an `assert`'s test.
-    Such a check does run on every step, but it is usually deliberate. The body and
-    message of an error path, which run only on error, are never reported.
+    Such a check does run on every step, but it is usually deliberate; so is one whose
+    body only warns, logs or prints (or raises in one branch and warns in the other).
+    The body and message of an error path, which run only on error, are never reported.
 
     `check-periodic-branches` (default `false`): also report in a block that runs now
     and then (under `if step % n == 0:`, `if batch_idx == 0:`, `if self.log_images:`,
     ...), as TL003's option of the same name.
+
+    `check-sizes` (default `false`): also report `int()` of a tensor and `len()` of a
+    `nonzero` / `masked_select` result.
+
+    `check-cpu-copies` (default `false`): also report `t.cpu()` (never one TL003
+    reports, as `.cpu().numpy()`, nor the lengths for `pack_padded_sequence`).
+
+    ```toml
+    [tool.torchlint.implicit-host-sync-in-hot-path]
+    check-sizes = true
+    ```
     """
 
     code = "TL005"
     name = "implicit-host-sync-in-hot-path"
-    summary = "Tensor read on the host implicitly (if t.any(), float(t), t.cpu(), nonzero) on every step"
+    summary = "Tensor read on the host implicitly (if t.any(), float(t), nonzero) on every step"
     default_enabled = False
     triggers = ("torch",)
+    options = {**HotPathRule.options, SIZES: False, CPU_COPIES: False}
 
     VALID = (
         # a plain variable, a fresh CPU tensor, lengths for pack_padded_sequence, TL003's calls
@@ -99,6 +121,14 @@ class ImplicitHostSyncInHotPath(HotPathRule):
         "        if not torch.isfinite(loss).all():\n            raise ValueError('loss is not finite')\n"
         "        return loss\n\n    def summary(self, x):\n        return float(x.mean())\n\n"
         "class Plain:\n    def forward(self, x):\n        return bool(x.any())\n",
+        # sizes (an allocation's length, a count) and explicit copies, without their options
+        "import torch\nfrom torch import nn\n\nclass M(nn.Module):\n    def forward(self, x, lengths, keep):\n"
+        "        out = x.new_zeros(len(x), int(lengths.max()) + 1)\n        n = len(torch.nonzero(keep))\n"
+        "        return out, n, x.cpu()\n",
+        # a check that warns, or raises when strict: as deliberate as one that raises
+        "import warnings\nimport torch\nfrom torch import nn\n\nclass M(nn.Module):\n    def forward(self, x):\n"
+        "        if torch.isnan(x).any():\n            if self.training:\n                raise ValueError('nan')\n"
+        "            else:\n                warnings.warn('nan')\n        return x\n",
         # a reduction with arguments, an `is` test, a numpy array
         "import numpy as np\nfrom torch import nn\n\nclass M(nn.Module):\n    def forward(self, x, cache):\n"
         "        if x.max(dim=1) is None or cache is not None:\n            x = x + 1\n"
@@ -139,6 +169,15 @@ class ImplicitHostSyncInHotPath(HotPathRule):
             "    def backward(ctx, grad):\n        return grad.cpu() * 2\n",
             line=6,
             column=16,
+            options=((CPU_COPIES, True),),
+        ),
+        # sizes: a count for an allocation, a data-dependent length
+        Invalid(
+            "import torch\nfrom torch import nn\n\nclass M(nn.Module):\n    def forward(self, x, lengths):\n"
+            "        out = x.new_zeros(len(x), int(lengths.max()))\n        return out\n",
+            line=6,
+            column=35,
+            options=((SIZES, True),),
         ),
         Invalid(
             "import torch\nfrom torch import nn\n\nclass M(nn.Module):\n    def forward(self, loss):\n"
@@ -167,7 +206,7 @@ class ImplicitHostSyncInHotPath(HotPathRule):
         where = f"`{class_name}.{function.name.value}`"
         statements = set()
         for node, what in self._implicit_syncs(function.body, parents):
-            if self.off_step(node, parents):
+            if self.off_step(node, parents) or (not self.settings["check-error-paths"] and _tests_a_check(node, parents)):
                 continue
             statement = _statement_of(node, parents)
             if statement in statements:  # once it has waited, the statement's next read is free
@@ -189,15 +228,20 @@ class ImplicitHostSyncInHotPath(HotPathRule):
     def _call_sync(self, call, parents: Dict, bindings: Dict) -> Iterator[Tuple[object, str]]:
         func = call.func
         if isinstance(func, cst.Name) and func.value in _CASTS:
+            # `int(lengths.max())`: a size, count or index Python needs as a number; the
+            # wait comes with a data-dependent shape, not with the way it is written
+            if func.value == "int" and not self.settings[SIZES]:
+                return
             if len(call.args) == 1 and call.args[0].keyword is None and not call.args[0].star:
                 if self._tensor_valued(call.args[0].value):
                     yield call, f"`{func.value}()` of a tensor"
             return
         if isinstance(func, cst.Attribute) and func.attr.value == "cpu":
-            if not self._host_bound(call, parents):
+            # an explicit copy, mostly of what host code (a metric, scipy) must have
+            if self.settings[CPU_COPIES] and not self._host_bound(call, parents):
                 yield call, "`.cpu()`"
             return
-        if self._data_dependent(call) and _feeds_control_flow(call, parents, bindings):
+        if self._data_dependent(call) and _feeds_control_flow(call, parents, bindings, self.settings[SIZES]):
             name = func.attr.value if isinstance(func, cst.Attribute) else self._code(func)
             yield call, f"`{name}` (its size depends on the data) feeding Python control flow"
 
@@ -296,10 +340,11 @@ def _single_bindings(body) -> Dict[str, object]:
     return {name: value for name, value in values.items() if counts[name] == 1}
 
 
-def _feeds_control_flow(call, parents: Dict, bindings: Dict) -> bool:
-    """Whether a value goes straight to a `for`, an `if`/`while` test or `len()`, itself
-    or through a name bound once to it (`idx = torch.nonzero(m)` ... `for i in idx`)."""
-    if _steers(call, parents):
+def _feeds_control_flow(call, parents: Dict, bindings: Dict, sizes: bool) -> bool:
+    """Whether a value goes straight to a `for`, an `if`/`while` test or (with `sizes`)
+    `len()`, itself or through a name bound once to it (`idx = torch.nonzero(m)` ...
+    `for i in idx`)."""
+    if _steers(call, parents, sizes):
         return True
     parent = parents.get(call)
     if not (isinstance(parent, cst.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0].target, cst.Name)):
@@ -308,18 +353,53 @@ def _feeds_control_flow(call, parents: Dict, bindings: Dict) -> bool:
     if bindings.get(name) is not call:
         return False
     return any(
-        isinstance(node, cst.Name) and node.value == name and _steers(node, parents)
+        isinstance(node, cst.Name) and node.value == name and _steers(node, parents, sizes)
         for node in parents
     )
 
 
-def _steers(node, parents: Dict) -> bool:
+def _steers(node, parents: Dict, sizes: bool) -> bool:
     parent = parents.get(node)
     if isinstance(parent, (cst.For, cst.CompFor)):
         return parent.iter is node
     if isinstance(parent, (cst.If, cst.While)):
         return parent.test is node
-    if isinstance(parent, cst.Arg):
+    if isinstance(parent, cst.Arg) and sizes:
         outer = parents.get(parent)
         return isinstance(outer, cst.Call) and isinstance(outer.func, cst.Name) and outer.func.value == "len"
     return False
+
+
+def _tests_a_check(node, parents: Dict) -> bool:
+    """Whether `node` is in the test of an `if` whose body only raises or tells (`if
+    torch.isnan(x).any(): if strict: raise ... else: warnings.warn(...)`): a deliberate
+    check, like one that raises."""
+    child, parent = node, parents.get(node)
+    while parent is not None and not isinstance(parent, (cst.If, cst.BaseSmallStatement, cst.FunctionDef)):
+        child, parent = parent, parents.get(parent)
+    return isinstance(parent, cst.If) and child is parent.test and _only_tells(parent.body)
+
+
+def _only_tells(block) -> bool:
+    """A block of raises, warnings, log or print calls (nested under `if`/`else` too)."""
+    statements = block.body if isinstance(block, (cst.IndentedBlock, cst.SimpleStatementSuite)) else ()
+    return bool(statements) and all(_tells_only(statement) for statement in statements)
+
+
+def _tells_only(statement) -> bool:
+    if isinstance(statement, cst.If):
+        orelse = statement.orelse
+        if isinstance(orelse, cst.If):  # elif
+            return _only_tells(statement.body) and _tells_only(orelse)
+        return _only_tells(statement.body) and (orelse is None or _only_tells(orelse.body))
+    smalls = statement.body if isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite)) else [statement]
+    return all(
+        isinstance(small, cst.Raise)
+        or (isinstance(small, cst.Expr) and isinstance(small.value, cst.Call) and _tells(small.value.func))
+        for small in smalls
+    )
+
+
+def _tells(func) -> bool:
+    name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+    return name in _TELLERS

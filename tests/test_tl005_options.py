@@ -1,0 +1,61 @@
+"""TL005 selected, through the real CLI: sizes (`int(lengths.max())`, `len(nonzero)`) and
+explicit `.cpu()` copies only with check-sizes / check-cpu-copies; a check that only
+warns (or raises in one branch) only with check-error-paths; a truth test that steers
+the step is reported in every setting."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from cli_support import run_torchlint, write_tree
+
+SOURCE = '''import warnings
+
+import torch
+from torch import nn
+
+
+class Net(nn.Module):
+    def forward(self, x, lengths, keep):
+        out = x.new_zeros(len(x), int(lengths.max()) + 1)
+        picked = len(torch.nonzero(keep))
+        if torch.isnan(x).any():
+            warnings.warn("nan in the input")
+        if keep.any():
+            x = x * 2
+        return out, picked, x.cpu()
+'''
+SIZES = [(9, 35), (10, 22)]
+WARNING = [(11, 12)]
+STEERING = [(13, 12)]
+COPY = [(15, 29)]
+
+
+def _rows(root, options=""):
+    (root / "pyproject.toml").write_text(
+        f"[tool.torchlint.implicit-host-sync-in-hot-path]\n{options}", encoding="utf-8"
+    )
+    result = run_torchlint(
+        "check", "--no-cache", "--select", "TL005", "--output-format", "json-lines", "net.py", cwd=root
+    )
+    assert result.returncode in (0, 1), result.stderr.decode()
+    found = [json.loads(line) for line in result.stdout.decode().splitlines()]
+    return sorted((item["location"]["row"], item["location"]["column"]) for item in found)
+
+
+@pytest.mark.parametrize(
+    "options,expected",
+    [
+        ("", STEERING),
+        ("check-sizes = true\n", SIZES + STEERING),
+        ("check-cpu-copies = true\n", STEERING + COPY),
+        ("check-error-paths = true\n", WARNING + STEERING),
+        ("check-sizes = true\ncheck-cpu-copies = true\ncheck-error-paths = true\n", SIZES + WARNING + STEERING + COPY),
+    ],
+    ids=["default", "sizes", "cpu-copies", "error-paths", "all"],
+)
+def test_options_bring_back_what_the_default_leaves_out(tmp_path, options, expected):
+    write_tree(tmp_path, {"net.py": SOURCE})
+    assert _rows(tmp_path, options) == expected
