@@ -14,10 +14,11 @@ _DRIVER = textwrap.dedent(
     import sys
     import torchlint.rules
     torchlint.rules.__path__.append(sys.argv.pop(1))
-    from torchlint.cli import main
+    from {main} import main
     sys.exit(main(sys.argv[1:]))
     """
 )
+MAINS = {"torchlint": "torchlint.cli", "flake8": "flake8.main.cli"}
 
 HEADER = (
     "from torchlint.ftypes import Applicability, Edit, Fix, Location\n"
@@ -25,11 +26,12 @@ HEADER = (
 )
 
 
-def run_with_rules(rules_dir: Path, *args, cwd=None, input=None):
-    """`torchlint ARGS` with every module in `rules_dir` discovered as a rule module."""
+def run_with_rules(rules_dir: Path, *args, cwd=None, input=None, tool="torchlint"):
+    """`torchlint ARGS` (or `flake8 ARGS`, with the plugin) with every module in
+    `rules_dir` discovered as a rule module."""
     env = {**os.environ, "NO_COLOR": "1"}
     return subprocess.run(
-        [sys.executable, "-c", _DRIVER, str(rules_dir), *args],
+        [sys.executable, "-c", _DRIVER.format(main=MAINS[tool]), str(rules_dir), *args],
         cwd=cwd,
         input=input,
         capture_output=True,

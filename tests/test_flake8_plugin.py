@@ -6,7 +6,8 @@ import json
 import subprocess
 import sys
 
-from cli_support import FIXTURES, run_torchlint
+from cli_support import FIXTURES, WANDB_USED, run_torchlint
+from extra_rules import run_with_rules, write_rule
 
 
 def flake8(*args, cwd=None, input=None):
@@ -67,3 +68,22 @@ def test_files_without_triggers_are_not_parsed(tmp_path):
            "print('libcst' in sys.modules and not type(sys.modules['libcst']).__name__.startswith('_Lazy'))\n"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True)
     assert result.stdout.decode().strip() == "False", result.stderr.decode()
+
+
+def test_a_rule_crash_and_a_bad_config_are_shown_not_swallowed(tmp_path):
+    """flake8 shows a plugin's findings only: what kept torchlint from checking the
+    file fully is a TL000 on its first line, and the other rules still report."""
+    rules = tmp_path / "rules"
+    write_rule(rules, "TL996", "    triggers = ('wandb',)\n\n    def visit_Name(self, node):\n        1 / 0\n")
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "pyproject.toml").write_text("[tool.torchlint]\nbogus = 1\n")
+    (project / "train.py").write_text(WANDB_USED)
+    result = run_with_rules(rules, "--isolated", "train.py", cwd=project, tool="flake8")
+    lines = result.stdout.decode().splitlines()
+    problems = [line for line in lines if ": TL000 " in line]
+    assert len(problems) == 2, lines + result.stderr.decode().splitlines()
+    assert any("unknown key `bogus`" in line for line in problems)
+    assert any("rule TL996 crashed: ZeroDivisionError" in line for line in problems)
+    assert all(line.startswith("train.py:1:1: TL000 torchlint could not check this file fully") for line in problems)
+    assert any(": TL001 " in line for line in lines)
