@@ -205,3 +205,31 @@ def test_weight_norm_is_not_migrated_beside_remove_weight_norm(tmp_path):
         "torch.nn.utils.remove_weight_norm(conv)\n"
     )
     assert findings(project(tmp_path, None, {"m.py": source})) == [("TL102", 3, 8, False), ("TL102", 4, 1, False)]
+
+
+GATE_SHAPES = [
+    "from torch import (\n    nn,  # a comment with a ) in it\n    ger,\n)\n\ny = ger(a, b)\n",
+    "from torch import \\\n    ger\n\ny = ger(a, b)\n",
+    "import torch as T\n\ny = T.\\\n    ger(a, b)\n",
+    "from functorch import vmap\n",
+    "import torch._six as six\n\nx = six.inf\n",
+    "from torch.utils.data import _utils\n\nb = _utils.collate.default_collate(x)\n",
+]
+
+
+@pytest.mark.parametrize("source", GATE_SHAPES)
+def test_the_text_gate_passes_every_shape_the_rules_report(source):
+    from torchlint.config import Config
+    from torchlint.engine import lint_text
+    from torchlint.registry import find_rule
+    from torchlint.rule import SourceView
+
+    rules = [find_rule(code) for code in ("TL101", "TL102", "TL103")]
+    config = Config()
+    reported = {d.code for d in lint_text(source, "m.py", config, rules).diagnostics}
+    assert reported
+    view = SourceView(source, "m.py")
+    assert {rule.code for rule in rules if rule.gate(view, config)} >= reported
+    # without the gate (a rule that always passes it) the findings are the same
+    ungated = [type(r.__name__, (r,), {"gate": classmethod(lambda cls, v, c: True)}) for r in rules]
+    assert {d.code for d in lint_text(source, "m.py", config, ungated).diagnostics} == reported

@@ -10,6 +10,7 @@ its fix rewrites every use of the imported name, then drops the import.
 from __future__ import annotations
 
 import ast
+import re
 from functools import lru_cache
 from typing import Dict, List, Optional
 
@@ -33,7 +34,7 @@ from torchlint.lazy import cst
 from torchlint.names import ast_dotted_name, cst_dotted_name, cst_module_name, resolve
 from torchlint.rule import Positions, Rule, SourceView
 from torchlint.torch_api_rewrites import REWRITES, code
-from torchlint.torch_api_table import LAST_NAMES, TorchApi, lookup
+from torchlint.torch_api_table import LAST_NAMES, TABLE, TorchApi, lookup
 
 # where a `torch._six` replacement lives, if it needs an import
 _SIX_MODULES = {"math.inf": "math", "math.nan": "math", "collections.abc": "collections.abc"}
@@ -59,6 +60,8 @@ class TorchApiRule(Rule):
 
     @classmethod
     def gate(cls, view: SourceView, config: Config) -> bool:
+        if not _mention(cls, config.target_torch).search(view.text):
+            return False
         if view.tree is None:
             return True
         for node in view.nodes_of(ast.ImportFrom):
@@ -333,6 +336,29 @@ class TorchApiRule(Rule):
         if cached is None:
             cached = self._lengths = block_lengths(self.context.module)
         return cached
+
+
+@lru_cache(maxsize=None)
+def _mention(rule: type, target: str) -> "re.Pattern":
+    """What a file must hold for the rule to find anything in it: a selected name after a
+    dot (`T.qr`, `torch._six`), imported by name (`from torch import qr`, also in
+    parentheses or after a backslash), or the module it is imported from (`from
+    functorch import vmap`). A name under a private or `functorch` module needs only that
+    module's name. A regex is a far cheaper first test than the ast."""
+    config = Config(target_torch=target)
+    names = set()
+    for api in TABLE:
+        if rule.selects(api, config):
+            parts = api.name.removesuffix(".*").split(".")
+            distinctive = [part for part in parts if part.startswith("_") or part == "functorch"]
+            names.update(distinctive or parts[-1:])
+    words = "|".join(sorted(map(re.escape, names)))
+    continued = r"(?:[^\n\\]|\\\n)*?"  # an import statement's line, across backslashes
+    in_parentheses = r"\((?:[^)#]|#[^\n]*)*?"  # up to the closing parenthesis, comments skipped
+    return re.compile(
+        rf"\.(?:\s|\\\n)*(?:{words})\b|\bimport\b{continued}(?:{in_parentheses})?\b(?:{words})\b"
+        rf"|\bfrom\s+[\w.]*\b(?:{words})\b"
+    )
 
 
 def _overlapping(edits: List[Edit]) -> bool:
