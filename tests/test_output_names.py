@@ -77,3 +77,11 @@ def test_statistics_and_show_fixes(project):
     result = run_torchlint("check", "--no-cache", "--fix", "--show-fixes", ".", cwd=fixed)
     assert result.returncode == 0 and result.stderr == b""
     assert f"- {NAME}:" in result.stdout.decode("utf-8")
+
+
+def test_junit_holds_a_file_name_with_control_characters(tmp_path):
+    (tmp_path / "ctl\x01\x1b.py").write_text(BAD)
+    result = run_torchlint("check", "--no-cache", "--output-format", "junit", ".", cwd=tmp_path)
+    assert result.returncode == 1 and result.stderr == b"", result.stderr
+    suites = ElementTree.fromstring(result.stdout.decode("utf-8"))  # XML 1.0 rejects raw \x01
+    assert {suite.get("name") for suite in suites} == {"ctl\\x01\\x1b.py"}

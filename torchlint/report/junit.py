@@ -3,12 +3,23 @@
 from __future__ import annotations
 
 import posixpath
+import re
 import xml.etree.ElementTree as ET
 from typing import Sequence, TextIO
 
 from torchlint.ftypes import Diagnostic
 from torchlint.report import paths
 from torchlint.report.context import ReportContext
+
+
+# characters XML 1.0 cannot hold, even escaped (a file name may have them)
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+
+
+def xml_safe(text: str) -> str:
+    """`text` with the characters XML cannot hold written `\\xNN`, as names that are not
+    UTF-8 are written in every format."""
+    return _NOT_XML.sub(lambda match: f"\\x{ord(match.group()):02x}", text)
 
 
 def to_xml(diagnostics: Sequence[Diagnostic], ctx: ReportContext) -> ET.Element:
@@ -19,7 +30,7 @@ def to_xml(diagnostics: Sequence[Diagnostic], ctx: ReportContext) -> ET.Element:
     )
     by_file: dict[str, list[Diagnostic]] = {}
     for diagnostic in diagnostics:
-        by_file.setdefault(paths.for_root(diagnostic.filename, ctx.root), []).append(diagnostic)
+        by_file.setdefault(xml_safe(paths.for_root(diagnostic.filename, ctx.root)), []).append(diagnostic)
     for path, items in by_file.items():
         suite = ET.SubElement(
             suites,
@@ -41,8 +52,9 @@ def to_xml(diagnostics: Sequence[Diagnostic], ctx: ReportContext) -> ET.Element:
                 line=str(row),
                 column=str(col),
             )
-            failure = ET.SubElement(case, "failure", message=d.message, type=ctx.rule_level(d.code))
-            failure.text = f"line {row}, col {col}, {d.message}"
+            message = xml_safe(d.message)
+            failure = ET.SubElement(case, "failure", message=message, type=ctx.rule_level(d.code))
+            failure.text = f"line {row}, col {col}, {message}"
     return suites
 
 
