@@ -24,7 +24,7 @@ from torchlint.config import Config
 from torchlint.elide import definitions_around
 from torchlint.ftypes import Diagnostic
 from torchlint.lazy import cst
-from torchlint.modules import LIGHTNING_STEPS, ClassFacts, ClassIndex, methods, resolve_base, root_kind, Kind
+from torchlint.modules import LIGHTNING_STEPS, ClassFacts, ClassIndex, methods, ast_bases, root_kind, Kind
 from torchlint.modules import assigned_names, parameter_names, self_name
 from torchlint.names import ast_dotted_name, cst_dotted_name, module_level_ast_statements, resolve
 from torchlint.project import absolute_import, is_package, module_name, suffix_matches
@@ -84,11 +84,7 @@ class _ClassGraphBuilder:
                 self._collect(block, prefix)
 
     def _add(self, node: ast.ClassDef, name: str) -> None:
-        bases = []
-        for base in node.bases:
-            if isinstance(base, ast.Subscript):  # Generic[T]
-                base = base.value
-            bases.append(resolve_base(ast_dotted_name(base), self.table, self.module, self.package, self.top_level))
+        bases = ast_bases(node, self.table, self.module, self.package, self.top_level)
         functions = ast_class_methods(node)
         calls: Dict[str, List[str]] = {}
         self_calls: Set[str] = set()
