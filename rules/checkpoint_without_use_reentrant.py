@@ -6,11 +6,12 @@ from torchlint.call_arguments import append_keyword, has_double_star, keyword_ar
 from torchlint.ftypes import Applicability, Fix
 from torchlint.names import ast_dotted_name, resolve
 from torchlint.rule import Invalid, Rule
+from torchlint.site_gate import SiteGate
 
 CHECKPOINTS = ("torch.utils.checkpoint.checkpoint", "torch.utils.checkpoint.checkpoint_sequential")
 
 
-class CheckpointWithoutUseReentrant(Rule):
+class CheckpointWithoutUseReentrant(SiteGate, Rule):
     """
     ## What it does
     Flags `torch.utils.checkpoint.checkpoint(...)` and `checkpoint_sequential(...)` calls
@@ -79,12 +80,12 @@ class CheckpointWithoutUseReentrant(Rule):
     )
 
     @classmethod
-    def gate(cls, view, config) -> bool:
+    def sites(cls, view, config) -> list:
         imports = view.imports
-        return any(
-            resolve(ast_dotted_name(node.func), imports) in CHECKPOINTS and not _ast_passes(node)
-            for node in view.nodes_of(ast.Call)
-        )
+        return [
+            node for node in view.nodes_of(ast.Call)
+            if resolve(ast_dotted_name(node.func), imports) in CHECKPOINTS and not _ast_passes(node)
+        ]
 
     def visit_Call(self, node) -> None:
         qualified = self.context.imports.qualified_name(node.func)

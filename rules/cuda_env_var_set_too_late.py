@@ -5,6 +5,7 @@ from typing import Optional
 
 from torchlint.lazy import cst
 from torchlint.rule import Invalid, Rule
+from torchlint.site_gate import SiteGate
 from torchlint.walk import walk
 
 LAUNCH_BLOCKING = "CUDA_LAUNCH_BLOCKING"
@@ -21,7 +22,7 @@ _NO_CONTEXT = frozenset(
 )
 
 
-class CudaEnvVarSetTooLate(Rule):
+class CudaEnvVarSetTooLate(SiteGate, Rule):
     """
     ## What it does
     Flags two environment variables set from Python where they cannot take effect:
@@ -94,10 +95,8 @@ class CudaEnvVarSetTooLate(Rule):
     )
 
     @classmethod
-    def gate(cls, view, config) -> bool:
-        return any(
-            isinstance(node.value, str) and node.value in VARIABLES for node in view.nodes_of(ast.Constant)
-        )
+    def sites(cls, view, config) -> list:
+        return [node for node in view.nodes_of(ast.Constant) if isinstance(node.value, str) and node.value in VARIABLES]
 
     def visit_Module(self, node) -> None:
         self._scan(node)

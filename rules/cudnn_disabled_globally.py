@@ -6,12 +6,13 @@ from torchlint.call_arguments import literal_bool
 from torchlint.lazy import cst
 from torchlint.names import ast_dotted_name, resolve
 from torchlint.rule import Invalid, Rule
+from torchlint.site_gate import SiteGate
 from torchlint.walk import walk
 
 ENABLED = "torch.backends.cudnn.enabled"
 
 
-class CudnnDisabledGlobally(Rule):
+class CudnnDisabledGlobally(SiteGate, Rule):
     """
     ## What it does
     Flags `torch.backends.cudnn.enabled = False` (under any import spelling, e.g.
@@ -68,13 +69,12 @@ class CudnnDisabledGlobally(Rule):
     )
 
     @classmethod
-    def gate(cls, view, config) -> bool:
+    def sites(cls, view, config) -> list:
         imports = view.imports
-        return any(
-            isinstance(target, ast.Attribute) and resolve(ast_dotted_name(target), imports) == ENABLED
-            for node in view.nodes_of(ast.Assign)
-            for target in node.targets
-        )
+        return [
+            node for node in view.nodes_of(ast.Assign)
+            if any(resolve(ast_dotted_name(target), imports) == ENABLED for target in node.targets)
+        ]
 
     def visit_Module(self, node) -> None:
         self._scan(node)

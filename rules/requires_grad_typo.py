@@ -5,14 +5,14 @@ import ast
 from torchlint.ftypes import Applicability, Fix
 from torchlint.lazy import cst
 from torchlint.rule import Invalid, Rule
-from torchlint.walk import walk
+from torchlint.site_gate import SiteGate
 
 # misspellings of `requires_grad` seen in real code; each is a new, unused attribute
 TYPOS = frozenset({"require_grad", "require_grads", "requires_grads", "required_grad", "requires_gard", "requries_grad"})
 _OWNERS = ("self", "cls")
 
 
-class RequiresGradTypo(Rule):
+class RequiresGradTypo(SiteGate, Rule):
     """
     ## What it does
     Flags an assignment to a misspelled `requires_grad` attribute: `p.require_grad = False`
@@ -56,6 +56,7 @@ class RequiresGradTypo(Rule):
         "def freeze(model):\n    for p in model.parameters():\n        p.requires_grad = False\n",
         "class Block:\n    def __init__(self, require_grad):\n        self.require_grad = require_grad\n",
         "def f(x, require_grad=True):\n    return x.clone().requires_grad_(require_grad)\n",
+        "def f(flags, p):\n    flags[p.require_grad] = 1\n",
     )
     INVALID = (
         Invalid(
@@ -79,10 +80,8 @@ class RequiresGradTypo(Rule):
     )
 
     @classmethod
-    def gate(cls, view, config) -> bool:
-        return any(
-            node.attr in TYPOS and isinstance(node.ctx, ast.Store) for node in view.nodes_of(ast.Attribute)
-        )
+    def sites(cls, view, config) -> list:
+        return [node for node in view.nodes_of(ast.Attribute) if node.attr in TYPOS and isinstance(node.ctx, ast.Store)]
 
     def visit_Assign(self, node) -> None:
         for target in node.targets:
@@ -125,5 +124,8 @@ class RequiresGradTypo(Rule):
 
 
 def _targets(target):
-    """The assigned expressions of a target, through tuples and lists (`a.x, b.y = ...`)."""
-    return [node for node in walk(target) if not isinstance(node, (cst.Tuple, cst.List, cst.Element, cst.StarredElement))]
+    """The assigned expressions of a target, through tuples and lists (`a.x, b.y = ...`);
+    not what they contain (`d[p.require_grad] = 1` reads the attribute)."""
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [node for element in target.elements for node in _targets(element.value)]
+    return [target]

@@ -6,11 +6,12 @@ from torchlint.ftypes import Applicability, Fix
 from torchlint.lazy import cst
 from torchlint.names import cst_dotted_name
 from torchlint.rule import Invalid, Rule
+from torchlint.site_gate import SiteGate
 
 MODULE = "torchvision.models"
 
 
-class TorchvisionModelsImportStyle(Rule):
+class TorchvisionModelsImportStyle(SiteGate, Rule):
     """
     ## What it does
     Flags `import torchvision.models as <name>` and suggests
@@ -57,10 +58,10 @@ class TorchvisionModelsImportStyle(Rule):
     )
 
     @classmethod
-    def gate(cls, view, config) -> bool:
-        return any(
-            alias.name == MODULE and alias.asname for node in view.nodes_of(ast.Import) for alias in node.names
-        )
+    def sites(cls, view, config) -> list:
+        return [
+            node for node in view.nodes_of(ast.Import) if any(a.name == MODULE and a.asname for a in node.names)
+        ]
 
     def visit_Import(self, node) -> None:
         for alias in node.names:

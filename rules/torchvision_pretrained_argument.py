@@ -7,6 +7,7 @@ from torchlint.call_arguments import keyword_argument, literal_bool, replace_arg
 from torchlint.ftypes import Applicability, Fix
 from torchlint.names import ast_dotted_name, resolve
 from torchlint.rule import Invalid, Rule
+from torchlint.site_gate import SiteGate
 from torchlint.torchvision_weights import BUILDERS, ENUM_HOMES
 
 LEGACY = ("pretrained", "pretrained_backbone")
@@ -24,7 +25,7 @@ def builder_entry(qualified: Optional[str]):
     return found
 
 
-class TorchvisionPretrainedArgument(Rule):
+class TorchvisionPretrainedArgument(SiteGate, Rule):
     """
     ## What it does
     Flags `pretrained=` and `pretrained_backbone=` passed to a torchvision model builder
@@ -106,15 +107,15 @@ class TorchvisionPretrainedArgument(Rule):
     )
 
     @classmethod
-    def gate(cls, view, config) -> bool:
+    def sites(cls, view, config) -> list:
         imports = view.imports
         if not any(target.startswith("torchvision") for target in imports.values()):
-            return False
-        return any(
-            any(keyword.arg in LEGACY for keyword in node.keywords)
+            return []
+        return [
+            node for node in view.nodes_of(ast.Call)
+            if any(keyword.arg in LEGACY for keyword in node.keywords)
             and builder_entry(resolve(ast_dotted_name(node.func), imports)) is not None
-            for node in view.nodes_of(ast.Call)
-        )
+        ]
 
     def visit_If(self, node) -> None:
         # `if TORCHVISION_LT_0_13: resnet50(pretrained=...) else: resnet50(weights=...)`

@@ -7,12 +7,13 @@ from torchlint.ftypes import Applicability, Fix
 from torchlint.lazy import cst
 from torchlint.names import ast_dotted_name, resolve
 from torchlint.rule import Invalid, Rule
+from torchlint.site_gate import SiteGate
 
 V2 = "torchvision.transforms.v2"
 TO_TENSOR = f"{V2}.ToTensor"
 
 
-class TorchvisionV2ToTensor(Rule):
+class TorchvisionV2ToTensor(SiteGate, Rule):
     """
     ## What it does
     Flags `torchvision.transforms.v2.ToTensor()` (under any import spelling). The v1
@@ -75,9 +76,9 @@ class TorchvisionV2ToTensor(Rule):
     )
 
     @classmethod
-    def gate(cls, view, config) -> bool:
+    def sites(cls, view, config) -> list:
         imports = view.imports
-        return any(resolve(ast_dotted_name(node.func), imports) == TO_TENSOR for node in view.nodes_of(ast.Call))
+        return [node for node in view.nodes_of(ast.Call) if resolve(ast_dotted_name(node.func), imports) == TO_TENSOR]
 
     def visit_Element(self, node) -> None:
         # pre-order: the element is seen before its call, which then knows it sits in a list

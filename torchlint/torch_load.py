@@ -21,6 +21,7 @@ from torchlint.call_arguments import has_double_star, keyword_argument, literal_
 from torchlint.lazy import cst
 from torchlint.modules import parameter_names
 from torchlint.names import ast_dotted_name, cst_dotted_name, resolve
+from torchlint.site_gate import SiteGate
 from torchlint.walk import walk
 
 TORCH_LOAD = "torch.load"
@@ -80,15 +81,12 @@ def read_load(call, qualified: Optional[str], config) -> Optional[Load]:
     return Load(qualified, "old-default", bool(call.args), False)
 
 
-def ast_loads(view) -> bool:
-    """Whether the file calls a loader through its imports (the gate of TL201 and TL209)."""
+def ast_loads(view) -> list:
+    """The loader calls of the file, through its imports (the sites of TL201 and TL209)."""
     imports = view.imports
     if not any(target == "torch" or target.startswith("torch.") for target in imports.values()):
-        return False
-    for node in view.nodes_of(ast.Call):
-        if resolve(ast_dotted_name(node.func), imports) in LOADERS:
-            return True
-    return False
+        return []
+    return [node for node in view.nodes_of(ast.Call) if resolve(ast_dotted_name(node.func), imports) in LOADERS]
 
 
 def outside_source(expression, function, parameters: Set[str], outside_locals: Set[str]) -> Optional[str]:
@@ -140,12 +138,12 @@ def _leaves(expression):
         stack.extend(child for child in node.children if isinstance(child, cst.CSTNode))
 
 
-class LoadSites:
+class LoadSites(SiteGate):
     """The functions around the visited node (a rule mixin: TL201 and TL209 both need to
     know whether a load's path comes from a parameter or a value derived from one)."""
 
     @classmethod
-    def gate(cls, view, config) -> bool:
+    def sites(cls, view, config) -> list:
         return ast_loads(view)
 
     def read_call(self, call) -> Optional[Load]:
