@@ -1,10 +1,12 @@
 from __future__ import annotations
 
 import ast
-from typing import AbstractSet, List, Optional
+from typing import AbstractSet, List, Optional, Set, Tuple
 
 from torchlint.config import Config
 from torchlint.ftypes import Applicability, Fix
+from torchlint.lazy import cst
+from torchlint.names import cst_dotted_name
 from torchlint.rule import Invalid, Positions, Rule, SourceView
 from torchlint.torch_calls import (
     TORCH_DATALOADERS,
@@ -24,6 +26,17 @@ def _ast_copies_non_blocking(call: ast.Call) -> bool:
     return any(ast_method_receiver(call, name) is not None for name in _COPIES) and ast_keyword_is(
         call, "non_blocking", True
     )
+
+
+def _collate_names(loader) -> Set[str]:
+    """The function a DataLoader's `collate_fn=` names (`self._collate`, `partial(collate,
+    ...)`), as its last name; empty if none or not a name."""
+    arg = keyword_arg(loader, "collate_fn")
+    value = arg.value if arg is not None else None
+    if isinstance(value, cst.Call) and (cst_dotted_name(value.func) or "").split(".")[-1] == "partial" and value.args:
+        value = value.args[0].value
+    dotted = cst_dotted_name(value) if value is not None else None
+    return {dotted.split(".")[-1]} if dotted else set()
 
 
 def _non_blocking_copy(call) -> bool:
@@ -52,7 +65,10 @@ class PinMemoryOffWithNonBlocking(Rule):
     Only an explicit `pin_memory=False` is reported (leaving it out, the default, is
     the same thing but is often an oversight in code that never meant to be fast;
     TL305 covers loaders without workers). The copy must be in the same module: a
-    loader built in one file and consumed in another is not seen.
+    loader built in one file and consumed in another is not seen. A loader whose own
+    `collate_fn` (named directly or through `functools.partial`) makes such copies is
+    not reported: it hands the loader device tensors, which cannot be pinned (pinning
+    fails), and its copies run before pinning would anyway.
 
     ## Example
     ```python
@@ -89,6 +105,11 @@ class PinMemoryOffWithNonBlocking(Rule):
     triggers = ("pin_memory",)
 
     VALID = (
+        # the only copies are in the loader's collate_fn: pinning cannot help them
+        "import torch\nfrom functools import partial\n\nclass Diarizer:\n"
+        "    def _collate(self, items, device):\n        return [x.to(device, non_blocking=True) for x in items]\n\n"
+        "    def loader(self, ds, device):\n"
+        "        return torch.utils.data.DataLoader(ds, pin_memory=False, collate_fn=partial(self._collate, device=device))\n",
         # no asynchronous copy in the module
         "from torch.utils.data import DataLoader\n\nloader = DataLoader(ds, pin_memory=False)\n"
         "x = batch.to(device)\n",
@@ -107,6 +128,16 @@ class PinMemoryOffWithNonBlocking(Rule):
             "for x in loader:\n    x = x.to(device, non_blocking=True)\n",
             line=3,
             column=39,
+        ),
+        # a collate_fn that does not copy
+        Invalid(
+            "import functools\nimport torch\n\ndef collate(items, device):\n    return torch.stack(items)\n\n"
+            "def evaluate(model, batch):\n    return model(batch.cuda(non_blocking=True))\n\n"
+            "loader = torch.utils.data.DataLoader(ds, pin_memory=False, collate_fn=functools.partial(collate, device=d))\n",
+            unsafe_fixed="import functools\nimport torch\n\ndef collate(items, device):\n    return torch.stack(items)\n\n"
+            "def evaluate(model, batch):\n    return model(batch.cuda(non_blocking=True))\n\n"
+            "loader = torch.utils.data.DataLoader(ds, pin_memory=True, collate_fn=functools.partial(collate, device=d))\n",
+            line=10,
         ),
         Invalid(
             "import torch\n\ndef step(batch):\n    return batch.cuda(non_blocking=True)\n\n"
@@ -135,21 +166,31 @@ class PinMemoryOffWithNonBlocking(Rule):
 
     def __init__(self, context) -> None:
         super().__init__(context)
-        self._unpinned: List = []  # the `pin_memory=False` arguments of DataLoaders
-        self._copy: Optional[object] = None  # the first non-blocking copy
+        # the `pin_memory=False` arguments of DataLoaders, with the names of their collate_fn
+        self._unpinned: List[Tuple[object, Set[str]]] = []
+        self._functions: List[str] = []  # the enclosing defs
+        self._copiers: Set[Optional[str]] = set()  # the innermost def of each copy (None: top level)
+
+    def visit_FunctionDef(self, node) -> None:
+        self._functions.append(node.name.value)
+
+    def leave_FunctionDef(self, node) -> None:
+        self._functions.pop()
 
     def visit_Call(self, node) -> None:
-        if self._copy is None and _non_blocking_copy(node):
-            self._copy = node
+        if _non_blocking_copy(node):
+            self._copiers.add(self._functions[-1] if self._functions else None)
         elif self.context.imports.qualified_name(node.func) in TORCH_DATALOADERS:
             arg = keyword_arg(node, "pin_memory")
             if arg is not None and is_name(arg.value, "False"):
-                self._unpinned.append(arg)
+                self._unpinned.append((arg, _collate_names(node)))
 
     def leave_Module(self, node) -> None:
-        if self._copy is None:
-            return
-        for arg in self._unpinned:
+        for arg, collate in self._unpinned:
+            # a collate_fn that copies to the device returns device tensors, which the
+            # loader cannot pin (it fails), and runs before pinning would anyway
+            if not self._copiers or collate & self._copiers:
+                continue
             self.report(
                 arg,
                 "`pin_memory=False` makes this module's `non_blocking=True` copies synchronous "
