@@ -26,6 +26,7 @@ _DATA_DEPENDENT = frozenset({"nonzero", "masked_select"})
 _EXPLICIT_SYNCS = frozenset({"item", "tolist", "numpy"})  # TL003's
 _LENGTHS_ON_CPU = "torch.nn.utils.rnn.pack_padded_sequence"  # requires its `lengths` on the CPU
 SIZES = "check-sizes"
+LOOP_EXITS = "check-loop-exits"
 CPU_COPIES = "check-cpu-copies"
 # calls that only tell (a check's warning branch is as deliberate as its raise)
 _TELLERS = frozenset({"warn", "warning", "warn_once", "warning_once", "error", "info", "debug", "print", "log"})
@@ -94,6 +95,11 @@ class ImplicitHostSyncInHotPath(HotPathRule):
     `check-sizes` (default `false`): also report `int()` of a tensor and `len()` of a
     `nonzero` / `masked_select` result.
 
+    `check-loop-exits` (default `false`): also report a test that ends a loop, a
+    `while` condition or an `if` whose body ends in `break` (`while not
+    finished.all():`, a solver's convergence test): the loop's length depends on the
+    data, and the wait is the price of stopping early.
+
     `check-cpu-copies` (default `false`): also report `t.cpu()` (never one TL003
     reports, as `.cpu().numpy()`, nor the lengths for `pack_padded_sequence`).
 
@@ -108,7 +114,7 @@ class ImplicitHostSyncInHotPath(HotPathRule):
     summary = "Tensor read on the host implicitly (if t.any(), float(t), nonzero) on every step"
     default_enabled = False
     triggers = ("torch",)
-    options = {**HotPathRule.options, SIZES: False, CPU_COPIES: False}
+    options = {**HotPathRule.options, SIZES: False, CPU_COPIES: False, LOOP_EXITS: False}
 
     VALID = (
         # a plain variable, a fresh CPU tensor, lengths for pack_padded_sequence, TL003's calls
@@ -125,6 +131,11 @@ class ImplicitHostSyncInHotPath(HotPathRule):
         "import torch\nfrom torch import nn\n\nclass M(nn.Module):\n    def forward(self, x, lengths, keep):\n"
         "        out = x.new_zeros(len(x), int(lengths.max()) + 1)\n        n = len(torch.nonzero(keep))\n"
         "        return out, n, x.cpu()\n",
+        # the exit of a decoding loop or a solver
+        "import torch\nfrom torch import nn\n\nclass M(nn.Module):\n    def forward(self, x, done):\n"
+        "        while not done.all():\n            x, done = self.step(x)\n"
+        "        for _ in range(10):\n            x = self.step(x)[0]\n            if x.abs().max() < 1e-3:\n"
+        "                break\n        return x\n\n    def step(self, x):\n        return x / 2, x < 1\n",
         # a check that warns, or raises when strict: as deliberate as one that raises
         "import warnings\nimport torch\nfrom torch import nn\n\nclass M(nn.Module):\n    def forward(self, x):\n"
         "        if torch.isnan(x).any():\n            if self.training:\n                raise ValueError('nan')\n"
@@ -171,6 +182,13 @@ class ImplicitHostSyncInHotPath(HotPathRule):
             column=16,
             options=((CPU_COPIES, True),),
         ),
+        Invalid(
+            "from torch import nn\n\nclass M(nn.Module):\n    def forward(self, x, done):\n"
+            "        while not done.all():\n            x = x / 2\n            done = x < 1\n        return x\n",
+            line=5,
+            column=19,
+            options=((LOOP_EXITS, True),),
+        ),
         # sizes: a count for an allocation, a data-dependent length
         Invalid(
             "import torch\nfrom torch import nn\n\nclass M(nn.Module):\n    def forward(self, x, lengths):\n"
@@ -207,6 +225,8 @@ class ImplicitHostSyncInHotPath(HotPathRule):
         statements = set()
         for node, what in self._implicit_syncs(function.body, parents):
             if self.off_step(node, parents) or (not self.settings["check-error-paths"] and _tests_a_check(node, parents)):
+                continue
+            if not self.settings[LOOP_EXITS] and _ends_a_loop(node, parents):
                 continue
             statement = _statement_of(node, parents)
             if statement in statements:  # once it has waited, the statement's next read is free
@@ -374,10 +394,30 @@ def _tests_a_check(node, parents: Dict) -> bool:
     """Whether `node` is in the test of an `if` whose body only raises or tells (`if
     torch.isnan(x).any(): if strict: raise ... else: warnings.warn(...)`): a deliberate
     check, like one that raises."""
+    owner = _test_owner(node, parents)
+    return isinstance(owner, cst.If) and _only_tells(owner.body)
+
+
+def _test_owner(node, parents: Dict):
+    """The `if` or `while` whose test holds `node`, else None."""
     child, parent = node, parents.get(node)
-    while parent is not None and not isinstance(parent, (cst.If, cst.BaseSmallStatement, cst.FunctionDef)):
+    while parent is not None and not isinstance(parent, (cst.If, cst.While, cst.BaseSmallStatement, cst.FunctionDef)):
         child, parent = parent, parents.get(parent)
-    return isinstance(parent, cst.If) and child is parent.test and _only_tells(parent.body)
+    return parent if isinstance(parent, (cst.If, cst.While)) and child is parent.test else None
+
+
+def _ends_a_loop(node, parents: Dict) -> bool:
+    """Whether `node` is in a test that ends a loop: a `while` condition, or an `if`
+    whose body ends in `break` (all sequences finished, a solver converged)."""
+    owner = _test_owner(node, parents)
+    if isinstance(owner, cst.While):
+        return True
+    if not isinstance(owner, cst.If) or not owner.body.body:
+        return False
+    last = owner.body.body[-1]  # a statement, or in `if c: break` a small statement
+    if isinstance(last, cst.SimpleStatementLine):
+        last = last.body[-1]
+    return isinstance(last, cst.Break)
 
 
 def _only_tells(block) -> bool:

@@ -1,5 +1,6 @@
 """TL005 selected, through the real CLI: sizes (`int(lengths.max())`, `len(nonzero)`) and
-explicit `.cpu()` copies only with check-sizes / check-cpu-copies; a check that only
+explicit `.cpu()` copies only with check-sizes / check-cpu-copies, a loop's exit test
+only with check-loop-exits; a check that only
 warns (or raises in one branch) only with check-error-paths; a truth test that steers
 the step is reported in every setting."""
 
@@ -25,12 +26,19 @@ class Net(nn.Module):
             warnings.warn("nan in the input")
         if keep.any():
             x = x * 2
+        x = self.refine(x)
         return out, picked, x.cpu()
+
+    def refine(self, x):
+        while x.abs().max() > 1:
+            x = x / 2
+        return x
 '''
 SIZES = [(9, 35), (10, 22)]
 WARNING = [(11, 12)]
 STEERING = [(13, 12)]
-COPY = [(15, 29)]
+COPY = [(16, 29)]
+LOOP = [(19, 15)]
 
 
 def _rows(root, options=""):
@@ -52,9 +60,13 @@ def _rows(root, options=""):
         ("check-sizes = true\n", SIZES + STEERING),
         ("check-cpu-copies = true\n", STEERING + COPY),
         ("check-error-paths = true\n", WARNING + STEERING),
-        ("check-sizes = true\ncheck-cpu-copies = true\ncheck-error-paths = true\n", SIZES + WARNING + STEERING + COPY),
+        ("check-loop-exits = true\n", STEERING + LOOP),
+        (
+            "check-sizes = true\ncheck-cpu-copies = true\ncheck-error-paths = true\ncheck-loop-exits = true\n",
+            SIZES + WARNING + STEERING + COPY + LOOP,
+        ),
     ],
-    ids=["default", "sizes", "cpu-copies", "error-paths", "all"],
+    ids=["default", "sizes", "cpu-copies", "error-paths", "loop-exits", "all"],
 )
 def test_options_bring_back_what_the_default_leaves_out(tmp_path, options, expected):
     write_tree(tmp_path, {"net.py": SOURCE})
