@@ -55,7 +55,9 @@ class TorchLoadWithoutWeightsOnly(LoadSites, Rule):
 
     ## Fix safety
     Unsafe fix: adds `weights_only=True` where `weights_only` is missing (not with a
-    `pickle_module`, which `weights_only=True` rejects with a RuntimeError). A file that
+    `pickle_module`, which `weights_only=True` rejects with a RuntimeError; not below
+    the version that has the argument: 1.13 for `torch.load`, 2.1 for
+    `load_state_dict_from_url`). A file that
     holds more than tensors and plain containers (an `argparse.Namespace`, a numpy array,
     a whole pickled `nn.Module`, an optimizer's custom state) then fails to load with an
     `UnpicklingError` naming the type; allow-list it with

@@ -59,3 +59,12 @@ def test_flake8_reports_the_same(tmp_path):
     result = run_flake8("--isolated", "--select", "TL2", "m.py", cwd=tmp_path)
     rows = sorted(line.split(":")[1] + line.split()[1] for line in result.stdout.splitlines())
     assert rows == ["5TL201", "9TL201"], result.stdout + result.stderr
+
+
+def test_no_fix_below_the_version_that_has_the_argument(tmp_path):
+    hub = "import torch\n\nsd = torch.hub.load_state_dict_from_url('https://x/m.pt')\nst = torch.load('m.pt')\n"
+    write_tree(tmp_path, {"pyproject.toml": '[tool.torchlint]\ntarget-torch = "2.0"\n', "m.py": hub})
+    run_torchlint("check", "--no-cache", "--fix", "--unsafe-fixes", ".", cwd=tmp_path)
+    # load_state_dict_from_url took weights_only in 2.1: reported, left alone; torch.load has it since 1.13
+    assert (tmp_path / "m.py").read_text() == hub.replace("torch.load('m.pt')", "torch.load('m.pt', weights_only=True)")
+    assert findings(tmp_path) == [("m.py", 3, 6, "TL201")]

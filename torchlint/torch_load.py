@@ -6,8 +6,8 @@ Facts (torch/serialization.py, torch/hub.py):
 - `torch.load` took `weights_only` in 1.13; its default became True in 2.6. Passing a
   `pickle_module` makes the default False in every version, and `weights_only=True`
   with a `pickle_module` raises.
-- `torch.hub.load_state_dict_from_url` defaults to `weights_only=False` in every
-  version (2.13 included).
+- `torch.hub.load_state_dict_from_url` took `weights_only` in 2.1 (pytorch/pytorch#98479)
+  and defaults to False in every version (2.13 included).
 """
 
 from __future__ import annotations
@@ -29,6 +29,8 @@ HUB_LOAD = "torch.hub.load_state_dict_from_url"
 LOADERS = (TORCH_LOAD, HUB_LOAD)
 DEFAULT_FLIPPED_IN = "2.6"
 UNTRUSTED_CODE = "TL209"
+WEIGHTS_ONLY_SINCE = "1.13"  # torch.load's weights_only
+HUB_WEIGHTS_ONLY_SINCE = "2.1"  # load_state_dict_from_url's (pytorch/pytorch#98479)
 # positional index of weights_only / pickle_module in each loader's signature
 _WEIGHTS_ONLY_POSITION = {HUB_LOAD: 6}
 _PICKLE_MODULE_POSITION = {TORCH_LOAD: 2}
@@ -72,13 +74,13 @@ def read_load(call, qualified: Optional[str], config) -> Optional[Load]:
             return Load(qualified, "explicit", False, True)
         return None
     if qualified == HUB_LOAD:
-        return Load(qualified, "hub-default", True, True)
+        return Load(qualified, "hub-default", config.targets_at_least(HUB_WEIGHTS_ONLY_SINCE), True)
     pickle_module = keyword_argument(call, "pickle_module") is not None or count > _PICKLE_MODULE_POSITION[TORCH_LOAD]
     if pickle_module:
         return Load(qualified, "pickle-module", False, True)
     if config.targets_at_least(DEFAULT_FLIPPED_IN):
         return None
-    return Load(qualified, "old-default", bool(call.args), False)
+    return Load(qualified, "old-default", bool(call.args) and config.targets_at_least(WEIGHTS_ONLY_SINCE), False)
 
 
 def ast_loads(view) -> list:
