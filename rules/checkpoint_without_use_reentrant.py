@@ -40,13 +40,15 @@ class CheckpointWithoutUseReentrant(SiteGate, Rule):
     ```
 
     ## Fix safety
-    Unsafe fix: adds `use_reentrant=False`. The non-reentrant variant differs: it records
-    the autograd graph during the forward pass, stops recomputing early, gives gradients
-    when no input requires grad, counts tensors in nested structures, and runs
-    saved-tensor hooks and `torch.autograd.graph` hooks differently; extra keyword
-    arguments to the function are allowed only there. Code written against the reentrant
-    behaviour (hooks, a custom autograd.Function inside) may change. `use_reentrant=True`
-    keeps today's behaviour exactly and only silences the warning.
+    Unsafe fix: adds `use_reentrant=False`. The non-reentrant variant differs (torch's
+    `checkpoint` docs list the differences): it records the autograd graph during the
+    forward pass instead of running it under `no_grad`, stops recomputing as soon as
+    the needed activations are back, gives gradients when no input requires grad, counts
+    tensors inside nested structures, and accepts detached tensors in the region. Code
+    that relied on the reentrant behaviour (a region whose parameters were meant to get
+    no gradient because its input did not require one, hooks on tensors inside the
+    region, a custom `autograd.Function` in it) may behave differently.
+    `use_reentrant=True` keeps today's behaviour exactly and only silences the warning.
     """
 
     code = "TL202"
