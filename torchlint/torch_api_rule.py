@@ -38,7 +38,11 @@ from torchlint.torch_api_table import LAST_NAMES, TABLE, TorchApi, lookup
 
 # where a `torch._six` replacement lives, if it needs an import
 _SIX_MODULES = {"math.inf": "math", "math.nan": "math", "collections.abc": "collections.abc"}
-_ATOMIC = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Integer, cst.Float, cst.SimpleString)
+
+def _atomic(node) -> bool:
+    """Whether an expression can replace a call as it is (no parentheses needed);
+    a function, so that importing this module does not load LibCST."""
+    return isinstance(node, (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Integer, cst.Float, cst.SimpleString))
 
 
 @lru_cache(maxsize=None)
@@ -209,7 +213,7 @@ class TorchApiRule(Rule):
         if new is None:
             return None
         edits.extend(spelled_edits)
-        if api.rewrite == "variable" and not isinstance(call.args[0].value, _ATOMIC):
+        if api.rewrite == "variable" and not _atomic(call.args[0].value):
             new = f"({new})"
         return positions.replace(call if call is not None else reference, new)
 
