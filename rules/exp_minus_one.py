@@ -1,38 +1,14 @@
 from __future__ import annotations
 
 import ast
-from typing import AbstractSet, Optional
 
-from torchlint.config import Config
-from torchlint.ftypes import Applicability
+from torchlint.expression_rule import TorchExpressionRule
 from torchlint.lazy import cst
-from torchlint.name_rewrites import RewriteGroup
-from torchlint.rule import Invalid, Rule, SourceView
-from torchlint.torch_calls import (
-    ast_imports_torch,
-    ast_is_one,
-    ast_method_receiver,
-    ast_torch_function,
-    call_definitions,
-    has_comment,
-    is_one,
-    method_receiver,
-    only_argument,
-    rewritten_call,
-    torch_function,
-)
+from torchlint.rule import Invalid, SourceView
+from torchlint.torch_calls import ast_is_one, ast_unary_operand, is_one, rewritten_call, unary_operand
 
 
-def ast_exp_operand(call: ast.AST, table) -> Optional[ast.AST]:
-    """`x` of `torch.exp(x)` or `x.exp()`, else None."""
-    if not isinstance(call, ast.Call) or call.keywords:
-        return None
-    if len(call.args) == 1 and ast_torch_function(call, table) == "exp":
-        return call.args[0]
-    return None if call.args else ast_method_receiver(call, "exp")
-
-
-class ExpMinusOne(Rule):
+class ExpMinusOne(TorchExpressionRule):
     """
     ## What it does
     Flags `torch.exp(x) - 1` and the tensor method `x.exp() - 1` (also `- 1.0`), under any
@@ -83,8 +59,8 @@ class ExpMinusOne(Rule):
     code = "TL302"
     name = "exp-minus-one"
     summary = "`torch.exp(x) - 1` cancels for small `x`: use `torch.expm1(x)`"
-    fixable = True
     triggers = ("exp(", "exp as ")
+    functions = ("torch.exp",)
 
     VALID = (
         "import torch\n\ny = torch.expm1(x)\nz = torch.exp(x) - 2\nw = 1 - torch.exp(x)\n",
@@ -115,46 +91,24 @@ class ExpMinusOne(Rule):
     )
 
     @classmethod
-    def needed_definitions(cls, view: SourceView, config: Config) -> Optional[AbstractSet[int]]:
-        return call_definitions(view, cls.triggers, "torch.exp")
-
-    @classmethod
-    def gate(cls, view: SourceView, config: Config) -> bool:
-        if view.tree is None:
-            return True
+    def ast_may_fire(cls, view: SourceView) -> bool:
         table = view.imports
-        if not ast_imports_torch(table):
-            return False
         return any(
-            isinstance(node.op, ast.Sub) and ast_is_one(node.right) and ast_exp_operand(node.left, table) is not None
+            isinstance(node.op, ast.Sub) and ast_is_one(node.right) and ast_unary_operand(node.left, table, "exp") is not None
             for node in view.nodes_of(ast.BinOp)
         )
-
-    def __init__(self, context) -> None:
-        super().__init__(context)
-        self._rewrites = RewriteGroup.of(context)
 
     def visit_BinaryOperation(self, node) -> None:
         if not isinstance(node.operator, cst.Subtract) or not is_one(node.right):
             return
-        call = node.left
-        if not isinstance(call, cst.Call):
-            return
         imports = self.context.imports
-        function_form = torch_function(call, imports) == "exp"
-        if function_form:
-            operand = only_argument(call)
-        elif not call.args and ast_imports_torch(imports.table):  # a tensor's `.exp()`
-            operand = method_receiver(call, "exp")
-        else:
-            operand = None
+        call = node.left
+        operand, function = unary_operand(call, imports, "exp")
         if operand is None:
             return
-        fix = None
-        if not has_comment(node):
-            content = rewritten_call(self.context.module, call, function_form, imports, operand, "expm1")
-
-            fix = self._rewrites.fix(self.code, node, content, f"Use `{content}`", Applicability.UNSAFE)
-
-        shown = "torch.exp(x) - 1" if function_form else "x.exp() - 1"
-        self.report(node, f"`{shown}` cancels the leading 1 and loses small `x`: use `expm1(x)`", fix)
+        shown = "torch.exp(x) - 1" if function is not None else "x.exp() - 1"
+        self.report_rewrite(
+            node,
+            f"`{shown}` cancels the leading 1 and loses small `x`: use `expm1(x)`",
+            lambda: rewritten_call(self.context.module, call, function is not None, imports, operand, "expm1"),
+        )

@@ -1,35 +1,12 @@
 from __future__ import annotations
 
 import ast
-from typing import AbstractSet, Optional
+from typing import Optional
 
-from torchlint.config import Config
-from torchlint.ftypes import Applicability
+from torchlint.expression_rule import TorchExpressionRule
 from torchlint.lazy import cst
-from torchlint.name_rewrites import RewriteGroup
-from torchlint.rule import Invalid, Rule, SourceView
-from torchlint.torch_calls import (
-    ast_imports_torch,
-    ast_is_one,
-    ast_method_receiver,
-    ast_torch_function,
-    call_definitions,
-    has_comment,
-    is_one,
-    method_receiver,
-    only_argument,
-    rewritten_call,
-    torch_function,
-)
-
-
-def _ast_operand(call: ast.Call, table) -> Optional[ast.AST]:
-    """What `torch.log(...)` or `(...).log()` takes the log of."""
-    if call.keywords:
-        return None
-    if len(call.args) == 1 and ast_torch_function(call, table) == "log":
-        return call.args[0]
-    return None if call.args else ast_method_receiver(call, "log")
+from torchlint.rule import Invalid, SourceView
+from torchlint.torch_calls import ast_is_one, ast_unary_operand, is_one, rewritten_call, unary_operand
 
 
 def ast_plus_one(node: Optional[ast.AST]) -> bool:
@@ -47,7 +24,7 @@ def plus_one_operand(node):
     return node.right if is_one(node.left) else node.left if is_one(node.right) else None
 
 
-class LogOnePlus(Rule):
+class LogOnePlus(TorchExpressionRule):
     """
     ## What it does
     Flags the natural log of one plus something: `torch.log(1 + x)`, `torch.log(x + 1)`
@@ -108,8 +85,8 @@ class LogOnePlus(Rule):
     code = "TL301"
     name = "log-one-plus"
     summary = "`torch.log(1 + x)` rounds `1 + x` first: use `torch.log1p(x)`"
-    fixable = True
     triggers = ("log(", "log as ")
+    functions = ("torch.log",)
 
     VALID = (
         "import torch\n\ny = torch.log(2 + x)\nz = torch.log1p(x)\nw = torch.log(1 - x)\n",
@@ -147,42 +124,19 @@ class LogOnePlus(Rule):
     )
 
     @classmethod
-    def needed_definitions(cls, view: SourceView, config: Config) -> Optional[AbstractSet[int]]:
-        return call_definitions(view, cls.triggers, "torch.log")
-
-    @classmethod
-    def gate(cls, view: SourceView, config: Config) -> bool:
-        if view.tree is None:
-            return True
+    def ast_may_fire(cls, view: SourceView) -> bool:
         table = view.imports
-        if not ast_imports_torch(table):
-            return False
-        return any(ast_plus_one(_ast_operand(call, table)) for call in view.nodes_of(ast.Call))
-
-    def __init__(self, context) -> None:
-        super().__init__(context)
-        self._rewrites = RewriteGroup.of(context)
+        return any(ast_plus_one(ast_unary_operand(call, table, "log")) for call in view.nodes_of(ast.Call))
 
     def visit_Call(self, node) -> None:
         imports = self.context.imports
-        function_form = torch_function(node, imports) == "log"
-        if function_form:
-            inner = only_argument(node)
-        else:  # `.log()` is a tensor's only in a module that uses torch
-            inner = method_receiver(node, "log") if not node.args and ast_imports_torch(imports.table) else None
+        inner, function = unary_operand(node, imports, "log")
         operand = plus_one_operand(inner)
         if operand is None:
             return
-        module = self.context.module
-        shown = "torch.log(1 + x)" if function_form else "(1 + x).log()"
-        fix = None
-        if not has_comment(node):
-            content = rewritten_call(module, node, function_form, imports, operand, "log1p")
-
-            fix = self._rewrites.fix(self.code, node, content, f"Use `{content}`", Applicability.UNSAFE)
-
-        self.report(
+        shown = "torch.log(1 + x)" if function is not None else "(1 + x).log()"
+        self.report_rewrite(
             node,
             f"`{shown}` rounds `1 + x` before the log and loses small `x`: use `log1p(x)`",
-            fix,
+            lambda: rewritten_call(self.context.module, node, function is not None, imports, operand, "log1p"),
         )

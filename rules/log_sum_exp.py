@@ -2,38 +2,25 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
-from typing import AbstractSet, Any, List, Optional
+from typing import Any, List, Optional
 
-from torchlint.config import Config
-from torchlint.ftypes import Applicability
+from torchlint.expression_rule import TorchExpressionRule
 from torchlint.lazy import cst
-from torchlint.name_rewrites import RewriteGroup
-from torchlint.rule import Invalid, Rule, SourceView
+from torchlint.rule import Invalid, SourceView
 from torchlint.torch_calls import (
-    ast_imports_torch,
     ast_method_receiver,
     ast_torch_function,
-    call_definitions,
-    has_comment,
+    ast_unary_operand,
     is_name,
     method_receiver,
-    only_argument,
     receiver_code,
     split_args,
     torch_alias,
     torch_function,
+    unary_operand,
 )
 
 _SUM_KEYWORDS = frozenset({"dim", "keepdim"})
-
-
-def _ast_unary_operand(call: ast.AST, table, name: str) -> Optional[ast.AST]:
-    """`x` of `torch.<name>(x)` or `x.<name>()`, else None."""
-    if not isinstance(call, ast.Call) or call.keywords:
-        return None
-    if len(call.args) == 1 and ast_torch_function(call, table) == name:
-        return call.args[0]
-    return None if call.args else ast_method_receiver(call, name)
 
 
 def _ast_sums_exp_over_dim(node: Optional[ast.AST], table) -> bool:
@@ -47,7 +34,7 @@ def _ast_sums_exp_over_dim(node: Optional[ast.AST], table) -> bool:
         summed = ast_method_receiver(node, "sum")
     dims = args[:1] + [k.value for k in node.keywords if k.arg == "dim"]
     has_dim = bool(dims) and not (isinstance(dims[0], ast.Constant) and dims[0].value is None)
-    return has_dim and len(args) <= 2 and _ast_unary_operand(summed, table, "exp") is not None
+    return has_dim and len(args) <= 2 and ast_unary_operand(summed, table, "exp") is not None
 
 
 @dataclass
@@ -58,15 +45,6 @@ class _Match:
     dim: Any  # the Arg that gives dim
     keepdim: Any  # the Arg that gives keepdim, or None
     functions: List[Any]  # the calls spelled as torch functions, outermost first
-
-
-def _unary_operand(call, imports, name: str):
-    """(x, the call if it is the torch function) of `torch.<name>(x)` / `x.<name>()`."""
-    if not isinstance(call, cst.Call):
-        return None, None
-    if torch_function(call, imports) == name:
-        return only_argument(call), call
-    return (method_receiver(call, name) if not call.args else None), None
 
 
 def _literal_dims(node) -> bool:
@@ -85,7 +63,7 @@ def _bare(module, arg) -> str:
     return module.code_for_node(arg.with_changes(comma=cst.MaybeSentinel.DEFAULT, whitespace_after_arg=cst.SimpleWhitespace("")))
 
 
-class LogSumExp(Rule):
+class LogSumExp(TorchExpressionRule):
     """
     ## What it does
     Flags a log of a sum of exponentials over a dimension: `torch.log(torch.sum(
@@ -140,8 +118,8 @@ class LogSumExp(Rule):
     code = "TL303"
     name = "log-sum-exp"
     summary = "`log(sum(exp(x), dim))` overflows: use `torch.logsumexp(x, dim)`"
-    fixable = True
     triggers = ("exp(", "exp as ")
+    functions = ("torch.exp", "torch.log", "torch.sum")
 
     VALID = (
         "import torch\n\ny = torch.logsumexp(x, dim=1)\n",
@@ -176,42 +154,25 @@ class LogSumExp(Rule):
     )
 
     @classmethod
-    def needed_definitions(cls, view: SourceView, config: Config) -> Optional[AbstractSet[int]]:
-        return call_definitions(view, cls.triggers, "torch.exp", "torch.log", "torch.sum")
-
-    @classmethod
-    def gate(cls, view: SourceView, config: Config) -> bool:
-        if view.tree is None:
-            return True
+    def ast_may_fire(cls, view: SourceView) -> bool:
         table = view.imports
-        if not ast_imports_torch(table):
-            return False
         return any(
-            _ast_sums_exp_over_dim(_ast_unary_operand(call, table, "log"), table) for call in view.nodes_of(ast.Call)
+            _ast_sums_exp_over_dim(ast_unary_operand(call, table, "log"), table) for call in view.nodes_of(ast.Call)
         )
-
-    def __init__(self, context) -> None:
-        super().__init__(context)
-        self._rewrites = RewriteGroup.of(context)
 
     def visit_Call(self, node) -> None:
         imports = self.context.imports
-        if not ast_imports_torch(imports.table):
-            return
-        summed, log_function = _unary_operand(node, imports, "log")
+        summed, log_function = unary_operand(node, imports, "log")
         found = self._match_sum(summed, imports) if summed is not None else None
         if found is None:
             return
-        module = self.context.module
         if log_function is not None:
             found.functions.insert(0, log_function)
-        fix = None
-        if _literal_dims(found.dim.value) and not has_comment(node):
-            content = self._rewrite(module, found, imports)
-
-            fix = self._rewrites.fix(self.code, node, content, f"Use `{content}`", Applicability.UNSAFE)
-
-        self.report(node, "`log(sum(exp(x), dim))` overflows for large `x`: use `torch.logsumexp(x, dim)`", fix)
+        self.report_rewrite(
+            node,
+            "`log(sum(exp(x), dim))` overflows for large `x`: use `torch.logsumexp(x, dim)`",
+            lambda: self._rewrite(self.context.module, found, imports) if _literal_dims(found.dim.value) else None,
+        )
 
     @staticmethod
     def _match_sum(call, imports) -> Optional[_Match]:
@@ -234,7 +195,7 @@ class LogSumExp(Rule):
         keepdim = positional_args[1] if len(positional_args) > 1 else keywords.get("keepdim")
         if dim is None or is_name(dim.value, "None") or len(positional_args) > 2:
             return None
-        operand, exp_function = _unary_operand(summed, imports, "exp")
+        operand, exp_function = unary_operand(summed, imports, "exp")
         if operand is None:
             return None
         return _Match(operand, dim, keepdim, functions + ([exp_function] if exp_function is not None else []))

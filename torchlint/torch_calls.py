@@ -33,6 +33,15 @@ def ast_method_receiver(call: ast.Call, method: str) -> Optional[ast.AST]:
     return func.value if isinstance(func, ast.Attribute) and func.attr == method else None
 
 
+def ast_unary_operand(call: Optional[ast.AST], table: ImportTable, name: str) -> Optional[ast.AST]:
+    """`x` of `torch.<name>(x)` or `x.<name>()`, else None."""
+    if not isinstance(call, ast.Call) or call.keywords:
+        return None
+    if len(call.args) == 1 and ast_torch_function(call, table) == name:
+        return call.args[0]
+    return None if call.args else ast_method_receiver(call, name)
+
+
 def ast_is_one(node: ast.AST) -> bool:
     return isinstance(node, ast.Constant) and type(node.value) in (int, float) and node.value == 1
 
@@ -68,6 +77,18 @@ def method_receiver(call, method: str):
     """The receiver of `receiver.method(...)`, else None."""
     func = call.func
     return func.value if isinstance(func, cst.Attribute) and func.attr.value == method else None
+
+
+def unary_operand(call, imports: ImportMap, name: str):
+    """(x, the call if spelled as the torch function else None) of `torch.<name>(x)` or,
+    in a module that uses torch, the tensor method `x.<name>()`; (None, None) otherwise."""
+    if not isinstance(call, cst.Call):
+        return None, None
+    if torch_function(call, imports) == name:
+        return only_argument(call), call
+    if call.args or not ast_imports_torch(imports.table):
+        return None, None
+    return method_receiver(call, name), None
 
 
 def is_one(node) -> bool:
