@@ -75,34 +75,40 @@ def _bound(call, most_positional: int, keywords_allowed: frozenset) -> Optional[
     return positional, keywords
 
 
-def qr(call, spelled: str, decorator: bool) -> Optional[str]:
-    bound = _bound(call, 2, frozenset({"input", "some", "out"}))
+def _input_and_flag(call, flag: str, default: bool) -> Optional[tuple]:
+    """(input code, the literal value of `flag`, keywords) of `f(input, flag)`; None if
+    the flag is not a literal or the input is missing. The input is written positionally:
+    the torch.linalg functions call it `A`, not `input`."""
+    bound = _bound(call, 2, frozenset({"input", flag, "out"}))
     if bound is None:
         return None
     positional, keywords = bound
-    some = _parameter(positional, keywords, 1, "some")
-    reduced = True if some is None else _literal_bool(some.value)
+    flag_arg = _parameter(positional, keywords, 1, flag)
+    value = default if flag_arg is None else _literal_bool(flag_arg.value)
     first = _parameter(positional, keywords, 0, "input")
-    if reduced is None or first is None:
+    if value is None or first is None:
         return None
-    # positional: the torch.linalg functions call their input `A`, not `input`
-    parts = [code(first.value)] + ([] if reduced else ['mode="complete"'])
-    parts += [_arg_text(keywords["out"])] if "out" in keywords else []
-    return _call(spelled, parts)
+    return code(first.value), value, keywords
+
+
+def _out(keywords) -> List[str]:
+    return [_arg_text(keywords["out"])] if "out" in keywords else []
+
+
+def qr(call, spelled: str, decorator: bool) -> Optional[str]:
+    found = _input_and_flag(call, "some", True)
+    if found is None:
+        return None
+    first, reduced, keywords = found
+    return _call(spelled, [first] + ([] if reduced else ['mode="complete"']) + _out(keywords))
 
 
 def cholesky(call, spelled: str, decorator: bool) -> Optional[str]:
-    bound = _bound(call, 2, frozenset({"input", "upper", "out"}))
-    if bound is None:
+    found = _input_and_flag(call, "upper", False)
+    if found is None or (found[1] and "out" in found[2]):
         return None
-    positional, keywords = bound
-    upper_arg = _parameter(positional, keywords, 1, "upper")
-    upper = False if upper_arg is None else _literal_bool(upper_arg.value)
-    first = _parameter(positional, keywords, 0, "input")
-    if upper is None or first is None or (upper and "out" in keywords):
-        return None
-    parts = [code(first.value)] + ([_arg_text(keywords["out"])] if "out" in keywords else [])
-    return _call(spelled, parts) + (".mH" if upper else "")
+    first, upper, keywords = found
+    return _call(spelled, [first] + _out(keywords)) + (".mH" if upper else "")
 
 
 def chain_matmul(call, spelled: str, decorator: bool) -> Optional[str]:
