@@ -653,7 +653,7 @@ class UnvalidatedConvInput(Rule):
         uses = submodule_uses(view)
         if uses:
             facts["uses"] = uses
-        calls = submodule_calls(view.tree)
+        calls = submodule_calls(view)
         if calls:
             facts["calls"] = calls
         # every file's classes, parsed by LibCST or not, resolve the project's bases; a

@@ -7,33 +7,55 @@ a tensor the caller of the whole model supplies."""
 from __future__ import annotations
 
 import ast
-from typing import Dict, List, Optional, Set
+from typing import Dict, List, Set
 
 _BLOCKS = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try) + (
     (ast.TryStar,) if hasattr(ast, "TryStar") else ()
 )
 
 
-def submodule_calls(tree: Optional[ast.AST]) -> List[list]:
-    """Every call `self.attr(...)` (or through `self.attr[i]`, or a name bound by
-    iterating over `self.attr`) of an attribute built as `Class(...)` (also inside
-    `nn.ModuleList([...])` / `nn.Sequential(...)`), in any method: `[class name,
-    [internal? per positional argument], internal? of a `*args` (None if none),
-    {keyword: internal?}]`. An argument is internal when it is evidently an output of one
-    of the caller's own layers; anything else (a parameter, a constant, an attribute)
-    is not."""
-    if tree is None:
+def submodule_calls(view) -> List[list]:
+    """Every call `self.attr(...)` in a `forward` (or through `self.attr[i]`, or a name
+    bound by iterating over `self.attr`) of an attribute built as `Class(...)` (also
+    inside `nn.ModuleList([...])` / `nn.Sequential(...)`): `[class name, [internal? per
+    positional argument], internal? of a `*args` (None if none), {keyword: internal?}]`.
+    An argument is internal when it is evidently an output of one of the caller's own
+    layers; anything else (a parameter, a constant, an attribute) is not. `view` is a
+    `SourceView`: its shared node index spares a walk of the tree per question."""
+    if view.tree is None:
         return []
+    attributes: Dict[ast.AST, Dict[str, Set[str]]] = {}
+    classes = view.nodes_of(ast.ClassDef)
+    for node in view.nodes_of(ast.Assign):
+        if isinstance(node.value, ast.Call):
+            owner = _innermost(classes, node.lineno)
+            if owner is not None:
+                for target in node.targets:
+                    if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":
+                        built = _class_names(node.value)
+                        if built:
+                            attributes.setdefault(owner, {}).setdefault(target.attr, set()).update(built)
     found: List[list] = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ClassDef):
-            attributes = _submodule_attributes(node)
-            if attributes:
-                for function in _methods(node):
-                    for call in _Method(function, attributes).calls:
-                        if call not in found:
-                            found.append(call)
+    if not attributes:
+        return found
+    for function in view.nodes_of(ast.FunctionDef):
+        if function.name != "forward" or not function.args.args:
+            continue
+        owner = _innermost(classes, function.lineno)
+        if owner in attributes:
+            for call in _Method(function, attributes[owner]).calls:
+                if call not in found:
+                    found.append(call)
     return found
+
+
+def _innermost(classes, line: int):
+    """The innermost class whose lines hold `line`."""
+    best = None
+    for node in classes:
+        if node.lineno <= line <= (node.end_lineno or node.lineno) and (best is None or node.lineno > best.lineno):
+            best = node
+    return best
 
 
 def _own_expressions(statement) -> List[ast.AST]:
@@ -45,14 +67,6 @@ def _own_expressions(statement) -> List[ast.AST]:
             if getattr(statement, field, None) is not None
         ] + [item.context_expr for item in getattr(statement, "items", ())]
     return [statement]
-
-
-def _methods(class_node: ast.ClassDef) -> List[ast.AST]:
-    return [
-        statement
-        for statement in ast.walk(class_node)
-        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) and statement.args.args
-    ]
 
 
 def _class_names(value: ast.AST) -> Set[str]:
@@ -74,18 +88,6 @@ def _torch_nn(owner) -> bool:
     return (isinstance(owner, ast.Name) and owner.id == "nn") or (
         isinstance(owner, ast.Attribute) and owner.attr == "nn"
     )
-
-
-def _submodule_attributes(class_node: ast.ClassDef) -> Dict[str, Set[str]]:
-    attributes: Dict[str, Set[str]] = {}
-    for node in ast.walk(class_node):
-        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
-            for target in node.targets:
-                if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":
-                    classes = _class_names(node.value)
-                    if classes:
-                        attributes.setdefault(target.attr, set()).update(classes)
-    return attributes
 
 
 class _Method:
