@@ -118,6 +118,10 @@ class UnvalidatedConvInput(Rule):
       - a part that already went through one of the module's convs in the same
         `forward` (a dense block's `torch.cat((x, self.conv1(x)), 1)`): that layer
         checked its channel count;
+      - a part whose channel count the call that makes it writes down: a reduction over
+        axis 1 with `keepdim=True` (CBAM's `x.mean(1, keepdim=True)`), a
+        `reshape`/`view`/`new_zeros`/`torch.zeros` with a literal channel count
+        (`coords.reshape(b, 2, h, w)`);
       - a skip: a part that is a parameter of `forward`, where every module of the
         project that calls this one (`self.decoder(b1, b2, b3)`, `for up in self.ups:
         x = up(x, skip)`) passes there an output of its own layers (a U-Net decoder fed
@@ -308,6 +312,13 @@ class UnvalidatedConvInput(Rule):
         "        self.down = nn.Conv2d(3, c, 3)\n        self.ups = nn.ModuleList([Up(c), Up(c)])\n\n"
         "    def forward(self, image):\n        skip = self.down(image)\n        x = skip\n"
         "        for up in self.ups:\n            x = up(x, skip)\n        return x\n",
+        # parts whose channel count their call writes down (CBAM's spatial attention;
+        # coordinates reshaped to two channels)
+        "import torch\nfrom torch import nn\n\nclass SpatialAttention(nn.Module):\n    def __init__(self):\n"
+        "        super().__init__()\n        self.conv = nn.Conv2d(4, 1, 7, padding=3)\n\n"
+        "    def forward(self, x, coords):\n        b, _, h, w = x.shape\n"
+        "        pooled = torch.cat([torch.mean(x, dim=1, keepdim=True), x.max(1, keepdim=True)[0]], 1)\n"
+        "        return self.conv(torch.cat([pooled, coords.reshape(b, 2, h, w)], dim=1))\n",
         # a part that already went through one of the module's convs: that layer checked
         # its channels (a dense block)
         "import torch\nfrom torch import nn\n\nclass Dense(nn.Module):\n    def __init__(self, c, g):\n"
@@ -1039,7 +1050,7 @@ class _Outside:
             return self.holds(node.value) if self_attribute(node, self.instance) is None else _INSIDE
         if isinstance(node, cst.Call):
             func = node.func
-            if self._is_layer(func):
+            if self._is_layer(func) or _fixed_channels(node):
                 return _INSIDE
             found = self.holds(func.value) if isinstance(func, cst.Attribute) else _INSIDE
             return found.union(*(self.holds(arg.value) for arg in node.args if arg.keyword is None))
@@ -1118,6 +1129,40 @@ class _Outside:
         else:
             self.names.pop(name, None)
         (self.layers.add if layer else self.layers.discard)(name)
+
+
+# reductions that, over the channel axis with keepdim=True, leave one channel (CBAM's
+# `torch.cat([x.mean(1, keepdim=True), x.max(1, keepdim=True)[0]], 1)`)
+_REDUCTIONS = frozenset({"mean", "sum", "max", "min", "amax", "amin", "std", "var", "norm", "logsumexp", "prod"})
+# calls whose second positional argument is the channel count of what they build
+_SHAPED = frozenset({"reshape", "view", "new_zeros", "new_ones", "new_empty", "zeros", "ones", "empty", "rand", "randn"})
+
+
+def _fixed_channels(call) -> bool:
+    """Whether a call's result has a channel count written in the call, whatever its
+    input: a reduction over axis 1 with `keepdim=True` (one channel), or
+    `t.reshape(b, 2, h, w)` / `torch.zeros(b, 1, h, w)` with a literal channel count."""
+    func = call.func
+    name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+    positional = [arg.value for arg in call.args if arg.keyword is None and not arg.star]
+    keywords = {arg.keyword.value: arg.value for arg in call.args if arg.keyword is not None}
+    if name in _REDUCTIONS:
+        keep = keywords.get("keepdim")
+        if not (isinstance(keep, cst.Name) and keep.value == "True"):
+            return False
+        # x.mean(1, ...) or torch.mean(x, 1, ...): the axis follows the tensor
+        axis = keywords.get("dim", keywords.get("axis"))
+        if axis is None:
+            position = 0 if isinstance(func, cst.Attribute) and not _is_torch_module(func.value) else 1
+            axis = positional[position] if len(positional) > position else None
+        return isinstance(axis, cst.Integer) and axis.evaluated_value == 1
+    if name in _SHAPED and len(positional) >= 3 and not any(arg.star for arg in call.args):
+        return isinstance(positional[1], cst.Integer)
+    return False
+
+
+def _is_torch_module(node) -> bool:
+    return isinstance(node, cst.Name) and node.value == "torch"
 
 
 def _passes_own_outputs(call: Sequence, parameters: Sequence[Sequence]) -> bool:
