@@ -50,9 +50,12 @@ AMP_FIXED = (  # every rewrite spelled through `T`; both from-imports gone
 )
 
 
-def project(tmp_path, target, files):
+DOCUMENTATION_ONLY = "[tool.torchlint.deprecated-torch-api]\nreport-documentation-only = true\n"
+
+
+def project(tmp_path, target, files, options=""):
     config = f'[tool.torchlint]\ntarget-torch = "{target}"\n' if target else "[tool.torchlint]\n"
-    return write_tree(tmp_path, {"pyproject.toml": config, **files})
+    return write_tree(tmp_path, {"pyproject.toml": config + options, **files})
 
 
 def findings(root, *extra):
@@ -154,7 +157,7 @@ def test_arguments_that_cannot_be_reasoned_about_get_no_fix_and_no_crash(tmp_pat
 
 
 def test_an_imported_name_used_as_a_value_keeps_its_import(tmp_path):
-    source = "from torch import ger\n\nops = [ger]\ny = ger(a, b)\n"
+    source = "from torch import range\n\nops = [range]\ny = range(0, 9)\n"
     root = project(tmp_path, None, {"m.py": source})
     assert findings(root) == [("TL102", 1, 19, False)]
 
@@ -168,12 +171,12 @@ def test_an_unused_deprecated_import_is_removed(tmp_path):
 
 
 def test_function_level_import_is_reported_without_a_fix(tmp_path):
-    source = "def f(a):\n    from torch import ger\n    return ger(a, a)\n"
+    source = "def f(a):\n    from torch import chain_matmul\n    return chain_matmul(a, a)\n"
     assert findings(project(tmp_path, None, {"m.py": source})) == [("TL102", 2, 23, False)]
 
 
 def test_removed_api_is_an_error_level_github_annotation(tmp_path):
-    root = project(tmp_path, None, {"m.py": "import torch\n\nx = torch.symeig(a)\ny = torch.ger(a, b)\n"})
+    root = project(tmp_path, None, {"m.py": "import torch\n\nx = torch.symeig(a)\ny = torch.range(0, 9)\n"})
     result = run_torchlint("check", "--no-cache", "--output-format", "github", ".", cwd=root)
     lines = result.stdout.decode().splitlines()
     assert lines[0].startswith("::error title=torchlint (TL101)")
@@ -181,12 +184,12 @@ def test_removed_api_is_an_error_level_github_annotation(tmp_path):
 
 
 def test_flake8_reports_the_same_findings(tmp_path):
-    root = project(tmp_path, None, {"m.py": "import torch as T\nfrom torch._six import inf\n\nx = T.ger(a, b) + T.solve(b, a)\n"})
+    root = project(tmp_path, None, {"m.py": "import torch as T\nfrom torch._six import inf\n\nx = T.qr(a) + T.solve(b, a)\n"})
     result = run_flake8("--select", "TL1", "m.py", cwd=root)
     reported = sorted(line.split(" ")[0] + " " + line.split(" ")[1] for line in result.stdout.splitlines())
-    assert reported == ["m.py:2:24: TL101", "m.py:4:19: TL101", "m.py:4:5: TL102"]
+    assert reported == ["m.py:2:24: TL101", "m.py:4:15: TL101", "m.py:4:5: TL102"]
     cli = findings(root)
-    assert sorted((c, r, col) for c, r, col, _ in cli) == [("TL101", 2, 24), ("TL101", 4, 19), ("TL102", 4, 5)]
+    assert sorted((c, r, col) for c, r, col, _ in cli) == [("TL101", 2, 24), ("TL101", 4, 15), ("TL102", 4, 5)]
 
 
 def test_an_import_read_in_a_string_annotation_is_kept(tmp_path):
@@ -204,13 +207,16 @@ def test_weight_norm_is_not_migrated_beside_remove_weight_norm(tmp_path):
         "import torch\n\nconv = torch.nn.utils.weight_norm(conv)\n"
         "torch.nn.utils.remove_weight_norm(conv)\n"
     )
-    assert findings(project(tmp_path, None, {"m.py": source})) == [("TL102", 3, 8, False), ("TL102", 4, 1, False)]
+    assert findings(project(tmp_path, None, {"m.py": source})) == [("TL102", 3, 8, False)]
+    # remove_weight_norm is deprecated in the documentation only
+    root = project(tmp_path / "all", None, {"m.py": source}, DOCUMENTATION_ONLY)
+    assert findings(root) == [("TL102", 3, 8, False), ("TL102", 4, 1, False)]
 
 
 GATE_SHAPES = [
-    "from torch import (\n    nn,  # a comment with a ) in it\n    ger,\n)\n\ny = ger(a, b)\n",
-    "from torch import \\\n    ger\n\ny = ger(a, b)\n",
-    "import torch as T\n\ny = T.\\\n    ger(a, b)\n",
+    "from torch import (\n    nn,  # a comment with a ) in it\n    qr,\n)\n\ny = qr(a)\n",
+    "from torch import \\\n    qr\n\ny = qr(a)\n",
+    "import torch as T\n\ny = T.\\\n    qr(a)\n",
     "from functorch import vmap\n",
     "import torch._six as six\n\nx = six.inf\n",
     "from torch.utils.data import _utils\n\nb = _utils.collate.default_collate(x)\n",
@@ -233,3 +239,127 @@ def test_the_text_gate_passes_every_shape_the_rules_report(source):
     # without the gate (a rule that always passes it) the findings are the same
     ungated = [type(r.__name__, (r,), {"gate": classmethod(lambda cls, v, c: True)}) for r in rules]
     assert {d.code for d in lint_text(source, "m.py", config, ungated).diagnostics} == reported
+
+
+DOCUMENTATION_ONLY_SOURCE = (
+    "import torch\n"
+    "from torch.autograd import Variable\n"
+    "\n"
+    "n = torch.norm(a, dim=1)\n"
+    "u, s, v = torch.svd(a)\n"
+    "o = torch.ger(a[0], a[1])\n"
+    "up = torch.nn.UpsamplingNearest2d(scale_factor=2)\n"
+    "w = Variable(a)\n"
+    "q, r = torch.qr(a)\n"
+)
+
+
+def test_documentation_only_deprecations_are_reported_and_fixed_only_with_the_option(tmp_path):
+    quiet = project(tmp_path / "default", None, {"m.py": DOCUMENTATION_ONLY_SOURCE})
+    assert findings(quiet) == [("TL102", 9, 8, True)]  # torch.qr warns at run time
+    fix(quiet, "--unsafe-fixes")
+    assert (quiet / "m.py").read_text() == DOCUMENTATION_ONLY_SOURCE.replace("torch.qr(", "torch.linalg.qr(")
+
+    loud = project(tmp_path / "option", None, {"m.py": DOCUMENTATION_ONLY_SOURCE}, DOCUMENTATION_ONLY)
+    assert findings(loud) == [
+        ("TL102", 2, 28, True), ("TL102", 4, 5, False), ("TL102", 5, 11, False),
+        ("TL102", 6, 5, True), ("TL102", 7, 6, True), ("TL102", 9, 8, True),
+    ]
+    result = run_flake8("--select", "TL102", "m.py", cwd=loud)
+    assert [line.split(" ")[0] for line in result.stdout.splitlines()] == [
+        "m.py:2:28:", "m.py:4:5:", "m.py:5:11:", "m.py:6:5:", "m.py:7:6:", "m.py:9:8:",
+    ]
+    fix(loud, "--unsafe-fixes")
+    assert (loud / "m.py").read_text() == (
+        "import torch\n"
+        "\n"
+        "n = torch.norm(a, dim=1)\n"
+        "u, s, v = torch.svd(a)\n"
+        "o = torch.outer(a[0], a[1])\n"
+        'up = torch.nn.Upsample(scale_factor=2, mode="nearest")\n'
+        "w = a\n"
+        "q, r = torch.linalg.qr(a)\n"
+    )
+
+
+def test_a_report_documentation_only_that_is_not_a_boolean_is_a_config_error(tmp_path):
+    options = '[tool.torchlint.deprecated-torch-api]\nreport-documentation-only = "yes"\n'
+    root = project(tmp_path, None, {"m.py": DOCUMENTATION_ONLY_SOURCE}, options)
+    result = run_torchlint("check", "--no-cache", ".", cwd=root)
+    assert result.returncode == 2
+    error = result.stderr.decode()
+    assert error.startswith("error: ") and "report-documentation-only" in error and "Traceback" not in error
+
+
+# one use of each API TL102 can report, run on the installed torch in a fresh process
+# (torch warns some of them once per process); a row without a call here fails the test
+WARNING_PROBE = r'''
+import json, sys, warnings
+import torch, functorch
+a = torch.randn(3, 3, dtype=torch.float64)
+spd = a @ a.mT + 3 * torch.eye(3, dtype=torch.float64)
+b = torch.randn(3, 2, dtype=torch.float64)
+image = torch.randn(1, 1, 2, 2)
+CALLS = {
+    "torch.qr": lambda: torch.qr(a),
+    "torch.cholesky": lambda: torch.cholesky(spd),
+    "torch.chain_matmul": lambda: torch.chain_matmul(a, a, a),
+    "torch.svd": lambda: torch.svd(a),
+    "torch.norm": lambda: torch.norm(a, dim=1),
+    "torch.lu": lambda: torch.lu(a),
+    "torch.lu_solve": lambda: torch.lu_solve(b, *torch.linalg.lu_factor(a)),
+    "torch.triangular_solve": lambda: torch.triangular_solve(b, spd.triu(), upper=True),
+    "torch.ger": lambda: torch.ger(a[0], a[1]),
+    "torch.range": lambda: torch.range(0, 9),
+    "torch.testing.assert_allclose": lambda: torch.testing.assert_allclose(a, a),
+    "torch.nn.UpsamplingNearest2d": lambda: torch.nn.UpsamplingNearest2d(scale_factor=2)(image),
+    "torch.nn.UpsamplingBilinear2d": lambda: torch.nn.UpsamplingBilinear2d(scale_factor=2)(image),
+    "torch.nn.utils.weight_norm": lambda: torch.nn.utils.weight_norm(torch.nn.Linear(2, 2)),
+    "torch.nn.utils.remove_weight_norm": lambda: torch.nn.utils.remove_weight_norm(LEGACY),
+    "torch.backends.cuda.sdp_kernel": lambda: torch.backends.cuda.sdp_kernel(),
+    "torch.cuda.amp.autocast": lambda: torch.cuda.amp.autocast(enabled=False),
+    "torch.cpu.amp.autocast": lambda: torch.cpu.amp.autocast(),
+    "torch.cuda.amp.GradScaler": lambda: torch.cuda.amp.GradScaler(enabled=False),
+    "torch.cpu.amp.GradScaler": lambda: torch.cpu.amp.GradScaler(enabled=False),
+    "torch.cuda.amp.custom_fwd": lambda: torch.cuda.amp.custom_fwd(lambda ctx, x: x),
+    "torch.cuda.amp.custom_bwd": lambda: torch.cuda.amp.custom_bwd(lambda ctx, x: x),
+    "torch.autograd.Variable": lambda: torch.autograd.Variable(a),
+    "torch.nn.functional.sigmoid": lambda: torch.nn.functional.sigmoid(a),
+    "torch.nn.functional.tanh": lambda: torch.nn.functional.tanh(a),
+    "functorch.*": lambda: functorch.vmap(torch.sin),  # the module's members
+    **{f"functorch.{name}": (lambda name=name: getattr(functorch, name)(torch.sin)) for name in (
+        "vmap", "grad", "grad_and_value", "jacrev", "jacfwd", "hessian", "functionalize")},
+    "functorch.vjp": lambda: functorch.vjp(torch.sin, a),
+    "functorch.jvp": lambda: functorch.jvp(torch.sin, (a,), (a,)),
+}
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    LEGACY = torch.nn.utils.weight_norm(torch.nn.Linear(2, 2))
+seen = {}
+for name in sys.argv[1:]:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        CALLS[name]()
+    deprecations = [w.category.__name__ for w in caught if "deprecat" in str(w.message).lower()]
+    seen[name] = deprecations[0] if deprecations else None
+print(json.dumps(seen))
+'''
+
+
+def test_the_runtime_warning_column_matches_the_installed_torch():
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("functorch")
+    from torchlint.config import Config
+    from torchlint.torch_api_rule import at_target, selects_deprecated
+    from torchlint.torch_api_table import TABLE
+
+    installed = Config(target_torch=torch.__version__.split("+")[0])
+    rows = [api for api in TABLE if at_target(api.deprecated_in, installed) and not api.removed_in]
+    expected = {api.name: api.runtime_warning if selects_deprecated(api, installed) else None for api in rows}
+    probe = subprocess.run(
+        [sys.executable, "-c", WARNING_PROBE, *expected], capture_output=True, text=True, timeout=300,
+    )
+    assert probe.returncode == 0, probe.stderr
+    assert json.loads(probe.stdout) == expected
+    # the probe tells the two kinds apart
+    assert {"UserWarning", "FutureWarning", None} <= set(expected.values())

@@ -64,7 +64,7 @@ class TorchApiRule(Rule):
 
     @classmethod
     def gate(cls, view: SourceView, config: Config) -> bool:
-        if not any(pattern.search(view.text) for pattern in _mention(cls, config.target_torch)):
+        if not any(pattern.search(view.text) for pattern in _mention(cls, config.target_torch, config.rule_options)):
             return False
         if view.tree is None:
             return True
@@ -343,14 +343,14 @@ class TorchApiRule(Rule):
 
 
 @lru_cache(maxsize=None)
-def _mention(rule: type, target: str) -> tuple:
+def _mention(rule: type, target: str, rule_options: tuple) -> tuple:
     """What a file must hold for the rule to find anything in it: a selected name after a
     dot (`T.qr`, `torch._six`), imported by name (`from torch import qr`, also in
     parentheses or after a backslash), or the module it is imported from (`from
     functorch import vmap`). A name under a private or `functorch` module needs only that
     module's name. Regexes are a far cheaper first test than the ast; three that each start
     with a literal (`.`, `import`, `from`) scan fifteen times faster than one alternation."""
-    config = Config(target_torch=target)
+    config = Config(target_torch=target, rule_options=rule_options)
     names = set()
     for api in TABLE:
         if rule.selects(api, config):
