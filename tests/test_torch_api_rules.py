@@ -363,3 +363,16 @@ def test_the_runtime_warning_column_matches_the_installed_torch():
     assert json.loads(probe.stdout) == expected
     # the probe tells the two kinds apart
     assert {"UserWarning", "FutureWarning", None} <= set(expected.values())
+
+
+def test_the_text_gate_is_linear_in_comments_inside_an_import(tmp_path):
+    # `from . import (  # noqa  # noqa ...` made the gate's regex backtrack exponentially
+    # (in a file that passes the substring prefilter: `norm`, not reported by default)
+    source = "from . import (  " + "# noqa  " * 40 + "\n    activation,\n    mlp,\n)\n\nn = x.norm()\n"
+    (tmp_path / "pyproject.toml").write_text("[tool.torchlint]\n")
+    (tmp_path / "m.py").write_text(source)
+    result = subprocess.run(
+        [sys.executable, "-m", "torchlint", "check", "--no-cache", "--select", "TL1", "."],
+        cwd=tmp_path, capture_output=True, timeout=60,
+    )
+    assert result.returncode == 0, result.stderr.decode()

@@ -359,7 +359,9 @@ def _mention(rule: type, target: str, rule_options: tuple) -> tuple:
             names.update(distinctive or parts[-1:])
     words = "|".join(sorted(map(re.escape, names)))
     continued = r"(?:[^\n\\]|\\\n)*?"  # an import statement's line, across backslashes
-    in_parentheses = r"\((?:[^)#]|#[^\n]*)*?"  # up to the closing parenthesis, comments skipped
+    # up to the closing parenthesis, comments skipped; a comment runs to its newline, so
+    # that `# noqa  # noqa` splits one way only (else the search backtracks exponentially)
+    in_parentheses = r"\((?:[^)#]|#[^\n]*\n)*?"
     return (
         re.compile(rf"\.(?:\s|\\\n)*(?:{words})\b"),
         re.compile(rf"import\b{continued}(?:{in_parentheses})?\b(?:{words})\b"),
