@@ -87,9 +87,10 @@ class DeprecatedTorchApi(TorchApiRule):
     `UpsamplingBilinear2d(...)` -> `nn.Upsample(..., mode=...)` (same output, but the
     module's class and printed form change); `torch.autograd.Variable(t)` -> `t` (no
     copy, and the result is the very tensor); `torch.nn.utils.weight_norm` ->
-    `torch.nn.utils.parametrizations.weight_norm` (the state dict holds
-    `parametrizations.weight.original0/1` instead of `weight_g`/`weight_v`, so old
-    checkpoints no longer load as they are; not offered in a file that calls
+    `torch.nn.utils.parametrizations.weight_norm` (the module has no `weight_g` /
+    `weight_v` attributes and saves `parametrizations.weight.original0/1` instead, which
+    the old API cannot load; old checkpoints still load into it through a hook that torch
+    registers; not offered in a file that calls
     `remove_weight_norm`, which fails on a parametrized module). The fixes of names
     deprecated in the documentation only (`ger`, the upsampling modules, `Variable`) are
     offered only with `report-documentation-only`.

@@ -113,8 +113,8 @@ TABLE: Tuple[TorchApi, ...] = (
     TorchApi("torch.nn.utils.weight_norm", "torch.nn.utils.parametrizations.weight_norm", "2.1", None, "2.1",
              rewrite="rename", safe=False,
              reference="https://pytorch.org/docs/stable/generated/torch.nn.utils.weight_norm.html",
-             note="the parametrized module saves `parametrizations.weight.original0/1`, "
-             "not `weight_g`/`weight_v`: old checkpoints no longer load as they are",
+             note="the parametrized module has no `weight_g`/`weight_v` attributes and saves "
+             "`parametrizations.weight.original0/1` (it still loads old checkpoints)",
              no_fix_beside="remove_weight_norm", runtime_warning=FUTURE),
     TorchApi("torch.nn.utils.remove_weight_norm", "torch.nn.utils.parametrize.remove_parametrizations", "2.1", None,
              "2.1", reference="https://pytorch.org/docs/stable/generated/torch.nn.utils.weight_norm.html"),
