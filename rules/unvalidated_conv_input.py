@@ -63,6 +63,7 @@ _LAYOUTS = {1: (2, 3), 2: (3, 4), 3: (4, 5)}
 PARAMETERS = "check-parameters"
 CONCATS = "check-concatenations"
 INTERNAL_CONCATS = "check-internal-concatenations"
+FIXED_CONCATS = "check-fixed-concatenations"
 MODEL_INPUTS = "check-model-inputs"
 COUNT = "*count"  # provenance: the caller decides how many parts a concatenation has
 _INSIDE: frozenset = frozenset()
@@ -106,11 +107,14 @@ class UnvalidatedConvInput(Rule):
 
     - a tensor assembled by `torch.cat` / `torch.stack` (`torch.concat`,
       `torch.concatenate`) along the channel axis (`dim` 1, or the channel axis counted
-      from the end) and fed to the layer, where a part, or the number of parts, comes
-      from outside the module: a parameter of `forward` or what is computed from one
-      without passing through one of the module's layers (a U-Net's `skip`, an FPN fusion
-      over however many levels the caller passes). Its channel count is a sum whose terms
-      the module does not control, and a wrong one fails without saying which part is off.
+      from the end) and fed to the layer, where the number of parts comes from outside
+      the module: the sequence joined, or a starred part, is a parameter of `forward` or
+      computed from one (an FPN fusion over however many levels the caller passes). Its
+      channel count is a sum whose terms the module does not control, and a wrong one
+      fails without saying which part is off. With a fixed number of parts, one of them
+      from outside (a U-Net's `skip`), PyTorch's error already names the one sum the
+      outside part changes: reported only with `check-fixed-concatenations` (on real
+      code, maintainers did not take those guards).
       Parts that are all outputs of the module's own layers (Inception branches, Res2Net
       splits, ASPP) have a count fixed when the module is built and are reported only
       with `check-internal-concatenations`, as are two more kinds of internal parts:
@@ -127,7 +131,8 @@ class UnvalidatedConvInput(Rule):
         x = up(x, skip)`) passes there an output of its own layers (a U-Net decoder fed
         by its sibling encoder, both built by the same parent). The parent's constructor
         fixes those widths. A module nothing in the project calls this way, or that
-        some caller hands a tensor from its own caller, is still reported. The number
+        some caller hands a tensor from its own caller, is reported with
+        `check-fixed-concatenations`. The number
         of parts is never a skip: an FPN fusion over the levels the caller passes is
         reported whoever calls it.
 
@@ -236,6 +241,8 @@ class UnvalidatedConvInput(Rule):
     - `check-concatenations` (default `true`): report values built by `torch.cat`,
       `torch.stack`, `torch.concat` and `torch.concatenate` with a part from outside the
       module.
+    - `check-fixed-concatenations` (default `false`): report also concatenations of a
+      fixed number of parts where a part comes from outside the module.
     - `check-internal-concatenations` (default `false`): report also concatenations whose
       parts are all internal: outputs of the module's own layers, parts one of its convs
       already took, and skips its callers feed from their own layers.
@@ -252,7 +259,7 @@ class UnvalidatedConvInput(Rule):
     fixable = True
     project_rule = True
     triggers = ("Conv", "conv")
-    options = {PARAMETERS: False, CONCATS: True, INTERNAL_CONCATS: False, MODEL_INPUTS: False}
+    options = {PARAMETERS: False, CONCATS: True, INTERNAL_CONCATS: False, FIXED_CONCATS: False, MODEL_INPUTS: False}
 
     VALID = (
         # checked by an assert, by torch._assert, by if/raise, by a check function
@@ -354,8 +361,8 @@ class UnvalidatedConvInput(Rule):
             line=13,
             column=16,
         ),
-        # the parts are parameters, and no module of the project is seen passing its own
-        # layers' outputs there (the fix is applied by the CLI's project pass)
+        # a fixed number of parts that are parameters, and no module of the project is seen
+        # passing its own layers' outputs there (the fix is applied by the CLI's project pass)
         Invalid(
             "import torch\nfrom torch import nn\n\n\nclass Decoder(nn.Module):\n"
             "    def __init__(self):\n        super().__init__()\n"
@@ -365,6 +372,7 @@ class UnvalidatedConvInput(Rule):
             "        return self.fusion(fused)\n",
             line=12,
             column=16,
+            options=((FIXED_CONCATS, True),),
         ),
         # a factory returning a Sequential; `import torch` is added
         Invalid(
@@ -410,7 +418,7 @@ class UnvalidatedConvInput(Rule):
         Invalid(
             "import torch\nimport pytorch_lightning as pl\n\nclass M(pl.LightningModule):\n"
             "    def __init__(self):\n        super().__init__()\n        self.conv = torch.nn.Conv3d(4, 8, 3)\n\n"
-            "    def forward(self, a, b):\n        return self.conv(torch.cat([a, b], 1))\n",
+            "    def forward(self, a, rest):\n        return self.conv(torch.cat([a, *rest], 1))\n",
             line=10,
             column=16,
         ),
@@ -465,6 +473,7 @@ class UnvalidatedConvInput(Rule):
             '        return self.up(self.stem(image), guide)\n',
             line=12,
             column=16,
+            options=((FIXED_CONCATS, True),),
         ),
         # the parts all come from this module's layers: with check-internal-concatenations
         Invalid(
@@ -863,6 +872,7 @@ class _ForwardWalker:
         self.present: Set[str] = set()  # attributes an enclosing `if self.x is not None:` shows set
         self.outside = _Outside(instance, values)
         self.internal_concatenations = rule.settings[INTERNAL_CONCATS]
+        self.fixed_concatenations = rule.settings[FIXED_CONCATS]
         self.depth = 0  # how many blocks (branches, loops, ...) enclose the statement
 
     def statement(self, statement) -> Iterator[_Finding]:
@@ -952,7 +962,7 @@ class _ForwardWalker:
                 report = self.rule.conv_report(conv, argument.value, value.origin, line, conditional)
                 yield _Finding(value.origin, report, conv.access is None, value.outside)
             elif self.concatenations and self.is_concatenation(argument):
-                provenance = self.outside.holds(argument)
+                provenance = self.outside.concatenated(argument)
                 if self.reports_concatenation(_concat_axis(argument), provenance, conv):
                     report = self.rule.conv_report(conv, None, CONCATS, line, conditional)
                     yield _Finding(CONCATS, report, conv.access is None, provenance)
@@ -982,7 +992,12 @@ class _ForwardWalker:
         return None
 
     def reports_concatenation(self, axis: Optional[int], outside: frozenset, conv: _Conv) -> bool:
-        return _joins_channels(axis, conv.dims) and (outside or self.internal_concatenations)
+        if not _joins_channels(axis, conv.dims):
+            return False
+        if self.internal_concatenations:
+            return True
+        # a fixed number of parts: torch's own error names the one sum the outside parts change
+        return bool(outside) and (COUNT in outside or self.fixed_concatenations)
 
     def is_concatenation(self, expression) -> bool:
         return isinstance(expression, cst.Call) and self.imports.qualified_name(expression.func) in CONCATENATIONS
@@ -1021,7 +1036,7 @@ class _ForwardWalker:
             return
         name = target.value
         if value is not None and self.concatenations and self.is_concatenation(value):
-            self.values[name] = _Value(CONCATS, axis=_concat_axis(value), outside=self.outside.holds(value))
+            self.values[name] = _Value(CONCATS, axis=_concat_axis(value), outside=self.outside.concatenated(value))
             return
         source = _same_channels_source(value)
         if source is not None and source in self.values and source == name:
@@ -1065,6 +1080,19 @@ class _Outside:
         if isinstance(node, (cst.ListComp, cst.GeneratorExp)):
             return self._comprehension(node)
         return _INSIDE
+
+    def concatenated(self, call) -> frozenset:
+        """What a concatenation's parts derive from, with COUNT when the caller decides
+        how many there are: the sequence joined (`torch.cat(features)`) or a starred part
+        (`[x, *skips]`) comes from outside."""
+        found = self.holds(call)
+        sequence = next((arg.value for arg in call.args if arg.keyword is None or arg.keyword.value == "tensors"), None)
+        if sequence is None or not found:
+            return found
+        if isinstance(sequence, (cst.List, cst.Tuple)):
+            starred = [element.value for element in sequence.elements if isinstance(element, cst.StarredElement)]
+            return found | {COUNT} if any(self.holds(value) for value in starred) else found
+        return found | {COUNT} if self.holds(sequence) else found
 
     def checked_by_layer(self, name: str) -> None:
         """`name` went through a conv of the module on every path: the layer checked its

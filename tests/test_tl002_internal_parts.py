@@ -1,8 +1,9 @@
-"""TL002 by default leaves alone a concatenation whose parts are the module's own: a U-Net
-decoder's skips that its parent feeds from its own encoder (in the same file or across
-files, decided in the project pass; within the file under flake8), and a part one of
-the module's convs already took. An FPN fusion over the caller's levels, and a skip a
-caller hands on from its own caller, are still reported. The CLI and flake8, for real."""
+"""TL002 by default reports a concatenation whose number of parts the caller decides (an
+FPN fusion over the caller's levels); one with a fixed number of parts, one of them from
+outside (a U-Net decoder's skip), only with `check-fixed-concatenations`, and even then
+not when the parts are the module's own: a skip that its parent feeds from its own
+encoder (in the same file or across files, decided in the project pass; within the file
+under flake8), or a part one of the module's convs already took. The CLI and flake8."""
 
 from __future__ import annotations
 
@@ -91,6 +92,19 @@ class Net(nn.Module):
         self.dense = Dense(8, 4)
 '''
 INTERNAL = "[tool.torchlint.unvalidated-conv-input]\ncheck-internal-concatenations = true\n"
+FIXED = "[tool.torchlint.unvalidated-conv-input]\ncheck-fixed-concatenations = true\n"
+FPN = '''import torch
+from torch import nn
+
+
+class Fusion(nn.Module):
+    def __init__(self, widths):
+        super().__init__()
+        self.fuse = nn.Conv2d(sum(widths), 64, 3, padding=1)
+
+    def forward(self, features):
+        return self.fuse(torch.cat(features, dim=1))
+'''
 
 
 def _findings(root):
@@ -100,8 +114,17 @@ def _findings(root):
     return sorted((Path(item["filename"]).name, item["location"]["row"]) for item in found)
 
 
+def test_a_fixed_number_of_parts_is_reported_only_with_its_setting(tmp_path):
+    write_tree(tmp_path, {"fpn.py": FPN, "decoder.py": DECODER})
+    assert _findings(tmp_path) == [("fpn.py", 11)]
+    write_tree(tmp_path, {"pyproject.toml": FIXED})
+    assert _findings(tmp_path) == [("decoder.py", 14), ("fpn.py", 11)]
+
+
 def test_a_skip_the_parent_feeds_from_its_own_encoder_is_not_reported(tmp_path):
     write_tree(tmp_path, {"pkg/__init__.py": "", "pkg/decoder.py": DECODER, "pkg/net.py": SIBLINGS})
+    assert _findings(tmp_path) == []
+    write_tree(tmp_path, {"pyproject.toml": FIXED})
     assert _findings(tmp_path) == []
     write_tree(tmp_path, {"pyproject.toml": INTERNAL})
     assert _findings(tmp_path) == [("decoder.py", 14)]
@@ -110,7 +133,13 @@ def test_a_skip_the_parent_feeds_from_its_own_encoder_is_not_reported(tmp_path):
 def test_a_skip_a_caller_hands_on_from_its_own_caller_is_reported_and_fixed(tmp_path):
     write_tree(
         tmp_path,
-        {"pkg/__init__.py": "", "pkg/decoder.py": DECODER, "pkg/net.py": SIBLINGS, "pkg/refiner.py": HANDS_ON},
+        {
+            "pkg/__init__.py": "",
+            "pkg/decoder.py": DECODER,
+            "pkg/net.py": SIBLINGS,
+            "pkg/refiner.py": HANDS_ON,
+            "pyproject.toml": FIXED,
+        },
     )
     assert _findings(tmp_path) == [("decoder.py", 14)]  # one caller of two passes outside data
     result = run_torchlint("check", "--no-cache", "--select", "TL002", "--fix", ".", cwd=tmp_path)
@@ -121,13 +150,13 @@ def test_a_skip_a_caller_hands_on_from_its_own_caller_is_reported_and_fixed(tmp_
 
 
 def test_a_skip_nothing_calls_is_reported(tmp_path):
-    write_tree(tmp_path, {"pkg/__init__.py": "", "pkg/decoder.py": DECODER})
+    write_tree(tmp_path, {"pkg/__init__.py": "", "pkg/decoder.py": DECODER, "pyproject.toml": FIXED})
     assert _findings(tmp_path) == [("decoder.py", 14)]
 
 
 def test_flake8_decides_skips_within_the_file(tmp_path):
     same_file = DECODER + "\n\n" + SIBLINGS.replace("from .decoder import Decoder\n", "").replace("from torch import nn\n", "")
-    write_tree(tmp_path, {"siblings.py": same_file, "alone.py": DECODER})
+    write_tree(tmp_path, {"siblings.py": same_file, "alone.py": DECODER, "pyproject.toml": FIXED})
     result = run_flake8("--select", "TL002", "siblings.py", "alone.py", cwd=tmp_path)
     assert [line.split(" ", 1)[0] for line in result.stdout.splitlines()] == ["alone.py:14:16:"]
 
@@ -144,5 +173,5 @@ def test_a_part_a_conv_took_only_in_a_branch_is_still_outside(tmp_path):
         "        x1 = self.conv1(x)\n",
         "        x1 = torch.zeros_like(x[:, :4])\n        if x.is_cuda:\n            x1 = self.conv1(x)\n",
     )
-    write_tree(tmp_path, {"dense.py": branchy})
+    write_tree(tmp_path, {"dense.py": branchy, "pyproject.toml": FIXED})
     assert _findings(tmp_path) == [("dense.py", 15)]

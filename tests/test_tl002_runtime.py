@@ -124,12 +124,14 @@ SKIP_MESSAGE = "mix expects 16 input channels, got shape "
 @pytest.fixture(scope="module")
 def encoders(tmp_path_factory):
     """The original and the fixed Encoder: a top-level model (nothing uses it as a part),
-    so with check-model-inputs both its entry conv and the conv over the concatenation
-    get a guard: one each, layout and channel count together."""
+    so with check-model-inputs and check-fixed-concatenations both its entry conv and
+    the conv over the concatenation get a guard: one each, layout and channel count
+    together."""
     work = tmp_path_factory.mktemp("encoder")
     (work / "encoder.py").write_text(ENCODER, encoding="utf-8")
     (work / "pyproject.toml").write_text(
-        "[tool.torchlint.unvalidated-conv-input]\ncheck-model-inputs = true\n", encoding="utf-8"
+        "[tool.torchlint.unvalidated-conv-input]\ncheck-model-inputs = true\ncheck-fixed-concatenations = true\n",
+        encoding="utf-8",
     )
     result = run_torchlint("check", "--no-cache", "--fix", "--select", "TL002", "encoder.py", cwd=work)
     assert result.returncode == 0, result.stdout.decode() + result.stderr.decode()

@@ -113,15 +113,15 @@ GUARDED_FORWARD = (
 ANNASSIGN_CONCAT = (
     "import torch\nfrom torch import Tensor, nn\n\nclass M(nn.Module):\n    def __init__(self):\n"
     "        super().__init__()\n        self.conv = nn.Conv2d(6, 8, 3)\n\n"
-    "    def forward(self, a, b):\n"
-    "        fused: Tensor = torch.cat([a, b], dim=1)\n"
+    "    def forward(self, a, rest):\n"
+    "        fused: Tensor = torch.cat([a, *rest], dim=1)\n"
     "        return self.conv(fused)\n"
 )
 
 ALIASED_IMPORTS = (
     "from torch import cat as join\nfrom torch.nn import Conv2d as C, Module\n\nclass M(Module):\n"
     "    def __init__(self):\n        super().__init__()\n        self.conv = C(6, 8, 3)\n\n"
-    "    def forward(self, a, b):\n        fused = join([a, b], dim=1)\n        return self.conv(fused)\n"
+    "    def forward(self, a, rest):\n        fused = join([a, *rest], dim=1)\n        return self.conv(fused)\n"
 )
 
 
