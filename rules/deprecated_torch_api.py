@@ -90,8 +90,8 @@ class DeprecatedTorchApi(TorchApiRule):
     `torch.nn.utils.parametrizations.weight_norm` (the module has no `weight_g` /
     `weight_v` attributes and saves `parametrizations.weight.original0/1` instead, which
     the old API cannot load; old checkpoints still load into it through a hook that torch
-    registers; not offered in a file that calls
-    `remove_weight_norm`, which fails on a parametrized module). The fixes of names
+    registers; not offered in a file that calls `remove_weight_norm`, which fails on a
+    parametrized module, or names `weight_g` / `weight_v`). The fixes of names
     deprecated in the documentation only (`ger`, the upsampling modules, `Variable`) are
     offered only with `report-documentation-only`.
 

@@ -201,6 +201,18 @@ def test_an_import_read_in_a_string_annotation_is_kept(tmp_path):
     assert pyflakes_problems(root / "m.py") == ""
 
 
+def test_weight_norm_is_not_migrated_where_the_file_reads_weight_g(tmp_path):
+    # lightly: the parametrized module has no `weight_g`; the rewrite would break line 4
+    source = (
+        "import torch.nn as nn\n\nlayer = nn.utils.weight_norm(nn.Linear(4, 4))\n"
+        "layer.weight_g.data.fill_(1)\n"
+    )
+    root = project(tmp_path, None, {"m.py": source})
+    assert findings(root) == [("TL102", 3, 9, False)]
+    fix(root, "--unsafe-fixes")
+    assert (root / "m.py").read_text() == source
+
+
 def test_weight_norm_is_not_migrated_beside_remove_weight_norm(tmp_path):
     # remove_weight_norm raises on a module that parametrizations.weight_norm made
     source = (

@@ -185,7 +185,7 @@ class TorchApiRule(Rule):
     # ---- fixing ---------------------------------------------------------------
 
     def _fixable(self, api: TorchApi) -> bool:
-        if api.no_fix_beside is not None and api.no_fix_beside in self.context.text:
+        if any(name in self.context.text for name in api.no_fix_beside):
             return False
         return api.rewrite is not None and at_target(api.replacement_since, self.context.config)
 

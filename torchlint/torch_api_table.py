@@ -41,8 +41,8 @@ class TorchApi:
     non_public: bool = False
     # the release that withdrew the deprecation (the name is public API again)
     withdrawn_in: Optional[str] = None
-    # no fix in a file that names this: the old API's partner the rewrite would break
-    no_fix_beside: Optional[str] = None
+    # no fix in a file that names any of these: what of the old API the rewrite would break
+    no_fix_beside: Tuple[str, ...] = ()
     # the category torch warns with when the API is used ("UserWarning", "FutureWarning":
     # checked on torch 2.13, or the last release before `withdrawn_in`); None: silent,
     # deprecated in the documentation only
@@ -115,7 +115,7 @@ TABLE: Tuple[TorchApi, ...] = (
              reference="https://pytorch.org/docs/stable/generated/torch.nn.utils.weight_norm.html",
              note="the parametrized module has no `weight_g`/`weight_v` attributes and saves "
              "`parametrizations.weight.original0/1` (it still loads old checkpoints)",
-             no_fix_beside="remove_weight_norm", runtime_warning=FUTURE),
+             no_fix_beside=("remove_weight_norm", "weight_g", "weight_v"), runtime_warning=FUTURE),
     TorchApi("torch.nn.utils.remove_weight_norm", "torch.nn.utils.parametrize.remove_parametrizations", "2.1", None,
              "2.1", reference="https://pytorch.org/docs/stable/generated/torch.nn.utils.weight_norm.html"),
     TorchApi("torch.backends.cuda.sdp_kernel", "torch.nn.attention.sdpa_kernel", "2.3", None, "2.3",
