@@ -115,12 +115,18 @@ def _binds(alias, node) -> str:
 def remove_alias(
     line, node, alias, positions, lines: Sequence[str], block_length: int, tidy: bool = True
 ) -> Optional[Edit]:
-    """The edit that takes `alias` out of the import `node` (in the statement `line`):
-    the whole line if it was the only name, else the import without it. None when the
+    """The edit that takes `alias` out of the import `node` (see `remove_aliases`)."""
+    return remove_aliases(line, node, (alias,), positions, lines, block_length, tidy)
+
+
+def remove_aliases(
+    line, node, aliases, positions, lines: Sequence[str], block_length: int, tidy: bool = True
+) -> Optional[Edit]:
+    """The edit that takes `aliases` out of the import `node` (in the statement `line`):
+    the whole line if no name is left, else the import without them. None when the
     line holds other statements or is the only statement of its block."""
-    names = list(node.names)
-    if len(names) > 1:
-        kept = [name for name in names if name is not alias]
+    kept = [name for name in node.names if not any(name is gone for gone in aliases)]
+    if kept:
         kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
         changes = {"names": kept}
         if isinstance(node, cst.ImportFrom) and node.lpar is not None and len(kept) == 1:

@@ -20,9 +20,7 @@ from typing import Dict, List, Optional, Sequence
 from weakref import WeakKeyDictionary
 
 from torchlint.ftypes import Applicability, Edit, Fix
-from torchlint.import_edits import block_lengths, module_level_binding, name_reads
-from torchlint.layout import tidy_line_deletion
-from torchlint.lazy import cst
+from torchlint.import_edits import block_lengths, module_level_binding, name_reads, remove_aliases
 from torchlint.rule import FixFactory, Positions, RuleContext
 
 
@@ -106,7 +104,7 @@ class RewriteGroup:
         lengths = block_lengths(self.context.module)
         edits = []
         for line, node, aliases in by_import.values():
-            edit = _without_aliases(line, node, aliases, positions, lengths.get(id(line), 0))
+            edit = remove_aliases(line, node, aliases, positions, positions.lines, lengths.get(id(line), 0))
             if edit is None:
                 return []
             edits.append(edit)
@@ -114,18 +112,3 @@ class RewriteGroup:
 
 
 _GROUPS: "WeakKeyDictionary[RuleContext, RewriteGroup]" = WeakKeyDictionary()
-
-
-def _without_aliases(line, node, aliases, positions: Positions, block_length: int) -> Optional[Edit]:
-    """The import without `aliases`, or the line deleted if nothing is left (None when the
-    line holds other statements or is its block's only statement)."""
-    kept = [alias for alias in node.names if not any(alias is gone for gone in aliases)]
-    if kept:
-        kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
-        changes = {"names": kept}
-        if isinstance(node, cst.ImportFrom) and node.lpar is not None and len(kept) == 1:
-            changes.update(lpar=None, rpar=None)
-        return positions.replace(node, cst.Module([]).code_for_node(node.with_changes(**changes)))
-    if len(line.body) != 1 or block_length <= 1:
-        return None
-    return tidy_line_deletion(positions.delete_lines(line), positions.lines)
