@@ -40,6 +40,10 @@ class LogOnePlus(TorchExpressionRule):
     of small probabilities (`log(1 + exp(-z))`, a softplus written by hand) lose their
     signal this way.
 
+    Off by default: enable it with `extend-select = ["TL301"]`. On 40 real packages
+    most `log(1 + x)` calls were on counts or on values far from zero, where `1 + x`
+    loses nothing (5 of 12 sampled were worth changing).
+
     ## Example
     ```python
     import torch
@@ -83,6 +87,7 @@ class LogOnePlus(TorchExpressionRule):
     """
 
     code = "TL301"
+    default_enabled = False
     name = "log-one-plus"
     summary = "`torch.log(1 + x)` rounds `1 + x` first: use `torch.log1p(x)`"
     triggers = ("log(", "log as ")
