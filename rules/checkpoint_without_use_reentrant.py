@@ -75,7 +75,7 @@ class CheckpointWithoutUseReentrant(SiteGate, Rule):
         Invalid(
             "import torch\n\ndef f(layers, x):\n    return torch.utils.checkpoint.checkpoint_sequential(layers, 2, x)\n",
             unsafe_fixed="import torch\n\ndef f(layers, x):\n"
-            "    return torch.utils.checkpoint.checkpoint_sequential(layers, 2, x, use_reentrant=False)\n",
+            "    return torch.utils.checkpoint.checkpoint_sequential(\n        layers, 2, x, use_reentrant=False\n    )\n",
             line=4,
             column=12,
         ),
@@ -98,7 +98,7 @@ class CheckpointWithoutUseReentrant(SiteGate, Rule):
         short = qualified.rsplit(".", 1)[1]
 
         def fix(positions, call=node):
-            edit = append_keyword(positions, call, "use_reentrant=False")
+            edit = append_keyword(positions, call, "use_reentrant=False", self.context.newline)
             return Fix("Pass `use_reentrant=False`", (edit,), Applicability.UNSAFE) if edit else None
 
         self.report(

@@ -4,7 +4,6 @@ import ast
 from typing import Dict, FrozenSet, Iterator, List, Optional, Set, Tuple
 
 from torchlint.ftypes import Applicability, Fix
-from torchlint.layout import fit_edit
 from torchlint.lazy import cst
 from torchlint.modules import self_attribute, self_name
 from torchlint.names import ast_dotted_name, resolve
@@ -409,7 +408,7 @@ class HostSyncInHotPath(HotPathRule):
     def _log_fix(self, call, positions: Positions) -> Fix:
         return Fix(
             "Log the tensor: `.detach()` instead of `.item()`",
-            (self._fitted(positions.replace(call.func.attr, "detach"), positions),),
+            (positions.replace(call.func.attr, "detach"),),
             Applicability.SAFE,
         )
 
@@ -419,16 +418,8 @@ class HostSyncInHotPath(HotPathRule):
         else:
             receiver = self.context.module.code_for_node(call.func.value)
             edit = positions.replace(whole, f"{receiver}.detach().long()")
-        return Fix("Keep the value on the GPU as a 0-dim tensor", (self._fitted(edit, positions),), Applicability.UNSAFE)
+        return Fix("Keep the value on the GPU as a 0-dim tensor", (edit,), Applicability.UNSAFE)
 
-    def _fitted(self, edit, positions: Positions):
-        """`.detach()` is longer than `.item()`: a statement it pushes past the line length
-        is split as a formatter would split it."""
-        row = edit.start.row
-        ends = self.context.suppressions
-        whole = ends.noqa_row(row) == row and ends.noqa_row(row - 1) != row
-        config = self.context.config
-        return fit_edit(edit, positions.line_text(row), whole, config.line_length, self.context.newline)
 
 
 _TIMERS = frozenset({"time.time", "time.perf_counter", "time.monotonic", "time.perf_counter_ns", "time.time_ns"})

@@ -71,7 +71,7 @@ class RemovedTorchApi(TorchApiRule):
         Invalid("import torch as T\n\nvalues = T.symeig(A)\n", line=3, column=10),
         Invalid(
             "from torch._six import inf, string_classes as strings\n\nLIMIT = inf\nKINDS = strings\n",
-            fixed="from math import inf\nstrings = (str, bytes)\n\nLIMIT = inf\nKINDS = strings\n",
+            fixed="from math import inf\n\nstrings = (str, bytes)\n\nLIMIT = inf\nKINDS = strings\n",
             line=1,
             column=24,
         ),

@@ -95,7 +95,7 @@ class TorchLoadWithoutWeightsOnly(LoadSites, Rule):
         ),
         Invalid(
             "from torch import load\n\nstate = load(\n    'm.pt',\n)\n",
-            unsafe_fixed="from torch import load\n\nstate = load(\n    'm.pt', weights_only=True,\n)\n",
+            unsafe_fixed="from torch import load\n\nstate = load(\n    'm.pt',\n    weights_only=True,\n)\n",
             line=3,
             column=9,
         ),
@@ -135,7 +135,7 @@ class TorchLoadWithoutWeightsOnly(LoadSites, Rule):
         fix = None
         if load.fixable:
             def fix(positions, call=node):
-                edit = append_keyword(positions, call, "weights_only=True")
+                edit = append_keyword(positions, call, "weights_only=True", self.context.newline)
                 if edit is None:
                     return None
                 return Fix("Pass `weights_only=True`", (edit,), Applicability.UNSAFE)

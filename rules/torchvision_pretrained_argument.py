@@ -81,14 +81,14 @@ class TorchvisionPretrainedArgument(SiteGate, Rule):
     INVALID = (
         Invalid(
             "import torchvision\n\nm = torchvision.models.resnet50(pretrained=True)\n",
-            fixed="import torchvision\n\nm = torchvision.models.resnet50(weights=torchvision.models.ResNet50_Weights.IMAGENET1K_V1)\n",
+            fixed="import torchvision\n\nm = torchvision.models.resnet50(\n    weights=torchvision.models.ResNet50_Weights.IMAGENET1K_V1\n)\n",
             line=3,
             column=33,
         ),
         Invalid(
             "from torchvision import models\n\nm = models.detection.fasterrcnn_resnet50_fpn(pretrained=False, pretrained_backbone=True)\n",
-            fixed="from torchvision import models\n\nm = models.detection.fasterrcnn_resnet50_fpn(weights=None, "
-            "weights_backbone=models.ResNet50_Weights.IMAGENET1K_V1)\n",
+            fixed="from torchvision import models\n\nm = models.detection.fasterrcnn_resnet50_fpn(\n"
+            "    weights=None, weights_backbone=models.ResNet50_Weights.IMAGENET1K_V1\n)\n",
             line=3,
             column=46,
         ),

@@ -60,7 +60,7 @@ class TorchvisionV2ToTensor(SiteGate, Rule):
         Invalid(
             "import torch\nfrom torchvision.transforms import v2\n\nt = v2.Compose([v2.RandomHorizontalFlip(), v2.ToTensor()])\n",
             unsafe_fixed="import torch\nfrom torchvision.transforms import v2\n\n"
-            "t = v2.Compose([v2.RandomHorizontalFlip(), v2.ToImage(), v2.ToDtype(torch.float32, scale=True)])\n",
+            "t = v2.Compose(\n    [v2.RandomHorizontalFlip(), v2.ToImage(), v2.ToDtype(torch.float32, scale=True)]\n)\n",
             line=4,
             column=44,
         ),

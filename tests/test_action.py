@@ -139,7 +139,7 @@ def check(runner: Runner, **inputs: str) -> subprocess.CompletedProcess:
 
 
 def _annotations(result) -> list:
-    return [line for line in result.stdout.decode().splitlines() if line.startswith("::error ")]
+    return [line for line in result.stdout.decode().splitlines() if line.startswith(("::error ", "::warning "))]
 
 
 def _sarif(path: Path) -> dict:

@@ -49,7 +49,8 @@ def test_every_format_on_fixtures(fmt):
     elif fmt == "json-lines":
         assert all(json.loads(line)["code"].startswith("TL") for line in out.splitlines())
     elif fmt == "github":
-        assert all(line.startswith("::error title=torchlint (TL0") for line in out.splitlines())
+        assert all(line.startswith(("::error title=torchlint (TL0", "::warning title=torchlint (TL0")) for line in out.splitlines())
+        assert "::warning title=torchlint (TL001)" in out  # a finding is a warning, TL000 an error
         assert "file=fixtures/trainer/train.py,line=6,col=1" in out
     elif fmt == "sarif":
         sarif = json.loads(out)

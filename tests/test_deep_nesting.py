@@ -10,8 +10,9 @@ from cli_support import run_torchlint
 from flake8_support import run_flake8
 
 # Each rule's default shape: an unread-at-import heavy import used in a function (TL001), a
-# conv fed a channel concatenation with a caller's part (TL002), a logged .item() in forward
-# (TL003), double backward through an LSTM (TL004).
+# conv fed a channel concatenation of as many parts as the caller passes (TL002), an
+# .item() in forward on a value nothing read before (TL003), double backward through an
+# LSTM (TL004).
 MODULE = '''import torch
 import torch.nn as nn
 import wandb
@@ -27,11 +28,11 @@ class Net(nn.Module):
     def forward(self, x, skip):
         y = self.lstm(x)[0]
 {deep}
-        print(x.item())
-        return self.conv(torch.cat([x, skip], dim=1))
+        print(y.sum().item())
+        return self.conv(torch.cat([x, *skip], dim=1))
 
     def score(self, x):
-        return grad(self(x, x).sum(), x, create_graph=True)[0]
+        return grad(self(x, [x]).sum(), x, create_graph=True)[0]
 
 
 def log():

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from torchlint.ftypes import Edit
+from torchlint.ftypes import Edit, Location
 from torchlint.lazy import cst
 
 
@@ -46,12 +46,19 @@ def literal_bool(expression) -> Optional[bool]:
     return None
 
 
-def append_keyword(positions, call, text: str) -> Optional[Edit]:
-    """An edit adding `text` (`name=value`) as the call's last argument; None for a call
-    without arguments (there is no argument to anchor the insertion after)."""
+def append_keyword(positions, call, text: str, newline: str = "\n") -> Optional[Edit]:
+    """An edit adding `text` (`name=value`) as the call's last argument: on a line of its
+    own in a call written one argument per line with a trailing comma (as a formatter
+    keeps it), else after the last argument; None for a call without arguments (there is
+    no argument to anchor the insertion after)."""
     if not call.args:
         return None
-    end = positions.end(call.args[-1].value)
+    last = call.args[-1]
+    end = positions.end(last.value)
+    closing = positions.end(call).row
+    if isinstance(last.comma, cst.Comma) and closing > end.row:
+        indent = positions.indent_of(last.keyword if last.keyword is not None else last.value)
+        return Edit(Location(closing, 1), Location(closing, 1), f"{indent}{text},{newline}")
     return Edit(end, end, f", {text}")
 
 

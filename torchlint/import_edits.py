@@ -144,9 +144,31 @@ def replace_line(line, positions, new_lines: Sequence[str], newline: str) -> Edi
     comment = line.trailing_whitespace.comment
     if comment is not None:  # kept on the last new line
         new_lines = [*new_lines[:-1], f"{new_lines[-1]}  {comment.value}"]
-    text = "".join(f"{indent}{new}{newline}" for new in new_lines)
     deletion = positions.delete_lines(line)
+    text = ""
+    after_import = bool(not indent and _follows_an_import(positions, deletion.start.row))
+    for new in new_lines:
+        is_import = new.startswith(("import ", "from "))
+        if after_import and not is_import:
+            text += newline  # a formatter separates module-level code from the imports above it
+        text += f"{indent}{new}{newline}"
+        after_import = not indent and is_import
     return Edit(deletion.start, deletion.end, text)
+
+
+def _follows_an_import(positions, row: int) -> bool:
+    above = positions.line_text(row - 1)
+    return above.startswith(("import ", "from ")) or (above.startswith(")") and _in_import(positions, row - 1))
+
+
+def _in_import(positions, row: int) -> bool:
+    """Whether row `row` closes a parenthesised `from ... import (` at the module's top level."""
+    while row > 1:
+        row -= 1
+        text = positions.line_text(row)
+        if not text.startswith((" ", "\t")):
+            return text.startswith("from ") and text.rstrip().endswith("(")
+    return False
 
 
 def rebind_module(node, module_name: str, positions) -> Edit:

@@ -57,7 +57,8 @@ def fit_edit(edit: Edit, line: str, whole_statement: bool, line_length: int, new
 
 def split_statement(line: str, line_length: int) -> Optional[List[str]]:
     """A one-line statement split inside its last brackets (black's right-hand split), or
-    None when it does not end in a non-empty bracket pair or would still not fit."""
+    None when it does not end in a non-empty bracket pair (and attributes of its result)
+    or would still not fit."""
     code = line.lstrip(" \t")
     indent = line[: len(line) - len(code)]
     try:
@@ -65,9 +66,12 @@ def split_statement(line: str, line_length: int) -> Optional[List[str]]:
     except (tokenize.TokenError, SyntaxError):
         return None
     significant = [t for t in tokens if t.type not in (tokenize.NEWLINE, tokenize.NL, tokenize.ENDMARKER, tokenize.COMMENT)]
-    if not significant or significant[-1].string not in _OPENING.values():
-        return None
     close = len(significant) - 1
+    # attributes after the brackets stay on the closing line: `f(a).layer4`
+    while close >= 2 and significant[close].type == tokenize.NAME and significant[close - 1].string == ".":
+        close -= 2
+    if close < 0 or significant[close].string not in _OPENING.values():
+        return None
     depth = 0
     for index in range(close, -1, -1):
         text = significant[index].string

@@ -12,13 +12,15 @@ from __future__ import annotations
 
 import ast
 import inspect
-from dataclasses import dataclass
+from collections import Counter
+from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import AbstractSet, Any, Callable, ClassVar, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from torchlint.config import Config
 from torchlint.elide import Elided, cached_lines, cached_statement_spans, definitions_holding
 from torchlint.ftypes import Diagnostic, Edit, Fix, Location, RuleInfo
+from torchlint.layout import fit_edit
 from torchlint.names import ImportMap, ImportTable, ast_import_table
 from torchlint.noqa import StatementSuppressions
 from torchlint.positions import StatementRanges
@@ -237,9 +239,28 @@ class RuleContext:
             self.path,
             start,
             end,
-            fix=report.fix(positions) if report.fix is not None else None,
+            fix=self._fitted(report.fix(positions) if report.fix is not None else None, positions),
             noqa_row=self.suppressions.noqa_row(start.row),
         )
+
+
+    def _fitted(self, fix: Optional[Fix], positions: Positions) -> Optional[Fix]:
+        """The fix (if any), with each edit that alone rewrites part of one row and pushes its
+        statement past the line length written as a formatter would split it."""
+        if fix is None:
+            return None
+        rows = Counter(row for edit in fix.edits for row in {edit.start.row, edit.end.row})
+        edits = tuple(
+            self._fit(edit, positions) if rows[edit.start.row] == 1 and edit.start.row == edit.end.row else edit
+            for edit in fix.edits
+        )
+        return fix if edits == fix.edits else replace(fix, edits=edits)
+
+    def _fit(self, edit: Edit, positions: Positions) -> Edit:
+        row = edit.start.row
+        ends = self.suppressions
+        whole = ends.noqa_row(row) == row and ends.noqa_row(row - 1) != row  # one logical line
+        return fit_edit(edit, positions.line_text(row), whole, self.config.line_length, self.newline)
 
 
 class Rule:
