@@ -56,23 +56,33 @@ def _add_to_file(path: Path, rows: Mapping[int, Set[str]], linted: str) -> int:
     if source.text != linted:
         raise ChangedDuringRun(str(path))
     lines = split_lines(source.text)
-    comments = _comments_by_row(source.text)
-    changed = 0
-    for row, codes in rows.items():
-        if not 1 <= row <= len(lines):
-            continue
-        line = lines[row - 1]
-        body = line.rstrip("\r\n")
-        new_body = _with_directive(body, comments.get(row), sorted(codes))
-        if new_body != body:
-            lines[row - 1] = new_body + line[len(body):]
-            changed += 1
+    changed = lines_with_directives(source.text, rows)
     if not changed:
         return 0
+    for row, body in changed.items():
+        line = lines[row - 1]
+        lines[row - 1] = body + line[len(line.rstrip("\r\n")):]
     text = "".join(lines)
     if ast.dump(ast.parse(text)) != ast.dump(ast.parse(source.text)):
         raise ValueError("adding comments would change the code")  # never: comments are not code
     write_fixed(path, source.encode(text), Snapshot.of(data))
+    return len(changed)
+
+
+def lines_with_directives(text: str, rows: Mapping[int, Set[str]]) -> Dict[int, str]:
+    """The new text (without its line ending) of each line of `text` that gains a
+    directive for the codes `rows` wants on it; lines already covered are left out.
+    Raises tokenize.TokenError (or SyntaxError) for text that does not tokenize."""
+    lines = split_lines(text)
+    comments = _comments_by_row(text)
+    changed = {}
+    for row, codes in rows.items():
+        if not 1 <= row <= len(lines):
+            continue
+        body = lines[row - 1].rstrip("\r\n")
+        new_body = _with_directive(body, comments.get(row), sorted(codes))
+        if new_body != body:
+            changed[row] = new_body
     return changed
 
 

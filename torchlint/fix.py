@@ -21,11 +21,14 @@ def is_applicable(fix: Optional[Fix], unsafe: bool) -> bool:
     return unsafe and fix.applicability is Applicability.UNSAFE
 
 
-def _offsets(text: str) -> List[int]:
+def line_offsets(text: str) -> List[int]:
+    """The offset where each line of `text` starts, and the end of the text."""
     return fix_guard.line_starts(split_lines(text))
 
 
-def _offset(starts: Sequence[int], location: Location) -> int:
+def text_offset(starts: Sequence[int], location: Location) -> int:
+    """The offset of `location` in the text whose `line_offsets` are `starts` (a row past
+    the end is the end of the text)."""
     row = min(max(location.row, 1), len(starts))
     return starts[row - 1] + location.column - 1
 
@@ -35,11 +38,11 @@ Span = Tuple[int, int, str]
 
 def _chosen(text: str, fixes: Sequence[Tuple[str, Fix]]) -> List[Tuple[int, List[Span]]]:
     """The fixes whose edits touch nothing an earlier fix touched, with their spans."""
-    starts = _offsets(text)
+    starts = line_offsets(text)
     taken: List[Tuple[int, int]] = []
     chosen: List[Tuple[int, List[Span]]] = []
     for index, (_, fix) in enumerate(fixes):
-        spans = [(_offset(starts, e.start), _offset(starts, e.end), e.content) for e in fix.edits]
+        spans = [(text_offset(starts, e.start), text_offset(starts, e.end), e.content) for e in fix.edits]
         if any(_conflicts(span[:2], other) for span in spans for other in taken):
             continue
         taken.extend(span[:2] for span in spans)
@@ -76,6 +79,7 @@ class CheckedFixes:
     applied: Counter
     indices: List[int]
     dropped: List[Tuple[int, str]]
+    spans: List[Span] = field(default_factory=list)  # the applied edits, in the old text
 
 
 def apply_checked(text: str, fixes: Sequence[Tuple[str, Fix]]) -> CheckedFixes:
@@ -85,7 +89,7 @@ def apply_checked(text: str, fixes: Sequence[Tuple[str, Fix]]) -> CheckedFixes:
     chosen = _chosen(text, fixes)
     new_text, spans = _splice(text, chosen)
     if not chosen or fix_guard.check(text, new_text, spans) is None:
-        return CheckedFixes(new_text, Counter(fixes[i][0] for i, _ in chosen), [i for i, _ in chosen], [])
+        return CheckedFixes(new_text, Counter(fixes[i][0] for i, _ in chosen), [i for i, _ in chosen], [], spans)
     kept: List[Tuple[int, List[Span]]] = []
     dropped: List[Tuple[int, str]] = []
     for candidate in chosen:
@@ -95,8 +99,8 @@ def apply_checked(text: str, fixes: Sequence[Tuple[str, Fix]]) -> CheckedFixes:
             kept.append(candidate)
         else:
             dropped.append((candidate[0], problem))
-    new_text, _ = _splice(text, kept)
-    return CheckedFixes(new_text, Counter(fixes[i][0] for i, _ in kept), [i for i, _ in kept], dropped)
+    new_text, spans = _splice(text, kept)
+    return CheckedFixes(new_text, Counter(fixes[i][0] for i, _ in kept), [i for i, _ in kept], dropped, spans)
 
 
 def _conflicts(a: Tuple[int, int], b: Tuple[int, int]) -> bool:
@@ -126,18 +130,26 @@ def _fix_key(diagnostic: Diagnostic) -> Tuple:
     return diagnostic.code, diagnostic.message, tuple(edit.content for edit in diagnostic.fix.edits)
 
 
-def fix_text(text: str, lint: Callable[[str], FileResult], unsafe: bool) -> FixOutcome:
+def fix_text(text: str, lint: Callable[[str], FileResult], unsafe: bool, layout=None) -> FixOutcome:
     """Fix until nothing applicable is left (bounded). Each round is proven by the guard
     (`fix_guard`); a fix that fails it is dropped, reported in `dropped` and in the
-    result's errors, and the other fixes are kept. The result must re-parse."""
+    result's errors, and the other fixes are kept. The result must re-parse.
+
+    `layout` (a notebook's `notebook.Layout`) decides which fixes may be applied (none
+    that spans two cells) and follows the edits."""
     original = text
+    start_layout = layout.copy() if layout is not None else None
     applied: Counter = Counter()
     dropped: List[str] = []
     refused: set = set()
     result = lint(text)
     for _ in range(MAX_ITERATIONS):
         candidates = [
-            d for d in result.diagnostics if is_applicable(d.fix, unsafe) and _fix_key(d) not in refused
+            d
+            for d in result.diagnostics
+            if is_applicable(d.fix, unsafe)
+            and _fix_key(d) not in refused
+            and (layout is None or layout.admits(text, d.fix))
         ]
         if not candidates:
             break
@@ -148,9 +160,13 @@ def fix_text(text: str, lint: Callable[[str], FileResult], unsafe: bool) -> FixO
         if not checked.indices:
             break
         text = checked.text
+        if layout is not None:
+            layout.moved(checked.spans)
         applied.update(checked.applied)
         result = lint(text)
     if applied and not parses(text):
+        if layout is not None:
+            layout.starts, layout.masks = start_layout.starts, start_layout.masks
         result = lint(original)
         message = f"{result.path}: the fixes produced code that does not parse; file left unchanged"
         result.errors.append(message)

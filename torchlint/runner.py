@@ -226,6 +226,23 @@ def run(
     workers: Optional[int] = None,
 ) -> RunResult:
     """Every file's outcome (in input order) and all diagnostics, project rules included."""
+    outcomes = lint_files(jobs_in, settings, workers)
+    project = project_pass(outcomes, settings)
+    if settings.mode != "check":
+        project = _fix_project(outcomes, project, settings)
+        for outcome, job in zip(outcomes, jobs_in):
+            _finish_fix(outcome, job[1], settings)
+    diagnostics = [d for outcome in outcomes for d in outcome.diagnostics] + project
+    diagnostics.sort(key=lambda d: d.sort_key)
+    return RunResult(outcomes, diagnostics)
+
+
+def lint_files(
+    jobs_in: Sequence[Tuple[str, Optional[Path], Optional[bytes]]],
+    settings: RunSettings,
+    workers: Optional[int] = None,
+) -> List[FileOutcome]:
+    """The per-file pass over many files (cached, in parallel): each file's outcome, in input order."""
     cache = _cache(settings) if settings.use_cache else None
     outcomes: List[Optional[FileOutcome]] = []
     misses: List[Tuple[int, Job]] = []
@@ -244,14 +261,7 @@ def run(
     if cache is not None:
         _store(cache, misses, fresh, settings)
         cache.save()
-    project = _project_pass(outcomes, settings)
-    if settings.mode != "check":
-        project = _fix_project(outcomes, project, settings)
-        for outcome, job in zip(outcomes, jobs_in):
-            _finish_fix(outcome, job[1], settings)
-    diagnostics = [d for outcome in outcomes for d in outcome.diagnostics] + project
-    diagnostics.sort(key=lambda d: d.sort_key)
-    return RunResult(outcomes, diagnostics)
+    return outcomes
 
 
 def _parallel(jobs_in, settings: RunSettings, workers: int) -> List[FileOutcome]:
@@ -288,7 +298,7 @@ def _size(job) -> int:
         return 0
 
 
-def _project_pass(outcomes: Sequence[FileOutcome], settings: RunSettings) -> List[Diagnostic]:
+def project_pass(outcomes: Sequence[FileOutcome], settings: RunSettings) -> List[Diagnostic]:
     diagnostics: List[Diagnostic] = []
     for rule in all_rules():
         if rule.project_rule and rule.code in settings.codes:
@@ -314,7 +324,7 @@ def _fix_project(
             break
         for outcome in changed:
             _refix(outcome, settings)
-        diagnostics = _project_pass(outcomes, settings)
+        diagnostics = project_pass(outcomes, settings)
     return diagnostics
 
 
