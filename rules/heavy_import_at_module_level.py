@@ -148,7 +148,10 @@ class HeavyImportAtModuleLevel(Rule):
       is used at import time, or a project module it imports at module level, directly or
       through others, that does. Project modules are resolved through the package layout
       of the linted paths (relative imports, and `pkg.sub` absolute imports whose `pkg` is
-      a folder on the file's path); the flake8 plugin sees one file and cannot tell.
+      a folder on the file's path); the flake8 plugin sees one file and cannot tell;
+    - Jupyter notebooks: the rule does not run on `.ipynb` files, where a top-level
+      `import wandb` in the first cell is how a notebook starts and nothing imports the
+      notebook as a module.
 
     ## Why is this bad?
     A top-level `import wandb` runs on every import of the module: in every data-loader
@@ -218,6 +221,7 @@ class HeavyImportAtModuleLevel(Rule):
     summary = "Module-level import of a slow or hang-prone module"
     fixable = True
     project_rule = True
+    applies_to_notebooks = False
     options = {REPORT_IMPORT_TIME_USE: False}
 
     VALID = (

@@ -260,6 +260,7 @@ def _diagnostic(data: Any, display: str) -> Diagnostic:
         end_location=_location(data["end_location"]),
         fix=_fix(data["fix"]),
         noqa_row=None if noqa_row is None else _of(noqa_row, int),
+        cell=None if data.get("cell") is None else _of(data["cell"], int),
     )
 
 

@@ -75,6 +75,7 @@ class Config:
     per_file_ignores: Tuple[Tuple[str, Tuple[str, ...]], ...] = ()
     exclude: Tuple[str, ...] = DEFAULT_EXCLUDE
     extend_exclude: Tuple[str, ...] = ()
+    extend_include: Tuple[str, ...] = ()  # more files to find in directories (`*.ipynb`)
     fix: bool = False
     unsafe_fixes: bool = False
     lazy_imports: Tuple[str, ...] = DEFAULT_LAZY_IMPORTS
@@ -248,7 +249,7 @@ def load_config(
         attr = key.replace("-", "_")
         if key in ("select", "extend-select", "ignore"):
             settings[attr] = _codes(path, key, value)
-        elif key in ("exclude", "extend-exclude"):
+        elif key in ("exclude", "extend-exclude", "extend-include"):
             settings[attr] = glob_patterns(path, key, _string_list(path, key, value))
         elif key == "lazy-imports":
             settings[attr] = _string_list(path, key, value)

@@ -1,7 +1,8 @@
 """Expand the paths on the command line into the Python files to lint.
 
-Directories are walked, skipping `exclude`/`extend-exclude` matches and `.gitignore`d
-paths. A file named on the command line is always linted, unless `--force-exclude`
+Directories are walked for `*.py`, `*.pyi` and what `extend-include` adds (`*.ipynb`:
+notebooks are opt-in, as in ruff before 0.6), skipping `exclude`/`extend-exclude` matches
+and `.gitignore`d paths. A file named on the command line is always linted, unless `--force-exclude`
 is given and it is excluded (pre-commit passes every changed file by name).
 
 Symlinks, as in ruff (whose walker does not follow links): a symlink to a file is linted,
@@ -67,21 +68,30 @@ def repository_root(start: Path) -> Optional[Path]:
     return None
 
 
-class Excluder:
-    """Answers "is this path excluded?" for the config's patterns (gitignore syntax)."""
+class PathPatterns:
+    """Answers "does this path match?" for patterns in gitignore syntax, matched against
+    the path relative to the project root and against the name alone."""
 
-    def __init__(self, config: Config) -> None:
-        self.root = str(config.root)
-        patterns = list(config.exclude) + list(config.extend_exclude)
-        self.spec = pathspec.GitIgnoreSpec.from_lines(patterns)
+    def __init__(self, root: Path, patterns: Sequence[str]) -> None:
+        self.root = str(root)
+        self.spec = pathspec.GitIgnoreSpec.from_lines(list(patterns))
 
-    def excluded(self, path: Path, is_dir: bool, absolute: Optional[str] = None) -> bool:
+    def matches(self, path: Path, is_dir: bool, absolute: Optional[str] = None) -> bool:
         absolute = absolute or os.path.abspath(path)
         relative = _under(absolute, self.root)
         if relative is None:
             relative = absolute.replace(os.sep, "/").lstrip("/")
         suffix = "/" if is_dir else ""
         return any(self.spec.match_file(candidate + suffix) for candidate in (relative, os.path.basename(absolute)))
+
+
+class Excluder(PathPatterns):
+    """Answers "is this path excluded?" for the config's `exclude` and `extend-exclude`."""
+
+    def __init__(self, config: Config) -> None:
+        super().__init__(config.root, list(config.exclude) + list(config.extend_exclude))
+
+    excluded = PathPatterns.matches
 
 
 def discover(
@@ -93,7 +103,7 @@ def discover(
     `d/../a.py`) is linted once, under the first name met. What cannot be walked (a
     symlink loop, a directory that cannot be read) is skipped, told to `warn` in one line.
     """
-    walker = _Walker(Excluder(config), warn or (lambda message: None))
+    walker = _Walker(Excluder(config), warn or (lambda message: None), PathPatterns(config.root, config.extend_include))
     found: Dict[Hashable, Tuple[str, Path]] = {}
     for name in paths:
         path = Path(name)
@@ -116,9 +126,10 @@ class _Walker:
     directories met inside the tree are not followed (so a walk cannot loop), a
     directory named on the command line is walked even if it is a symlink."""
 
-    def __init__(self, excluder: Excluder, warn: Warn) -> None:
+    def __init__(self, excluder: Excluder, warn: Warn, included: PathPatterns) -> None:
         self.excluder = excluder
         self.warn = warn
+        self.included = included
 
     def identity(self, path: Path, inode: Optional[Tuple[int, int]] = None) -> Optional[Hashable]:
         """What tells two names of one file apart: (device, inode); the path itself when
@@ -174,7 +185,7 @@ class _Walker:
             if is_dir:
                 if entry.name != ".git":
                     yield from self._directory(path, active, in_git)
-            elif entry.name.endswith(PYTHON_SUFFIXES):
+            elif entry.name.endswith(PYTHON_SUFFIXES) or self.included.matches(path, False, absolute):
                 # a plain file's inode comes free with the directory listing
                 inode = None if entry.is_symlink() else (device, entry.inode())
                 identity = self.identity(path, inode)

@@ -49,5 +49,5 @@ class FingerprintKeys:
         return self._relative[filename]
 
     def key(self, diagnostic: Diagnostic) -> FingerprintKey:
-        text = self.sources.line(diagnostic.filename, diagnostic.location.row) or ""
+        text = self.sources.line(diagnostic.source_name, diagnostic.location.row) or ""
         return (diagnostic.code, self.relative_path(diagnostic.filename), text.strip())

@@ -75,7 +75,9 @@ class Fix:
 
 @dataclass(frozen=True)
 class Diagnostic:
-    """One finding. `filename` is the path as the user named it (or discovery found it)."""
+    """One finding. `filename` is the path as the user named it (or discovery found it).
+    In a notebook, `cell` is the cell's 1-based number among all cells and the rows
+    count within that cell (ruff's convention)."""
 
     code: str
     message: str
@@ -84,13 +86,19 @@ class Diagnostic:
     end_location: Location
     fix: Optional[Fix] = None
     noqa_row: Optional[int] = None
+    cell: Optional[int] = None
 
     @property
     def sort_key(self) -> tuple:
-        return (self.filename, self.location, self.code, self.message)
+        return (self.filename, self.cell or 0, self.location, self.code, self.message)
+
+    @property
+    def source_name(self) -> str:
+        """The name the run's sources hold its text under: the file, or the notebook cell."""
+        return self.filename if self.cell is None else f"{self.filename}:cell {self.cell}"
 
     def to_json(self) -> dict:
-        return {
+        data = {
             "code": self.code,
             "message": self.message,
             "filename": self.filename,
@@ -99,6 +107,9 @@ class Diagnostic:
             "fix": self.fix.to_json() if self.fix else None,
             "noqa_row": self.noqa_row,
         }
+        if self.cell is not None:
+            data["cell"] = self.cell
+        return data
 
     @classmethod
     def from_json(cls, data: dict) -> "Diagnostic":
@@ -110,6 +121,7 @@ class Diagnostic:
             end_location=Location(**data["end_location"]),
             fix=Fix.from_json(data["fix"]) if data.get("fix") else None,
             noqa_row=data.get("noqa_row"),
+            cell=data.get("cell"),
         )
 
 

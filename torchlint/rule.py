@@ -275,6 +275,8 @@ class Rule:
     fixable: ClassVar[bool] = False
     options: ClassVar[Mapping[str, Any]] = {}
     project_rule: ClassVar[bool] = False
+    # False: not run on Jupyter notebooks, where what it reports is how notebooks are written
+    applies_to_notebooks: ClassVar[bool] = True
     # True: every finding and fix lies within a top-level statement that holds one of
     # the trigger strings, and needs only those statements and what they name
     local_triggers: ClassVar[bool] = False

@@ -17,6 +17,7 @@ from torchlint.engine import describe, lint_bytes, lint_text, syntax_diagnostic
 from torchlint.fix import FixOutcome, apply_checked, dropped_message, fix_text, is_applicable, parses, unified_diff
 from torchlint.ftypes import Diagnostic, FileResult
 from torchlint.interrupts import signals_deferred, worker_signals
+from torchlint.notebook import Layout, Notebook, NotebookError, is_notebook, read_notebook
 from torchlint.registry import all_rules, code_fingerprint
 from torchlint.source import DecodeError, SourceFile, decode_source
 from torchlint.write import ChangedDuringRun, Snapshot, write_fixed
@@ -47,6 +48,8 @@ class FileOutcome:
     linted: Optional[Snapshot] = None  # the bytes fixed: the file must still hold them when written
     source: Optional[str] = None
     cached: bool = False
+    notebook: Optional[Notebook] = None  # the file is a notebook: its source is the cells' module
+    layout: Optional[Layout] = None  # where the notebook's cells are in the (fixed) module
 
 
 @dataclass
@@ -62,6 +65,18 @@ class RunResult:
     def applied(self) -> Dict[str, Counter]:
         return {o.display: o.applied for o in self.outcomes if o.applied}
 
+    def sources(self) -> Dict[str, str]:
+        """The text kept of each file, by `Diagnostic.source_name` (a notebook: each cell)."""
+        found: Dict[str, str] = {}
+        for outcome in self.outcomes:
+            if outcome.source is None:
+                continue
+            if outcome.notebook is not None:
+                found.update(outcome.notebook.cell_sources(outcome.display, outcome.source, outcome.layout))
+            else:
+                found[outcome.display] = outcome.source
+        return found
+
 
 @lru_cache(maxsize=None)
 def _pattern(pattern: str) -> pathspec.PathSpec:
@@ -70,7 +85,8 @@ def _pattern(pattern: str) -> pathspec.PathSpec:
 
 def rules_for(display: str, settings: RunSettings) -> List[type]:
     """The selected rules minus those `per-file-ignores` turns off for this path."""
-    rules = [rule for rule in all_rules() if rule.code in settings.codes]
+    notebook = is_notebook(display)
+    rules = [r for r in all_rules() if r.code in settings.codes and (r.applies_to_notebooks or not notebook)]
     ignored = set()
     relative = _relative(display, settings.config) if settings.config.per_file_ignores else display
     for pattern, codes in settings.config.per_file_ignores:
@@ -118,8 +134,13 @@ def lookup(job: Job, settings: RunSettings, cache: Optional[Cache] = None) -> Tu
     if cache is not None:
         cached = cache.get(_relative(display, settings.config), display, data, _codes_for(display, settings))
         if cached is not None and (settings.mode == "check" or not _has_fix(cached, settings.unsafe)):
-            outcome = FileOutcome(display, cached=True)
-            return _with_result(outcome, cached, data if settings.keep_sources else None), (display, path, data)
+            outcome = _with_result(FileOutcome(display, cached=True), cached, data if settings.keep_sources else None)
+            if is_notebook(display):
+                try:
+                    _attach_notebook(outcome, data, settings)
+                except NotebookError:  # its cached finding says why
+                    pass
+            return outcome, (display, path, data)
     return None, (display, path, data)
 
 
@@ -133,6 +154,8 @@ def process_file(job: Job, settings: RunSettings) -> FileOutcome:
     outcome = FileOutcome(display)
     rules = rules_for(display, settings)
     try:
+        if is_notebook(display):
+            return _notebook_file(outcome, data, rules, settings)
         if settings.mode != "check":
             return _fix_file(outcome, path, data, rules, settings)
         result = lint_bytes(data, display, settings.config, rules)
@@ -171,7 +194,7 @@ def _with_result(outcome: FileOutcome, result: FileResult, data: Optional[bytes]
     outcome.diagnostics = list(result.diagnostics)
     outcome.facts = result.facts
     outcome.errors = list(result.errors)
-    if data is not None:
+    if data is not None and not is_notebook(outcome.display):
         try:
             outcome.source = decode_source(data).text
         except DecodeError:
@@ -179,13 +202,16 @@ def _with_result(outcome: FileOutcome, result: FileResult, data: Optional[bytes]
     return outcome
 
 
-def _fixed(text: str, display: str, rules: Sequence[type], newline: str, settings: RunSettings) -> FixOutcome:
-    """The file's text fixed to a fixpoint with these rules (`fix.fix_text`)."""
+def _fixed(
+    text: str, display: str, rules: Sequence[type], newline: str, settings: RunSettings, layout: Optional[Layout]
+) -> FixOutcome:
+    """The file's text fixed to a fixpoint with these rules (`fix.fix_text`); `layout`:
+    a notebook's cells, which no fix may straddle."""
 
     def lint(current: str) -> FileResult:
         return lint_text(current, display, settings.config, rules, newline=newline)
 
-    return fix_text(text, lint, settings.unsafe)
+    return fix_text(text, lint, settings.unsafe, layout)
 
 
 def _fix_file(outcome, path, data, rules, settings: RunSettings) -> FileOutcome:
@@ -195,8 +221,13 @@ def _fix_file(outcome, path, data, rules, settings: RunSettings) -> FileOutcome:
         source = decode_source(data)
     except DecodeError:
         return _with_result(outcome, lint_bytes(data, display, settings.config, rules), None)
+    return _fix_source(outcome, data, source, rules, settings)
 
-    fixed = _fixed(source.text, display, rules, source.newline, settings)
+
+def _fix_source(outcome: FileOutcome, data: bytes, source, rules, settings: RunSettings) -> FileOutcome:
+    """Fix a decoded file (a `SourceFile` or a `Notebook`) in memory."""
+    display = outcome.display
+    fixed = _fixed(source.text, display, rules, source.newline, settings, outcome.layout)
     _with_result(outcome, fixed.result, None)
     outcome.original = source
     outcome.linted = Snapshot.of(data)
@@ -204,6 +235,49 @@ def _fix_file(outcome, path, data, rules, settings: RunSettings) -> FileOutcome:
     outcome.applied = fixed.applied
     outcome.source = fixed.text if settings.keep_sources else None
     return outcome
+
+
+def _notebook_file(outcome: FileOutcome, data: bytes, rules, settings: RunSettings) -> FileOutcome:
+    """Lint (or fix) a notebook's code cells as one module; a file that is not a
+    notebook gets one TL000 line."""
+    try:
+        notebook = _attach_notebook(outcome, data, settings)
+    except NotebookError as error:
+        outcome.diagnostics.append(syntax_diagnostic(outcome.display, f"Cannot read notebook: {error}", 1, 1))
+        return outcome
+    if settings.mode != "check":
+        return _fix_source(outcome, data, notebook, rules, settings)
+    result = lint_text(notebook.text, outcome.display, settings.config, rules, newline=notebook.newline)
+    return _with_result(outcome, result, None)
+
+
+def _attach_notebook(outcome: FileOutcome, data: bytes, settings: RunSettings) -> Notebook:
+    notebook = read_notebook(data)
+    outcome.notebook, outcome.layout = notebook, notebook.layout.copy()
+    if settings.keep_sources:
+        outcome.source = notebook.text
+    return notebook
+
+
+def _in_cells(outcomes: Sequence[FileOutcome], project: List[Diagnostic]) -> List[Diagnostic]:
+    """Notebook findings (each outcome's and the project pass's) with cell positions."""
+    notebooks = {outcome.display: outcome for outcome in outcomes if outcome.layout is not None}
+
+    def in_cells(outcome: FileOutcome, diagnostic: Diagnostic) -> Diagnostic:
+        text = outcome.fixed_text if outcome.fixed_text is not None else outcome.notebook.text
+        return outcome.notebook.in_cells(diagnostic, text, outcome.layout)
+
+    for outcome in notebooks.values():
+        outcome.diagnostics = [in_cells(outcome, d) for d in outcome.diagnostics]
+    return [in_cells(notebooks[d.filename], d) if d.filename in notebooks else d for d in project]
+
+
+def fixed_bytes(outcome: FileOutcome) -> bytes:
+    """The fixed file as it is to be written: the encoding, BOM and newlines it had; a
+    notebook with only its changed cells' sources replaced."""
+    if outcome.layout is not None:
+        return outcome.notebook.encode(outcome.fixed_text, outcome.layout)
+    return outcome.original.encode(outcome.fixed_text)
 
 
 def default_jobs() -> int:
@@ -232,6 +306,7 @@ def run(
         project = _fix_project(outcomes, project, settings)
         for outcome, job in zip(outcomes, jobs_in):
             _finish_fix(outcome, job[1], settings)
+    project = _in_cells(outcomes, project)
     diagnostics = [d for outcome in outcomes for d in outcome.diagnostics] + project
     diagnostics.sort(key=lambda d: d.sort_key)
     return RunResult(outcomes, diagnostics)
@@ -331,7 +406,7 @@ def _fix_project(
 def _refix(outcome: FileOutcome, settings: RunSettings) -> None:
     """Fix and lint a file's fixed text again after a project-level fix changed it."""
     rules = rules_for(outcome.display, settings)
-    fixed = _fixed(outcome.fixed_text, outcome.display, rules, outcome.original.newline, settings)
+    fixed = _fixed(outcome.fixed_text, outcome.display, rules, outcome.original.newline, settings, outcome.layout)
     outcome.diagnostics = list(fixed.result.diagnostics)
     outcome.facts = fixed.result.facts
     outcome.errors.extend(e for e in fixed.result.errors if e not in outcome.errors)
@@ -358,6 +433,9 @@ def apply_project_fixes(
         if outcome is None or not _load_original(outcome):
             remaining.extend(group)
             continue
+        if outcome.layout is not None:
+            remaining.extend(d for d in group if not outcome.layout.admits(outcome.fixed_text, d.fix))
+            group = [d for d in group if outcome.layout.admits(outcome.fixed_text, d.fix)]
         checked = apply_checked(outcome.fixed_text, [(d.code, d.fix) for d in group])
         if checked.indices and not parses(checked.text):
             outcome.errors.append(f"{filename}: a project-level fix produced code that does not parse; not applied")
@@ -367,6 +445,8 @@ def apply_project_fixes(
         if checked.indices:
             changed.append(outcome)
         outcome.fixed_text = checked.text
+        if outcome.layout is not None:
+            outcome.layout.moved(checked.spans)
         outcome.applied.update(checked.applied)
         remaining.extend(d for index, d in enumerate(group) if index not in checked.indices)
     return remaining, changed
@@ -377,8 +457,12 @@ def _load_original(outcome: FileOutcome) -> bool:
         return True
     try:
         data = Path(outcome.display).read_bytes()
-        outcome.original = decode_source(data)
-    except (OSError, DecodeError):
+        if is_notebook(outcome.display):
+            outcome.original = read_notebook(data)
+            outcome.notebook, outcome.layout = outcome.original, outcome.original.layout.copy()
+        else:
+            outcome.original = decode_source(data)
+    except (OSError, DecodeError, NotebookError):
         return False
     outcome.linted = Snapshot.of(data)
     outcome.fixed_text = outcome.original.text
@@ -391,15 +475,18 @@ def _finish_fix(outcome: FileOutcome, path: Optional[Path], settings: RunSetting
     if outcome.original is None or not outcome.applied:
         return
     if settings.mode == "diff":
-        outcome.diff = unified_diff(outcome.display, outcome.original.text, outcome.fixed_text)
+        if outcome.layout is not None:
+            outcome.diff = outcome.notebook.diff(outcome.display, outcome.fixed_text, outcome.layout)
+        else:
+            outcome.diff = unified_diff(outcome.display, outcome.original.text, outcome.fixed_text)
         return
     if path is None:
         return
     try:
-        write_fixed(path, outcome.original.encode(outcome.fixed_text), outcome.linted)
+        write_fixed(path, fixed_bytes(outcome), outcome.linted)
     except ChangedDuringRun:
         outcome.errors.append(f"{outcome.display}: changed during the run; not fixed")
         outcome.applied = Counter()
-    except OSError as error:
+    except (OSError, NotebookError) as error:
         outcome.errors.append(f"{outcome.display}: cannot write the fixed file: {error}")
         outcome.applied = Counter()

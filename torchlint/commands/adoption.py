@@ -103,8 +103,12 @@ def add_noqa(result, jobs) -> bool:
     from torchlint.add_noqa import add_noqa as add_directives
     from torchlint.console import error
 
+    from torchlint.console import warning
+
     files = {display: path for display, path, _ in jobs if path is not None}
-    outcome = add_directives(result.diagnostics, files, _sources(result))
+    for notebook in sorted({d.filename for d in result.diagnostics if d.cell is not None}):
+        warning(f"{notebook}: --add-noqa does not write into notebooks; add `# noqa: CODE` in the cell")
+    outcome = add_directives([d for d in result.diagnostics if d.cell is None], files, _sources(result))
     for message in outcome.errors:
         error(message)
     noun = "directive" if outcome.added == 1 else "directives"
@@ -113,4 +117,4 @@ def add_noqa(result, jobs) -> bool:
 
 
 def _sources(result):
-    return {o.display: o.source for o in result.outcomes if o.source is not None}
+    return result.sources()

@@ -146,7 +146,7 @@ def _check_named(name: str) -> None:
 def _run(args, paths: Sequence[str], config: Config, output_format: str, baseline=(None, "")) -> int:
     from torchlint.registry import all_rules, rule_infos, select_rules
     from torchlint.report import ReportContext, render, render_statistics, summary_lines
-    from torchlint.runner import RunSettings, run
+    from torchlint.runner import RunSettings, fixed_bytes, run
 
     try:
         jobs = _jobs(args, paths, config)
@@ -181,7 +181,7 @@ def _run(args, paths: Sequence[str], config: Config, output_format: str, baselin
         # the file's own bytes (encoding, BOM, newlines), whatever stdout's encoding is
         fixed = outcome.original is not None and outcome.fixed_text is not None
         sys.stdout.flush()
-        sys.stdout.buffer.write(outcome.original.encode(outcome.fixed_text) if fixed else jobs[0][2])
+        sys.stdout.buffer.write(fixed_bytes(outcome) if fixed else jobs[0][2])
         sys.stdout.buffer.flush()
     if mode == "diff":
         for outcome in result.outcomes:
@@ -193,7 +193,7 @@ def _run(args, paths: Sequence[str], config: Config, output_format: str, baselin
         rules=rule_infos(),
         root=_report_root(config),
         color=_color(args.color, report_stream),
-        sources={o.display: o.source for o in result.outcomes if o.source is not None},
+        sources=result.sources(),
         show_fixes=args.show_fixes,
         unsafe_fixes=bool(config.unsafe_fixes),
         fix_mode=mode != "check",

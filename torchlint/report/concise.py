@@ -16,9 +16,10 @@ from torchlint.report.styled import Line, write_lines
 def header(diagnostic: Diagnostic, ctx: ReportContext, markers: bool) -> Line:
     """The one-line form of a finding, shared with the `full` format."""
     loc = diagnostic.location
-    line: Line = [
-        (paths.for_humans(diagnostic.filename), "bold"),
-        (":", "cyan"),
+    line: Line = [(paths.for_humans(diagnostic.filename), "bold"), (":", "cyan")]
+    if diagnostic.cell is not None:
+        line += [(f"cell {diagnostic.cell}", ""), (":", "cyan")]
+    line += [
         (str(loc.row), ""),
         (":", "cyan"),
         (str(loc.column), ""),

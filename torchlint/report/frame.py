@@ -55,7 +55,7 @@ def _caret_range(text: str, row: int, diagnostic: Diagnostic) -> Optional[tuple[
 
 def frame_lines(diagnostic: Diagnostic, sources: SourceLines) -> list[Line]:
     """The frame, or nothing when the source is unavailable or the row is out of range."""
-    lines = sources.lines(diagnostic.filename)
+    lines = sources.lines(diagnostic.source_name)
     start_row = diagnostic.location.row
     if lines is None or not 1 <= start_row <= len(lines):
         return []

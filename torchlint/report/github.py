@@ -32,7 +32,8 @@ def command(diagnostic: Diagnostic, ctx: ReportContext) -> str:
         "endColumn": end.column,
     }
     props = ",".join(f"{key}={escape_property(str(value))}" for key, value in properties.items())
-    text = f"{path}:{start.row}:{start.column}: {diagnostic.code} {diagnostic.message}"
+    cell = "" if diagnostic.cell is None else f"cell {diagnostic.cell}:"
+    text = f"{path}:{cell}{start.row}:{start.column}: {diagnostic.code} {diagnostic.message}"
     return f"::{ctx.rule_level(diagnostic.code)} {props}::{escape_data(text)}"
 
 

@@ -11,10 +11,11 @@ from torchlint.report.context import ReportContext
 
 
 def to_json(diagnostic: Diagnostic, ctx: ReportContext) -> dict:
-    """One finding as ruff writes it: absolute filename, rule url, `cell` always null."""
+    """One finding as ruff writes it: absolute filename, rule url, `cell` (the notebook
+    cell's 1-based number, rows counted in it; null outside notebooks)."""
     data = diagnostic.to_json()
     data["filename"] = paths.absolute(diagnostic.filename)
-    data["cell"] = None
+    data["cell"] = diagnostic.cell
     data["url"] = ctx.rule_url(diagnostic.code)
     return data
 

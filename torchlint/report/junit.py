@@ -54,7 +54,8 @@ def to_xml(diagnostics: Sequence[Diagnostic], ctx: ReportContext) -> ET.Element:
             )
             message = xml_safe(d.message)
             failure = ET.SubElement(case, "failure", message=message, type=ctx.rule_level(d.code))
-            failure.text = f"line {row}, col {col}, {message}"
+            cell = "" if d.cell is None else f"cell {d.cell}, "
+            failure.text = f"{cell}line {row}, col {col}, {message}"
     return suites
 
 

@@ -53,13 +53,13 @@ class _Writer:
             self._artifacts[filename] = {"uri": uri, "uriBaseId": SRCROOT} if relative else {"uri": uri}
         return dict(self._artifacts[filename])
 
-    def region(self, filename: str, start, end) -> dict:
+    def region(self, source_name: str, start, end) -> dict:
         column = self.sources.utf16_column
         return {
             "startLine": start.row,
-            "startColumn": column(filename, start.row, start.column),
+            "startColumn": column(source_name, start.row, start.column),
             "endLine": end.row,
-            "endColumn": column(filename, end.row, end.column),
+            "endColumn": column(source_name, end.row, end.column),
         }
 
     def fix(self, filename: str, fix: Fix) -> dict:
@@ -86,16 +86,13 @@ class _Writer:
             result["ruleIndex"] = rule_index
         result["level"] = self.ctx.rule_level(diagnostic.code)
         result["message"] = {"text": diagnostic.message}
-        result["locations"] = [
-            {
-                "physicalLocation": {
-                    "artifactLocation": self.artifact(name),
-                    "region": self.region(name, diagnostic.location, diagnostic.end_location),
-                }
-            }
-        ]
+        region = self.region(diagnostic.source_name, diagnostic.location, diagnostic.end_location)
+        if diagnostic.cell is not None:  # rows count within the notebook cell, not the file's JSON
+            region["properties"] = {"cell": diagnostic.cell}
+        result["locations"] = [{"physicalLocation": {"artifactLocation": self.artifact(name), "region": region}}]
         result["partialFingerprints"] = {"primaryLocationLineHash": fingerprint}
-        if diagnostic.fix is not None and diagnostic.fix.edits:
+        # a notebook fix's edits are in cells, which a SARIF replacement cannot name
+        if diagnostic.fix is not None and diagnostic.fix.edits and diagnostic.cell is None:
             result["fixes"] = [self.fix(name, diagnostic.fix)]
         return result
 
