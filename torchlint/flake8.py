@@ -4,6 +4,11 @@ flake8 applies its own `# noqa` handling and `--select`/`--ignore` to what this 
 Project-level rules decide within the file, since flake8 shows a plugin one file only.
 What keeps a file from being checked (a bad config, a rule that crashed on it) is
 reported on the file's first line as TL000, so an editor shows it instead of silence.
+
+A notebook (`flake8 --filename '*.ipynb' ...`) reaches the plugin as its JSON lines: its
+code cells are linted as the CLI lints them, and each finding is reported on the JSON
+line that holds the cell's source line (the column is exact unless the line has escaped
+characters before it, and is the value's start for a source stored as one string).
 """
 
 from __future__ import annotations
@@ -38,6 +43,7 @@ class TorchlintChecker:
         self.tree = tree
         self.lines = lines
         self.filename = filename
+        self.notebook = None  # set when the file is a notebook
 
     def run(self) -> Iterator[Tuple[int, int, str, type]]:
         problems: List[str] = []
@@ -50,27 +56,41 @@ class TorchlintChecker:
         for problem in problems:
             yield 1, 0, f"{SYNTAX_CODE} torchlint could not check this file fully: {problem}", type(self)
         for diagnostic in diagnostics:
-            yield (
-                diagnostic.location.row,
-                diagnostic.location.column - 1,
-                f"{diagnostic.code} {diagnostic.message}",
-                type(self),
-            )
+            row, column = self._position(diagnostic)
+            yield row, column, f"{diagnostic.code} {diagnostic.message}", type(self)
+
+    def _position(self, diagnostic) -> Tuple[int, int]:
+        """flake8's (1-based row, 0-based column) in the file it read."""
+        if diagnostic.cell is None:
+            return diagnostic.location.row, diagnostic.location.column - 1
+        return self.notebook.file_position(diagnostic.cell, diagnostic.location.row, diagnostic.location.column - 1)
 
     def _diagnostics(self, problems: List[str]):
         from torchlint.engine import lint_text
+        from torchlint.notebook import NotebookError, is_notebook, read_notebook
 
-        source = "".join(self.lines)
+        source, tree = "".join(self.lines), self.tree
         path = Path(self.filename)
         directory = path.parent if self.filename not in ("-", "stdin") else Path.cwd()
         config, rules, problem = _settings(str(directory.absolute()))
         if problem:
             problems.append(problem)
-        result = lint_text(source, self.filename, config, rules, tree=self.tree, flake8=True)
+        if is_notebook(self.filename):
+            try:
+                self.notebook = read_notebook(source.encode("utf-8"))
+            except NotebookError as error:
+                problems.append(f"cannot read the notebook: {error}")
+                return []
+            source, tree = self.notebook.text, None
+            rules = tuple(rule for rule in rules if rule.applies_to_notebooks)
+        result = lint_text(source, self.filename, config, rules, tree=tree, flake8=True)
         prefix = f"{self.filename}: "
         problems.extend(error[len(prefix) :] if error.startswith(prefix) else error for error in result.errors)
         diagnostics = [d for d in result.diagnostics if d.code != SYNTAX_CODE]
         for rule in rules:
             if rule.project_rule and rule.code in result.facts:
                 diagnostics.extend(rule.check_project({self.filename: result.facts[rule.code]}, config))
+        if self.notebook is not None:
+            layout = self.notebook.layout
+            diagnostics = [self.notebook.in_cells(d, source, layout) for d in diagnostics]
         return sorted(diagnostics, key=lambda d: d.sort_key)
