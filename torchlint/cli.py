@@ -46,6 +46,10 @@ def run_command(name: str, argv: Sequence[str]) -> int:
         from torchlint.explain.cli import main as explain_main
 
         return explain_main(rest)
+    if name == "server":
+        from torchlint.server import main as server_main
+
+        return server_main(rest)
     from torchlint.commands.parser import run_guarded
 
     if name == "help":

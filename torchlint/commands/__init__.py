@@ -6,5 +6,6 @@ COMMANDS = {
     "rule": "Show a rule's documentation, or list every rule",
     "doctor": "Check this machine's torch, CUDA, cuDNN, driver and GPU against the project",
     "explain": "Explain a CUDA/cuDNN error log or traceback",
+    "server": "Run the language server (LSP over stdio) for editors",
     "help": "Print this message or the help of the given command",
 }

@@ -1,0 +1,43 @@
+"""`torchlint server`: the language server (LSP over stdin/stdout) for editors.
+
+pygls comes with the `server` extra; this module imports it only once the command runs,
+so `--help` and the rest of the CLI work without it.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from typing import Optional, Sequence
+
+from torchlint.commands.parser import OneLineParser, UsageError, run_guarded
+from torchlint.console import EXIT_CLEAN, EXIT_ERROR, error
+
+PROG = "torchlint server"
+MISSING_PYGLS = "`torchlint server` needs pygls: pip install 'torchlint[server]'"
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    parser = OneLineParser(
+        prog=PROG,
+        description=(
+            "Run the torchlint language server on stdin/stdout: findings as you type, "
+            "quick fixes, fix all, and project-wide findings (TL004) in the background."
+        ),
+    )
+    try:
+        parser.parse_args(list(argv or ()))
+    except UsageError as problem:
+        error(f"{problem} (see `torchlint server --help`)")
+        return EXIT_ERROR
+    except SystemExit as exit_:  # --help
+        return EXIT_CLEAN if exit_.code == 0 else EXIT_ERROR
+    if importlib.util.find_spec("pygls") is None:
+        error(MISSING_PYGLS)
+        return EXIT_ERROR
+
+    def serve() -> int:
+        from torchlint.server.app import serve
+
+        return serve()
+
+    return run_guarded(PROG, serve)
