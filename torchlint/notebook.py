@@ -308,10 +308,14 @@ def read_notebook(data: bytes) -> Notebook:
 
 
 def _parse(file_text: str) -> dict:
+    import warnings
+
     import nbformat
 
     try:
-        node = nbformat.reads(file_text, as_version=nbformat.NO_CONVERT, capture_validation_error={})
+        with warnings.catch_warnings():  # e.g. cells without ids (nbformat < 4.5): Jupyter opens them
+            warnings.simplefilter("ignore")
+            node = nbformat.reads(file_text, as_version=nbformat.NO_CONVERT, capture_validation_error={})
     except Exception as error:  # nbformat raises whatever its input provokes (ValueError, TypeError, ...)
         message = " ".join(str(error).split())[:120]
         raise NotebookError(f"not a notebook ({type(error).__name__}: {message})") from None
