@@ -246,3 +246,36 @@ def test_sources_come_back_with_ipython_lines_after_edits_move_them():
     new_text = "import torch\nimport os\n" + text
     layout.moved(spans)
     assert notebook.sources(new_text, layout) == ["import torch\nimport os\nx = 1\n!ls\ny = 2"]
+
+
+def test_python_files_never_import_nbformat(tmp_path):
+    import subprocess
+    import sys
+
+    (tmp_path / "train.py").write_text("import torch\nstate = torch.load('m.pt')\n", encoding="utf-8")
+    code = (
+        "import sys\nfrom torchlint.cli import main\n"
+        "code = main(['check', '--no-cache', '--output-format', 'concise', 'train.py'])\n"
+        "print(code, 'nbformat' in sys.modules)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, cwd=tmp_path)
+    assert result.stdout.decode().splitlines()[-1] == "1 False", result.stderr.decode()
+
+
+def test_a_notebook_of_another_language_has_nothing_to_lint(tmp_path):
+    notebook = new_notebook()
+    notebook.metadata["kernelspec"] = {"name": "ir", "language": "R", "display_name": "R"}
+    notebook.cells = [new_code_cell("x <- torch.load('m.pt')")]
+    write(tmp_path / "analysis.ipynb", notebook)
+    result = check("--output-format", "concise", "analysis.ipynb", cwd=tmp_path)
+    assert result.returncode == 0 and b"All checks passed!" in result.stdout
+
+
+def test_stdin_notebook_is_fixed_to_stdout(tmp_path):
+    path = write(tmp_path / "nb.ipynb", tutorial())
+    result = run_torchlint(
+        "check", "--fix", "--unsafe-fixes", "--stdin-filename", "nb.ipynb", "-", cwd=tmp_path, input=path.read_bytes()
+    )
+    fixed = json.loads(result.stdout)
+    assert "torch.load('m.pt', weights_only=True)" in "".join(fixed["cells"][2]["source"])
+    assert fixed["cells"][2]["outputs"] == json.loads(path.read_bytes())["cells"][2]["outputs"]
