@@ -7,6 +7,31 @@ from torchlint.lazy import cst
 from torchlint.rule import Invalid, SourceView
 from torchlint.torch_calls import ast_is_one, ast_unary_operand, is_one, rewritten_call, unary_operand
 
+# calls whose result is a whole number: expm1's accuracy near zero is rounded away
+_ROUNDING = frozenset({"round", "floor", "ceil", "trunc", "long", "int"})
+
+
+def _rounded_operands(call) -> list:
+    """What `torch.round(x)`, `x.round()`, `x.long()`, `round(x)`, `int(x)` ... round."""
+    func = call.func
+    name = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", None)
+    if name not in _ROUNDING:
+        return []
+    operands = [arg.value for arg in call.args[:1]]
+    if isinstance(func, cst.Attribute):
+        operands.append(func.value)
+    return operands
+
+
+def _arithmetic_parts(node):
+    """The node and, through arithmetic operators, every operand it is computed from."""
+    yield node
+    if isinstance(node, cst.BinaryOperation):
+        yield from _arithmetic_parts(node.left)
+        yield from _arithmetic_parts(node.right)
+    elif isinstance(node, cst.UnaryOperation):
+        yield from _arithmetic_parts(node.expression)
+
 
 class ExpMinusOne(TorchExpressionRule):
     """
@@ -42,6 +67,10 @@ class ExpMinusOne(TorchExpressionRule):
     TorchFix's TOR107 has no fix). `tests/test_tl3xx_values.py` checks the
     agreement on random and edge inputs.
 
+    Not reported where the result is rounded to a whole number (`torch.round(torch.exp(d)
+    - 1).long()`, `int(...)`, `.floor()`; also through arithmetic, as in durations
+    predicted in log space): the digits `expm1` keeps are rounded away.
+
     Only `exp(...) - 1` is matched: `a + torch.exp(x) - 1` is `(a + exp(x)) - 1` to
     Python and is left alone, as are calls with keywords (`torch.exp(x, out=buf) - 1`
     writes `buf`). The fix keeps the spelling (`T.exp(x) - 1` becomes `T.expm1(x)`; with
@@ -67,6 +96,8 @@ class ExpMinusOne(TorchExpressionRule):
         "import torch\n\ny = a - torch.exp(x) - 1\nz = torch.exp(x, out=buf) - 1\n",
         "import math\nimport numpy as np\n\ny = math.exp(x) - 1\nz = np.exp(x) - 1\n",
         "y = x.exp() - 1\n",
+        "import torch\n\nd = torch.clamp(torch.round((torch.exp(log_d) - 1) * factor).long(), min=0)\n",
+        "import torch\n\nn = int(log_n.exp() - 1)\nm = (torch.exp(x) - 1).floor()\n",
     )
     INVALID = (
         Invalid(
@@ -88,6 +119,11 @@ class ExpMinusOne(TorchExpressionRule):
             unsafe_fixed="from torch import sin\n\ny = x.expm1() + sin(x)\n",
         ),
         Invalid("import torch\n\ny = (torch.exp(x) -  # keep me\n    1)\n"),
+        Invalid(
+            "import torch\n\nn = torch.round(torch.exp(d) - 1)\ny = torch.exp(n) - 1\n",
+            unsafe_fixed="import torch\n\nn = torch.round(torch.exp(d) - 1)\ny = torch.expm1(n)\n",
+            line=4,
+        ),
     )
 
     @classmethod
@@ -98,8 +134,16 @@ class ExpMinusOne(TorchExpressionRule):
             for node in view.nodes_of(ast.BinOp)
         )
 
+    def __init__(self, context) -> None:
+        super().__init__(context)
+        self._rounded = set()
+
+    def visit_Call(self, node) -> None:
+        for operand in _rounded_operands(node):
+            self._rounded.update(id(part) for part in _arithmetic_parts(operand))
+
     def visit_BinaryOperation(self, node) -> None:
-        if not isinstance(node.operator, cst.Subtract) or not is_one(node.right):
+        if not isinstance(node.operator, cst.Subtract) or not is_one(node.right) or id(node) in self._rounded:
             return
         imports = self.context.imports
         call = node.left
