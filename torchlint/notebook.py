@@ -137,14 +137,32 @@ class Notebook:
     def encode(self, module_text: str, layout: Layout) -> bytes:
         """The file's bytes with each changed cell's `source` value replaced."""
         pieces, position = [], 0
+        changed = {}
         for cell, source in zip(self.cells, self.sources(module_text, layout)):
             if source == cell.source:
                 continue
             start, end = cell.value_span
             pieces += [self.file_text[position:start], self._json_value(cell, source)]
             position = end
-        data = ("".join(pieces) + self.file_text[position:]).encode("utf-8")
+            changed[cell.number] = source
+        text = "".join(pieces) + self.file_text[position:]
+        self._check_written(text, changed)
+        data = text.encode("utf-8")
         return BOM + data if self.bom else data
+
+    def _check_written(self, text: str, changed: Dict[int, str]) -> None:
+        """The spliced JSON must read back as the notebook with exactly those sources."""
+        expected, written = json.loads(self.file_text), json.loads(text)
+        for number, source in changed.items():
+            expected["cells"][number - 1]["source"] = source
+        for cell in written["cells"]:
+            if isinstance(cell.get("source"), list):
+                cell["source"] = "".join(cell["source"])
+        for number, cell in enumerate(expected["cells"], start=1):
+            if number not in changed and isinstance(cell.get("source"), list):
+                cell["source"] = "".join(cell["source"])
+        if written != expected:
+            raise NotebookError("the fixed cells would not write back as they were fixed; file left unchanged")
 
     def _json_value(self, cell: Cell, source: str) -> str:
         """`source` as JSON in the form the cell's value had: a list of lines laid out
@@ -157,10 +175,12 @@ class Notebook:
         lines = re.findall(r"[^\n]*\n|[^\n]+$", source)
         inner = old[1:-1]
         opening = _WHITESPACE.match(inner).group()
-        closing = inner[len(inner.rstrip(" \t\n\r")) :] if inner.strip() else ""
-        if not inner.strip():  # an empty list: lay lines out as nbformat would
-            opening, closing = "", ""
-        return "[" + opening + ("," + opening).join(dump(line) for line in lines) + closing + "]"
+        closing = inner[len(inner.rstrip(" \t\n\r")) :]
+        separator = "," + opening
+        if len(cell.line_offsets) > 1:  # as written between the first two lines: ",\n    " or ", "
+            second = cell.line_offsets[1]
+            separator = self.file_text[self.file_text.rfind(",", 0, second) : second]
+        return "[" + opening + separator.join(dump(line) for line in lines) + closing + "]"
 
     def diff(self, display: str, module_text: str, layout: Layout) -> str:
         """A unified diff per changed cell, headed `a/nb.ipynb:cell 3` (ruff's naming)."""
