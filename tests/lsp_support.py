@@ -81,6 +81,8 @@ class Session:
             if self.client._server is not None and self.client._server.returncode is None:
                 self.client._server.kill()
         self._drain.cancel()
+        problems = self.stderr.decode(errors="replace")
+        assert "Traceback" not in problems and "error" not in problems.lower(), problems
 
     async def _drain_stderr(self) -> None:
         while self.client._server is not None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import multiprocessing
 import os
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Awaitable, Callable, Dict, List, Optional, Tuple
@@ -76,24 +77,39 @@ def _serve(connection) -> None:
 
 
 class ProjectWorker:
-    """The child process that runs passes: started on first use, again if it died."""
+    """The child process that runs passes: started on first use, again if it died; once
+    closed (the server is shutting down), it answers nothing."""
 
     def __init__(self) -> None:
+        self._lock = threading.Lock()  # `ask` runs in a thread, `close` in the event loop
         self._process = None
         self._connection = None
+        self._closed = False
 
     def ask(self, request: ProjectRequest) -> ProjectAnswer:
         """Blocks until the pass is done: call it from a thread."""
-        if self._process is None or not self._process.is_alive():
-            self._start()
+        with self._lock:
+            if self._closed:
+                return ProjectAnswer()
+            if self._process is None or not self._process.is_alive():
+                self._start()
+            connection = self._connection
         try:
-            self._connection.send(request)
-            return self._connection.recv()
+            connection.send(request)
+            return connection.recv()
         except (EOFError, OSError) as error:
-            self.close()
+            with self._lock:
+                if self._closed:
+                    return ProjectAnswer()
+                self._stop()
             return ProjectAnswer(errors=[f"project pass: the worker process stopped: {describe(error)}"])
 
     def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            self._stop()
+
+    def _stop(self) -> None:
         if self._process is not None:
             self._process.terminate()
             self._process.join(5)
