@@ -286,3 +286,16 @@ def test_stdin_notebook_is_fixed_to_stdout(tmp_path):
     fixed = json.loads(result.stdout)
     assert "torch.load('m.pt', weights_only=True)" in "".join(fixed["cells"][2]["source"])
     assert fixed["cells"][2]["outputs"] == json.loads(path.read_bytes())["cells"][2]["outputs"]
+
+
+def test_project_rule_positions_and_the_rows_its_message_names_are_in_cells(tmp_path):
+    from cli_support import FIXTURES
+
+    parts = (FIXTURES / "seqgan" / "energy.py").read_text(encoding="utf-8").split("\n\n\n")
+    notebook = new_notebook()
+    notebook.cells = [new_markdown_cell("# Energy")] + [new_code_cell(part.strip("\n")) for part in parts]
+    write(tmp_path / "energy.ipynb", notebook)
+    result = check("--output-format", "concise", "--select", "TL004", "energy.ipynb", cwd=tmp_path)
+    line = result.stdout.decode().splitlines()[0]
+    # the GRU is built in cell 3; `autograd.grad(..., create_graph=True)` is line 5 of cell 4
+    assert line.startswith("energy.ipynb:cell 3:4:20: TL004 ") and "at energy.ipynb:cell 4:5 via" in line

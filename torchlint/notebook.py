@@ -242,6 +242,20 @@ class Notebook:
             cell=self.cells[index].number,
         )
 
+    def name_rows(self, message: str, display: str, module_text: str, layout: Layout) -> str:
+        """`message` with each `nb.ipynb:ROW` it quotes (a project rule naming where
+        something happens) written `nb.ipynb:cell N:ROW`."""
+        first_rows = self._first_rows(module_text, layout)
+
+        def in_cell(match) -> str:
+            row = int(match.group(1))
+            index = _cell_of(first_rows, row)
+            return f"{display}:cell {self.cells[index].number}:{row - first_rows[index] + 1}"
+
+        if not first_rows or display not in message:
+            return message
+        return re.sub(re.escape(display) + r":(\d+)\b(?!:)", in_cell, message)
+
     def _first_rows(self, module_text: str, layout: Layout) -> List[int]:
         key = module_text
         if key not in self._cell_rows:
