@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
@@ -267,9 +267,20 @@ def _in_cells(outcomes: Sequence[FileOutcome], project: List[Diagnostic]) -> Lis
         text = outcome.fixed_text if outcome.fixed_text is not None else outcome.notebook.text
         return outcome.notebook.in_cells(diagnostic, text, outcome.layout)
 
-    for outcome in notebooks.values():
-        outcome.diagnostics = [in_cells(outcome, d) for d in outcome.diagnostics]
-    return [in_cells(notebooks[d.filename], d) if d.filename in notebooks else d for d in project]
+    def rows_named(diagnostic: Diagnostic) -> Diagnostic:
+        message = diagnostic.message
+        for display, outcome in notebooks.items():
+            text = outcome.fixed_text if outcome.fixed_text is not None else outcome.notebook.text
+            message = outcome.notebook.name_rows(message, display, text, outcome.layout)
+        return diagnostic if message == diagnostic.message else replace(diagnostic, message=message)
+
+    for outcome in outcomes:
+        if outcome.display in notebooks:
+            outcome.diagnostics = [in_cells(outcome, d) for d in outcome.diagnostics]
+        if notebooks:
+            outcome.diagnostics = [rows_named(d) for d in outcome.diagnostics]
+    project = [in_cells(notebooks[d.filename], d) if d.filename in notebooks else d for d in project]
+    return [rows_named(d) for d in project] if notebooks else project
 
 
 def fixed_bytes(outcome: FileOutcome) -> bytes:
