@@ -344,12 +344,13 @@ def read_notebook(data: bytes) -> Notebook:
 def _parse(file_text: str) -> dict:
     import warnings
 
-    import nbformat
+    from nbformat.reader import reads
 
     try:
-        with warnings.catch_warnings():  # e.g. cells without ids (nbformat < 4.5): Jupyter opens them
+        # not validated against the schema (13 times the cost): what Jupyter opens, we read
+        with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            node = nbformat.reads(file_text, as_version=nbformat.NO_CONVERT, capture_validation_error={})
+            node = reads(file_text)
     except Exception as error:  # nbformat raises whatever its input provokes (ValueError, TypeError, ...)
         message = " ".join(str(error).split())[:120]
         raise NotebookError(f"not a notebook ({type(error).__name__}: {message})") from None
@@ -376,12 +377,14 @@ def _is_python(metadata) -> bool:
 def _mask(source: str) -> Tuple[str, Tuple[Tuple[int, str], ...]]:
     """The source with IPython lines replaced by `pass` (same indentation), and the
     (row, original line) of each; untouched if it parses as it is."""
+    lines = split_lines(source)
+    if not any(_IPYTHON_LINE.match(line) for line in lines):
+        return source, ()
     try:
         ast.parse(source)
         return source, ()
     except (SyntaxError, ValueError):
         pass
-    lines = split_lines(source)
     masked = []
     continued = False
     for row, line in enumerate(lines, start=1):
