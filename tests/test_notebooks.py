@@ -8,6 +8,7 @@ import json
 import re
 from pathlib import Path
 
+import jsonschema
 import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
@@ -73,6 +74,7 @@ def test_findings_by_cell_in_concise_json_sarif_github_junit(tmp_path):
     assert [json.loads(line)["cell"] for line in lines] == [3, 3, 3, 5, 5]
 
     sarif = json.loads(check("--output-format", "sarif", "nb.ipynb", cwd=tmp_path).stdout)
+    jsonschema.validate(sarif, json.loads((Path(__file__).parent / "report" / "sarif_minimal_schema.json").read_text()))
     regions = [r["locations"][0]["physicalLocation"]["region"] for r in sarif["runs"][0]["results"]]
     assert [(r["properties"]["cell"], r["startLine"], r["startColumn"]) for r in regions][:3] == [
         (3, 1, 37), (3, 2, 5), (3, 3, 9)
