@@ -229,6 +229,7 @@ def test_a_cross_file_finding_arrives_in_the_background_and_follows_unsaved_edit
     assert "train.py:7" in found[0].message
     assert any(a.title.startswith("TL004") and a.title.endswith("(unsafe)") for a in on_layer)
     assert list(gone) == []
+    assert (tmp_path / ".torchlint_cache").is_dir()  # the pass went through the CLI's cache
 
 
 def test_without_pygls_the_server_says_how_to_install_it():

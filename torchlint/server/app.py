@@ -36,7 +36,13 @@ class TorchlintServer(LanguageServer):
         self.lint_thread = ThreadPoolExecutor(1, thread_name_prefix="torchlint-lint")
         self.pass_thread = ThreadPoolExecutor(1, thread_name_prefix="torchlint-project")
         self.documents = OpenDocuments(
-            self.lint_thread, self._current, self._encoding, self.infos, self._linted, self._config_error
+            self.lint_thread,
+            self._current,
+            self._encoding,
+            self.infos,
+            self._linted,
+            self._config_error,
+            lambda message: self._tell(message, types.MessageType.Error, show=True),
         )
         self.roots: Tuple[str, ...] = ()
         self.worker = ProjectWorker()

@@ -12,7 +12,7 @@ from typing import Callable, Dict, Iterator, List, Optional, Tuple
 from lsprotocol import types
 
 from torchlint.config import Config, ConfigError
-from torchlint.engine import lint_text
+from torchlint.engine import describe, lint_text
 from torchlint.fix import fix_text
 from torchlint.ftypes import SYNTAX_CODE, FileResult, RuleInfo
 from torchlint.registry import all_rules
@@ -81,6 +81,7 @@ class OpenDocuments:
         infos: Dict[str, RuleInfo],
         linted: Callable[[OpenDocument], None],
         config_error: Callable[[ConfigError], None],
+        failed: Callable[[str], None],
     ) -> None:
         self._executor = executor
         self._current = current
@@ -88,6 +89,7 @@ class OpenDocuments:
         self._infos = infos
         self._linted = linted
         self._config_error = config_error
+        self._failed = failed
         self._settings = SettingsByDirectory()
         self._open: Dict[str, OpenDocument] = {}
 
@@ -124,9 +126,13 @@ class OpenDocuments:
             if document.settings is None or (latest and latest.version == version and latest.findings.text == text):
                 return document
             loop = asyncio.get_running_loop()
-            linted = await loop.run_in_executor(
-                self._executor, self._lint, text, version, document.display, document.settings, self._encoding()
-            )
+            try:
+                linted = await loop.run_in_executor(
+                    self._executor, self._lint, text, version, document.display, document.settings, self._encoding()
+                )
+            except Exception as error:  # an engine bug: this version goes unreported, the server goes on
+                self._failed(f"{document.display}: internal error: {describe(error)}")
+                return document
             if self._open.get(uri) is document:
                 document.record(linted)
                 self._linted(document)

@@ -1,0 +1,160 @@
+"""How long `torchlint server` takes from a change to the diagnostics of that version.
+
+    python bench/lsp_latency.py [--lines 2000] [--edits 50] [--dir DIR]
+
+Starts the server over stdio with pygls's client (tests/lsp_support.py), opens a generated
+PyTorch file of about `--lines` lines (modules with convolutions, `torch.cat` and
+`forward`, training loops with `.item()` and `zero_grad`: TL002, TL003 and TL304 find
+things in it), then sends `--edits` one-character edits, one at a time, each at another
+place in the file, and times each from its didChange to the publishDiagnostics for that
+version. Prints the time to the first diagnostics after didOpen and the median, p90 and
+worst of the edits. Target: under 300 ms.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "tests"))
+
+from lsprotocol import types  # noqa: E402
+
+from lsp_support import Session, run  # noqa: E402
+
+TARGET_MS = 300.0
+SETTLE_SECONDS = 3.0
+
+HEADER = """import math
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+from torch.utils.data import DataLoader
+
+
+"""
+
+MODULE = '''class Stage{i}(nn.Module):
+    """Stage {i}: two convolutions and a skip branch fused with torch.cat."""
+
+    def __init__(self, channels={c}, hidden={h}, dropout=0.1):
+        super().__init__()
+        self.conv_in = nn.Conv2d(channels, hidden, 3, padding=1)
+        self.norm = nn.BatchNorm2d(hidden)
+        self.skip = nn.Conv2d(channels, hidden, 1)
+        self.fuse = nn.Conv2d(2 * hidden, channels, 3, padding=1)
+        self.dropout = nn.Dropout(dropout)
+
+    def forward(self, features, extra):
+        main = F.relu(self.norm(self.conv_in(features)))
+        branch = self.skip(extra)
+        fused = torch.cat([main, branch], dim=1)
+        out = self.fuse(self.dropout(fused))
+        return out + features
+
+
+'''
+
+LOOP = '''def train_stage_{i}(model, loader, optimizer, epochs=2):
+    model.train()
+    history = []
+    for epoch in range(epochs):
+        running = 0.0
+        for step, (images, targets) in enumerate(loader):
+            optimizer.zero_grad(set_to_none=False)
+            logits = model(images, images)
+            loss = F.mse_loss(logits, targets)
+            loss.backward()
+            optimizer.step()
+            running += loss.item()
+            if step % 100 == 0:
+                print(f"epoch {{epoch}} step {{step}} loss {{running / (step + 1):.4f}}")
+        history.append(running / max(1, len(loader)))
+    return history
+
+
+def evaluate_stage_{i}(model, dataset, batch_size={b}):
+    loader = DataLoader(dataset, batch_size=batch_size, num_workers=2)
+    model.eval()
+    total = 0.0
+    with torch.no_grad():
+        for images, targets in loader:
+            total += F.mse_loss(model(images, images), targets).item()
+    return total / math.sqrt(len(loader) + 1)
+
+
+'''
+
+
+def generated_source(lines: int) -> str:
+    parts, count, index = [HEADER], HEADER.count("\n"), 0
+    while count < lines:
+        block = MODULE.format(i=index, c=16 * (index % 4 + 1), h=32 * (index % 3 + 1)) + LOOP.format(
+            i=index, b=8 * (index % 5 + 1)
+        )
+        parts.append(block)
+        count += block.count("\n")
+        index += 1
+    return "".join(parts)
+
+
+def edit_rows(text: str):
+    """The rows holding `dropout=0.1` (an edit toggles the digit: the file stays valid)."""
+    return [row for row, line in enumerate(text.splitlines()) if "dropout=0.1" in line]
+
+
+async def measure(root: Path, lines: int, edits: int):
+    text = generated_source(lines)
+    (root / "model.py").write_text(text, encoding="utf-8")
+    async with Session(root) as session:
+        await asyncio.sleep(SETTLE_SECONDS)  # the warm-up and first project pass, done before a person opens a file
+        started = time.perf_counter()
+        uri = session.open("model.py")
+        first = await session.diagnostics(uri, version=1, timeout=120)
+        opened_ms = (session.arrival_times[(uri, 1)] - started) * 1000
+        rows = edit_rows(text)
+        timings = []
+        for number in range(edits):
+            row = rows[(number * 7) % len(rows)]
+            line = session.texts[uri].splitlines()[row]
+            column = line.index("dropout=0.") + len("dropout=0.")
+            digit = "2" if line[column] == "1" else "1"
+            edit = types.TextEdit(types.Range(types.Position(row, column), types.Position(row, column + 1)), digit)
+            sent = time.perf_counter()
+            version = session.change(uri, [edit])
+            await session.diagnostics(uri, version=version, timeout=60)
+            timings.append((session.arrival_times[(uri, version)] - sent) * 1000)
+        return len(text.splitlines()), len(first), opened_ms, timings
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--lines", type=int, default=2000)
+    parser.add_argument("--edits", type=int, default=50)
+    parser.add_argument("--dir", type=Path, help="where to write the file (default: a temporary directory)")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="torchlint-lsp-") as scratch:
+        root = args.dir or Path(scratch)
+        root.mkdir(parents=True, exist_ok=True)
+        lines, findings, opened_ms, timings = run(measure(root, args.lines, args.edits), timeout=1800)
+    ordered = sorted(timings)
+    p90 = ordered[min(len(ordered) - 1, int(round(0.9 * (len(ordered) - 1))))]
+    median = statistics.median(ordered)
+    print(f"file: {lines} lines, {findings} findings")
+    print(f"didOpen -> diagnostics: {opened_ms:.0f} ms")
+    print(
+        f"didChange -> diagnostics of that version ({len(timings)} edits): "
+        f"median {median:.0f} ms, p90 {p90:.0f} ms, max {ordered[-1]:.0f} ms (target < {TARGET_MS:.0f} ms)"
+    )
+    return 0 if p90 < TARGET_MS else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
