@@ -17,6 +17,7 @@ from torchlint.noqa import code_matches, file_exemption
 from torchlint.parse import cst_source, elide_data, in_deep_stack
 from torchlint.rule import Rule, RuleContext, SourceView
 from torchlint.source import DecodeError, decode_source, detect_newline
+from torchlint.statement_parse import StatementParser
 from torchlint.walk import visit_batched
 
 
@@ -87,10 +88,12 @@ def lint_text(
     newline: Optional[str] = None,
     tree: Optional[ast.Module] = None,
     flake8: bool = False,
+    parser: Optional[StatementParser] = None,
 ) -> FileResult:
     """Lint one file's text with the given (already selected) rules; `tree`, the text's
     stdlib ast if the caller has it, saves the gates a parse. `flake8`: leave `# noqa`
-    to flake8 and compute no fixes."""
+    to flake8 and compute no fixes. `parser`: the one that parsed this file's previous
+    versions (the language server's), which re-parses only the statements that changed."""
     result = FileResult(path)
     view = SourceView(text, path, tree, elide_data(text))
     if view.tree is None:  # every file is checked, triggered or not: TL000 promises it
@@ -98,7 +101,7 @@ def lint_text(
             result.diagnostics.append(_syntax_error(path, view.syntax_error))
         return result
     try:
-        return in_deep_stack(lambda: _lint_tree(result, view, config, rules, newline, flake8))
+        return in_deep_stack(lambda: _lint_tree(result, view, config, rules, newline, flake8, parser))
     except (RecursionError, MemoryError) as error:
         # more than the deep stack gives: this file only, one line
         result.diagnostics.clear()
@@ -108,7 +111,7 @@ def lint_text(
 
 
 def _lint_tree(
-    result: FileResult, view: SourceView, config: Config, rules: Sequence[type], newline, flake8: bool
+    result: FileResult, view: SourceView, config: Config, rules: Sequence[type], newline, flake8: bool, parser=None
 ) -> FileResult:
     """Everything after CPython's parse, on the deep stack: valid code of any nesting
     CPython accepts must not exhaust the stack in a gate, a rule or LibCST."""
@@ -116,7 +119,7 @@ def _lint_tree(
     rules = gated_rules(view, config, triggered_rules(view.text, view.path, config, rules))
     if not rules:
         return result
-    return _lint_parsed(result, view, config, rules, newline, flake8)
+    return _lint_parsed(result, view, config, rules, newline, flake8, parser)
 
 
 def _syntax_code_disabled(text: str) -> bool:
@@ -129,14 +132,19 @@ def _syntax_error(path: str, error: SyntaxError) -> Diagnostic:
 
 
 def _lint_parsed(
-    result: FileResult, view: SourceView, config: Config, rules: Sequence[type], newline, flake8: bool
+    result: FileResult, view: SourceView, config: Config, rules: Sequence[type], newline, flake8: bool, parser=None
 ) -> FileResult:
     """Parse with LibCST (the file is known to parse for CPython) and run the rules."""
     text, path = view.text, view.path
     source = cst_source(view.parse_text)
     elided = elide_statements(source.text, view.tree, needed_definitions(view, config, rules))
     try:
-        module = cst.parse_module(source.text if elided is None else elided.text)
+        if parser is None:
+            module = cst.parse_module(source.text if elided is None else elided.text)
+        elif elided is None:
+            module = parser.parse(source.text, view.tree)
+        else:
+            module = parser.parse(elided.text, elided.tree, elided.rows)
     except cst.ParserSyntaxError as error:
         # CPython accepts the file: a LibCST limitation, not the user's syntax error
         result.errors.append(f"{path}: cannot be analysed: LibCST rejects it: {' '.join(error.message.split())}")
@@ -154,6 +162,8 @@ def _lint_parsed(
         elided,
     )
     context.facts.update(result.facts)
+    if parser is not None:
+        context.known_ranges = parser.ranges
     crashed = _traverse(module, [rule(context) for rule in rules])
     findings = []
     for report in context.reports:

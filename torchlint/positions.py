@@ -100,9 +100,15 @@ class StatementRanges:
     """A mapping node -> range (`.start/.end` with `.line`, `.column`) like PositionProvider's."""
 
     def __init__(
-        self, module, tree: Callable[[], Optional[ast.Module]], file_row: Optional[Callable[[int], int]] = None
+        self,
+        module,
+        tree: Callable[[], Optional[ast.Module]],
+        file_row: Optional[Callable[[int], int]] = None,
+        known: Optional["KnownRanges"] = None,
     ) -> None:
         self._module = module
+        self._known = known
+        self._index_of_statement: Optional[Dict[int, int]] = None
         self._tree = tree
         self._file_row = file_row  # the file's row of a row of the parsed text, if they differ
         self._ranges: Dict = {}
@@ -115,6 +121,10 @@ class StatementRanges:
         found = self._ranges.get(node)
         if found is not None:
             return found
+        if self._known is not None and self._fallback is None:
+            found = self._known_range(node)
+            if found is not None:
+                return found
         if self._fallback is None:
             index = self._index_of(node)
             rows = self._statement_rows()
@@ -129,6 +139,21 @@ class StatementRanges:
             _Point(self._file_row(found.start.line), found.start.column),
             _Point(self._file_row(found.end.line), found.end.column),
         )
+
+    def _known_range(self, node):
+        known = self._known.get(node, self._module.default_indent)
+        rows = self._statement_rows()
+        if known is None or rows is None:
+            return None
+        statement, (start_line, start_column, end_line, end_column) = known
+        if self._index_of_statement is None:
+            self._index_of_statement = {id(s): index for index, s in enumerate(self._module.body)}
+        index = self._index_of_statement.get(id(statement))
+        if index is None or self._module.body[index] is not statement:
+            return None
+        row = rows[index]
+        found = self._ranges[node] = _Range(_Point(start_line + row, start_column), _Point(end_line + row, end_column))
+        return found
 
     def _index_of(self, node) -> Optional[int]:
         body = self._module.body
@@ -147,15 +172,59 @@ class StatementRanges:
 
     def _resolve(self, index: int, row: int) -> None:
         statement = self._module.body[index]
-        alone = self._module.with_changes(body=[statement], header=[], footer=[])
-        ranges = _whole_module(alone)
-        decorators = getattr(statement, "decorators", ())
-        anchor = decorators[0] if decorators else statement
-        shift = row - ranges[anchor].start.line
-        for node, found in ranges.items():
-            if node is alone:
-                continue
-            self._ranges[node] = _Range(
-                _Point(found.start.line + shift, found.start.column),
-                _Point(found.end.line + shift, found.end.column),
-            )
+        relative = _relative_ranges(self._module, statement)
+        if self._known is not None:
+            self._known.add(statement, self._module.default_indent, relative)
+        for node, start_line, start_column, end_line, end_column in relative:
+            self._ranges[node] = _Range(_Point(start_line + row, start_column), _Point(end_line + row, end_column))
+
+
+class KnownRanges:
+    """The ranges of top-level statements' nodes, lines counted from each statement's
+    anchor, kept across the versions of one file by a parser that reuses the statements
+    it did not parse again (`torchlint.statement_parse`): a statement's positions are
+    then computed once, not at every version."""
+
+    def __init__(self) -> None:
+        self._of_node: Dict = {}  # node -> (its top-level statement, its relative range)
+        self._statements: Dict[int, Tuple] = {}  # id(statement) -> (statement, indent unit, its nodes)
+
+    def get(self, node, indent: str) -> Optional[Tuple]:
+        """(statement, relative range) of a node, if known for this indent unit (a block
+        that records no indent of its own has the module's)."""
+        found = self._of_node.get(node)
+        if found is None or self._statements[id(found[0])][1] != indent:
+            return None
+        return found
+
+    def add(self, statement, indent: str, relative: List[Tuple]) -> None:
+        self._drop(id(statement))
+        for node, *found in relative:
+            self._of_node[node] = (statement, tuple(found))
+        self._statements[id(statement)] = (statement, indent, [entry[0] for entry in relative])
+
+    def keep_only(self, statements) -> None:
+        """Forget all but these statements (those of the file's latest version)."""
+        current = {id(statement) for statement in statements}
+        for key in [key for key in self._statements if key not in current]:
+            self._drop(key)
+
+    def _drop(self, key: int) -> None:
+        known = self._statements.pop(key, None)
+        if known is not None:
+            for node in known[2]:
+                self._of_node.pop(node, None)
+
+
+def _relative_ranges(module, statement) -> List[Tuple]:
+    """(node, start line, start column, end line, end column) of each node of a top-level
+    statement, lines counted from its anchor (its first decorator, or itself)."""
+    alone = module.with_changes(body=[statement], header=[], footer=[])
+    ranges = _whole_module(alone)
+    decorators = getattr(statement, "decorators", ())
+    base = ranges[decorators[0] if decorators else statement].start.line
+    return [
+        (node, found.start.line - base, found.start.column, found.end.line - base, found.end.column)
+        for node, found in ranges.items()
+        if node is not alone
+    ]

@@ -23,7 +23,7 @@ from torchlint.ftypes import Diagnostic, Edit, Fix, Location, RuleInfo
 from torchlint.layout import fit_edit
 from torchlint.names import ImportMap, ImportTable, ast_import_table
 from torchlint.noqa import StatementSuppressions
-from torchlint.positions import StatementRanges
+from torchlint.positions import KnownRanges, StatementRanges
 from torchlint.source import split_lines
 
 
@@ -202,6 +202,7 @@ class RuleContext:
         self.newline = newline
         self.reports: List[Report] = []
         self.facts: Dict[str, Any] = {}
+        self.known_ranges: Optional[KnownRanges] = None  # positions kept from the file's previous versions
 
     @property
     def statement_tree(self) -> Optional[ast.Module]:
@@ -218,7 +219,8 @@ class RuleContext:
         """Node positions, computed on first use for the statements that need them."""
         lines = [line.rstrip("\r\n") for line in split_lines(self.text)]
         file_row = None if self.elided is None else self.elided.file_row
-        return Positions(StatementRanges(self.module, lambda: self.statement_tree, file_row), lines, self.column_shifts)
+        ranges = StatementRanges(self.module, lambda: self.statement_tree, file_row, self.known_ranges)
+        return Positions(ranges, lines, self.column_shifts)
 
     @cached_property
     def suppressions(self) -> StatementSuppressions:

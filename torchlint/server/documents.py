@@ -19,6 +19,7 @@ from torchlint.registry import all_rules
 from torchlint.runner import RunSettings, rules_for
 from torchlint.server.protocol import Findings, findings_in
 from torchlint.server.settings import SettingsByDirectory
+from torchlint.statement_parse import StatementParser
 
 WARM_UP = "import torch\n\nfor batch in loader:\n    loss = model(batch)\n    print(loss.item())\n"
 
@@ -44,6 +45,7 @@ class OpenDocument:
     settings: Optional[RunSettings] = None  # None while its config file is wrong
     latest: Optional[Linted] = None
     good: Optional[Linted] = None  # the latest version that parsed
+    parser: StatementParser = field(default_factory=StatementParser)  # used by one lint at a time
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
     def shown(self) -> List[types.Diagnostic]:
@@ -59,14 +61,19 @@ class OpenDocument:
             self.good = linted
 
 
-def lint_document(text: str, display: str, settings: RunSettings) -> FileResult:
-    return lint_text(text, display, settings.config, rules_for(display, settings))
+def lint_document(text: str, display: str, settings: RunSettings, parser: Optional[StatementParser] = None) -> FileResult:
+    return lint_text(text, display, settings.config, rules_for(display, settings), parser=parser)
 
 
 def fix_document(text: str, display: str, settings: RunSettings) -> str:
     """The text with every safe fix applied, as `torchlint check --fix` would."""
     rules = rules_for(display, settings)
-    return fix_text(text, lambda current: lint_text(current, display, settings.config, rules), unsafe=False).text
+    parser = StatementParser()  # each round changes a few statements of the last one's text
+
+    def lint(current: str) -> FileResult:
+        return lint_text(current, display, settings.config, rules, parser=parser)
+
+    return fix_text(text, lint, unsafe=False).text
 
 
 class OpenDocuments:
@@ -127,9 +134,7 @@ class OpenDocuments:
                 return document
             loop = asyncio.get_running_loop()
             try:
-                linted = await loop.run_in_executor(
-                    self._executor, self._lint, text, version, document.display, document.settings, self._encoding()
-                )
+                linted = await loop.run_in_executor(self._executor, self._lint, document, text, version, self._encoding())
             except Exception as error:  # an engine bug: this version goes unreported, the server goes on
                 self._failed(f"{document.display}: internal error: {describe(error)}")
                 return document
@@ -154,6 +159,6 @@ class OpenDocuments:
             document.settings = None
             self._config_error(error)
 
-    def _lint(self, text: str, version: Optional[int], display: str, settings: RunSettings, encoding: str) -> Linted:
-        result = lint_document(text, display, settings)
+    def _lint(self, document: OpenDocument, text: str, version: Optional[int], encoding: str) -> Linted:
+        result = lint_document(text, document.display, document.settings, document.parser)
         return Linted(version, result, findings_in(text, result.diagnostics, encoding, self._infos))
