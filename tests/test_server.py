@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -13,7 +12,7 @@ pytest.importorskip("pygls")
 from lsprotocol import types  # noqa: E402
 
 from cli_support import write_tree  # noqa: E402
-from lsp_support import DEFAULT_CAPABILITIES, Session, apply_text_edits, run, text_edits_for  # noqa: E402
+from lsp_support import Session, apply_text_edits, run, text_edits_for  # noqa: E402
 from test_tl004_cudnn_rnn_double_backward import GRU_MODEL, penalty  # noqa: E402
 from torchlint.server.actions import whole_text_edit  # noqa: E402
 from torchlint.server.protocol import TextPositions  # noqa: E402
