@@ -26,7 +26,8 @@ from torchlint.server.workspace import Debounced, ProjectRequest, ProjectWorker
 from torchlint.source import DecodeError, decode_source
 
 PYTHON_SUFFIXES = (".py", ".pyi")
-PROJECT_DELAY = 0.3  # seconds of quiet after a change before the project pass
+PROJECT_DELAY = 0.3  # seconds from a save (or open, close) to the project pass
+TYPING_DELAY = 1.0  # while typing, a pass waits for a pause: it would only compete with the lints
 WATCHED = ("**/*.py", "**/*.pyi", *(f"**/{name}" for name in sorted(CONFIG_NAMES)))
 
 class TorchlintServer(LanguageServer):
@@ -118,7 +119,7 @@ class TorchlintServer(LanguageServer):
         if self.documents.get(params.text_document.uri) is None:
             return
         await self.documents.refresh(params.text_document.uri)
-        self.project.request()
+        self.project.request(delay=TYPING_DELAY)
 
     async def on_save(self, params: types.DidSaveTextDocumentParams) -> None:
         if Path(uris.to_fs_path(params.text_document.uri) or "").name in CONFIG_NAMES:
