@@ -60,7 +60,7 @@ def _noqa_actions(text: str, on_rows, positions: TextPositions, make_edit: MakeE
         except (SyntaxError, tokenize.TokenError):
             continue
         if row not in changed:
-            continue  # a bare `# noqa` there already covers it
+            continue  # a bare noqa comment there already covers every code
         old_length = len(_line_body(text, positions, row))
         edit = Edit(Location(row, 1), Location(row, old_length + 1), changed[row])
         actions.append(

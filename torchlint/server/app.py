@@ -32,7 +32,10 @@ TYPING_DELAY = 1.0  # while typing, a pass waits for a pause: it would only comp
 IDLE_DELAY = 1.5  # seconds without a lint before the heap is compacted
 WATCHED = ("**/*.py", "**/*.pyi", *(f"**/{name}" for name in sorted(CONFIG_NAMES)))
 
+
 class TorchlintServer(LanguageServer):
+    """One client's session: its open documents and its workspace's project findings."""
+
     def __init__(self) -> None:
         super().__init__("torchlint", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
         self.infos = rule_infos()
