@@ -72,3 +72,15 @@ def test_an_unchanged_statement_is_not_parsed_again():
     edited = text.replace("return 2", "return 3")
     second = parser.parse(edited, ast.parse(edited))
     assert second.body[1] is first.body[1] and second.body[2] is not first.body[2]
+
+
+def test_a_statement_written_twice_has_two_nodes_and_two_positions():
+    text = "def reset(o):\n    o.zero_grad(set_to_none=False)\n\n\ndef reset(o):\n    o.zero_grad(set_to_none=False)\n"
+    parser = StatementParser()
+    module = parser.parse(text, ast.parse(text))
+    assert module.body[0] is not module.body[1]
+    config, selected = Config(root=REPO), rules()
+    for version in (text, text + "\n\nx = 1\n"):
+        found = lint_text(version, "twice.py", config, selected, parser=parser).diagnostics
+        assert [d.location.row for d in found] == [2, 6]
+        assert found == lint_text(version, "twice.py", config, selected).diagnostics

@@ -39,8 +39,10 @@ class StatementParser:
         parts = []
         for first, last in spans if len(spans) > 1 else ():
             source = "".join(lines[first - 1 : last])
-            chunk = used.get(source) or self._chunks.get(source) or _Chunk(cst.parse_module(source))
-            used[source] = chunk
+            if source in used:  # a statement written twice: each copy is a node of its own
+                chunk = _Chunk(cst.parse_module(source))
+            else:
+                chunk = used[source] = self._chunks.get(source) or _Chunk(cst.parse_module(source))
             parts.append(chunk)
         self._chunks = used  # what this version used: the next one shares most of it
         module = (_joined(parts) if parts else None) or cst.parse_module(text)
