@@ -29,9 +29,16 @@ def make_tree(root: Path, files: int = 300) -> None:
 
 
 def start_cli(*args, cwd) -> subprocess.Popen:
+    """The CLI as a terminal would start it: with ^C's default action, even where the tests
+    run with SIGINT ignored (a shell's background job), which Python would keep ignoring."""
     env = {**os.environ, "NO_COLOR": "1"}
     return subprocess.Popen(
-        [sys.executable, "-m", "torchlint", *args], cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        [sys.executable, "-m", "torchlint", *args],
+        cwd=cwd,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
 
 
