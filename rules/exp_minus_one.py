@@ -14,13 +14,11 @@ _ROUNDING = frozenset({"round", "floor", "ceil", "trunc", "long", "int"})
 def _rounded_operands(call) -> list:
     """What `torch.round(x)`, `x.round()`, `x.long()`, `round(x)`, `int(x)` ... round."""
     func = call.func
-    name = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", None)
-    if name not in _ROUNDING:
-        return []
-    operands = [arg.value for arg in call.args[:1]]
-    if isinstance(func, cst.Attribute):
-        operands.append(func.value)
-    return operands
+    if isinstance(func, cst.Attribute) and func.attr.value in _ROUNDING:
+        return [arg.value for arg in call.args[:1]] + [func.value]
+    if isinstance(func, cst.Name) and func.value in _ROUNDING:
+        return [arg.value for arg in call.args[:1]]
+    return []
 
 
 def _arithmetic_parts(node):
