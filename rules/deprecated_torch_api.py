@@ -129,6 +129,8 @@ class DeprecatedTorchApi(TorchApiRule):
 
     VALID = (
         "import torch\n\nq, r = torch.linalg.qr(a)\nx = torch.arange(10)\n",
+        # AOT Autograd stayed in functorch.compile: torch.func has no counterpart
+        "from functorch.compile import aot_function, make_boxed_func\n\ncompiled = aot_function(f, make_boxed_func)\n",
         # not yet deprecated at the default target (2.2): the 2.4 mixed-precision names
         "import torch\n\nwith torch.cuda.amp.autocast():\n    pass\n",
         # un-deprecated in 2.0

@@ -146,6 +146,10 @@ TABLE: Tuple[TorchApi, ...] = (
     # functorch merged into torch.func (2.0)
     TorchApi("functorch.*", "torch.func", "2.0", None, "2.0",
              reference="https://pytorch.org/docs/stable/func.migrating.html", runtime_warning=FUTURE),
+    # ... except AOT Autograd (`functorch.compile`): torch.func has no counterpart, and torch
+    # 2.13 imports and runs it without a warning; a row that is neither deprecated nor
+    # removed keeps the `functorch.*` row above from claiming it
+    TorchApi("functorch.compile.*", None, reference="https://pytorch.org/docs/stable/func.migrating.html"),
     *(_functorch(member) for member in (
         "vmap", "grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "functionalize",
     )),
