@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from json.decoder import scanstring
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from torchlint.fix_guard import line_starts
+from torchlint.fix import line_offsets, text_offset
 from torchlint.ftypes import Diagnostic, Edit, Fix, Location
 from torchlint.source import BOM, split_lines
 
@@ -70,10 +70,10 @@ class Layout:
     def admits(self, text: str, fix: Fix) -> bool:
         """Whether every edit stays inside one cell, keeps cells apart and leaves the
         masked lines alone."""
-        line_starts = _line_starts(text)
+        starts = line_offsets(text)
         ends = self.starts[1:] + [len(text)]
         for edit in fix.edits:
-            begin, end = _offset(line_starts, edit.start), _offset(line_starts, edit.end)
+            begin, end = text_offset(starts, edit.start), text_offset(starts, edit.end)
             cell = _cell_of(self.starts, begin)
             if end > ends[cell]:
                 return False
@@ -295,15 +295,6 @@ def _row_in(chunk: str, offset: int) -> int:
     return chunk.count("\n", 0, offset) + 1
 
 
-def _line_starts(text: str) -> List[int]:
-    return line_starts(split_lines(text))
-
-
-def _offset(starts: Sequence[int], location: Location) -> int:
-    row = min(max(location.row, 1), len(starts))
-    return starts[row - 1] + location.column - 1
-
-
 def read_notebook(data: bytes) -> Notebook:
     """The notebook in `data`, or NotebookError (one line: why it cannot be read)."""
     bom = data.startswith(BOM)
@@ -333,7 +324,7 @@ def read_notebook(data: bytes) -> Notebook:
     for cell in cells:
         starts.append(position)
         lines = split_lines(cell.chunk)
-        line_starts = _line_starts(cell.chunk)
+        line_starts = line_offsets(cell.chunk)
         for row, _ in cell.masked:
             masks.append((position + line_starts[row - 1], len(lines[row - 1].rstrip("\r\n"))))
         position += len(cell.chunk)
