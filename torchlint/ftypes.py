@@ -73,6 +73,12 @@ class Fix:
         )
 
 
+def cell_name(filename: str, cell: Optional[int]) -> str:
+    """`nb.ipynb:cell 3` (ruff's spelling), the name output and the run's sources give a
+    notebook cell; the file's own name outside notebooks."""
+    return filename if cell is None else f"{filename}:cell {cell}"
+
+
 @dataclass(frozen=True)
 class Diagnostic:
     """One finding. `filename` is the path as the user named it (or discovery found it).
@@ -95,7 +101,7 @@ class Diagnostic:
     @property
     def source_name(self) -> str:
         """The name the run's sources hold its text under: the file, or the notebook cell."""
-        return self.filename if self.cell is None else f"{self.filename}:cell {self.cell}"
+        return cell_name(self.filename, self.cell)
 
     def to_json(self) -> dict:
         data = {

@@ -25,7 +25,7 @@ from json.decoder import scanstring
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from torchlint.fix import line_offsets, text_offset
-from torchlint.ftypes import Diagnostic, Edit, Fix, Location
+from torchlint.ftypes import Diagnostic, Edit, Fix, Location, cell_name
 from torchlint.source import BOM, split_lines
 
 NOTEBOOK_SUFFIX = ".ipynb"
@@ -190,7 +190,7 @@ class Notebook:
         for cell, source in zip(self.cells, self.sources(module_text, layout)):
             if source == cell.source:
                 continue
-            name = f"{display}:cell {cell.number}"
+            name = cell_name(display, cell.number)
             lines = difflib.unified_diff(
                 cell.source.splitlines(keepends=True), source.splitlines(keepends=True), f"a/{name}", f"b/{name}"
             )
@@ -201,7 +201,7 @@ class Notebook:
         """Each cell's text as the module holds it, under the name reporters look it up by
         (`Diagnostic.source_name`)."""
         return {
-            f"{display}:cell {cell.number}": chunk
+            cell_name(display, cell.number): chunk
             for cell, chunk in zip(self.cells, layout.chunks(module_text))
         }
 
@@ -250,7 +250,7 @@ class Notebook:
         def in_cell(match) -> str:
             row = int(match.group(1))
             index = _cell_of(first_rows, row)
-            return f"{display}:cell {self.cells[index].number}:{row - first_rows[index] + 1}"
+            return f"{cell_name(display, self.cells[index].number)}:{row - first_rows[index] + 1}"
 
         if not first_rows or display not in message:
             return message

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Sequence, TextIO
 
-from torchlint.ftypes import Diagnostic
+from torchlint.ftypes import Diagnostic, cell_name
 from torchlint.report import paths
 from torchlint.report.context import ReportContext
 
@@ -32,8 +32,7 @@ def command(diagnostic: Diagnostic, ctx: ReportContext) -> str:
         "endColumn": end.column,
     }
     props = ",".join(f"{key}={escape_property(str(value))}" for key, value in properties.items())
-    cell = "" if diagnostic.cell is None else f"cell {diagnostic.cell}:"
-    text = f"{path}:{cell}{start.row}:{start.column}: {diagnostic.code} {diagnostic.message}"
+    text = f"{cell_name(path, diagnostic.cell)}:{start.row}:{start.column}: {diagnostic.code} {diagnostic.message}"
     return f"::{ctx.rule_level(diagnostic.code)} {props}::{escape_data(text)}"
 
 
