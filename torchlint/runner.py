@@ -50,6 +50,7 @@ class FileOutcome:
     cached: bool = False
     notebook: Optional[Notebook] = None  # the file is a notebook: its source is the cells' module
     layout: Optional[Layout] = None  # where the notebook's cells are in the (fixed) module
+    unread_notebook: Optional[bytes] = None  # a cached notebook, read only if a finding needs its cells
 
 
 @dataclass
@@ -136,10 +137,7 @@ def lookup(job: Job, settings: RunSettings, cache: Optional[Cache] = None) -> Tu
         if cached is not None and (settings.mode == "check" or not _has_fix(cached, settings.unsafe)):
             outcome = _with_result(FileOutcome(display, cached=True), cached, data if settings.keep_sources else None)
             if is_notebook(display):
-                try:
-                    _attach_notebook(outcome, data, settings)
-                except NotebookError:  # its cached finding says why
-                    pass
+                outcome.unread_notebook = data
             return outcome, (display, path, data)
     return None, (display, path, data)
 
@@ -259,6 +257,25 @@ def _attach_notebook(outcome: FileOutcome, data: bytes, settings: RunSettings) -
     return notebook
 
 
+def _read_cached_notebooks(outcomes: Sequence[FileOutcome], project: Sequence[Diagnostic], settings: RunSettings) -> None:
+    """Read the cached notebooks that a finding is in or names rows of; a warm run parses
+    no other notebook."""
+    unread = [o for o in outcomes if o.unread_notebook is not None]
+    if not unread:
+        return
+    diagnostics = [d for outcome in outcomes for d in outcome.diagnostics] + list(project)
+    in_files = {d.filename for d in diagnostics}
+    for outcome in unread:
+        data, outcome.unread_notebook = outcome.unread_notebook, None
+        if outcome.notebook is not None:  # a project fix read it already
+            continue
+        if outcome.display in in_files or any(outcome.display in d.message for d in diagnostics):
+            try:
+                _attach_notebook(outcome, data, settings)
+            except NotebookError:  # its cached finding says why
+                pass
+
+
 def _in_cells(outcomes: Sequence[FileOutcome], project: List[Diagnostic]) -> List[Diagnostic]:
     """Notebook findings (each outcome's and the project pass's) with cell positions."""
     notebooks = {outcome.display: outcome for outcome in outcomes if outcome.layout is not None}
@@ -317,6 +334,7 @@ def run(
         project = _fix_project(outcomes, project, settings)
         for outcome, job in zip(outcomes, jobs_in):
             _finish_fix(outcome, job[1], settings)
+    _read_cached_notebooks(outcomes, project, settings)
     project = _in_cells(outcomes, project)
     diagnostics = [d for outcome in outcomes for d in outcome.diagnostics] + project
     diagnostics.sort(key=lambda d: d.sort_key)
