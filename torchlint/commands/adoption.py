@@ -71,7 +71,7 @@ def apply_baseline(result, baseline: Tuple[Optional[Baseline], str], config: Con
     if active is None:
         return result, ""
     checked = [outcome.display for outcome in result.outcomes]
-    filtered = active.filter(result.diagnostics, _sources(result), config.root, checked)
+    filtered = active.filter(result.diagnostics, result.sources(), config.root, checked)
     return replace(result, diagnostics=filtered.diagnostics), filtered.summary(name)
 
 
@@ -89,7 +89,7 @@ def write_baseline(args: argparse.Namespace, result, config: Config) -> bool:
     from torchlint.console import error
 
     try:
-        count = write(args.write_baseline, result.diagnostics, _sources(result), config.root)
+        count = write(args.write_baseline, result.diagnostics, result.sources(), config.root)
     except BaselineError as problem:
         error(str(problem))
         return False
@@ -101,20 +101,14 @@ def write_baseline(args: argparse.Namespace, result, config: Config) -> bool:
 def add_noqa(result, jobs) -> bool:
     """Add noqa directives for the run's findings; False if a file could not be done."""
     from torchlint.add_noqa import add_noqa as add_directives
-    from torchlint.console import error
-
-    from torchlint.console import warning
+    from torchlint.console import error, warning
 
     files = {display: path for display, path, _ in jobs if path is not None}
     for notebook in sorted({d.filename for d in result.diagnostics if d.cell is not None}):
         warning(f"{notebook}: --add-noqa does not write into notebooks; add `# noqa: CODE` in the cell")
-    outcome = add_directives([d for d in result.diagnostics if d.cell is None], files, _sources(result))
+    outcome = add_directives([d for d in result.diagnostics if d.cell is None], files, result.sources())
     for message in outcome.errors:
         error(message)
     noun = "directive" if outcome.added == 1 else "directives"
     print(f"Added {outcome.added} noqa {noun}.", file=sys.stderr)
     return not outcome.errors
-
-
-def _sources(result):
-    return result.sources()
