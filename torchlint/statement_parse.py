@@ -17,6 +17,7 @@ import ast
 import bisect
 from typing import Dict, List, Optional, Sequence, Tuple
 
+from torchlint.elide import statement_spans
 from torchlint.lazy import cst
 from torchlint.positions import KnownRanges
 from torchlint.source import split_lines
@@ -72,14 +73,9 @@ class _Chunk:
 def _chunk_spans(tree: ast.Module, lines: List[str], rows: Optional[Sequence[int]]) -> List[Tuple[int, int]]:
     """(first row, last row) of each chunk of the text: from the row after the previous
     chunk to the last row of its statements."""
-    ends: List[Tuple[int, int]] = []  # (first row, last row) of each top-level statement, in the text
-    for statement in tree.body:
-        decorators = getattr(statement, "decorator_list", None)
-        first = min(d.lineno for d in decorators) if decorators else statement.lineno
-        last = statement.end_lineno or statement.lineno
-        if rows is not None:
-            first, last = bisect.bisect_left(rows, first) + 1, bisect.bisect_left(rows, last) + 1
-        ends.append((first, last))
+    ends = statement_spans(tree)
+    if rows is not None:  # the tree's rows are the file's: make them the elided text's
+        ends = [(bisect.bisect_left(rows, first) + 1, bisect.bisect_left(rows, last) + 1) for first, last in ends]
     spans: List[Tuple[int, int]] = []
     start = 1
     for index, (_, last) in enumerate(ends):
