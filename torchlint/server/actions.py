@@ -10,6 +10,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 from lsprotocol import types
 
 from torchlint.add_noqa import lines_with_directives
+from torchlint.fix import is_applicable
 from torchlint.ftypes import SYNTAX_CODE, Applicability, Diagnostic, Edit, Location
 from torchlint.server.protocol import Findings, TextPositions
 
@@ -33,7 +34,7 @@ def quick_fixes(findings: Findings, rows: Tuple[int, int], encoding: str, make_e
     actions = []
     for ours, theirs in on_rows:
         fix = ours.fix
-        if fix is None or fix.applicability is Applicability.DISPLAY_ONLY:
+        if not is_applicable(fix, unsafe=True):
             continue
         safe = fix.applicability is Applicability.SAFE
         actions.append(
@@ -79,7 +80,7 @@ def _line_body(text: str, positions: TextPositions, row: int) -> str:
 
 
 def has_safe_fix(diagnostics: Sequence[Diagnostic]) -> bool:
-    return any(d.fix is not None and d.fix.applicability is Applicability.SAFE for d in diagnostics)
+    return any(is_applicable(d.fix, unsafe=False) for d in diagnostics)
 
 
 def fix_all_action(data: Optional[dict] = None, edit: Optional[types.WorkspaceEdit] = None) -> types.CodeAction:
