@@ -137,12 +137,6 @@ class Session:
         ordered = sorted(edits, key=lambda e: (e.range.start.line, e.range.start.character), reverse=True)
         return self.change(uri, ordered)
 
-    def save(self, uri: str) -> None:
-        path = Path(uris.to_fs_path(uri))
-        path.write_text(self.texts[uri], encoding="utf-8")
-        self.note("->", f"didSave {path.name}")
-        self.client.text_document_did_save(types.DidSaveTextDocumentParams(types.TextDocumentIdentifier(uri)))
-
     async def diagnostics(
         self,
         uri: str,
@@ -167,9 +161,7 @@ class Session:
             self._arrived.clear()
             await asyncio.wait_for(self._arrived.wait(), max(0.0, deadline - time.perf_counter()))
 
-    async def code_actions(
-        self, uri: str, line: int, only: Optional[List[str]] = None, context_diagnostics=()
-    ) -> List[types.CodeAction]:
+    async def code_actions(self, uri: str, line: int, only: Optional[List[str]] = None) -> List[types.CodeAction]:
         """The actions for a cursor at the start of `line` (1-based)."""
         cursor = types.Position(line - 1, 0)
         self.note("->", f"codeAction line {line}" + (f" only={only}" if only else ""))
@@ -177,7 +169,7 @@ class Session:
             types.CodeActionParams(
                 text_document=types.TextDocumentIdentifier(uri),
                 range=types.Range(cursor, cursor),
-                context=types.CodeActionContext(diagnostics=list(context_diagnostics), only=only),
+                context=types.CodeActionContext(diagnostics=[], only=only),
             )
         )
         found = found or []
