@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 from typing import Dict, Union
 
-from torchlint.config import Config, ConfigError, load_config
+from torchlint.config import ConfigError, load_config
 from torchlint.registry import all_rules, option_defaults, select_rules
 from torchlint.runner import RunSettings
 
@@ -19,15 +19,12 @@ from torchlint.runner import RunSettings
 CONFIG_NAMES = frozenset(("pyproject.toml", "torchlint.toml", "ruff.toml", ".ruff.toml"))
 
 
-def run_settings(config: Config) -> RunSettings:
-    """The settings of a check run with `config` and no flags (the cache's key is theirs)."""
+def settings_for(directory: Path) -> RunSettings:
+    """The settings of a check run with no flags on the files of `directory` (the cache's
+    key is theirs); ConfigError if its config is wrong."""
+    config = load_config(None, directory, option_defaults())
     rules = select_rules(all_rules(), config.select, config.extend_select, config.ignore)
     return RunSettings(config=config, codes=tuple(rule.code for rule in rules))
-
-
-def settings_for(directory: Path) -> RunSettings:
-    """The settings for the files of `directory` (ConfigError if its config is wrong)."""
-    return run_settings(load_config(None, directory, option_defaults()))
 
 
 def display_name(path: str) -> str:
