@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 import ast
-from typing import Dict, FrozenSet, Iterator, List, Optional, Set, Tuple
+from typing import Dict, FrozenSet, Iterator, List, Optional, Sequence, Set, Tuple
 
 from torchlint.ftypes import Applicability, Fix
 from torchlint.lazy import cst
@@ -358,14 +358,15 @@ class HostSyncInHotPath(HotPathRule):
         instance = self_name(function)
         parents = parents_of(function.body)
         imports = self.context.imports
-        logged = _logged_values(function.body, instance, imports)
+        nodes = list(own_nodes(function.body))  # walked once, read by each helper
+        logged = _logged_values(nodes, instance, imports)
         where = f"`{class_name}.{function.name.value}`"
-        timed = _times(function.body, imports)
+        timed = _times(nodes, imports)
         host_values = bool(self.settings["check-host-values"])
         repeated = repeated_syncs(function.body, imports, _sync_receiver)
-        uses = _name_uses(function.body, parents)
-        for node in own_nodes(function.body):
-            if not isinstance(node, cst.Call):
+        uses = _name_uses(nodes, parents)
+        for node in nodes:
+            if type(node) is not cst.Call:
                 continue
             if imports.qualified_name(node.func) == SYNCHRONIZE:
                 # around a timer it is what makes the measurement right
@@ -435,10 +436,8 @@ _TRAINING_ONLY = frozenset({"training_step"})
 _WRAPPERS = frozenset({"float", "int", "round"})
 
 
-def _times(body, imports) -> bool:
-    return any(
-        isinstance(node, cst.Call) and imports.qualified_name(node.func) in _TIMERS for node in own_nodes(body)
-    )
+def _times(nodes: Sequence, imports) -> bool:
+    return any(type(node) is cst.Call and imports.qualified_name(node.func) in _TIMERS for node in nodes)
 
 
 def _recorded(call, parents: Dict, uses: Dict[str, List]) -> bool:
@@ -481,12 +480,12 @@ def _stats_dict(mapping, parents: Dict) -> bool:
     return not isinstance(holder, cst.Arg) or _is_sink(parents.get(holder))
 
 
-def _name_uses(body, parents: Dict) -> Dict[str, List]:
-    """Every `Name` node of a method (nested functions excluded) by its name, reads and
-    bindings alike, but not attribute names (`x.n`) or keywords (`f(n=1)`)."""
+def _name_uses(nodes: Sequence, parents: Dict) -> Dict[str, List]:
+    """Every `Name` node of a method (`nodes`: its own, nested functions excluded) by its
+    name, reads and bindings alike, but not attribute names (`x.n`) or keywords (`f(n=1)`)."""
     uses: Dict[str, List] = {}
-    for node in own_nodes(body):
-        if isinstance(node, cst.Name):
+    for node in nodes:
+        if type(node) is cst.Name:
             holder = parents.get(node)
             if isinstance(holder, cst.Attribute) and holder.attr is node:
                 continue
@@ -615,16 +614,16 @@ def _after_sync(receiver) -> bool:
     return False
 
 
-def _logged_values(body, instance: Optional[str], imports) -> Dict[object, bool]:
-    """The `.item()` calls given as the value to `self.log(...)` / `self.log_dict({...})`,
+def _logged_values(nodes: Sequence, instance: Optional[str], imports) -> Dict[object, bool]:
+    """Of a method's own `nodes`, the `.item()` calls given as the value to `self.log(...)` / `self.log_dict({...})`,
     except on a value that is plainly not a tensor (see `torchlint.reach.plainly_host`),
     which has no `.detach()`; each with whether Lightning's progress bar reads it every
     training batch (`prog_bar=True`, not `on_step=False`)."""
     found: Dict[object, bool] = {}
     if instance is None:
         return found
-    for node in own_nodes(body):
-        if not isinstance(node, cst.Call):
+    for node in nodes:
+        if type(node) is not cst.Call:
             continue
         method_name = self_attribute(node.func, instance)
         if method_name not in _LOG_SIGNATURES:

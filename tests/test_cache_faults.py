@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from cli_support import run_torchlint
+from cli_support import run_torchlint, write_tree
+from test_tl004_cudnn_rnn_double_backward import GRU_MODEL, penalty
 
 BAD = "import wandb\n\n\ndef train():\n    wandb.init()\n"
 DAY = 86400
@@ -76,10 +77,6 @@ def _list_location(entry):
     entry["diagnostics"][0]["location"] = [1, 1]
 
 
-def _facts_list(entry):
-    entry["facts"] = []
-
-
 def _used_text(entry):
     entry["used"] = "today"
 
@@ -104,7 +101,6 @@ CORRUPTIONS = {
     "row-as-string": _corrupt_entry(_set_row),
     "missing-key": _corrupt_entry(_drop_message),
     "list-for-dict": _corrupt_entry(_list_location),
-    "facts-list": _corrupt_entry(_facts_list),
     "used-string": _corrupt_entry(_used_text),
     "unknown-applicability": _corrupt_entry(_bad_applicability),
     "edits-dict": _corrupt_entry(_edits_dict),
@@ -127,7 +123,74 @@ def test_a_corrupt_entry_is_a_miss_and_is_overwritten(tmp_path, corrupt):
         again = concise(".", cwd=tmp_path)
         assert (again.returncode, again.stdout, again.stderr) == (cold.returncode, cold.stdout, cold.stderr)
     [entry] = json.loads(the_pack(tmp_path).read_text())["files"].values()
-    assert type(entry["diagnostics"][0]["location"]["row"]) is int and isinstance(entry["facts"], dict)
+    assert type(entry["diagnostics"][0]["location"]["row"]) is int
+
+
+# ---- facts and project findings: a project rule (TL004) finds across two files --------
+
+CROSS_FILE = {"pkg/__init__.py": "", "pkg/models.py": GRU_MODEL, "pkg/train.py": penalty("from .models import Critic")}
+
+
+def _stored(root: Path, suffix: str) -> list:
+    return sorted((root / ".torchlint_cache").glob(f"v*/*{suffix}"))
+
+
+def _cross_file_tree(root: Path):
+    write_tree(root, CROSS_FILE)
+    cold = concise(".", cwd=root)
+    assert cold.returncode == 1 and b"pkg/models.py:8:20: TL004" in cold.stdout
+    return cold
+
+
+def _lose(path: Path) -> None:
+    path.unlink()
+
+
+def _foreign_facts(path: Path) -> None:
+    data = json.loads(path.read_text())
+    for entry in data["files"].values():
+        entry["key"] = "another run's"
+    path.write_text(json.dumps(data))
+
+
+FACTS_FAULTS = {
+    "lost": _lose,
+    "foreign-key": _foreign_facts,
+    "facts-list": lambda path: path.write_text(json.dumps({"files": {"models.py": {"key": "k", "facts": []}}})),
+    "binary": lambda path: path.write_bytes(b"\x00\xff"),
+}
+
+
+@pytest.mark.parametrize("fault", FACTS_FAULTS.values(), ids=FACTS_FAULTS.keys())
+def test_findings_whose_facts_are_lost_are_linted_again_for_them(tmp_path, fault):
+    cold = _cross_file_tree(tmp_path)
+    for project in _stored(tmp_path, ".project"):
+        project.unlink()  # so that the project pass needs every file's facts
+    [facts] = _stored(tmp_path, ".facts")
+    fault(facts)
+    for _ in range(2):  # the second run reads the facts the first one wrote back
+        again = concise(".", cwd=tmp_path)
+        assert (again.returncode, again.stdout, again.stderr) == (cold.returncode, cold.stdout, cold.stderr)
+    assert set(json.loads(facts.read_text())["files"]) == {"__init__.py", "models.py", "train.py"}
+
+
+def test_project_findings_are_cached_per_file_set_and_follow_every_change(tmp_path):
+    cold = _cross_file_tree(tmp_path)
+    [project] = _stored(tmp_path, ".project")
+    assert concise(".", cwd=tmp_path).stdout == cold.stdout
+    project.write_bytes(b"\x00 corrupt")
+    assert concise(".", cwd=tmp_path).stdout == cold.stdout
+    assert json.loads(project.read_text())["diagnostics"][0]["code"] == "TL004"
+    # the penalty no longer takes a second derivative: the model is fine
+    train = tmp_path / "pkg" / "train.py"
+    train.write_text(train.read_text().replace("create_graph=True", "create_graph=False"))
+    changed = concise(".", cwd=tmp_path)
+    assert changed.returncode == 0 and b"TL004" not in changed.stdout
+    # another set of files is another entry; each gives its own answer
+    only_models = concise("pkg/models.py", cwd=tmp_path)
+    assert only_models.returncode == 0 and len(_stored(tmp_path, ".project")) == 2
+    train.write_text(CROSS_FILE["pkg/train.py"])
+    assert concise(".", cwd=tmp_path).stdout == cold.stdout
 
 
 def _age(path: Path, days: float) -> None:

@@ -1,11 +1,18 @@
 """Per-file results, cached by content, in one small JSON "pack" per source directory.
 
-Layout: `.torchlint_cache/v<version>/<hash of (config, directory)>.json`, holding
-`{"files": {name: {"key", "used", "diagnostics", "facts"}}}`. A file's entry is found by
-its path relative to the project root (so the working directory does not matter) and is
-valid while its `key` (a hash of the bytes and of the rules selected for that path) still
-matches. Unlike an mtime key, a content key hits on a fresh CI checkout, so caching
-`.torchlint_cache/` between CI runs works.
+Layout, in `.torchlint_cache/v<version>/`:
+- `<hash of (config, directory)>.json`: `{"files": {name: {"key", "used", "diagnostics"}}}`;
+- the same hash `.facts`: `{"files": {name: {"key", "facts"}}}`, what project rules
+  recorded of each file, read only when a project pass needs them;
+- `<hash of (config, the run's file names)>.project`: `{"key", "used", "diagnostics"}`,
+  the findings of the last project pass over that set of files, valid while its `key`
+  (a hash of every file's key) matches: a warm run of an unchanged tree reads neither
+  facts nor runs project rules.
+
+A file's entry is found by its path relative to the project root (so the working
+directory does not matter) and is valid while its `key` (a hash of the bytes and of the
+rules selected for that path) still matches. Unlike an mtime key, a content key hits on
+a fresh CI checkout, so caching `.torchlint_cache/` between CI runs works.
 
 Why packs (ruff keeps one cache file per package, for the same reasons): a warm run reads
 one file per directory instead of one per source file, and the cache stays about the size
@@ -20,7 +27,9 @@ Pruning is cheap and happens at the end of a run (`save`):
   run has used for two days. That is one `scandir` of a few hundred packs a day.
 
 Entries are validated on read, type by type: a corrupt, truncated or foreign entry is a
-miss and is overwritten, never an error.
+miss and is overwritten, never an error. Facts are written beside their findings but
+not atomically with them (another run may win one of the two writes): a file whose
+facts are missing or carry another key is linted again for them (see the runner).
 """
 
 from __future__ import annotations
@@ -33,7 +42,7 @@ import tempfile
 import time
 from contextlib import suppress
 from pathlib import Path
-from typing import Any, Dict, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from torchlint import __version__
 from torchlint.ftypes import Applicability, Diagnostic, Edit, FileResult, Fix, Location
@@ -48,6 +57,7 @@ MAX_AGE_DAYS = 30
 MAX_BYTES = 64 * 1024 * 1024
 PRUNE_MARKER = ".pruned"
 DAY = 86400
+FINDINGS, FACTS, PROJECT = ".json", ".facts", ".project"  # the suffixes of the three kinds of pack
 
 
 class Cache:
@@ -60,92 +70,136 @@ class Cache:
         self.salt = f"{__version__}\0{salt}"
         self.now = time.time() if now is None else now
         self.today = int(self.now // DAY)
-        self._packs: Dict[str, Dict[str, Any]] = {}
+        self._packs: Dict[Tuple[str, str], Dict[str, Any]] = {}  # (directory, suffix) -> files
         self._changed: set = set()
+        self._project: Optional[Tuple[Path, Dict[str, Any]]] = None  # a project result to write
 
-    def get(self, name: str, display: str, data: bytes, codes: Sequence[str]) -> Optional[FileResult]:
-        """The cached result for the file at project path `name`, if its bytes and rules
-        are those it was linted with; its findings are named `display`."""
+    def get(self, name: str, display: str, key: str) -> Optional[FileResult]:
+        """The cached findings of the file at project path `name`, if its `key` (see
+        `entry_key`) is the one it was linted with; named `display`. Without facts:
+        `facts` gives them."""
         directory, base = _split(name)
-        files = self._pack(directory)
+        files = self._pack(directory, FINDINGS)
         entry = files.get(base)
         if entry is None:
             return None
         try:
-            if entry["key"] != _entry_key(data, codes):
+            if entry["key"] != key:
                 return None
-            result = _result(entry, display)
+            _of(entry["used"], int)
+            result = FileResult(display, [_diagnostic(d, display) for d in _of(entry["diagnostics"], list)], {})
         except (KeyError, TypeError, ValueError):
             del files[base]
-            self._changed.add(directory)
+            self._changed.add((directory, FINDINGS))
             return None
         if entry["used"] != self.today:
             entry["used"] = self.today
-            self._changed.add(directory)
+            self._changed.add((directory, FINDINGS))
         return result
 
-    def put(self, name: str, data: bytes, codes: Sequence[str], result: FileResult) -> None:
+    def facts(self, name: str, key: str) -> Optional[Dict[str, Any]]:
+        """The facts of the file at project path `name` with this `key`, if stored."""
+        directory, base = _split(name)
+        entry = self._pack(directory, FACTS).get(base)
+        if not isinstance(entry, dict) or entry.get("key") != key or type(entry.get("facts")) is not dict:
+            return None
+        return entry["facts"]
+
+    def put(self, name: str, key: str, result: FileResult) -> None:
         if result.errors:
             return
+        self.put_facts(name, key, result.facts)
         directory, base = _split(name)
-        self._pack(directory)[base] = {
-            "key": _entry_key(data, codes),
+        self._pack(directory, FINDINGS)[base] = {
+            "key": key,
             "used": self.today,
             "diagnostics": [_stored(d) for d in result.diagnostics],
-            "facts": result.facts,
         }
-        self._changed.add(directory)
+        self._changed.add((directory, FINDINGS))
+
+    def put_facts(self, name: str, key: str, facts: Dict[str, Any]) -> None:
+        directory, base = _split(name)
+        self._pack(directory, FACTS)[base] = {"key": key, "facts": facts}
+        self._changed.add((directory, FACTS))
+
+    def project(self, files: Sequence[Tuple[str, str]]) -> Optional[List[Diagnostic]]:
+        """The project pass's findings over `files` ((display name, key) pairs), if cached."""
+        path, key = self._project_path(files)
+        try:
+            with open(path, "rb") as handle:
+                data = json.load(handle)
+            if data["key"] != key:
+                return None
+            found = [_diagnostic(d, _of(d["filename"], str)) for d in _of(data["diagnostics"], list)]
+            if _of(data["used"], int) != self.today:
+                data["used"] = self.today
+                self._project = (path, data)
+            return found
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+
+    def put_project(self, files: Sequence[Tuple[str, str]], diagnostics: Sequence[Diagnostic]) -> None:
+        path, key = self._project_path(files)
+        self._project = (path, {"key": key, "used": self.today, "diagnostics": [d.to_json() for d in diagnostics]})
+
+    def _project_path(self, files: Sequence[Tuple[str, str]]) -> Tuple[Path, str]:
+        names = hashlib.blake2b(self.salt.encode("utf-8", "surrogateescape"), digest_size=16)
+        keys = names.copy()
+        for display, key in sorted(files):
+            names.update(display.encode("utf-8", "surrogateescape") + b"\0")
+            keys.update(f"{display}\0{key}\0".encode("utf-8", "surrogateescape"))
+        return self.directory / f"{names.hexdigest()}{PROJECT}", keys.hexdigest()
 
     def save(self) -> None:
         """Write the packs that changed, then prune. Never raises for a cache problem."""
         try:
-            if self._changed:
+            if self._changed or self._project is not None:
                 self._prepare()
-            for directory in sorted(self._changed):
-                self._write(directory)
+            # facts first: findings without their facts are linted again, never trusted
+            for directory, suffix in sorted(self._changed, key=lambda item: (item[1] != FACTS, item)):
+                self._write(directory, suffix)
+            if self._project is not None:
+                _write_json(self._project[0], self._project[1])
             self._prune()
         except OSError:
             pass
         self._changed.clear()
+        self._project = None
 
-    def _pack_path(self, directory: str) -> Path:
+    def _pack_path(self, directory: str, suffix: str) -> Path:
         digest = hashlib.blake2b(f"{self.salt}\0{directory}".encode("utf-8", "surrogateescape"), digest_size=16)
-        return self.directory / f"{digest.hexdigest()}.json"
+        return self.directory / f"{digest.hexdigest()}{suffix}"
 
-    def _pack(self, directory: str) -> Dict[str, Any]:
-        if directory not in self._packs:
-            self._packs[directory] = self._read(directory)
-        return self._packs[directory]
+    def _pack(self, directory: str, suffix: str) -> Dict[str, Any]:
+        if (directory, suffix) not in self._packs:
+            self._packs[directory, suffix] = self._read(directory, suffix)
+        return self._packs[directory, suffix]
 
-    def _read(self, directory: str) -> Dict[str, Any]:
+    def _read(self, directory: str, suffix: str) -> Dict[str, Any]:
         try:
-            with open(self._pack_path(directory), "rb") as handle:
+            with open(self._pack_path(directory, suffix), "rb") as handle:
                 files = json.load(handle)["files"]
         except FileNotFoundError:
             return {}
         except (OSError, ValueError, KeyError, TypeError):
             files = None
         if not isinstance(files, dict):
-            self._changed.add(directory)  # overwrite what cannot be read
+            self._changed.add((directory, suffix))  # overwrite what cannot be read
             return {}
         return files
 
-    def _write(self, directory: str) -> None:
-        oldest = self.today - MAX_AGE_DAYS
-        files = {
-            name: entry
-            for name, entry in self._pack(directory).items()
-            if isinstance(entry, dict) and type(entry.get("used")) is int and entry["used"] >= oldest
-        }
-        handle, temp = tempfile.mkstemp(dir=self.directory, suffix=".tmp")
-        try:
-            with os.fdopen(handle, "w", encoding="utf-8") as out:
-                # dumps, unlike dump, uses the C encoder
-                out.write(json.dumps({"files": files}, separators=(",", ":")))
-            os.replace(temp, self._pack_path(directory))
-        except (OSError, TypeError, ValueError):
-            with suppress(OSError):
-                os.unlink(temp)
+    def _write(self, directory: str, suffix: str) -> None:
+        if suffix == FACTS:  # the facts of files whose findings are kept
+            findings = self._pack(directory, FINDINGS)
+            files = {name: entry for name, entry in self._pack(directory, FACTS).items() if name in findings}
+        else:
+            oldest = self.today - MAX_AGE_DAYS
+            files = {
+                name: entry
+                for name, entry in self._pack(directory, suffix).items()
+                if isinstance(entry, dict) and type(entry.get("used")) is int and entry["used"] >= oldest
+            }
+        _write_json(self._pack_path(directory, suffix), {"files": files})
 
     def _prepare(self) -> None:
         if self.directory.is_dir():
@@ -195,7 +249,7 @@ class Cache:
                 continue
             with suppress(OSError):
                 stat = entry.stat(follow_symlinks=False)
-                is_pack = entry.name.endswith(".json")
+                is_pack = entry.name.endswith((FINDINGS, FACTS, PROJECT))
                 # a young .tmp may be another run's write in progress
                 if self.now - stat.st_mtime > (MAX_AGE_DAYS * DAY if is_pack else DAY):
                     os.unlink(entry.path)
@@ -210,13 +264,27 @@ class Cache:
                 total -= size
 
 
+def _write_json(path: Path, data: Dict[str, Any]) -> None:
+    """Write atomically (a reader sees the old pack or the new one); a failure leaves the old."""
+    handle, temp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            # dumps, unlike dump, uses the C encoder
+            out.write(json.dumps(data, separators=(",", ":")))
+        os.replace(temp, path)
+    except (OSError, TypeError, ValueError):
+        with suppress(OSError):
+            os.unlink(temp)
+
+
 def _split(name: str):
     directory, _, base = name.rpartition("/")
     return directory, base
 
 
-def _entry_key(data: bytes, codes: Sequence[str]) -> str:
-    digest = hashlib.blake2b(",".join(codes).encode() + b"\0", digest_size=20)
+def entry_key(data: bytes, codes: Sequence[str]) -> str:
+    """A file's cache key: its bytes and the rules selected for it."""
+    digest = hashlib.sha256(",".join(codes).encode() + b"\0")  # hardware-accelerated where blake2b is not
     digest.update(data)
     return digest.hexdigest()
 
@@ -262,10 +330,3 @@ def _diagnostic(data: Any, display: str) -> Diagnostic:
         noqa_row=None if noqa_row is None else _of(noqa_row, int),
         cell=None if data.get("cell") is None else _of(data["cell"], int),
     )
-
-
-def _result(entry: Any, display: str) -> FileResult:
-    _of(entry["used"], int)
-    facts = _of(entry["facts"], dict)
-    diagnostics = [_diagnostic(d, display) for d in _of(entry["diagnostics"], list)]
-    return FileResult(display, diagnostics, facts)

@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Dict, Hashable, Iterator, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, FrozenSet, Hashable, Iterator, List, Optional, Sequence, Tuple
 
 import pathspec
 
@@ -74,15 +75,31 @@ class PathPatterns:
 
     def __init__(self, root: Path, patterns: Sequence[str]) -> None:
         self.root = str(root)
-        self.spec = pathspec.GitIgnoreSpec.from_lines(list(patterns))
+        patterns = list(patterns)
+        # A bare name (`build`, `.venv`: all the default excludes) matches a path that has
+        # it as a component, which a set answers at once; pathspec tries every pattern's
+        # regex on every path. Order matters only once a pattern negates (`!keep`).
+        if any(pattern.startswith("!") for pattern in patterns):
+            self.names: FrozenSet[str] = frozenset()
+        else:
+            self.names = frozenset(p for p in patterns if _BARE_NAME.fullmatch(p) and p not in (".", ".."))
+        rest = [pattern for pattern in patterns if pattern not in self.names]
+        self.spec = pathspec.GitIgnoreSpec.from_lines(rest) if rest else None
 
     def matches(self, path: Path, is_dir: bool, absolute: Optional[str] = None) -> bool:
         absolute = absolute or os.path.abspath(path)
         relative = _under(absolute, self.root)
         if relative is None:
             relative = absolute.replace(os.sep, "/").lstrip("/")
+        if self.names and not self.names.isdisjoint(relative.split("/")):
+            return True
+        if self.spec is None:
+            return False
         suffix = "/" if is_dir else ""
         return any(self.spec.match_file(candidate + suffix) for candidate in (relative, os.path.basename(absolute)))
+
+
+_BARE_NAME = re.compile(r"\.?[A-Za-z0-9_][A-Za-z0-9._-]*")
 
 
 class Excluder(PathPatterns):

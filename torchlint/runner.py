@@ -7,11 +7,11 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
 
 import pathspec
 
-from torchlint.cache import Cache
+from torchlint.cache import Cache, entry_key
 from torchlint.config import Config
 from torchlint.engine import describe, lint_bytes, lint_text, syntax_diagnostic
 from torchlint.fix import FixOutcome, apply_checked, dropped_message, fix_text, is_applicable, parses, unified_diff
@@ -39,7 +39,7 @@ class RunSettings:
 class FileOutcome:
     display: str
     diagnostics: List[Diagnostic] = field(default_factory=list)
-    facts: Dict = field(default_factory=dict)
+    facts: Mapping[str, Any] = field(default_factory=dict)
     errors: List[str] = field(default_factory=list)
     applied: Counter = field(default_factory=Counter)
     diff: Optional[str] = None
@@ -47,10 +47,12 @@ class FileOutcome:
     fixed_text: Optional[str] = None
     linted: Optional[Snapshot] = None  # the bytes fixed: the file must still hold them when written
     source: Optional[str] = None
+    undecoded: Optional[bytes] = None  # the bytes of `source`, decoded only if a finding needs the text
     cached: bool = False
     notebook: Optional[Notebook] = None  # the file is a notebook: its source is the cells' module
     layout: Optional[Layout] = None  # where the notebook's cells are in the (fixed) module
     unread_notebook: Optional[bytes] = None  # a cached notebook, read only if a finding needs its cells
+    key: Optional[str] = None  # the cache key of the bytes read (`cache.entry_key`)
 
 
 @dataclass
@@ -67,9 +69,17 @@ class RunResult:
         return {o.display: o.applied for o in self.outcomes if o.applied}
 
     def sources(self) -> Dict[str, str]:
-        """The text kept of each file, by `Diagnostic.source_name` (a notebook: each cell)."""
+        """The text kept of each file with findings, by `Diagnostic.source_name` (a
+        notebook: each cell)."""
         found: Dict[str, str] = {}
+        reported = {diagnostic.filename for diagnostic in self.diagnostics}
         for outcome in self.outcomes:
+            if outcome.undecoded is not None and outcome.display in reported:
+                try:
+                    outcome.source = decode_source(outcome.undecoded).text
+                except DecodeError:
+                    pass
+                outcome.undecoded = None
             if outcome.source is None:
                 continue
             if outcome.notebook is not None:
@@ -125,21 +135,25 @@ def _read(job: Job) -> Tuple[Optional[bytes], Optional[FileOutcome]]:
         return None, outcome
 
 
-def lookup(job: Job, settings: RunSettings, cache: Optional[Cache] = None) -> Tuple[Optional[FileOutcome], Job]:
-    """The cached outcome of an unchanged file (or of one that cannot be read), else None
-    and the job with its bytes read, ready for `process_file`."""
+def lookup(job: Job, settings: RunSettings, cache: Optional[Cache] = None) -> Tuple[Optional[FileOutcome], Job, Optional[str]]:
+    """The cached outcome of an unchanged file (or of one that cannot be read), else None;
+    the job with its bytes read, ready for `process_file`; and the bytes' cache key."""
     data, unreadable = _read(job)
     if unreadable is not None:
-        return unreadable, job
+        return unreadable, job, None
     display, path, _ = job
+    job = (display, path, data)
+    key = entry_key(data, _codes_for(display, settings))
     if cache is not None:
-        cached = cache.get(_relative(display, settings.config), display, data, _codes_for(display, settings))
+        name = _relative(display, settings.config)
+        cached = cache.get(name, display, key)
         if cached is not None and (settings.mode == "check" or not _has_fix(cached, settings.unsafe)):
             outcome = _with_result(FileOutcome(display, cached=True), cached, data if settings.keep_sources else None)
+            outcome.facts = _stored_facts(cache, name, job, key, settings)
             if is_notebook(display):
                 outcome.unread_notebook = data
-            return outcome, (display, path, data)
-    return None, (display, path, data)
+            return outcome, job, key
+    return None, job, key
 
 
 def process_file(job: Job, settings: RunSettings) -> FileOutcome:
@@ -177,15 +191,49 @@ def _codes_for(display: str, settings: RunSettings) -> List[str]:
     return [rule.code for rule in rules_for(display, settings)]
 
 
-def _store(cache: Cache, misses: Sequence[Tuple[int, Job]], fresh: Sequence[FileOutcome], settings: RunSettings) -> None:
+def _store(cache: Cache, fresh: Sequence[FileOutcome], settings: RunSettings) -> None:
     """Cache what the per-file pass found (check mode: a fix run's results describe the
     fixed text, not the bytes read)."""
     if settings.mode != "check":
         return
-    for (_, (display, _, data)), outcome in zip(misses, fresh):
-        if data is not None:
-            result = FileResult(display, outcome.diagnostics, outcome.facts, outcome.errors)
-            cache.put(_relative(display, settings.config), data, _codes_for(display, settings), result)
+    for outcome in fresh:
+        if outcome.key is not None:
+            result = FileResult(outcome.display, outcome.diagnostics, outcome.facts, outcome.errors)
+            cache.put(_relative(outcome.display, settings.config), outcome.key, result)
+
+
+class StoredFacts(Mapping):
+    """A cached file's facts, read from the cache when a project pass first asks for them
+    (a warm run whose project findings are cached never does). `load` gives them."""
+
+    def __init__(self, load: Callable[[], Mapping[str, Any]]) -> None:
+        self._load = load
+        self._facts: Optional[Mapping[str, Any]] = None
+
+    def _read(self) -> Mapping[str, Any]:
+        if self._facts is None:
+            self._facts = self._load()
+        return self._facts
+
+    def __getitem__(self, code: str) -> Any:
+        return self._read()[code]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._read())
+
+    def __len__(self) -> int:
+        return len(self._read())
+
+
+def _stored_facts(cache: Cache, name: str, job: Job, key: str, settings: RunSettings) -> StoredFacts:
+    def load() -> Mapping[str, Any]:
+        facts = cache.facts(name, key)
+        if facts is None:  # pruned, or another run's write won: lint the file again for them
+            facts = process_file(job, replace(settings, mode="check", keep_sources=False)).facts
+            cache.put_facts(name, key, facts)
+        return facts
+
+    return StoredFacts(load)
 
 
 def _with_result(outcome: FileOutcome, result: FileResult, data: Optional[bytes]) -> FileOutcome:
@@ -193,10 +241,7 @@ def _with_result(outcome: FileOutcome, result: FileResult, data: Optional[bytes]
     outcome.facts = result.facts
     outcome.errors = list(result.errors)
     if data is not None and not is_notebook(outcome.display):
-        try:
-            outcome.source = decode_source(data).text
-        except DecodeError:
-            pass
+        outcome.undecoded = data
     return outcome
 
 
@@ -328,8 +373,11 @@ def run(
     workers: Optional[int] = None,
 ) -> RunResult:
     """Every file's outcome (in input order) and all diagnostics, project rules included."""
-    outcomes = lint_files(jobs_in, settings, workers)
-    project = project_pass(outcomes, settings)
+    cache = _cache(settings) if settings.use_cache else None
+    outcomes = lint_files(jobs_in, settings, workers, cache)
+    project = _project_findings(outcomes, settings, cache)
+    if cache is not None:
+        cache.save()
     if settings.mode != "check":
         project = _fix_project(outcomes, project, settings)
         for outcome, job in zip(outcomes, jobs_in):
@@ -345,14 +393,20 @@ def lint_files(
     jobs_in: Sequence[Tuple[str, Optional[Path], Optional[bytes]]],
     settings: RunSettings,
     workers: Optional[int] = None,
+    cache: Optional[Cache] = None,
 ) -> List[FileOutcome]:
-    """The per-file pass over many files (cached, in parallel): each file's outcome, in input order."""
-    cache = _cache(settings) if settings.use_cache else None
+    """The per-file pass over many files (cached, in parallel): each file's outcome, in
+    input order. Without a `cache` to fill, the run's own is read and saved."""
+    own_cache = cache is None and settings.use_cache
+    if own_cache:
+        cache = _cache(settings)
     outcomes: List[Optional[FileOutcome]] = []
+    keys: List[Optional[str]] = []
     misses: List[Tuple[int, Job]] = []
     for index, job in enumerate(jobs_in):
-        outcome, ready = lookup(job, settings, cache)
+        outcome, ready, key = lookup(job, settings, cache)
         outcomes.append(outcome)
+        keys.append(key)
         if outcome is None:
             misses.append((index, ready))
     workers = worker_count(workers, len(misses))
@@ -362,10 +416,26 @@ def lint_files(
         fresh = _parallel([job for _, job in misses], settings, workers)
     for (index, _), outcome in zip(misses, fresh):
         outcomes[index] = outcome
+    for outcome, key in zip(outcomes, keys):
+        outcome.key = key
     if cache is not None:
-        _store(cache, misses, fresh, settings)
-        cache.save()
+        _store(cache, fresh, settings)
+        if own_cache:
+            cache.save()
     return outcomes
+
+
+def _project_findings(outcomes: Sequence[FileOutcome], settings: RunSettings, cache: Optional[Cache]) -> List[Diagnostic]:
+    """The project pass, or in check mode its cached findings when no file (nor rule,
+    setting or torchlint itself) changed since the run that stored them."""
+    if cache is None or settings.mode != "check" or any(o.key is None or o.errors for o in outcomes):
+        return project_pass(outcomes, settings)
+    files = [(outcome.display, outcome.key) for outcome in outcomes]
+    found = cache.project(files)
+    if found is None:
+        found = project_pass(outcomes, settings)
+        cache.put_project(files, found)
+    return found
 
 
 def _parallel(jobs_in, settings: RunSettings, workers: int) -> List[FileOutcome]:

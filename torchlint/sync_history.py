@@ -10,7 +10,8 @@ its own copy (it may not run), and whatever a statement rebinds (`loss = ...`,
 
 from __future__ import annotations
 
-from typing import Callable, Dict, List, Optional, Set, Tuple
+from functools import lru_cache
+from typing import Callable, Dict, FrozenSet, List, Optional, Set, Tuple
 
 from torchlint.lazy import cst
 from torchlint.names import cst_dotted_name
@@ -198,19 +199,23 @@ def _written(node) -> Set[str]:
     """What a statement rebinds or changes in place (dotted names)."""
     written: Set[str] = set()
     stack = [node]
+    # exact types, not isinstance: these are LibCST's concrete (final) node classes,
+    # whose ABC isinstance checks cost more than the rest of this walk
+    skipped, bound = _unwritten_scopes(), _binding_targets()
     while stack:
         current = stack.pop()
-        if isinstance(current, (cst.Lambda, cst.ClassDef)):
+        kind = type(current)
+        if kind in skipped:
             continue
         target = None
-        if isinstance(current, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor, cst.NamedExpr)):
+        if kind in bound:
             target = current.target
-        elif isinstance(current, cst.AsName):
+        elif kind is cst.AsName:
             target = current.name
-        elif isinstance(current, cst.FunctionDef):
+        elif kind is cst.FunctionDef:
             written.add(current.name.value)
             continue
-        elif isinstance(current, cst.Call) and isinstance(current.func, cst.Attribute):
+        elif kind is cst.Call and type(current.func) is cst.Attribute:
             method = current.func.attr.value
             if method.endswith("_") and not method.startswith("__"):
                 target = current.func.value  # `loss.add_(1)` changes loss
@@ -218,6 +223,16 @@ def _written(node) -> Set[str]:
             written.update(_target_names(target))
         stack.extend(children(current))
     return written
+
+
+@lru_cache(maxsize=None)
+def _unwritten_scopes() -> FrozenSet[type]:
+    return frozenset({cst.Lambda, cst.ClassDef})
+
+
+@lru_cache(maxsize=None)
+def _binding_targets() -> FrozenSet[type]:
+    return frozenset({cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor, cst.NamedExpr})
 
 
 def _target_names(target) -> Set[str]:

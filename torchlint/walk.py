@@ -47,14 +47,37 @@ def children(node) -> List:
     if names is None:
         names = _child_fields(kind)
     found = []
-    node_type = cst.CSTNode
+    # what a value is, by its type: LibCST's node classes are ABCs, and an isinstance
+    # against one costs a Python-level call
+    shapes = _SHAPES
     for name in names:
         value = getattr(node, name)
-        if isinstance(value, node_type):
+        shape = shapes.get(type(value))
+        if shape is None:
+            shape = _shape(type(value))
+        if shape is _NODE:
             found.append(value)
-        elif isinstance(value, (tuple, list)):
-            found.extend(item for item in value if isinstance(item, node_type))
+        elif shape is _SEQUENCE:
+            for item in value:
+                if shapes.get(type(item)) is _NODE or _shape(type(item)) is _NODE:
+                    found.append(item)
     return found
+
+
+_NODE, _SEQUENCE, _OTHER = "node", "sequence", "other"
+_SHAPES: Dict[type, str] = {}
+
+
+def _shape(kind: type) -> str:
+    """Whether values of this type are LibCST nodes, sequences (of them) or neither."""
+    if issubclass(kind, cst.CSTNode):
+        shape = _NODE
+    elif issubclass(kind, (tuple, list)):
+        shape = _SEQUENCE
+    else:
+        shape = _OTHER
+    _SHAPES[kind] = shape
+    return shape
 
 
 def walk(node, into_functions: bool = True) -> Iterator:
