@@ -1,4 +1,5 @@
-"""Positions computed per top-level statement equal LibCST's whole-module PositionProvider."""
+"""Positions computed per top-level statement (or per class body statement) equal
+LibCST's whole-module PositionProvider."""
 
 from __future__ import annotations
 
@@ -42,6 +43,39 @@ class C(Base, metaclass=Meta):
 
 x = (1 +
      2)  # trailing
+
+
+@dataclass
+class Outer(  # a comment in the header
+    Base,
+):  # after the colon
+    a = 1; b = [
+        2,
+    ]
+
+    # a comment before a decorated method
+    @property
+    @cached(
+        size=2,
+    )
+    def p(self):
+        text = """a
+  multi-line string
+"""
+        return text
+
+    class Inner:
+        """Nested."""
+
+        def deep(self, y):
+            if y:
+                return (y +
+                        1)
+
+    class Short: pass
+
+    def last(self): return {
+        "k": 1}
 '''
 
 
@@ -65,8 +99,11 @@ def test_tricky_module(newline):
     _same(TRICKY.replace("\n", newline))
 
 
-@pytest.mark.parametrize("path", sorted(FIXTURES.rglob("*.py")), ids=lambda p: p.name)
-def test_fixture_files(path):
+SOURCES = sorted(FIXTURES.rglob("*.py")) + sorted((FIXTURES.parent / "torchlint").rglob("*.py"))
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(FIXTURES.parent)))
+def test_fixture_and_own_source_files(path):
     text = path.read_text(encoding="utf-8")
     try:
         ast.parse(text)

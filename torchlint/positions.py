@@ -13,7 +13,7 @@ import ast
 import bisect
 import importlib
 import re
-from typing import Callable, Dict, Iterable, List, Optional, Tuple
+from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from torchlint.lazy import cst
 from torchlint.source import split_lines
@@ -51,21 +51,35 @@ def top_level_rows(module, tree: Optional[ast.Module]) -> Optional[List[Tuple[in
     there is no ast or the two trees do not line up."""
     if tree is None:
         return None
-    statements = iter(tree.body)
-    spans = []
+    pairs = _paired(module.body, tree.body)
+    if pairs is None:
+        return None
+    return [(_anchor_row(first), last.end_lineno or last.lineno) for first, last in pairs]
+
+
+def _paired(statements: Sequence, ast_statements: Sequence[ast.stmt]) -> Optional[List[Tuple[ast.stmt, ast.stmt]]]:
+    """The first and last stdlib ast statement of each LibCST statement of one block (a
+    line of small statements is several); None if the two blocks do not line up."""
+    remaining = iter(ast_statements)
+    pairs = []
     try:
-        for statement in module.body:
-            first = last = next(statements)
+        for statement in statements:
+            first = last = next(remaining)
             if isinstance(statement, cst.SimpleStatementLine):
                 for _ in statement.body[1:]:
-                    last = next(statements)
-            decorators = getattr(first, "decorator_list", None)
-            spans.append((decorators[0].lineno if decorators else first.lineno, last.end_lineno or last.lineno))
+                    last = next(remaining)
+            pairs.append((first, last))
     except StopIteration:
         return None
-    if next(statements, None) is not None:
+    if next(remaining, None) is not None:
         return None
-    return spans
+    return pairs
+
+
+def _anchor_row(statement: ast.stmt) -> int:
+    """The row a statement starts on: its first decorator's, or its own."""
+    decorators = getattr(statement, "decorator_list", None)
+    return decorators[0].lineno if decorators else statement.lineno
 
 
 def statements_mentioning(module, tree: Optional[ast.Module], text: str, names: Iterable[str]):
@@ -115,7 +129,9 @@ class StatementRanges:
         self._statement_of: Dict = {}
         self._indexed = 0
         self._first_rows: Optional[List[int]] = None
+        self._pairs: Optional[List[Tuple[ast.stmt, ast.stmt]]] = None  # of the top-level statements
         self._fallback: Optional[Dict] = None
+        self._children: Dict[int, Dict] = {}  # id(class) -> its body's nodes -> index
 
     def __getitem__(self, node):
         found = self._ranges.get(node)
@@ -129,7 +145,8 @@ class StatementRanges:
             index = self._index_of(node)
             rows = self._statement_rows()
             if index is not None and rows is not None:
-                self._resolve(index, rows[index])
+                if self._known is not None or not self._resolve_in_class(index, node):
+                    self._resolve(index, rows[index])
                 return self._ranges[node]
             self._fallback = _whole_module(self._module)
         found = self._fallback[node]
@@ -163,11 +180,50 @@ class StatementRanges:
             self._indexed += 1
         return self._statement_of.get(node)
 
+    def _resolve_in_class(self, index: int, node) -> bool:
+        """Resolve the statement of a class body (a method, most often) that holds `node`,
+        rendered alone in its classes: a large model class costs what one method costs.
+        Its lines are rendered as the file has them, so columns hold and rows shift by
+        where the stdlib ast puts it. False if `node` is in no class body statement."""
+        inner, inner_ast = self._module.body[index], self._pairs[index][0]
+        path = []
+        while isinstance(inner, cst.ClassDef) and isinstance(inner.body, cst.IndentedBlock):
+            pairs = _paired(inner.body.body, getattr(inner_ast, "body", ()))
+            child = self._child_of(inner).get(node)
+            if pairs is None or child is None:
+                break
+            path.append(inner)
+            inner, inner_ast = inner.body.body[child], pairs[child][0]
+        if not path:
+            return False
+        alone = inner
+        for holder in reversed(path):
+            alone = holder.with_changes(body=holder.body.with_changes(body=[alone]))
+        ranges = _whole_module(self._module.with_changes(body=[alone], header=[], footer=[]))
+        decorators = getattr(inner, "decorators", ())
+        shift = _anchor_row(inner_ast) - ranges[decorators[0] if decorators else inner].start.line
+        for held in walk(inner):
+            found = ranges[held]
+            self._ranges[held] = _Range(
+                _Point(found.start.line + shift, found.start.column), _Point(found.end.line + shift, found.end.column)
+            )
+        return True
+
+    def _child_of(self, class_node) -> Dict:
+        """Each node under a class body statement mapped to that statement's index."""
+        found = self._children.get(id(class_node))
+        if found is None:
+            found = self._children[id(class_node)] = {
+                held: position for position, child in enumerate(class_node.body.body) for held in walk(child)
+            }
+        return found
+
     def _statement_rows(self) -> Optional[List[int]]:
         """The row where each top-level statement's anchor (its first decorator, or itself) starts."""
         if self._first_rows is None:
-            spans = top_level_rows(self._module, self._tree())
-            self._first_rows = None if spans is None else [first for first, _ in spans]
+            tree = self._tree()
+            self._pairs = None if tree is None else _paired(self._module.body, tree.body)
+            self._first_rows = None if self._pairs is None else [_anchor_row(first) for first, _ in self._pairs]
         return self._first_rows
 
     def _resolve(self, index: int, row: int) -> None:
