@@ -15,7 +15,7 @@ from torchlint.names import cst_dotted_name, import_module_name, module_level_as
 from torchlint.positions import statements_mentioning
 from torchlint.project import absolute_import, is_package, module_name, suffix_matches
 from torchlint.rule import Invalid, Positions, Report, Rule, SourceView
-from torchlint.walk import blocks, walk
+from torchlint.walk import ast_nodes, blocks, walk
 
 REPORT_IMPORT_TIME_USE = "report-import-time-use"
 # calls whose first argument names a module they import now: importlib, the builtin, monai
@@ -337,7 +337,7 @@ class HeavyImportAtModuleLevel(Rule):
             called = ast_called_import(node)
             if called and lazy_module_of(called, None, config.lazy_imports):
                 targets = getattr(node, "targets", None) or [getattr(node, "target", None)]
-                bound.extend(n.id for target in targets for n in ast.walk(target) if isinstance(n, ast.Name))
+                bound.extend(n.id for target in targets for n in ast_nodes(target) if isinstance(n, ast.Name))
         return definitions_holding(view, (*cls.trigger_strings(config, view.path), *bound))
 
     @classmethod
@@ -809,7 +809,7 @@ class _ReachedByName:
                 elif func.attr == "extend":
                     value = call.args[0]
         if value is None:
-            if any(_is_all(node) for node in ast.walk(statement) if isinstance(getattr(node, "ctx", None), ast.Store)):
+            if any(_is_all(node) for node in ast_nodes(statement) if isinstance(getattr(node, "ctx", None), ast.Store)):
                 self.computed_all = True  # `for __all__ in ...`, `__all__[:] = ...`
             return
         strings = _literal_strings(value)

@@ -36,7 +36,7 @@ from torchlint.names import cst_dotted_name
 from torchlint.reach import class_graph
 from torchlint.rule import Invalid, Positions, Report, Rule, SourceView
 from torchlint.submodule_calls import submodule_calls
-from torchlint.walk import blocks
+from torchlint.walk import ast_nodes, blocks
 
 # layer or function -> its spatial dimensions
 CONV_LAYERS = {
@@ -1442,7 +1442,7 @@ class _AstFactories:
         found = any(
             isinstance(node, ast.Return) and isinstance(node.value, ast.Call) and self.builds_conv(node.value, depth + 1)
             for function in self._functions.get(name, ())
-            for node in ast.walk(function)
+            for node in ast_nodes(function)
         )
         self._known[name] = found
         return found
@@ -1451,7 +1451,7 @@ class _AstFactories:
 def _ast_layer_attributes(class_node: ast.ClassDef, factories: _AstFactories) -> set:
     """Attributes the class assigns from a call that may build a conv."""
     found = set()
-    for node in ast.walk(class_node):
+    for node in ast_nodes(class_node):
         if isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, ast.Call):
             if factories.builds_conv(node.value):
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
@@ -1475,11 +1475,11 @@ def _ast_may_fire(class_node: ast.ClassDef, forward: ast.AST, settings, factorie
         return isinstance(node, ast.Call) and _ast_called(node.func, imports) in _CONCAT_LAST
 
     if concatenations:
-        for node in ast.walk(forward):
+        for node in ast_nodes(forward):
             if isinstance(node, (ast.Assign, ast.AnnAssign)) and is_concat(node.value):
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                 candidates.update(t.id for t in targets if isinstance(t, ast.Name))
-    for node in ast.walk(forward):
+    for node in ast_nodes(forward):
         if not isinstance(node, ast.Call) or not isinstance(node.func, (ast.Attribute, ast.Name)):
             continue
         first = node.args[0] if node.args else None

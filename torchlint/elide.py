@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 from torchlint.source import split_lines
+from torchlint.walk import ast_nodes
 
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
@@ -136,7 +137,7 @@ def _keep_named(body: Sequence[ast.stmt], keep: List[bool]) -> None:
             defined.setdefault(statement.name, []).append(index)
     pending = [index for index, kept in enumerate(keep) if kept]
     while pending and defined:
-        for node in ast.walk(body[pending.pop()]):
+        for node in ast_nodes(body[pending.pop()]):
             if isinstance(node, ast.Name) and node.id in defined:
                 for index in defined.pop(node.id):
                     keep[index] = True

@@ -17,7 +17,7 @@ from torchlint.layout import tidy_line_deletion
 from torchlint.lazy import cst
 from torchlint.modules import insert_import
 from torchlint.names import ImportTable, module_level_cst_statements
-from torchlint.walk import blocks
+from torchlint.walk import ast_nodes, blocks
 
 
 def spell(qualified: str, table: ImportTable, prefer: Optional[str] = None) -> Tuple[str, Optional[str]]:
@@ -67,7 +67,7 @@ def reads(expression: str, local: str) -> bool:
         tree = ast.parse(expression.strip(), mode="eval")
     except SyntaxError:
         return True
-    return any(isinstance(node, ast.Name) and node.id == local for node in ast.walk(tree))
+    return any(isinstance(node, ast.Name) and node.id == local for node in ast_nodes(tree))
 
 
 def alias_name(alias) -> str:

@@ -22,6 +22,7 @@ from weakref import WeakKeyDictionary
 from torchlint.ftypes import Applicability, Edit, Fix
 from torchlint.import_edits import block_lengths, module_level_binding, name_reads, remove_aliases
 from torchlint.rule import FixFactory, Positions, RuleContext
+from torchlint.walk import ast_nodes
 
 
 def _names(code: str) -> Counter:
@@ -29,7 +30,7 @@ def _names(code: str) -> Counter:
         tree = ast.parse(f"({code.strip()})", mode="eval")
     except SyntaxError:
         return Counter()
-    return Counter(node.id for node in ast.walk(tree) if isinstance(node, ast.Name))
+    return Counter(node.id for node in ast_nodes(tree) if isinstance(node, ast.Name))
 
 
 @dataclass

@@ -13,6 +13,7 @@ import io
 import re
 import tokenize
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Dict, FrozenSet, Iterator, List, Optional, Sequence, Tuple
 
 NOQA = re.compile(
@@ -84,6 +85,13 @@ class LineSuppressions:
             return False
         return code_matches(code, self.noqa[end])
 
+    def shifted(self, rows: int) -> "LineSuppressions":
+        """The same lines `rows` rows further down."""
+        return LineSuppressions(
+            {row + rows: end + rows for row, end in self.logical_end.items()},
+            {row + rows: codes for row, codes in self.noqa.items()},
+        )
+
 
 class StatementSuppressions:
     """A file's LineSuppressions, tokenized one top-level statement at a time, when a
@@ -108,8 +116,15 @@ class StatementSuppressions:
             return LineSuppressions()
         if at not in self._done:
             first, last = self._spans[at]
-            self._done[at] = line_suppressions("".join(self._lines[first - 1 : last]), first)
+            self._done[at] = _statement_suppressions("".join(self._lines[first - 1 : last])).shifted(first - 1)
         return self._done[at]
+
+
+@lru_cache(maxsize=256)
+def _statement_suppressions(text: str) -> LineSuppressions:
+    """A statement's suppressions, rows counted from 1: an editor's next version of the
+    file has most statements unchanged, and they are not tokenized again."""
+    return line_suppressions(text)
 
 
 def line_suppressions(text: str, first_row: int = 1) -> LineSuppressions:

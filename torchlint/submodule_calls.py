@@ -9,6 +9,8 @@ from __future__ import annotations
 import ast
 from typing import Dict, List, Set
 
+from torchlint.walk import ast_nodes
+
 _BLOCKS = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try) + (
     (ast.TryStar,) if hasattr(ast, "TryStar") else ()
 )
@@ -73,7 +75,7 @@ def _class_names(value: ast.AST) -> Set[str]:
     """The capitalised classes a constructor expression builds: `Up(...)`,
     `blocks.Up(...)`, `nn.ModuleList([Up(...) for ...])`."""
     names = set()
-    for node in ast.walk(value):
+    for node in ast_nodes(value):
         if isinstance(node, ast.Call):
             func = node.func
             if isinstance(func, ast.Attribute) and isinstance(func.value, (ast.Name, ast.Attribute)) and _torch_nn(func.value):
