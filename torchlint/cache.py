@@ -3,7 +3,7 @@
 Layout, in `.torchlint_cache/v<version>/`:
 - `<hash of (config, directory)>.json`: `{"files": {name: {"key", "used", "diagnostics"}}}`;
 - the same hash `.facts`: `{"files": {name: {"key", "facts"}}}`, what project rules
-  recorded of each file, read only when a project pass needs them;
+  recorded of each file (`{code: JSON text}`), read only when a project pass needs them;
 - `<hash of (config, the run's file names)>.project`: `{"key", "used", "diagnostics"}`,
   the findings of the last project pass over that set of files, valid while its `key`
   (a hash of every file's key) matches: a warm run of an unchanged tree reads neither
@@ -42,7 +42,7 @@ import tempfile
 import time
 from contextlib import suppress
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from torchlint import __version__
 from torchlint.ftypes import Applicability, Diagnostic, Edit, FileResult, Fix, Location
@@ -97,13 +97,17 @@ class Cache:
             self._changed.add((directory, FINDINGS))
         return result
 
-    def facts(self, name: str, key: str) -> Optional[Dict[str, Any]]:
-        """The facts of the file at project path `name` with this `key`, if stored."""
+    def facts(self, name: str, key: str) -> Optional[Dict[str, str]]:
+        """The facts of the file at project path `name` with this `key`, if stored: each
+        rule's as JSON text (see `torchlint.file_facts`)."""
         directory, base = _split(name)
         entry = self._pack(directory, FACTS).get(base)
-        if not isinstance(entry, dict) or entry.get("key") != key or type(entry.get("facts")) is not dict:
+        if not isinstance(entry, dict) or entry.get("key") != key:
             return None
-        return entry["facts"]
+        facts = entry.get("facts")
+        if type(facts) is not dict or any(type(text) is not str for text in facts.values()):
+            return None
+        return facts
 
     def put(self, name: str, key: str, result: FileResult) -> None:
         if result.errors:
@@ -117,7 +121,7 @@ class Cache:
         }
         self._changed.add((directory, FINDINGS))
 
-    def put_facts(self, name: str, key: str, facts: Dict[str, Any]) -> None:
+    def put_facts(self, name: str, key: str, facts: Mapping[str, str]) -> None:
         directory, base = _split(name)
         self._pack(directory, FACTS)[base] = {"key": key, "facts": facts}
         self._changed.add((directory, FACTS))

@@ -164,6 +164,7 @@ def _lint_parsed(
     context.facts.update(result.facts)
     if parser is not None:
         context.known_ranges = parser.ranges
+        context.known_suppressions = parser.suppressions
     crashed = _traverse(module, [rule(context) for rule in rules])
     findings = []
     for report in context.reports:

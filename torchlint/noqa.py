@@ -13,7 +13,6 @@ import io
 import re
 import tokenize
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Dict, FrozenSet, Iterator, List, Optional, Sequence, Tuple
 
 NOQA = re.compile(
@@ -98,8 +97,16 @@ class StatementSuppressions:
     finding first asks about a row of it: a logical line, and the `# noqa` that ends
     it, never leave the top-level statement they are in."""
 
-    def __init__(self, lines: Sequence[str], spans: Sequence[Tuple[int, int]]) -> None:
+    def __init__(
+        self,
+        lines: Sequence[str],
+        spans: Sequence[Tuple[int, int]],
+        memo: Optional[Dict[str, LineSuppressions]] = None,
+    ) -> None:
         self._lines = lines
+        # statement text -> its suppressions counted from row 1, kept across the versions
+        # of one file (an editor's next version has most statements unchanged)
+        self._memo = memo
         self._spans = spans  # (first row, last row) of each top-level statement, in order
         self._firsts = [first for first, _ in spans]
         self._done: Dict[int, LineSuppressions] = {}
@@ -116,15 +123,15 @@ class StatementSuppressions:
             return LineSuppressions()
         if at not in self._done:
             first, last = self._spans[at]
-            self._done[at] = _statement_suppressions("".join(self._lines[first - 1 : last])).shifted(first - 1)
+            text = "".join(self._lines[first - 1 : last])
+            if self._memo is None:
+                self._done[at] = line_suppressions(text, first)
+            else:
+                found = self._memo.get(text)
+                if found is None:
+                    found = self._memo[text] = line_suppressions(text)
+                self._done[at] = found.shifted(first - 1)
         return self._done[at]
-
-
-@lru_cache(maxsize=256)
-def _statement_suppressions(text: str) -> LineSuppressions:
-    """A statement's suppressions, rows counted from 1: an editor's next version of the
-    file has most statements unchanged, and they are not tokenized again."""
-    return line_suppressions(text)
 
 
 def line_suppressions(text: str, first_row: int = 1) -> LineSuppressions:

@@ -22,7 +22,7 @@ from torchlint.elide import Elided, cached_lines, cached_statement_spans, defini
 from torchlint.ftypes import Diagnostic, Edit, Fix, Location, RuleInfo
 from torchlint.layout import fit_edit
 from torchlint.names import ImportMap, ImportTable, ast_import_table
-from torchlint.noqa import StatementSuppressions
+from torchlint.noqa import LineSuppressions, StatementSuppressions
 from torchlint.positions import KnownRanges, StatementRanges
 from torchlint.source import split_lines
 
@@ -203,6 +203,7 @@ class RuleContext:
         self.reports: List[Report] = []
         self.facts: Dict[str, Any] = {}
         self.known_ranges: Optional[KnownRanges] = None  # positions kept from the file's previous versions
+        self.known_suppressions: Optional[Dict[str, LineSuppressions]] = None  # and `# noqa` comments
 
     @property
     def statement_tree(self) -> Optional[ast.Module]:
@@ -225,7 +226,7 @@ class RuleContext:
     @cached_property
     def suppressions(self) -> StatementSuppressions:
         # the parse text: same rows and comments, no bulk data
-        return StatementSuppressions(cached_lines(self.view), cached_statement_spans(self.view))
+        return StatementSuppressions(cached_lines(self.view), cached_statement_spans(self.view), self.known_suppressions)
 
     def diagnostic(self, report: Report) -> Optional[Diagnostic]:
         """The finding a report becomes, with position and fix; None if `# noqa` hides it."""

@@ -14,6 +14,7 @@ import pathspec
 from torchlint.cache import Cache, entry_key
 from torchlint.config import Config
 from torchlint.engine import describe, lint_bytes, lint_text, syntax_diagnostic
+from torchlint.file_facts import EncodedFacts, StoredFacts
 from torchlint.fix import FixOutcome, apply_checked, dropped_message, fix_text, is_applicable, parses, unified_diff
 from torchlint.ftypes import Diagnostic, FileResult
 from torchlint.interrupts import signals_deferred, worker_signals
@@ -167,14 +168,16 @@ def process_file(job: Job, settings: RunSettings) -> FileOutcome:
     rules = rules_for(display, settings)
     try:
         if is_notebook(display):
-            return _notebook_file(outcome, data, rules, settings)
-        if settings.mode != "check":
-            return _fix_file(outcome, path, data, rules, settings)
-        result = lint_bytes(data, display, settings.config, rules)
+            outcome = _notebook_file(outcome, data, rules, settings)
+        elif settings.mode != "check":
+            outcome = _fix_file(outcome, path, data, rules, settings)
+        else:
+            outcome = _with_result(outcome, lint_bytes(data, display, settings.config, rules), data if settings.keep_sources else None)
     except Exception as error:  # e.g. RecursionError deep inside LibCST: this file only
         outcome.errors.append(f"{display}: internal error: {describe(error)}")
         return outcome
-    return _with_result(outcome, result, data if settings.keep_sources else None)
+    outcome.facts = EncodedFacts.of(outcome.facts)  # text: what the parent keeps of every file
+    return outcome
 
 
 def _has_fix(result: FileResult, unsafe: bool) -> bool:
@@ -198,39 +201,18 @@ def _store(cache: Cache, fresh: Sequence[FileOutcome], settings: RunSettings) ->
         return
     for outcome in fresh:
         if outcome.key is not None:
-            result = FileResult(outcome.display, outcome.diagnostics, outcome.facts, outcome.errors)
+            result = FileResult(outcome.display, outcome.diagnostics, EncodedFacts.of(outcome.facts).texts, outcome.errors)
             cache.put(_relative(outcome.display, settings.config), outcome.key, result)
 
 
-class StoredFacts(Mapping):
-    """A cached file's facts, read from the cache when a project pass first asks for them
-    (a warm run whose project findings are cached never does). `load` gives them."""
-
-    def __init__(self, load: Callable[[], Mapping[str, Any]]) -> None:
-        self._load = load
-        self._facts: Optional[Mapping[str, Any]] = None
-
-    def _read(self) -> Mapping[str, Any]:
-        if self._facts is None:
-            self._facts = self._load()
-        return self._facts
-
-    def __getitem__(self, code: str) -> Any:
-        return self._read()[code]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._read())
-
-    def __len__(self) -> int:
-        return len(self._read())
-
-
 def _stored_facts(cache: Cache, name: str, job: Job, key: str, settings: RunSettings) -> StoredFacts:
-    def load() -> Mapping[str, Any]:
-        facts = cache.facts(name, key)
-        if facts is None:  # pruned, or another run's write won: lint the file again for them
-            facts = process_file(job, replace(settings, mode="check", keep_sources=False)).facts
-            cache.put_facts(name, key, facts)
+    def load() -> EncodedFacts:
+        texts = cache.facts(name, key)
+        if texts is not None:
+            return EncodedFacts(texts)
+        # pruned, or another run's write won: lint the file again for them
+        facts = EncodedFacts.of(process_file(job, replace(settings, mode="check", keep_sources=False)).facts)
+        cache.put_facts(name, key, facts.texts)
         return facts
 
     return StoredFacts(load)
@@ -476,7 +458,7 @@ def project_pass(outcomes: Sequence[FileOutcome], settings: RunSettings) -> List
     diagnostics: List[Diagnostic] = []
     for rule in all_rules():
         if rule.project_rule and rule.code in settings.codes:
-            facts = {o.display: o.facts[rule.code] for o in outcomes if rule.code in o.facts}
+            facts = {o.display: found for o in outcomes if (found := o.facts.get(rule.code)) is not None}
             diagnostics.extend(rule.check_project(facts, settings.config))
     return diagnostics
 

@@ -19,6 +19,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from torchlint.elide import statement_spans
 from torchlint.lazy import cst
+from torchlint.noqa import LineSuppressions
 from torchlint.positions import KnownRanges
 from torchlint.source import split_lines
 
@@ -30,6 +31,7 @@ class StatementParser:
     def __init__(self) -> None:
         self._chunks: Dict[str, "_Chunk"] = {}
         self.ranges = KnownRanges()
+        self.suppressions: Dict[str, LineSuppressions] = {}  # see `noqa.StatementSuppressions`
 
     def parse(self, text: str, tree: Optional[ast.Module], rows: Optional[Sequence[int]] = None):
         """The LibCST module of `text`; `tree` is the stdlib ast of the text (of the file,
@@ -48,6 +50,8 @@ class StatementParser:
         self._chunks = used  # what this version used: the next one shares most of it
         module = (_joined(parts) if parts else None) or cst.parse_module(text)
         self.ranges.keep_only(module.body)
+        if len(self.suppressions) > 2 * len(module.body) + 64:  # the statements of versions long gone
+            self.suppressions.clear()
         return module
 
 
