@@ -5,6 +5,8 @@ from torchlint.ftypes import Applicability, Fix
 from torchlint.rule import Invalid, Rule
 from torchlint.torch_load import LoadSites, untrusted_load_selected
 
+REPORT_EXPLICIT_FALSE = "report-explicit-false"
+
 _MESSAGES = {
     "explicit": "`{loader}(..., weights_only=False)` unpickles arbitrary objects: a crafted file runs code when loaded",
     "pickle-module": "`{loader}` with a `pickle_module` unpickles arbitrary objects in every torch version "
@@ -21,13 +23,17 @@ class TorchLoadWithoutWeightsOnly(LoadSites, Rule):
     ## What it does
     Flags loads that run Python's full unpickler on a checkpoint:
 
-    - `torch.load(..., weights_only=False)`, whatever the target version;
     - `torch.load(path)` without `weights_only` when `target-torch` is below 2.6 (torch
       1.13 added `weights_only`; 2.6 made `True` its default);
     - `torch.load(path, pickle_module=...)`: a custom pickle module turns the default to
       `False` in every version;
     - `torch.hub.load_state_dict_from_url(url)` without `weights_only`: its default is
-      still `False` (torch 2.13 included).
+      still `False` (torch 2.13 included);
+    - with `report-explicit-false`, `torch.load(..., weights_only=False)` too, whatever
+      the target version. Off by default: written out, it is mostly deliberate (the file
+      holds more than tensors: a training state, a dataset's arrays). Of a random 10 of
+      the 34 such calls in the audited packages, 4 were worth changing (a state dict
+      from the user's path, which `weights_only=True` loads) and 6 were not.
 
     Calls that pass `**kwargs` (which may hold `weights_only`) or a non-literal
     `weights_only` are not reported, nor the fallback for torch < 1.13 in
@@ -62,18 +68,27 @@ class TorchLoadWithoutWeightsOnly(LoadSites, Rule):
     a whole pickled `nn.Module`, an optimizer's custom state) then fails to load with an
     `UnpicklingError` naming the type; allow-list it with
     `torch.serialization.add_safe_globals([...])` or save a `state_dict` instead.
-    `weights_only=False` written out is reported without a fix: it is usually there
-    because the file holds such objects.
+    `weights_only=False` written out is reported (with the option) without a fix: it is
+    there because the file holds such objects.
 
     ## Options
+    - `report-explicit-false` (default `false`): report `weights_only=False` written out.
+      TL209 (`untrusted-torch-load`, off by default) reports those whose path comes from
+      outside the code, the ones that matter for security:
+      ```toml
+      [tool.torchlint.torch-load-without-weights-only]
+      report-explicit-false = true
+      ```
+
     `target-torch` in `[tool.torchlint]` (default "2.2"): a call without `weights_only`
     is reported only when the target is below 2.6.
     """
 
     code = "TL201"
     name = "torch-load-without-weights-only"
-    summary = "torch.load runs the full unpickler (weights_only=False, or missing before torch 2.6)"
+    summary = "torch.load runs the full unpickler (weights_only missing before torch 2.6, or a pickle_module)"
     fixable = True
+    options = {REPORT_EXPLICIT_FALSE: False}
     triggers = ("load(", "load_state_dict_from_url")
 
     VALID = (
@@ -82,6 +97,8 @@ class TorchLoadWithoutWeightsOnly(LoadSites, Rule):
         "import torch\n\ndef load(path, safe):\n    return torch.load(path, weights_only=safe)\n",
         "import numpy as np\n\ndata = np.load('x.npy')\n",
         "import json\n\nwith open('c.json') as f:\n    cfg = json.load(f)\n",
+        # written out: deliberate, reported only with `report-explicit-false`
+        "import torch\n\nckpt = torch.load('full.pt', weights_only=False)\n",
         "import torch\n\nsd = torch.hub.load_state_dict_from_url('https://x/m.pt', weights_only=True)\n",
         "import torch\n\ndef load(f):\n    try:\n        return torch.load(f, weights_only=True)\n"
         "    except TypeError:  # torch < 1.13\n        return torch.load(f)\n",
@@ -99,11 +116,12 @@ class TorchLoadWithoutWeightsOnly(LoadSites, Rule):
             line=3,
             column=9,
         ),
-        # written out: reported without a fix, whatever the target
+        # written out, with the option: reported without a fix, whatever the target
         Invalid(
             "import torch\n\nckpt = torch.load('full.pt', weights_only=False)\n",
             line=3,
             column=8,
+            options=((REPORT_EXPLICIT_FALSE, True),),
         ),
         # a pickle module: the default is False in every version, and no fix
         Invalid("import dill\nimport torch\n\nobj = torch.load('o.pt', pickle_module=dill)\n", line=4, column=7),
@@ -112,6 +130,7 @@ class TorchLoadWithoutWeightsOnly(LoadSites, Rule):
             "import torch\n\ndef resume(path):\n    return torch.load(path, weights_only=False)\n",
             line=4,
             column=12,
+            options=((REPORT_EXPLICIT_FALSE, True),),
         ),
         Invalid(
             "import torch.hub\n\nsd = torch.hub.load_state_dict_from_url('https://x/m.pt')\n",
@@ -123,7 +142,7 @@ class TorchLoadWithoutWeightsOnly(LoadSites, Rule):
 
     def visit_Call(self, node) -> None:
         load = self.read_call(node)
-        if load is None:
+        if load is None or (load.unrestricted == "explicit" and not self.settings[REPORT_EXPLICIT_FALSE]):
             return
         source = self.load_source(node) if load.everywhere else None
         if source is not None and untrusted_load_selected(self.context.config):

@@ -17,17 +17,27 @@ LOADS = (
 )
 
 
+EXPLICIT_FALSE = '[tool.torchlint.torch-load-without-weights-only]\nreport-explicit-false = true\n'
+
+
 def test_missing_weights_only_is_reported_only_below_2_6(tmp_path):
     write_tree(tmp_path, {"pyproject.toml": '[tool.torchlint]\ntarget-torch = "2.5"\n', "m.py": LOADS})
-    assert findings(tmp_path) == [("m.py", 5, 12, "TL201"), ("m.py", 9, 12, "TL201")]
+    assert findings(tmp_path) == [("m.py", 9, 12, "TL201")]
     (tmp_path / "pyproject.toml").write_text('[tool.torchlint]\ntarget-torch = "2.6"\n')
-    assert findings(tmp_path) == [("m.py", 5, 12, "TL201")]  # weights_only=False stays a finding at any target
+    assert findings(tmp_path) == []
+
+
+def test_explicit_false_is_reported_with_its_option_at_any_target(tmp_path):
+    write_tree(tmp_path, {"pyproject.toml": '[tool.torchlint]\ntarget-torch = "2.6"\n' + EXPLICIT_FALSE, "m.py": LOADS})
+    assert findings(tmp_path) == [("m.py", 5, 12, "TL201")]
 
 
 def test_outside_path_moves_to_tl209_when_selected(tmp_path):
-    write_tree(tmp_path, {"m.py": LOADS})
+    write_tree(tmp_path, {"pyproject.toml": EXPLICIT_FALSE, "m.py": LOADS})
     result = run_torchlint("check", "--no-cache", "--output-format", "concise", ".", cwd=tmp_path)
     assert "m.py:5:12: TL201" in result.stdout.decode() and "`path`, a parameter" in result.stdout.decode()
+    assert findings(tmp_path, "--extend-select", "TL209") == [("m.py", 5, 12, "TL209"), ("m.py", 9, 12, "TL201")]
+    (tmp_path / "pyproject.toml").unlink()  # TL209 does not need TL201's option
     assert findings(tmp_path, "--extend-select", "TL209") == [("m.py", 5, 12, "TL209"), ("m.py", 9, 12, "TL201")]
 
 
@@ -55,10 +65,13 @@ def test_unsafe_fix_loads_a_state_dict_with_real_torch(tmp_path):
 
 
 def test_flake8_reports_the_same(tmp_path):
-    write_tree(tmp_path, {"m.py": LOADS})
+    write_tree(tmp_path, {"pyproject.toml": EXPLICIT_FALSE, "m.py": LOADS})
     result = run_flake8("--isolated", "--select", "TL2", "m.py", cwd=tmp_path)
     rows = sorted(line.split(":")[1] + line.split()[1] for line in result.stdout.splitlines())
     assert rows == ["5TL201", "9TL201"], result.stdout + result.stderr
+    (tmp_path / "pyproject.toml").unlink()
+    result = run_flake8("--isolated", "--select", "TL2", "m.py", cwd=tmp_path)
+    assert [line.split(":")[1] for line in result.stdout.splitlines()] == ["9"], result.stdout + result.stderr
 
 
 def test_no_fix_below_the_version_that_has_the_argument(tmp_path):
