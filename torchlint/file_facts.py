@@ -50,10 +50,6 @@ class StoredFacts(Mapping):
             self._facts = self._load()
         return self._facts
 
-    @property
-    def texts(self) -> Mapping[str, str]:
-        return self._read().texts
-
     def __getitem__(self, code: str) -> Any:
         return self._read()[code]
 

@@ -25,6 +25,7 @@ from torchlint.names import ImportMap, ImportTable, ast_import_table
 from torchlint.noqa import LineSuppressions, StatementSuppressions
 from torchlint.positions import KnownRanges, StatementRanges
 from torchlint.source import split_lines
+from torchlint.walk import ast_nodes
 
 
 @dataclass(frozen=True)
@@ -90,22 +91,8 @@ class SourceView:
         index: Dict[type, List[ast.AST]] = {}
         if self.tree is None:
             return index
-        fields: Dict[type, Tuple[str, ...]] = {}
-        stack: List[ast.AST] = [self.tree]
-        node_type, list_type = ast.AST, list
-        while stack:
-            node = stack.pop()
-            kind = type(node)
-            index.setdefault(kind, []).append(node)
-            names = fields.get(kind)
-            if names is None:
-                names = fields[kind] = kind._fields
-            for name in names:
-                value = getattr(node, name, None)
-                if isinstance(value, node_type):
-                    stack.append(value)
-                elif type(value) is list_type:
-                    stack.extend(item for item in value if isinstance(item, node_type))
+        for node in ast_nodes(self.tree):
+            index.setdefault(type(node), []).append(node)
         return index
 
 

@@ -144,17 +144,18 @@ def lookup(job: Job, settings: RunSettings, cache: Optional[Cache] = None) -> Tu
         return unreadable, job, None
     display, path, _ = job
     job = (display, path, data)
+    if cache is None:  # nothing to look up, and no key to store results under
+        return None, job, None
     key = entry_key(data, _codes_for(display, settings))
-    if cache is not None:
-        name = _relative(display, settings.config)
-        cached = cache.get(name, display, key)
-        if cached is not None and (settings.mode == "check" or not _has_fix(cached, settings.unsafe)):
-            outcome = _with_result(FileOutcome(display, cached=True), cached, data if settings.keep_sources else None)
-            outcome.facts = _stored_facts(cache, name, job, key, settings)
-            if is_notebook(display):
-                outcome.unread_notebook = data
-            return outcome, job, key
-    return None, job, key
+    name = _relative(display, settings.config)
+    cached = cache.get(name, display, key)
+    if cached is None or (settings.mode != "check" and _has_fix(cached, settings.unsafe)):
+        return None, job, key
+    outcome = _with_result(FileOutcome(display, cached=True), cached, data if settings.keep_sources else None)
+    outcome.facts = _stored_facts(cache, name, job, key, settings)
+    if is_notebook(display):
+        outcome.unread_notebook = data
+    return outcome, job, key
 
 
 def process_file(job: Job, settings: RunSettings) -> FileOutcome:

@@ -10,8 +10,7 @@ its own copy (it may not run), and whatever a statement rebinds (`loss = ...`,
 
 from __future__ import annotations
 
-from functools import lru_cache
-from typing import Callable, Dict, FrozenSet, List, Optional, Set, Tuple
+from typing import Callable, Dict, List, Optional, Set, Tuple
 
 from torchlint.lazy import cst
 from torchlint.names import cst_dotted_name
@@ -201,7 +200,8 @@ def _written(node) -> Set[str]:
     stack = [node]
     # exact types, not isinstance: these are LibCST's concrete (final) node classes,
     # whose ABC isinstance checks cost more than the rest of this walk
-    skipped, bound = _unwritten_scopes(), _binding_targets()
+    skipped = (cst.Lambda, cst.ClassDef)
+    bound = (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor, cst.NamedExpr)
     while stack:
         current = stack.pop()
         kind = type(current)
@@ -223,16 +223,6 @@ def _written(node) -> Set[str]:
             written.update(_target_names(target))
         stack.extend(children(current))
     return written
-
-
-@lru_cache(maxsize=None)
-def _unwritten_scopes() -> FrozenSet[type]:
-    return frozenset({cst.Lambda, cst.ClassDef})
-
-
-@lru_cache(maxsize=None)
-def _binding_targets() -> FrozenSet[type]:
-    return frozenset({cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor, cst.NamedExpr})
 
 
 def _target_names(target) -> Set[str]:

@@ -59,7 +59,7 @@ def children(node) -> List:
             found.append(value)
         elif shape is _SEQUENCE:
             for item in value:
-                if shapes.get(type(item)) is _NODE or _shape(type(item)) is _NODE:
+                if (shapes.get(type(item)) or _shape(type(item))) is _NODE:
                     found.append(item)
     return found
 
