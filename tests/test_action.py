@@ -60,7 +60,8 @@ def test_torchlint_is_installed_from_the_actions_own_checkout():
 def test_cache_step_is_actions_cache_keyed_on_version_and_config():
     cache = next(step for step in STEPS if step.get("uses", "").startswith("actions/cache@"))
     assert cache["if"] == "inputs.cache == 'true'"
-    assert cache["with"]["path"] == ".torchlint_cache"
+    # the cache and the key its entries are signed with (docs/security.md)
+    assert cache["with"]["path"].split() == [".torchlint_cache", "~/.cache/torchlint"]
     key = cache["with"]["key"]
     assert "steps.install.outputs.version" in key and "hashFiles('**/pyproject.toml', '**/torchlint.toml')" in key
     assert key.startswith(cache["with"]["restore-keys"].strip())

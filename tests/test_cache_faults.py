@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from cache_support import read_pack, write_pack, write_pack_text
 from cli_support import run_torchlint, write_tree
+from torchlint.cache_key import signed, user_key
 from test_tl004_cudnn_rnn_double_backward import GRU_MODEL, penalty
 
 BAD = "import wandb\n\n\ndef train():\n    wandb.init()\n"
@@ -57,10 +59,10 @@ def test_the_cache_does_not_depend_on_the_working_directory(project):
 
 def _corrupt_entry(change):
     def corrupt(pack: Path) -> None:
-        data = json.loads(pack.read_text())
+        data = read_pack(pack)
         [entry] = data["files"].values()
         change(entry)
-        pack.write_text(json.dumps(data))
+        write_pack(pack, data)
 
     return corrupt
 
@@ -94,7 +96,7 @@ def _bool_column(entry):
 
 
 def _write(text: str):
-    return lambda pack: pack.write_text(text)
+    return lambda pack: write_pack_text(pack, text)
 
 
 CORRUPTIONS = {
@@ -105,11 +107,15 @@ CORRUPTIONS = {
     "unknown-applicability": _corrupt_entry(_bad_applicability),
     "edits-dict": _corrupt_entry(_edits_dict),
     "bool-column": _corrupt_entry(_bool_column),
-    "entry-list": lambda pack: pack.write_text(json.dumps({"files": {"a.py": [1, 2]}})),
+    "entry-list": lambda pack: write_pack(pack, {"files": {"a.py": [1, 2]}}),
     "files-list": _write('{"files": []}'),
     "pack-list": _write("[]"),
     "truncated": lambda pack: pack.write_bytes(pack.read_bytes()[:40]),
     "binary": lambda pack: pack.write_bytes(b"\x00\xff not json"),
+    "signed-binary": lambda pack: pack.write_bytes(signed(user_key(), pack.name, b"\x00\xff not json")),
+    "unsigned": lambda pack: pack.write_bytes(pack.read_bytes().partition(b"\n")[2]),
+    "signed-as-another-pack": lambda pack: pack.write_bytes(signed(user_key(), "0" * 32 + ".json", b'{"files": {}}')),
+    "deep": lambda pack: write_pack_text(pack, '{"files": ' + "[" * 100_000 + "]" * 100_000 + "}"),
 }
 
 
@@ -122,7 +128,7 @@ def test_a_corrupt_entry_is_a_miss_and_is_overwritten(tmp_path, corrupt):
     for _ in range(2):  # the run after the corrupt one reads what it wrote back
         again = concise(".", cwd=tmp_path)
         assert (again.returncode, again.stdout, again.stderr) == (cold.returncode, cold.stdout, cold.stderr)
-    [entry] = json.loads(the_pack(tmp_path).read_text())["files"].values()
+    [entry] = read_pack(the_pack(tmp_path))["files"].values()
     assert type(entry["diagnostics"][0]["location"]["row"]) is int
 
 
@@ -147,16 +153,16 @@ def _lose(path: Path) -> None:
 
 
 def _foreign_facts(path: Path) -> None:
-    data = json.loads(path.read_text())
+    data = read_pack(path)
     for entry in data["files"].values():
         entry["key"] = "another run's"
-    path.write_text(json.dumps(data))
+    write_pack(path, data)
 
 
 FACTS_FAULTS = {
     "lost": _lose,
     "foreign-key": _foreign_facts,
-    "facts-list": lambda path: path.write_text(json.dumps({"files": {"models.py": {"key": "k", "facts": []}}})),
+    "facts-list": lambda path: write_pack(path, {"files": {"models.py": {"key": "k", "facts": []}}}),
     "binary": lambda path: path.write_bytes(b"\x00\xff"),
 }
 
@@ -171,7 +177,7 @@ def test_findings_whose_facts_are_lost_are_linted_again_for_them(tmp_path, fault
     for _ in range(2):  # the second run reads the facts the first one wrote back
         again = concise(".", cwd=tmp_path)
         assert (again.returncode, again.stdout, again.stderr) == (cold.returncode, cold.stdout, cold.stderr)
-    assert set(json.loads(facts.read_text())["files"]) == {"__init__.py", "models.py", "train.py"}
+    assert set(read_pack(facts)["files"]) == {"__init__.py", "models.py", "train.py"}
 
 
 def test_project_findings_are_cached_per_file_set_and_follow_every_change(tmp_path):
@@ -180,7 +186,7 @@ def test_project_findings_are_cached_per_file_set_and_follow_every_change(tmp_pa
     assert concise(".", cwd=tmp_path).stdout == cold.stdout
     project.write_bytes(b"\x00 corrupt")
     assert concise(".", cwd=tmp_path).stdout == cold.stdout
-    assert json.loads(project.read_text())["diagnostics"][0]["code"] == "TL004"
+    assert read_pack(project)["diagnostics"][0]["code"] == "TL004"
     # the penalty no longer takes a second derivative: the model is fine
     train = tmp_path / "pkg" / "train.py"
     train.write_text(train.read_text().replace("create_graph=True", "create_graph=False"))
@@ -203,18 +209,18 @@ def test_entries_of_files_unused_for_a_month_are_dropped(tmp_path):
     (tmp_path / "gone.py").write_text(BAD)
     concise(".", cwd=tmp_path)
     pack = the_pack(tmp_path)
-    data = json.loads(pack.read_text())
+    data = read_pack(pack)
     assert set(data["files"]) == {"a.py", "gone.py"}
     today = int(time.time() // DAY)
     data["files"]["gone.py"]["used"] = today - 31
     data["files"]["a.py"]["used"] = today - 1  # its hit today rewrites the pack
-    pack.write_text(json.dumps(data))
+    write_pack(pack, data)
     (tmp_path / "gone.py").unlink()
     concise(".", cwd=tmp_path)
-    assert set(json.loads(pack.read_text())["files"]) == {"a.py"}
+    assert set(read_pack(pack)["files"]) == {"a.py"}
 
 
-def test_stale_packs_old_versions_and_the_old_layout_are_pruned_once_a_day(tmp_path):
+def test_stale_packs_and_old_versions_are_pruned_once_a_day_and_nothing_else(tmp_path):
     (tmp_path / "a.py").write_text(BAD)
     concise(".", cwd=tmp_path)
     pack = the_pack(tmp_path)
@@ -223,22 +229,29 @@ def test_stale_packs_old_versions_and_the_old_layout_are_pruned_once_a_day(tmp_p
     stale = version / ("0" * 32 + ".json")
     stale.write_text('{"files": {}}')
     _age(stale, 40)
-    legacy = version / "ab"  # one file per entry, as before packs
-    legacy.mkdir()
-    (legacy / "abcdef.json").write_text("{}")
-    old_version, recent_version = cache / "v0.0.1", cache / "v0.0.2"
-    for directory in (old_version, recent_version):
+    foreign = version / "ab"  # not a name torchlint writes: never deleted
+    foreign.mkdir()
+    (foreign / "abcdef.json").write_text("{}")
+    kept_file = version / "notes.txt"
+    kept_file.write_text("mine")
+    _age(kept_file, 400)
+    old_version, recent_version, other_version = cache / "v0.0.1", cache / "v0.0.2", cache / "v0.0.3"
+    for directory in (old_version, recent_version, other_version):
         directory.mkdir()
-        (directory / "x.json").write_text("{}")
+        (directory / ("1" * 32 + ".json")).write_text("{}")
+    (other_version / "keep.txt").write_text("not torchlint's")
     _age(old_version, 3)
+    _age(other_version, 3)
     concise(".", cwd=tmp_path)
     # pruned at most once a day: the first run did it already
-    assert stale.exists() and legacy.exists() and old_version.exists()
+    assert stale.exists() and old_version.exists()
     _age(version / ".pruned", 2)
     result = concise(".", cwd=tmp_path)
     assert result.returncode == 1 and not result.stderr
-    assert not stale.exists() and not legacy.exists() and not old_version.exists()
+    assert not stale.exists() and not old_version.exists()
     assert recent_version.exists() and pack.exists()
+    assert (foreign / "abcdef.json").exists() and kept_file.read_text() == "mine"
+    assert (other_version / "keep.txt").exists() and not (other_version / ("1" * 32 + ".json")).exists()
 
 
 def test_the_oldest_packs_go_when_the_cache_outgrows_its_bound(tmp_path):

@@ -26,6 +26,13 @@ Pruning is cheap and happens at the end of a run (`save`):
   until the directory is under `MAX_BYTES`; so are other versions' directories that no
   run has used for two days. That is one `scandir` of a few hundred packs a day.
 
+The directory lies in the repository under review, so it is not trusted: every pack is
+signed with the user's own key (kept outside any repository, `torchlint.cache_key`) and a
+pack that does not verify is a miss, so a committed or edited cache can neither hide a
+finding nor bring a fix the rules would not compute now; links are never followed, a
+directory of another user is refused, and only names torchlint writes are pruned
+(`torchlint.cache_ground`).
+
 Entries are validated on read, type by type: a corrupt, truncated or foreign entry is a
 miss and is overwritten, never an error. Facts are written beside their findings but
 not atomically with them (another run may win one of the two writes): a file whose
@@ -36,15 +43,16 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import shutil
-import tempfile
+import stat
 import time
 from contextlib import suppress
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from torchlint import __version__
+from torchlint.cache_ground import PACK, SUPPORTED, Directory, UntrustedCache, written_by_torchlint
+from torchlint.cache_key import signed, user_key, verified
+from torchlint.console import warning
 from torchlint.ftypes import Applicability, Diagnostic, Edit, FileResult, Fix, Location
 
 CACHE_DIRNAME = ".torchlint_cache"
@@ -61,9 +69,14 @@ FINDINGS, FACTS, PROJECT = ".json", ".facts", ".project"  # the suffixes of the 
 
 
 class Cache:
-    """One run's view of the cache: packs are read on first use and written by `save`."""
+    """One run's view of the cache: packs are read on first use and written by `save`.
+
+    Every pack is signed with the user's key (`torchlint.cache_key`) and handled through
+    `torchlint.cache_ground`: nothing in the directory is trusted that this user's
+    torchlint did not write, and nothing is followed out of it."""
 
     def __init__(self, root: Path, salt: str, now: Optional[float] = None) -> None:
+        self.root = root
         self.base = root / CACHE_DIRNAME
         self.version = f"v{__version__}"
         self.directory = self.base / self.version
@@ -72,7 +85,10 @@ class Cache:
         self.today = int(self.now // DAY)
         self._packs: Dict[Tuple[str, str], Dict[str, Any]] = {}  # (directory, suffix) -> files
         self._changed: set = set()
-        self._project: Optional[Tuple[Path, Dict[str, Any]]] = None  # a project result to write
+        self._project: Optional[Tuple[str, Dict[str, Any]]] = None  # a project result to write
+        self._key = user_key() if SUPPORTED else None
+        self._opened: Optional[Tuple[Directory, Directory]] = None  # (base, version) once open
+        self._refused = self._key is None
 
     def get(self, name: str, display: str, key: str) -> Optional[FileResult]:
         """The cached findings of the file at project path `name`, if its `key` (see
@@ -128,71 +144,79 @@ class Cache:
 
     def project(self, files: Sequence[Tuple[str, str]]) -> Optional[List[Diagnostic]]:
         """The project pass's findings over `files` ((display name, key) pairs), if cached."""
-        path, key = self._project_path(files)
+        name, key = self._project_name(files)
+        data = self._read(name)
         try:
-            with open(path, "rb") as handle:
-                data = json.load(handle)
-            if data["key"] != key:
+            if data is None or data["key"] != key:
                 return None
             found = [_diagnostic(d, _of(d["filename"], str)) for d in _of(data["diagnostics"], list)]
             if _of(data["used"], int) != self.today:
                 data["used"] = self.today
-                self._project = (path, data)
+                self._project = (name, data)
             return found
-        except (OSError, ValueError, KeyError, TypeError):
+        except (ValueError, KeyError, TypeError):
             return None
 
     def put_project(self, files: Sequence[Tuple[str, str]], diagnostics: Sequence[Diagnostic]) -> None:
-        path, key = self._project_path(files)
-        self._project = (path, {"key": key, "used": self.today, "diagnostics": [d.to_json() for d in diagnostics]})
+        name, key = self._project_name(files)
+        self._project = (name, {"key": key, "used": self.today, "diagnostics": [d.to_json() for d in diagnostics]})
 
-    def _project_path(self, files: Sequence[Tuple[str, str]]) -> Tuple[Path, str]:
+    def _project_name(self, files: Sequence[Tuple[str, str]]) -> Tuple[str, str]:
         names = hashlib.blake2b(self.salt.encode("utf-8", "surrogateescape"), digest_size=16)
         keys = names.copy()
         for display, key in sorted(files):
             names.update(display.encode("utf-8", "surrogateescape") + b"\0")
             keys.update(f"{display}\0{key}\0".encode("utf-8", "surrogateescape"))
-        return self.directory / f"{names.hexdigest()}{PROJECT}", keys.hexdigest()
+        return f"{names.hexdigest()}{PROJECT}", keys.hexdigest()
 
     def save(self) -> None:
         """Write the packs that changed, then prune. Never raises for a cache problem."""
         try:
-            if self._changed or self._project is not None:
-                self._prepare()
-            # facts first: findings without their facts are linted again, never trusted
-            for directory, suffix in sorted(self._changed, key=lambda item: (item[1] != FACTS, item)):
-                self._write(directory, suffix)
-            if self._project is not None:
-                _write_json(self._project[0], self._project[1])
+            if (self._changed or self._project is not None) and self._ground(create=True) is not None:
+                # facts first: findings without their facts are linted again, never trusted
+                for directory, suffix in sorted(self._changed, key=lambda item: (item[1] != FACTS, item)):
+                    self._write_pack(directory, suffix)
+                if self._project is not None:
+                    self._write(*self._project)
             self._prune()
         except OSError:
             pass
-        self._changed.clear()
-        self._project = None
+        finally:
+            self._changed.clear()
+            self._project = None
+            self._close()
 
-    def _pack_path(self, directory: str, suffix: str) -> Path:
+    def _pack_name(self, directory: str, suffix: str) -> str:
         digest = hashlib.blake2b(f"{self.salt}\0{directory}".encode("utf-8", "surrogateescape"), digest_size=16)
-        return self.directory / f"{digest.hexdigest()}{suffix}"
+        return f"{digest.hexdigest()}{suffix}"
 
     def _pack(self, directory: str, suffix: str) -> Dict[str, Any]:
         if (directory, suffix) not in self._packs:
-            self._packs[directory, suffix] = self._read(directory, suffix)
+            files = None
+            data = self._read(self._pack_name(directory, suffix))
+            if data is not None:
+                files = data.get("files") if isinstance(data, dict) else None
+                if not isinstance(files, dict):
+                    self._changed.add((directory, suffix))  # overwrite what cannot be read
+            self._packs[directory, suffix] = files if isinstance(files, dict) else {}
         return self._packs[directory, suffix]
 
-    def _read(self, directory: str, suffix: str) -> Dict[str, Any]:
+    def _read(self, name: str) -> Any:
+        """The data of the pack `name` if this user's torchlint wrote it; None if it is
+        missing; {} if it is there but corrupt, foreign or forged."""
+        ground = self._ground(create=False)
+        if ground is None:
+            return None
+        data = ground[1].read(name, MAX_BYTES)
+        if data is None:
+            return None
+        body = verified(self._key, name, data)
         try:
-            with open(self._pack_path(directory, suffix), "rb") as handle:
-                files = json.load(handle)["files"]
-        except FileNotFoundError:
+            return {} if body is None else json.loads(body)
+        except (ValueError, RecursionError):
             return {}
-        except (OSError, ValueError, KeyError, TypeError):
-            files = None
-        if not isinstance(files, dict):
-            self._changed.add((directory, suffix))  # overwrite what cannot be read
-            return {}
-        return files
 
-    def _write(self, directory: str, suffix: str) -> None:
+    def _write_pack(self, directory: str, suffix: str) -> None:
         if suffix == FACTS:  # the facts of files whose findings are kept
             findings = self._pack(directory, FINDINGS)
             files = {name: entry for name, entry in self._pack(directory, FACTS).items() if name in findings}
@@ -203,82 +227,121 @@ class Cache:
                 for name, entry in self._pack(directory, suffix).items()
                 if isinstance(entry, dict) and type(entry.get("used")) is int and entry["used"] >= oldest
             }
-        _write_json(self._pack_path(directory, suffix), {"files": files})
+        self._write(self._pack_name(directory, suffix), {"files": files})
 
-    def _prepare(self) -> None:
-        if self.directory.is_dir():
+    def _write(self, name: str, data: Dict[str, Any]) -> None:
+        """Write atomically (a reader sees the old pack or the new one); a failure leaves the old."""
+        ground = self._ground(create=True)
+        if ground is None:
             return
-        self.directory.mkdir(parents=True, exist_ok=True)
-        tag = self.base / "CACHEDIR.TAG"
-        if not tag.exists():
-            tag.write_text(CACHEDIR_TAG, encoding="utf-8")
-            (self.base / ".gitignore").write_text("*\n", encoding="utf-8")
+        try:
+            # dumps, unlike dump, uses the C encoder
+            body = json.dumps(data, separators=(",", ":")).encode("utf-8", "surrogateescape")
+            ground[1].write(name, signed(self._key, name, body))
+        except (OSError, TypeError, ValueError):
+            pass
+
+    def _ground(self, create: bool) -> Optional[Tuple[Directory, Directory]]:
+        """The cache's base and version directories, open; None where there is no cache
+        yet (unless `create`) or it is refused (said once, as a warning)."""
+        if self._opened is not None or self._refused:
+            return self._opened
+        base = None
+        try:
+            root = Directory.at(str(self.root))
+            try:
+                base = Directory.open(CACHE_DIRNAME, root, create=create)
+            finally:
+                root.close()
+            if create:
+                _tag(base)
+            self._opened = (base, Directory.open(self.version, base, create=create))
+        except FileNotFoundError:
+            if base is not None:
+                base.close()
+        except UntrustedCache as refusal:
+            self._refused = True
+            warning(f"cache not used: {refusal}")
+        except OSError:
+            self._refused = True
+        return self._opened
+
+    def _close(self) -> None:
+        if self._opened is not None:
+            for directory in self._opened:
+                directory.close()
+            self._opened = None
 
     def _prune(self) -> None:
         """At most once a day: delete what no run has used for a while."""
-        marker = self.directory / PRUNE_MARKER
-        try:
-            if self.now - marker.stat().st_mtime < DAY:
-                return
-        except FileNotFoundError:
-            pass
-        if not self.directory.is_dir():
+        ground = self._ground(create=False)
+        if ground is None:
             return
-        self._prune_versions()
-        self._prune_packs()
-        marker.touch()
+        base, version = ground
+        marker = version.stat(PRUNE_MARKER)
+        if marker is not None and stat.S_ISREG(marker.st_mode) and self.now - marker.st_mtime < DAY:
+            return
+        self._prune_versions(base)
+        self._prune_packs(version)
+        version.touch(PRUNE_MARKER)
 
-    def _prune_versions(self) -> None:
+    def _prune_versions(self, base: Directory) -> None:
         """Other versions' directories, unless one was used lately (two versions in turn,
         e.g. pre-commit's pinned one and a development install, keep their caches)."""
-        for entry in os.scandir(self.base):
+        for entry in base.entries():
             if not entry.is_dir(follow_symlinks=False) or entry.name == self.version or not entry.name.startswith("v"):
                 continue
             with suppress(OSError):
                 used = [entry.stat(follow_symlinks=False).st_mtime]
-                with suppress(FileNotFoundError):
-                    used.append(os.stat(os.path.join(entry.path, PRUNE_MARKER)).st_mtime)
+                marker = _marker_time(base, entry.name)
+                if marker is not None:
+                    used.append(marker)
                 if self.now - max(used) > 2 * DAY:
-                    shutil.rmtree(entry.path, ignore_errors=True)
+                    base.remove_own(entry.name)
 
-    def _prune_packs(self) -> None:
-        """Stale packs, stray temporary files and anything of an older layout, then the
-        oldest packs until the directory fits in MAX_BYTES."""
+    def _prune_packs(self, version: Directory) -> None:
+        """Stale packs and stray temporary files, then the oldest packs until the
+        directory fits in MAX_BYTES; only names torchlint writes."""
         packs = []
-        for entry in os.scandir(self.directory):
-            if entry.name == PRUNE_MARKER:
-                continue
-            if entry.is_dir(follow_symlinks=False):
-                shutil.rmtree(entry.path, ignore_errors=True)
+        for entry in version.entries():
+            if entry.name == PRUNE_MARKER or not written_by_torchlint(entry.name):
                 continue
             with suppress(OSError):
-                stat = entry.stat(follow_symlinks=False)
-                is_pack = entry.name.endswith((FINDINGS, FACTS, PROJECT))
+                info = entry.stat(follow_symlinks=False)
+                is_pack = PACK.fullmatch(entry.name) is not None
                 # a young .tmp may be another run's write in progress
-                if self.now - stat.st_mtime > (MAX_AGE_DAYS * DAY if is_pack else DAY):
-                    os.unlink(entry.path)
+                if not stat.S_ISREG(info.st_mode) or self.now - info.st_mtime > (MAX_AGE_DAYS * DAY if is_pack else DAY):
+                    version.unlink(entry.name)
                 elif is_pack:
-                    packs.append((stat.st_mtime, stat.st_size, entry.path))
+                    packs.append((info.st_mtime, info.st_size, entry.name))
         total = sum(size for _, size, _ in packs)
-        for _, size, path in sorted(packs):
+        for _, size, name in sorted(packs):
             if total <= MAX_BYTES:
                 break
-            with suppress(OSError):
-                os.unlink(path)
-                total -= size
+            version.unlink(name)
+            total -= size
 
 
-def _write_json(path: Path, data: Dict[str, Any]) -> None:
-    """Write atomically (a reader sees the old pack or the new one); a failure leaves the old."""
-    handle, temp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+def _tag(base: Directory) -> None:
+    """The directory tag and a `.gitignore` of `*`, written again where missing, wrong
+    (a full disk left them empty) or a link (which is replaced, never written through)."""
+    for name, text in (("CACHEDIR.TAG", CACHEDIR_TAG), (".gitignore", "*\n")):
+        data = text.encode("utf-8")
+        if not base.holds(name, data):
+            base.write(name, data)
+
+
+def _marker_time(base: Directory, name: str) -> Optional[float]:
+    """When the version directory `name` was last pruned, if it says."""
     try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            # dumps, unlike dump, uses the C encoder
-            out.write(json.dumps(data, separators=(",", ":")))
-        os.replace(temp, path)
-    except (OSError, TypeError, ValueError):
-        with suppress(OSError):
-            os.unlink(temp)
+        child = Directory.open(name, base)
+    except (OSError, UntrustedCache):
+        return None
+    try:
+        info = child.stat(PRUNE_MARKER)
+        return info.st_mtime if info is not None else None
+    finally:
+        child.close()
 
 
 def _split(name: str):

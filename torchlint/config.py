@@ -12,7 +12,15 @@ from pathlib import Path
 from typing import Any, Dict, Mapping, Optional, Tuple
 
 # ConfigError, find_config_file, read_table and read_toml are used from here too
-from torchlint.config_files import CONFIG_FILENAMES, ConfigError, find_config_file, is_file, read_table, read_toml  # noqa: F401
+from torchlint.config_files import (  # noqa: F401
+    CONFIG_FILENAMES,
+    ConfigError,
+    find_config_file,
+    is_file,
+    read_table,
+    read_toml,
+    trusted_above,
+)
 
 DEFAULT_EXCLUDE = (
     ".bzr",
@@ -188,7 +196,7 @@ def formatter_line_length(directory: Path) -> int:
     for folder in (directory, *directory.parents):
         for name in (".ruff.toml", "ruff.toml", "pyproject.toml"):
             candidate = folder / name
-            if not is_file(candidate):
+            if not is_file(candidate) or not trusted_above(directory, candidate):
                 continue
             try:
                 data = read_toml(candidate)

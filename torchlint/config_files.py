@@ -7,6 +7,8 @@ that table in turn.
 
 from __future__ import annotations
 
+import os
+import stat
 import sys
 from pathlib import Path
 from typing import Any, Dict, Optional
@@ -29,7 +31,7 @@ def find_config_file(start: Path) -> Optional[Path]:
     for directory in (start, *start.parents):
         for name in CONFIG_FILENAMES:
             candidate = directory / name
-            if not is_file(candidate):
+            if not is_file(candidate) or not trusted_above(start, candidate):
                 continue
             if name == "torchlint.toml":
                 return candidate
@@ -39,6 +41,30 @@ def find_config_file(start: Path) -> Optional[Path]:
             except ConfigError:
                 return candidate
     return None
+
+
+def trusted_above(start: Path, candidate: Path) -> bool:
+    """Whether a config file found while walking up from `start` may be used: one above
+    the project (not in `start` itself) must not be another user's to plant. Its file
+    and its directory belong to this user or root, and a directory anyone may write to
+    is used only if it is sticky and the file is this user's own. Warns where refused."""
+    if candidate.parent == start:
+        return True
+    try:
+        link, folder = candidate.lstat(), candidate.parent.stat()
+        target = candidate.stat()
+    except OSError:
+        return False
+    mine = (os.getuid(), 0)
+    owners_ok = link.st_uid in mine and target.st_uid in mine and folder.st_uid in mine
+    open_folder = bool(folder.st_mode & stat.S_IWOTH)
+    sticky_ok = not open_folder or (folder.st_mode & stat.S_ISVTX and link.st_uid == os.getuid())
+    if owners_ok and sticky_ok:
+        return True
+    from torchlint.console import warning
+
+    warning(f"{candidate}: not used: another user can write it (it lies above the project, in a shared directory)")
+    return False
 
 
 def is_file(path: Path) -> bool:

@@ -23,5 +23,6 @@ def warning(message: str) -> None:
 
 def _say(level: str, message: str) -> None:
     from torchlint.report.paths import printable  # a file name may not be UTF-8
+    from torchlint.report.visible import visible
 
-    print(f"{level}: {printable(message)}", file=sys.stderr)
+    print(f"{level}: {visible(printable(message))}", file=sys.stderr)

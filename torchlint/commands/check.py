@@ -15,6 +15,7 @@ from torchlint.commands import adoption
 from torchlint.commands.parser import OneLineParser, UsageError
 from torchlint.config import Config, ConfigError, glob_patterns, is_code_selector, load_config
 from torchlint.console import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, error, warning
+from torchlint.report.visible import visible
 
 FORMATS = ("full", "concise", "json", "json-lines", "github", "sarif", "junit")
 
@@ -185,8 +186,8 @@ def _run(args, paths: Sequence[str], config: Config, output_format: str, baselin
         sys.stdout.buffer.flush()
     if mode == "diff":
         for outcome in result.outcomes:
-            if outcome.diff:
-                sys.stdout.write(outcome.diff)
+            if outcome.diff:  # exact for `patch`, escaped for a terminal
+                sys.stdout.write(visible(outcome.diff) if sys.stdout.isatty() else outcome.diff)
     if output_format not in ("full", "concise") and hasattr(report_stream, "reconfigure"):
         report_stream.reconfigure(encoding="utf-8")
     context = ReportContext(

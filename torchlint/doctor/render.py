@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 import textwrap
+from dataclasses import replace
 from typing import IO, List, Optional
 
 from torchlint import __version__
 from torchlint.doctor.facts import Facts
 from torchlint.doctor.results import FAIL, NOT_JUDGED, PASS, SKIP, WARN, CheckResult, count, failed, verdict
+from torchlint.report.visible import visible
 
 STYLES = {PASS: "green", WARN: "yellow", FAIL: "bold red", SKIP: "dim"}
 NON_TTY_WIDTH = 120
@@ -21,6 +23,7 @@ def _reraise_broken_pipe() -> None:
 def render_rich(results: List[CheckResult], stream: IO[str]) -> None:
     """The table, the details of failures, and the verdict; colour only on a terminal."""
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
     console = Console(file=stream, highlight=False, soft_wrap=False)
@@ -34,10 +37,12 @@ def render_rich(results: List[CheckResult], stream: IO[str]) -> None:
     table.add_column("status", no_wrap=True, min_width=len("status"))
     table.add_column("found", overflow="fold", ratio=3, min_width=len("found"))
     table.add_column("expected", overflow="fold", ratio=2, min_width=len("expected"))
+    results = [_visible(result) for result in results]
     for result in results:
         style = STYLES.get(result.status, "")
-        table.add_row(result.name, f"[{style}]{result.status}[/]" if style else result.status,
-                      result.found, result.expected, style="dim" if result.status == SKIP else None)
+        # cells are rich markup: text from --facts must not be read as tags
+        table.add_row(escape(result.name), f"[{style}]{result.status}[/]" if style else result.status,
+                      escape(result.found), escape(result.expected), style="dim" if result.status == SKIP else None)
     console.print(table)
     advised = [f"{r.name} ({r.status}): {r.advice}" for r in results if r.advice and r.status in (FAIL, WARN)]
     for line in dict.fromkeys(advised):
@@ -52,6 +57,7 @@ def render_rich(results: List[CheckResult], stream: IO[str]) -> None:
 
 def render_plain(results: List[CheckResult], width: int = 100) -> str:
     """A plain-text table (no colour, no rich): the message of `EnvironmentMismatch`."""
+    results = [_visible(result) for result in results]
     name_width = max([len(r.name) for r in results] + [5])
     found_width = min(max([len(r.found) for r in results] + [5]), 40)
     lines = [f"{'status':<6}  {'check':<{name_width}}  {'found':<{found_width}}  expected"]
@@ -67,6 +73,11 @@ def render_plain(results: List[CheckResult], width: int = 100) -> str:
             lines.append(textwrap.indent(result.detail.rstrip(), " " * 8))
     lines.append(verdict(results))
     return "\n".join(lines)
+
+
+def _visible(result: CheckResult) -> CheckResult:
+    """The result with its text fit for a terminal: facts may come from a pasted `--facts`."""
+    return replace(result, **{name: visible(value) for name, value in vars(result).items() if isinstance(value, str)})
 
 
 def render_json(facts: Optional[Facts], results: List[CheckResult]) -> str:

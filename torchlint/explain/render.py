@@ -10,6 +10,7 @@ from typing import IO, List
 from torchlint.explain.evidence import Clue, Evidence
 from torchlint.explain.knowledge import KnowledgeBase, Match
 from torchlint.explain.reasoning import Diagnosis
+from torchlint.report.visible import visible
 
 NO_MATCH = (
     "No known signature matched this log. If it is a CUDA/cuDNN failure, run `torchlint doctor` "
@@ -61,7 +62,7 @@ def render_text(explanation: Explanation, knowledge: KnowledgeBase, stream: IO[s
 
     def say(text: str, style: str = "", indent: int = 0, bullet: str = "") -> None:
         prefix = " " * indent
-        lines = textwrap.wrap(text, width=width, initial_indent=prefix + bullet,
+        lines = textwrap.wrap(visible(text), width=width, initial_indent=prefix + bullet,
                               subsequent_indent=prefix + " " * len(bullet), break_on_hyphens=False) or [""]
         for line in lines:
             console.print(line, style=style or None, markup=False, soft_wrap=True)

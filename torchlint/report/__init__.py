@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from importlib import import_module
-from typing import Sequence, TextIO
+from typing import Callable, Sequence, TextIO
 
 from torchlint.ftypes import Diagnostic
 from torchlint.report.context import ReportContext
@@ -16,6 +16,7 @@ from torchlint.report.context import ReportContext
 __all__ = ["FORMATS", "ReportContext", "render", "render_statistics", "summary_lines"]
 
 FORMATS = ("full", "concise", "json", "json-lines", "github", "sarif", "junit")
+HUMAN_FORMATS = ("full", "concise", "github")  # read on a terminal or in a CI log
 
 # format -> (module, function)
 _RENDERERS = {
@@ -35,19 +36,31 @@ def render(fmt: str, diagnostics: Sequence[Diagnostic], ctx: ReportContext, out:
         module, function = _RENDERERS[fmt]
     except KeyError:
         raise ValueError(f"unknown output format {fmt!r}; expected one of {', '.join(FORMATS)}") from None
-    printable = [_printable_messages(d) for d in diagnostics]
+    spell = _for_terminal if fmt in HUMAN_FORMATS else _printable
+    printable = [_printable_messages(d, spell) for d in diagnostics]
     getattr(import_module(f"{__name__}.{module}"), function)(printable, ctx, out)
 
 
-def _printable_messages(diagnostic: Diagnostic) -> Diagnostic:
-    """The diagnostic with messages every format can write: a project rule's message may
-    quote a file name that is not UTF-8 (names are spelled by `paths`)."""
+def _printable(text: str) -> str:
     from torchlint.report.paths import printable
 
-    message = printable(diagnostic.message)
+    return printable(text)
+
+
+def _for_terminal(text: str) -> str:
+    from torchlint.report.visible import visible
+
+    return visible(_printable(text))
+
+
+def _printable_messages(diagnostic: Diagnostic, spell: Callable[[str], str]) -> Diagnostic:
+    """The diagnostic with messages every format can write: a project rule's message may
+    quote a file name that is not UTF-8 (names are spelled by `paths`), or a string of
+    the source with control characters, which formats read on a terminal show escaped."""
+    message = spell(diagnostic.message)
     fix = diagnostic.fix
-    if fix is not None and printable(fix.message) != fix.message:
-        fix = replace(fix, message=printable(fix.message))
+    if fix is not None and spell(fix.message) != fix.message:
+        fix = replace(fix, message=spell(fix.message))
     if message == diagnostic.message and fix is diagnostic.fix:
         return diagnostic
     return replace(diagnostic, message=message, fix=fix)

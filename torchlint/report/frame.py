@@ -8,6 +8,7 @@ from typing import Optional
 from torchlint.ftypes import Diagnostic
 from torchlint.report.sources import SourceLines
 from torchlint.report.styled import Line
+from torchlint.report.visible import CONTROL, escaped
 
 CONTEXT = 2
 MAX_SPAN_ROWS = 5
@@ -17,8 +18,9 @@ TAB_WIDTH = 4
 def _display(text: str) -> tuple[str, list[int]]:
     """Printable text for a source line and each code point's display offset.
 
-    Tabs become spaces and control characters their Unicode pictures, so that
-    a hostile file cannot drive the terminal and the carets stay aligned.
+    Tabs become spaces, C0 control characters their Unicode pictures and C1 ones a
+    `\x9b` escape, so that a hostile file cannot drive the terminal and the carets
+    stay aligned.
     """
     shown: list[str] = []
     offsets: list[int] = []
@@ -31,6 +33,9 @@ def _display(text: str) -> tuple[str, list[int]]:
         elif ord(char) < 0x20 or ord(char) == 0x7F:
             step = 1
             shown.append(chr(0x2400 + ord(char)) if ord(char) < 0x20 else "\u2421")
+        elif CONTROL.match(char):  # C1: no picture exists
+            step = len(escaped(char))
+            shown.append(escaped(char))
         else:
             step = 2 if unicodedata.east_asian_width(char) in "WF" else 1
             shown.append(char)

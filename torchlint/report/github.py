@@ -7,6 +7,7 @@ from typing import Sequence, TextIO
 from torchlint.ftypes import Diagnostic, cell_name
 from torchlint.report import paths
 from torchlint.report.context import ReportContext
+from torchlint.report.visible import visible
 
 
 def escape_data(text: str) -> str:
@@ -21,7 +22,7 @@ def escape_property(text: str) -> str:
 
 def command(diagnostic: Diagnostic, ctx: ReportContext) -> str:
     """The `::error` or `::warning` line for one finding (the rule's level)."""
-    path = paths.for_root(diagnostic.filename, ctx.root)
+    path = visible(paths.for_root(diagnostic.filename, ctx.root))  # GitHub's log obeys ANSI escapes
     start, end = diagnostic.location, diagnostic.end_location
     properties = {
         "title": f"torchlint ({diagnostic.code})",

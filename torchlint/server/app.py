@@ -19,6 +19,7 @@ from pygls.lsp.server import LanguageServer
 from torchlint import __version__
 from torchlint.config import ConfigError
 from torchlint.registry import rule_infos
+from torchlint.report.visible import visible
 from torchlint.server import actions
 from torchlint.server.documents import OpenDocument, OpenDocuments
 from torchlint.server.protocol import NO_FINDINGS, Findings, findings_in, workspace_edit
@@ -178,6 +179,7 @@ class TorchlintServer(LanguageServer):
 
     def _tell(self, message: str, kind: types.MessageType, show: bool = False) -> None:
         """Log a problem once (and show it, if the user must act on it)."""
+        message = visible(message)
         if message in self._told:
             return
         self._told.add(message)

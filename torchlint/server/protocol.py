@@ -16,6 +16,7 @@ from lsprotocol import types
 
 from torchlint.fix import line_offsets, text_offset
 from torchlint.ftypes import Diagnostic, Edit, Location, RuleInfo
+from torchlint.report.visible import visible
 
 SOURCE = "torchlint"
 SEVERITIES = {"error": types.DiagnosticSeverity.Error, "warning": types.DiagnosticSeverity.Warning}
@@ -83,7 +84,7 @@ def findings_in(text: str, diagnostics: Sequence[Diagnostic], encoding: str, inf
 def lsp_diagnostic(diagnostic: Diagnostic, positions: TextPositions, info: Optional[RuleInfo]) -> types.Diagnostic:
     return types.Diagnostic(
         range=positions.range(diagnostic.location, diagnostic.end_location),
-        message=diagnostic.message,
+        message=visible(diagnostic.message),
         severity=SEVERITIES.get(info.level if info else "warning", types.DiagnosticSeverity.Warning),
         code=diagnostic.code,
         code_description=types.CodeDescription(href=info.url) if info else None,

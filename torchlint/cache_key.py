@@ -1,0 +1,103 @@
+"""The user's secret cache key: what makes a cache entry this user's torchlint's own work.
+
+A cache directory lies in the repository being linted, which is not trusted: a pack
+committed to it (or edited there) could otherwise carry findings that hide a problem,
+or fixes that `--fix` would write. Every pack is therefore signed with HMAC-SHA256
+under a random key kept outside any repository, readable by its owner only
+(`$XDG_CACHE_HOME/torchlint/cache-key`, by default `~/.cache/torchlint/cache-key`).
+A pack whose signature does not verify is a cache miss: the file is linted again.
+"""
+
+from __future__ import annotations
+
+import hmac
+import os
+import secrets
+import stat
+from functools import lru_cache
+from hashlib import sha256
+from pathlib import Path
+from typing import Optional
+
+KEY_NAME = "cache-key"
+KEY_BYTES = 32
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+
+
+def key_path() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "torchlint" / KEY_NAME
+
+
+@lru_cache(maxsize=None)
+def _key_at(path: Path) -> Optional[bytes]:
+    try:
+        return _read_key(path)
+    except FileNotFoundError:
+        pass
+    except (OSError, ValueError):
+        return None
+    try:
+        _create_key(path)
+        return _read_key(path)
+    except (OSError, ValueError):
+        return None
+
+
+def user_key() -> Optional[bytes]:
+    """This user's key, created on first use; None where it cannot be kept safely (then
+    nothing is cached)."""
+    return _key_at(key_path())
+
+
+def _read_key(path: Path) -> bytes:
+    handle = os.open(path, os.O_RDONLY | _NOFOLLOW)
+    try:
+        info = os.fstat(handle)
+        if not stat.S_ISREG(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o077:
+            raise ValueError(f"{path}: not a private file of this user")
+        key = bytes.fromhex(os.read(handle, 4 * KEY_BYTES).decode("ascii").strip())
+    finally:
+        os.close(handle)
+    if len(key) != KEY_BYTES:
+        raise ValueError(f"{path}: not a key")
+    return key
+
+
+def _create_key(path: Path) -> None:
+    """Write a new key atomically; where another process won the race, its key stands."""
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    temp = path.with_name(f".{KEY_NAME}.{secrets.token_hex(8)}")
+    handle = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o600)
+    try:
+        os.write(handle, secrets.token_hex(KEY_BYTES).encode("ascii") + b"\n")
+    finally:
+        os.close(handle)
+    try:
+        os.link(temp, path)  # fails where a key already exists: never replaces one
+    except FileExistsError:
+        pass
+    finally:
+        os.unlink(temp)
+
+
+def signature(key: bytes, name: str, body: bytes) -> str:
+    """The signature of a pack's `body` stored under `name` (a pack cannot pass for another)."""
+    mac = hmac.new(key, name.encode("utf-8", "surrogateescape") + b"\0", sha256)
+    mac.update(body)
+    return mac.hexdigest()
+
+
+def verified(key: bytes, name: str, signed: bytes) -> Optional[bytes]:
+    """The body of a signed pack (`<signature>\\n<body>`), or None if it is not authentic."""
+    stated, newline, body = signed.partition(b"\n")
+    if not newline:
+        return None
+    try:
+        return body if hmac.compare_digest(stated.decode("ascii"), signature(key, name, body)) else None
+    except UnicodeDecodeError:
+        return None
+
+
+def signed(key: bytes, name: str, body: bytes) -> bytes:
+    return signature(key, name, body).encode("ascii") + b"\n" + body
