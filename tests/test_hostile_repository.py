@@ -308,3 +308,23 @@ def test_the_language_server_ignores_a_doctored_cache(tmp_path):
 
     found = run(scenario())
     assert [(d.code, d.range.start.line + 1) for d in found] == [("TL004", 8)]
+
+
+def test_a_symlink_out_of_the_project_is_neither_read_nor_fixed(tmp_path):
+    from cli_support import WANDB_USED
+
+    elsewhere = tmp_path / "home" / "other_project" / "train.py"
+    elsewhere.parent.mkdir(parents=True)
+    elsewhere.write_text(WANDB_USED)
+    clone = tmp_path / "clone"
+    (clone / "src").mkdir(parents=True)
+    (clone / "src" / "train.py").symlink_to(elsewhere)
+    (clone / "src" / "inside.py").symlink_to(clone / "src" / "real.py")
+    (clone / "src" / "real.py").write_text(WANDB_USED)
+    result = concise("--fix", "src", cwd=clone, env=_user(tmp_path, "victim"))
+    assert elsewhere.read_text() == WANDB_USED
+    assert b"src/train.py: a symbolic link out of the project; skipped" in result.stderr
+    assert (clone / "src" / "real.py").read_text() != WANDB_USED  # a link inside is linted and fixed
+    # a file named on the command line is the user's choice, as in ruff
+    named = concise("src/train.py", cwd=clone, env=_user(tmp_path, "victim"))
+    assert named.returncode == 1 and b"TL001" in named.stdout

@@ -120,7 +120,8 @@ def discover(
     `d/../a.py`) is linted once, under the first name met. What cannot be walked (a
     symlink loop, a directory that cannot be read) is skipped, told to `warn` in one line.
     """
-    walker = _Walker(Excluder(config), warn or (lambda message: None), PathPatterns(config.root, config.extend_include))
+    walker = _Walker(Excluder(config), warn or (lambda message: None), PathPatterns(config.root, config.extend_include),
+                     config.root)
     found: Dict[Hashable, Tuple[str, Path]] = {}
     for name in paths:
         path = Path(name)
@@ -141,12 +142,17 @@ def discover(
 class _Walker:
     """Walks directories as ruff does: symlinks to files are linted, symlinks to
     directories met inside the tree are not followed (so a walk cannot loop), a
-    directory named on the command line is walked even if it is a symlink."""
+    directory named on the command line is walked even if it is a symlink. Unlike
+    ruff, a symlink met in the walk that leads out of both the walked directory and the
+    project root is skipped: a cloned repository must not make `--fix` write, or a
+    report quote, a file of the user's elsewhere (docs/security.md)."""
 
-    def __init__(self, excluder: Excluder, warn: Warn, included: PathPatterns) -> None:
+    def __init__(self, excluder: Excluder, warn: Warn, included: PathPatterns, root: Path) -> None:
         self.excluder = excluder
         self.warn = warn
         self.included = included
+        self.root = os.path.realpath(root)
+        self.bounds: Tuple[str, ...] = ()
 
     def identity(self, path: Path, inode: Optional[Tuple[int, int]] = None) -> Optional[Hashable]:
         """What tells two names of one file apart: (device, inode); the path itself when
@@ -173,7 +179,12 @@ class _Walker:
                     # a directory named on the command line is linted even if a .gitignore above ignores it
                     if ignore and not ignore.ignores(str(absolute_top), True):
                         inherited.append(ignore)
+        self.bounds = (os.path.realpath(top), self.root)
         yield from self._directory(top, inherited, repository is not None)
+
+    def _leads_out(self, path: str) -> bool:
+        target = os.path.realpath(path)
+        return not any(target == bound or target.startswith(bound.rstrip(os.sep) + os.sep) for bound in self.bounds)
 
     def _directory(self, directory: Path, ignores: List[_IgnoreFile], in_git: bool):
         try:
@@ -203,6 +214,9 @@ class _Walker:
                 if entry.name != ".git":
                     yield from self._directory(path, active, in_git)
             elif entry.name.endswith(PYTHON_SUFFIXES) or self.included.matches(path, False, absolute):
+                if entry.is_symlink() and self._leads_out(entry.path):
+                    self.warn(f"{path}: a symbolic link out of the project; skipped")
+                    continue
                 # a plain file's inode comes free with the directory listing
                 inode = None if entry.is_symlink() else (device, entry.inode())
                 identity = self.identity(path, inode)
