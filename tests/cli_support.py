@@ -15,7 +15,19 @@ WANDB_USED = "import wandb\n" + WANDB_READ_LATER
 
 
 def run_torchlint(*args, cwd=None, input=None, env=None, prefix=()):
-    """The real console entry point, in a subprocess (run under `prefix`, e.g. setpriv, if given)."""
+    """The real console entry point, `torchlint.cli.main`, with its own working directory,
+    environment, stdin and captured stdout/stderr bytes, as a CompletedProcess.
+
+    In this process (a new interpreter costs 0.25 s a call), unless `prefix` (e.g.
+    setpriv) asks for a child process, or TORCHLINT_TESTS_SUBPROCESS=1 asks for one
+    everywhere (to check that the two agree)."""
+    if prefix or os.environ.get("TORCHLINT_TESTS_SUBPROCESS") == "1":
+        return run_torchlint_process(*args, cwd=cwd, input=input, env=env, prefix=prefix)
+    return _in_process(list(args), cwd, input, env)
+
+
+def run_torchlint_process(*args, cwd=None, input=None, env=None, prefix=()):
+    """`python -m torchlint ARGS` in a child process (run under `prefix`, if given)."""
     full_env = {**os.environ, "NO_COLOR": "1", **(env or {})}
     full_env.pop("FORCE_COLOR", None)
     return subprocess.run(
@@ -26,6 +38,43 @@ def run_torchlint(*args, cwd=None, input=None, env=None, prefix=()):
         env=full_env,
         timeout=300,
     )
+
+
+def _in_process(args, cwd, input, env):
+    import io
+    import traceback
+
+    from torchlint.cli import main
+
+    saved = (os.environ.copy(), os.getcwd(), sys.stdin, sys.stdout, sys.stderr, sys.argv)
+    out, err = io.BytesIO(), io.BytesIO()
+    # as the streams of a child process on a pipe: UTF-8, stderr with backslashreplace
+    stdout = io.TextIOWrapper(out, encoding="utf-8", newline="\n", write_through=True)
+    stderr = io.TextIOWrapper(err, encoding="utf-8", errors="backslashreplace", newline="\n", write_through=True)
+    try:
+        os.environ.update({"NO_COLOR": "1", **(env or {})})
+        os.environ.pop("FORCE_COLOR", None)
+        if cwd is not None:
+            os.chdir(cwd)
+        sys.stdin = io.TextIOWrapper(io.BytesIO(input or b""), encoding="utf-8")
+        sys.stdout, sys.stderr, sys.argv = stdout, stderr, [str(REPO / "torchlint" / "__main__.py"), *args]
+        try:
+            code = main(args)
+        except SystemExit as stop:
+            code = stop.code if isinstance(stop.code, int) else (0 if stop.code is None else 1)
+            if isinstance(stop.code, str):
+                print(stop.code, file=stderr)
+        except Exception:
+            traceback.print_exc(file=stderr)
+            code = 1
+        for stream in (stdout, stderr):
+            stream.flush()
+    finally:
+        environ, directory, sys.stdin, sys.stdout, sys.stderr, sys.argv = saved
+        os.chdir(directory)
+        os.environ.clear()
+        os.environ.update(environ)
+    return subprocess.CompletedProcess(["torchlint", *args], code, out.getvalue(), err.getvalue())
 
 
 def write_tree(root: Path, files: dict) -> Path:

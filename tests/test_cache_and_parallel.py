@@ -100,3 +100,24 @@ def test_warm_cache_gives_the_cold_output(tmp_path):
     cold = run_torchlint("check", "--output-format", "json", ".", cwd=tmp_path)
     warm = run_torchlint("check", "--output-format", "json", ".", cwd=tmp_path)
     assert cold.stdout == warm.stdout
+
+
+def test_concurrent_runs_on_one_cache_agree_and_leave_it_valid(tmp_path):
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    tree = tmp_path / "fixtures"
+    shutil.copytree(FIXTURES, tree)
+    reference = run_torchlint("check", "--no-cache", "--output-format", "concise", ".", cwd=tree)
+    command = [sys.executable, "-m", "torchlint", "check", "--output-format", "concise", "."]
+    env = {**os.environ, "NO_COLOR": "1"}
+    runs = [subprocess.Popen(command, cwd=tree, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            for _ in range(4)]
+    for process in runs:
+        stdout, stderr = process.communicate(timeout=300)
+        assert (process.returncode, stdout, stderr) == (reference.returncode, reference.stdout, reference.stderr)
+    warm = run_torchlint("check", "--output-format", "concise", ".", cwd=tree)
+    assert (warm.returncode, warm.stdout) == (reference.returncode, reference.stdout)
+    assert not list((tree / ".torchlint_cache").glob("v*/*.tmp"))
