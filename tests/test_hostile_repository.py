@@ -87,6 +87,15 @@ def repository(tmp_path):
     return repository
 
 
+@pytest.fixture
+def clone(tmp_path) -> Path:
+    """A clone with a file to report and an empty `.torchlint_cache` the repository made."""
+    clone = tmp_path / "clone"
+    (clone / ".torchlint_cache").mkdir(parents=True)
+    (clone / "load.py").write_text(LOAD)
+    return clone
+
+
 @pytest.mark.parametrize("signature", ["unsigned", "attacker's key"])
 def test_a_committed_cache_neither_hides_findings_nor_writes_code(tmp_path, repository, signature):
     attacker = _user(tmp_path, "attacker")
@@ -152,15 +161,11 @@ def test_a_symlinked_cache_directory_deletes_nothing(tmp_path, link):
     assert (others / "notes.txt").read_text() == "mine\n"
 
 
-def test_a_symlinked_gitignore_in_the_cache_is_replaced_not_written_through(tmp_path):
+def test_a_symlinked_gitignore_in_the_cache_is_replaced_not_written_through(tmp_path, clone):
     secret = tmp_path / "home" / "authorized_keys"
     secret.parent.mkdir(parents=True)
     secret.write_text("ssh-ed25519 AAAA user@host\n")
-    clone = tmp_path / "clone"
-    clone.mkdir()
-    (clone / "load.py").write_text(LOAD)
     cache = clone / ".torchlint_cache"
-    cache.mkdir()
     (cache / ".gitignore").symlink_to(secret)
     (cache / "CACHEDIR.TAG").symlink_to(secret)
     result = concise(".", cwd=clone, env=_user(tmp_path, "victim"))
@@ -170,10 +175,7 @@ def test_a_symlinked_gitignore_in_the_cache_is_replaced_not_written_through(tmp_
     assert (cache / "CACHEDIR.TAG").read_text().startswith("Signature: 8a477f597d28d172789f06886806bc55")
 
 
-def test_packs_that_are_links_or_special_files_are_never_followed(tmp_path):
-    clone = tmp_path / "clone"
-    clone.mkdir()
-    (clone / "load.py").write_text(LOAD)
+def test_packs_that_are_links_are_never_followed(tmp_path, clone):
     victim = _user(tmp_path, "victim")
     first = concise(".", cwd=clone, env=victim)
     secret = tmp_path / "secret.txt"
@@ -186,12 +188,8 @@ def test_packs_that_are_links_or_special_files_are_never_followed(tmp_path):
     assert secret.read_text() == "keep me\n"
 
 
-def test_the_cache_repairs_an_empty_tag_left_by_a_full_disk(tmp_path):
-    clone = tmp_path / "clone"
-    clone.mkdir()
-    (clone / "load.py").write_text(LOAD)
+def test_the_cache_repairs_an_empty_tag_left_by_a_full_disk(tmp_path, clone):
     cache = clone / ".torchlint_cache"
-    cache.mkdir()
     (cache / "CACHEDIR.TAG").write_text("")
     concise(".", cwd=clone, env=_user(tmp_path, "victim"))
     assert (cache / "CACHEDIR.TAG").read_text().startswith("Signature: 8a477f597d28d172789f06886806bc55")
@@ -203,12 +201,8 @@ OTHER_UID = 4242
 
 
 @needs_root
-def test_a_cache_directory_of_another_user_is_refused(tmp_path):
-    clone = tmp_path / "clone"
-    clone.mkdir()
-    (clone / "load.py").write_text(LOAD)
+def test_a_cache_directory_of_another_user_is_refused(tmp_path, clone):
     cache = clone / ".torchlint_cache"
-    cache.mkdir()
     os.chown(cache, OTHER_UID, OTHER_UID)
     result = concise(".", cwd=clone, env=_user(tmp_path, "victim"))
     assert result.returncode == 1 and b"TL201" in result.stdout
