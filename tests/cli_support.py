@@ -18,10 +18,12 @@ def run_torchlint(*args, cwd=None, input=None, env=None, prefix=()):
     """The real console entry point, `torchlint.cli.main`, with its own working directory,
     environment, stdin and captured stdout/stderr bytes, as a CompletedProcess.
 
-    In this process (a new interpreter costs 0.25 s a call), unless `prefix` (e.g.
-    setpriv) asks for a child process, or TORCHLINT_TESTS_SUBPROCESS=1 asks for one
-    everywhere (to check that the two agree)."""
-    if prefix or os.environ.get("TORCHLINT_TESTS_SUBPROCESS") == "1":
+    In this process (a new interpreter costs 0.25 s a call), unless a child process is
+    the point: `prefix` (e.g. setpriv), an `env` that only a starting interpreter reads
+    (PYTHONPATH and the like), or TORCHLINT_TESTS_SUBPROCESS=1 for every call (to check
+    that the two agree)."""
+    at_startup = any(name.startswith("PYTHON") for name in (env or {}))
+    if prefix or at_startup or os.environ.get("TORCHLINT_TESTS_SUBPROCESS") == "1":
         return run_torchlint_process(*args, cwd=cwd, input=input, env=env, prefix=prefix)
     return _in_process(list(args), cwd, input, env)
 
