@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, Dict, Mapping, Optional, Tuple
 
 # ConfigError, find_config_file, read_table and read_toml are used from here too
+from torchlint.console import did_you_mean
 from torchlint.config_files import CONFIG_FILENAMES, ConfigError, find_config_file, is_file, read_table, read_toml  # noqa: F401
 
 DEFAULT_EXCLUDE = (
@@ -38,6 +39,13 @@ DEFAULT_EXCLUDE = (
     "node_modules",
     "site-packages",
     "venv",
+)
+
+# the keys of [tool.torchlint] besides the rules' option tables
+KEYS = (
+    "select", "extend-select", "ignore", "per-file-ignores", "exclude", "extend-exclude",
+    "extend-include", "fix", "unsafe-fixes", "lazy-imports", "extend-lazy-imports",
+    "line-length", "target-torch", "baseline", "runtime",
 )
 
 DEFAULT_LINE_LENGTH = 88  # ruff's and black's
@@ -126,14 +134,23 @@ def _bool(path: Path, key: str, value: Any) -> bool:
 def _codes(path: Path, key: str, value: Any) -> Tuple[str, ...]:
     codes = _string_list(path, key, value)
     for code in codes:
-        if not is_code_selector(code):
-            raise ConfigError(f"{path}: `{key}` has {code!r}, which is not a rule code or prefix")
+        problem = selector_problem(code)
+        if problem:
+            raise ConfigError(f"{path}: `{key}` has {code!r}, which {problem}")
     return tuple(code.upper() for code in codes)
 
 
-def is_code_selector(text: str) -> bool:
+def selector_problem(text: str) -> Optional[str]:
+    """Why `text` cannot select rules (None when it selects some): a selector that
+    matches no rule would silently turn a check off."""
+    from torchlint.registry import matches_a_rule
+
     text = text.upper()
-    return text == "ALL" or (text.startswith("TL") and len(text) <= 5 and text[2:].isdigit())
+    if not (text in ("ALL", "TL") or (text.startswith("TL") and len(text) <= 5 and text[2:].isdigit())):
+        return "is not a rule code or prefix (e.g. TL001, TL0, TL or ALL)"
+    if not matches_a_rule(text):
+        return "matches no rule (`torchlint rule --all` lists them)"
+    return None
 
 
 def _per_file_ignores(path: Path, key: str, value: Any) -> Tuple[Tuple[str, Tuple[str, ...]], ...]:
@@ -216,7 +233,7 @@ def _rule_options(path: Path, name: str, value: Any, known: Mapping[str, Mapping
         if option not in defaults:
             allowed = ", ".join(sorted(defaults)) or "none"
             raise ConfigError(
-                f"{path}: unknown option `{name}.{option}` (known: {allowed})"
+                f"{path}: unknown option `{name}.{option}`{did_you_mean(option, defaults)} (known: {allowed})"
             )
         if type(setting) is not type(defaults[option]):
             raise ConfigError(
@@ -272,7 +289,8 @@ def load_config(
         elif key in rule_option_defaults:
             rule_options.append((key, _rule_options(path, key, value, rule_option_defaults)))
         else:
-            raise ConfigError(f"{path}: unknown key `{key}` in [tool.torchlint]")
+            known = (*KEYS, *rule_option_defaults)
+            raise ConfigError(f"{path}: unknown key `{key}` in [tool.torchlint]{did_you_mean(key, known)}")
     if "line_length" not in settings:
         settings["line_length"] = formatter_line_length(path.parent.resolve())
     config = Config(root=path.parent.resolve(), source=path, **settings)

@@ -88,6 +88,13 @@ def select_rules(
     return tuple(chosen)
 
 
+def matches_a_rule(selector: str) -> bool:
+    """Whether a (valid) selector selects at least one code: one that selects none would
+    silently turn a check off."""
+    codes = [SYNTAX_ERROR.code, *(rule.code for rule in all_rules())]
+    return any(_best(code, [selector]) >= 0 for code in codes)
+
+
 def _best(code: str, selectors: Iterable[str]) -> int:
     """Length of the most specific selector matching `code`, -1 if none."""
     lengths = [

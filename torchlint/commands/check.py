@@ -13,7 +13,7 @@ from typing import List, Sequence
 from torchlint.baseline import BaselineError
 from torchlint.commands import adoption
 from torchlint.commands.parser import OneLineParser, UsageError
-from torchlint.config import Config, ConfigError, glob_patterns, is_code_selector, load_config
+from torchlint.config import Config, ConfigError, glob_patterns, load_config, selector_problem
 from torchlint.console import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, error, warning
 
 FORMATS = ("full", "concise", "json", "json-lines", "github", "sarif", "junit")
@@ -22,8 +22,9 @@ FORMATS = ("full", "concise", "json", "json-lines", "github", "sarif", "junit")
 def _codes(text: str) -> List[str]:
     codes = [code.strip().upper() for code in text.split(",") if code.strip()]
     for code in codes:
-        if not is_code_selector(code):
-            raise argparse.ArgumentTypeError(f"{code!r} is not a rule code or prefix (e.g. TL001, TL0)")
+        problem = selector_problem(code)
+        if problem:
+            raise argparse.ArgumentTypeError(f"{code!r} {problem}")
     return codes
 
 

@@ -7,7 +7,7 @@ import os
 from typing import Callable, Optional, Sequence
 
 from torchlint.commands import COMMANDS
-from torchlint.console import EXIT_CLEAN, EXIT_ERROR, error
+from torchlint.console import EXIT_CLEAN, EXIT_ERROR, did_you_mean, error
 
 OPTIONS = (
     ("-h, --help", "Print help (`torchlint help COMMAND` for a command's own options)"),
@@ -43,8 +43,7 @@ def run_help_command(argv: Sequence[str], run_command: Callable[[str, Sequence[s
         return EXIT_CLEAN
     name = argv[0]
     if name not in COMMANDS or len(argv) > 1:
-        suggestion = _closest_command(name)
-        hint = f"; did you mean `{suggestion}`?" if suggestion else ""
+        hint = did_you_mean(name, COMMANDS)
         error(f"`torchlint help` takes one command name, one of {', '.join(COMMANDS)}; got {' '.join(argv)!r}{hint}")
         return EXIT_ERROR
     return run_command(name, ["--help"]) if name != "help" else run_help_command([], run_command)

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 from typing import Sequence
 
+from torchlint.commands.parser import OneLineParser
 from torchlint.console import EXIT_CLEAN, EXIT_ERROR, error
 
 
 def run_rule_command(argv: Sequence[str]) -> int:
-    parser = argparse.ArgumentParser(prog="torchlint rule", description="Explain a rule.")
+    parser = OneLineParser(prog="torchlint rule", description="Explain a rule.")
     parser.add_argument("rule", nargs="?", help="a code (TL001) or name (heavy-import-at-module-level)")
     parser.add_argument("--all", action="store_true", help="list every rule")
     parser.add_argument("--output-format", choices=("text", "json"), default="text")
