@@ -48,7 +48,9 @@ class TorchvisionPretrainedArgument(SiteGate, Rule):
 
     ## Use instead
     ```python
-    model = torchvision.models.resnet50(weights=torchvision.models.ResNet50_Weights.IMAGENET1K_V1)
+    model = torchvision.models.resnet50(
+        weights=torchvision.models.ResNet50_Weights.IMAGENET1K_V1
+    )
     ```
 
     ## Fix safety

@@ -32,7 +32,13 @@ class TorchvisionV2ToTensor(SiteGate, Rule):
 
     ## Use instead
     ```python
-    transform = v2.Compose([v2.RandomHorizontalFlip(), v2.ToImage(), v2.ToDtype(torch.float32, scale=True)])
+    transform = v2.Compose(
+        [
+            v2.RandomHorizontalFlip(),
+            v2.ToImage(),
+            v2.ToDtype(torch.float32, scale=True),
+        ]
+    )
     ```
 
     ## Fix safety

@@ -55,7 +55,8 @@ def build_parser() -> argparse.ArgumentParser:
     files.add_argument("--no-cache", action="store_true", help="neither read nor write .torchlint_cache/")
     files.add_argument("--jobs", "-j", type=int, default=None, help="worker processes (default: one per core)")
     output = parser.add_argument_group("output")
-    output.add_argument("--output-format", choices=FORMATS, default=None, help="default: full (TORCHLINT_OUTPUT_FORMAT)")
+    output.add_argument("--output-format", choices=FORMATS, default=None, metavar="FORMAT",
+                        help=f"{', '.join(FORMATS)}; default: full (TORCHLINT_OUTPUT_FORMAT)")
     output.add_argument("--statistics", action="store_true", help="count findings per rule")
     output.add_argument("--exit-zero", action="store_true", help="exit 0 even if findings remain")
     output.add_argument("--quiet", "-q", action="store_true", help="print findings only, no summary")

@@ -17,8 +17,15 @@ OPTIONS = (
 
 def top_level_help() -> str:
     """The top-level help, laid out as ruff's."""
-    width = max(len(name) for name in COMMANDS) + 2
-    option_width = max(len(flags) for flags, _ in OPTIONS) + 2
+    from torchlint.report.wrap import columns, wrap
+
+    total = columns(fallback=80)
+
+    def rows(entries) -> list:
+        label = max(len(name) for name, _ in entries) + 4
+        return [line for name, text in entries
+                for line in wrap(text, total, f"  {name:<{label - 2}}", " " * label)]
+
     lines = [
         "torchlint: find (and fix) the PyTorch code patterns behind CUDA/cuDNN failures.",
         "",
@@ -26,10 +33,10 @@ def top_level_help() -> str:
         "       torchlint [CHECK OPTIONS] [PATHS]...   (same as `torchlint check`)",
         "",
         "Commands:",
-        *(f"  {name:<{width}}{summary}" for name, summary in COMMANDS.items()),
+        *rows(list(COMMANDS.items())),
         "",
         "Options:",
-        *(f"  {flags:<{option_width}}{text}" for flags, text in OPTIONS),
+        *rows(OPTIONS),
         "",
         "For help with a specific command, see: `torchlint help <command>`.",
     ]

@@ -55,8 +55,12 @@ def _json(info) -> dict:
 
 
 def rule_text(info) -> str:
+    """The rule's doc as Markdown, its prose refilled to the terminal's width."""
+    from torchlint.report.wrap import columns, wrap_markdown
+
     fix = "Fix is sometimes available." if info.fixable else "Fix is not available."
-    return f"# {info.name} ({info.code})\n\n{info.summary}.\n\n{fix}\n\n{info.doc}\n"
+    text = f"# {info.name} ({info.code})\n\n{info.summary}.\n\n{fix}\n\n{info.doc}"
+    return wrap_markdown(text, columns(fallback=80)) + "\n"
 
 
 def rules_table(infos, page_dir: str = "") -> str:
