@@ -133,3 +133,23 @@ def test_real_torch_the_fix_withheld_would_break_the_load_and_the_advice_works(t
         torch.load(checkpoint, weights_only=True)
     show.write_text(show.read_text().replace("torch.load(path)", "torch.load(path, weights_only=False)"))
     assert function("show")(checkpoint) == 0.5  # the advice, followed
+
+
+def test_reads_of_the_name_before_the_load_are_of_another_value(tmp_path, capsys):
+    write_tree(tmp_path, {"m.py": (
+        "import io\nimport torch\n\n\ndef receive(obj):\n    buffer = io.BytesIO(obj.cpu().numpy())\n"
+        "    obj = torch.load(buffer)\n    return obj\n"
+    )})
+    _, found = _findings(capsys, tmp_path, "--unsafe-fixes")
+    (finding,) = found.values()
+    assert finding["fix"] is not None and "holds objects" not in finding["message"]
+
+
+def test_reads_in_a_branch_that_excludes_the_load_do_not_count(tmp_path, capsys):
+    write_tree(tmp_path, {"m.py": (
+        "import io\nimport torch\n\n\ndef receive(obj, is_tensor, device):\n    if not is_tensor:\n"
+        "        obj = torch.load(io.BytesIO(obj))\n    else:\n        obj = obj.to(device)\n    return obj\n"
+    )})
+    _, found = _findings(capsys, tmp_path, "--unsafe-fixes")
+    (finding,) = found.values()
+    assert finding["fix"] is not None and "holds objects" not in finding["message"]

@@ -33,9 +33,15 @@ def object_read(call, scope) -> Optional[str]:
     for node in walk(scope, into_functions=False):
         if isinstance(node, cst.Assign) and node.value is call:
             bound.update(target.target.value for target in node.targets if isinstance(target.target, cst.Name))
+    # reads of the name before the load, or in a branch that excludes it, are of another value
+    elsewhere = _other_branches(scope, call)
+    after = False
     for node in walk(scope, into_functions=False):
+        after = after or node is call
         holder = getattr(node, "value", None)
-        if holder is not call and not (isinstance(holder, cst.Name) and holder.value in bound):
+        if holder is not call and not (
+            after and isinstance(holder, cst.Name) and holder.value in bound and id(node) not in elsewhere
+        ):
             continue
         name = "torch.load(...)" if holder is call else holder.value
         if isinstance(node, cst.Attribute) and node.attr.value not in _DICT_ATTRIBUTES:
@@ -44,8 +50,10 @@ def object_read(call, scope) -> Optional[str]:
             key = _string(node.slice[0].slice.value)
             if key in OBJECT_KEYS:
                 return f'{name}["{key}"]'
+    after = False
     for node in walk(scope, into_functions=False):  # `ckpt.get("args")`
-        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in ("get", "pop"):
+        after = after or node is call
+        if after and id(node) not in elsewhere and isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in ("get", "pop"):
             holder = node.func.value
             if (holder is call or (isinstance(holder, cst.Name) and holder.value in bound)) and node.args:
                 key = _string(node.args[0].value)
@@ -53,6 +61,18 @@ def object_read(call, scope) -> Optional[str]:
                     name = "torch.load(...)" if holder is call else holder.value
                     return f'{name}.{node.func.attr.value}("{key}")'
     return None
+
+
+def _other_branches(scope, call) -> set:
+    """The ids of the nodes in the branches of an `if` that the load's branch excludes."""
+    excluded = set()
+    for node in walk(scope, into_functions=False):
+        if isinstance(node, cst.If) and node.orelse is not None:
+            in_body = any(inner is call for inner in walk(node.body))
+            in_else = not in_body and any(inner is call for inner in walk(node.orelse))
+            if in_body or in_else:
+                excluded.update(id(inner) for inner in walk(node.orelse if in_body else node.body))
+    return excluded
 
 
 def _string(node) -> Optional[str]:
