@@ -135,21 +135,16 @@ def test_real_torch_the_fix_withheld_would_break_the_load_and_the_advice_works(t
     assert function("show")(checkpoint) == 0.5  # the advice, followed
 
 
-def test_reads_of_the_name_before_the_load_are_of_another_value(tmp_path, capsys):
-    write_tree(tmp_path, {"m.py": (
-        "import io\nimport torch\n\n\ndef receive(obj):\n    buffer = io.BytesIO(obj.cpu().numpy())\n"
-        "    obj = torch.load(buffer)\n    return obj\n"
-    )})
-    _, found = _findings(capsys, tmp_path, "--unsafe-fixes")
-    (finding,) = found.values()
-    assert finding["fix"] is not None and "holds objects" not in finding["message"]
-
-
-def test_reads_in_a_branch_that_excludes_the_load_do_not_count(tmp_path, capsys):
-    write_tree(tmp_path, {"m.py": (
-        "import io\nimport torch\n\n\ndef receive(obj, is_tensor, device):\n    if not is_tensor:\n"
-        "        obj = torch.load(io.BytesIO(obj))\n    else:\n        obj = obj.to(device)\n    return obj\n"
-    )})
+@pytest.mark.parametrize(
+    "body",
+    [  # a read before the load, and one in a branch that excludes the load: of other values
+        "    buffer = io.BytesIO(obj.cpu().numpy())\n    obj = torch.load(buffer)\n    return obj\n",
+        "    if not is_tensor:\n        obj = torch.load(io.BytesIO(obj))\n    else:\n        obj = obj.to(device)\n"
+        "    return obj\n",
+    ],
+)
+def test_reads_of_another_value_of_the_name_do_not_count(tmp_path, capsys, body):
+    write_tree(tmp_path, {"m.py": f"import io\nimport torch\n\n\ndef receive(obj, is_tensor, device):\n{body}"})
     _, found = _findings(capsys, tmp_path, "--unsafe-fixes")
     (finding,) = found.values()
     assert finding["fix"] is not None and "holds objects" not in finding["message"]
