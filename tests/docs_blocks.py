@@ -63,13 +63,6 @@ def all_blocks() -> List[Block]:
     return [block for path in doc_files() for block in blocks(path)]
 
 
-def readme_block_after(heading: str, lang: str) -> str:
-    """The text of README.md's first `lang` block after the line `heading`."""
-    readme = REPO / "README.md"
-    start = readme.read_text(encoding="utf-8").splitlines().index(heading) + 1
-    return next(block.text for block in blocks(readme) if block.line > start and block.lang == lang)
-
-
 @dataclass(frozen=True)
 class Command:
     """One command of a shell block; `output` is the text a transcript shows after it."""

@@ -28,7 +28,7 @@ import yaml
 from packaging.requirements import Requirement
 
 from cli_support import FIXTURES, REPO
-from docs_blocks import Block, all_blocks, commands, doc_files, readme_block_after  # noqa: F401 (used by other tests)
+from docs_blocks import Block, all_blocks, commands, doc_files
 from torchlint.cli import main
 
 try:
