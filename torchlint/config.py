@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Dict, Mapping, Optional, Tuple
+from typing import Any, Collection, Dict, Mapping, Optional, Tuple
 
 # ConfigError, find_config_file, read_table and read_toml are used from here too
 from torchlint.console import did_you_mean
@@ -131,33 +131,31 @@ def _bool(path: Path, key: str, value: Any) -> bool:
     return value
 
 
-def _codes(path: Path, key: str, value: Any) -> Tuple[str, ...]:
+def _codes(path: Path, key: str, value: Any, known: Collection[str]) -> Tuple[str, ...]:
     codes = _string_list(path, key, value)
     for code in codes:
-        problem = selector_problem(code)
+        problem = selector_problem(code, known)
         if problem:
             raise ConfigError(f"{path}: `{key}` has {code!r}, which {problem}")
     return tuple(code.upper() for code in codes)
 
 
-def selector_problem(text: str) -> Optional[str]:
-    """Why `text` cannot select rules (None when it selects some): a selector that
-    matches no rule would silently turn a check off."""
-    from torchlint.registry import matches_a_rule
-
+def selector_problem(text: str, known: Collection[str]) -> Optional[str]:
+    """Why `text` cannot select any of the `known` codes (None when it selects some): a
+    selector that matches no rule would silently turn a check off."""
     text = text.upper()
     if not (text in ("ALL", "TL") or (text.startswith("TL") and len(text) <= 5 and text[2:].isdigit())):
         return "is not a rule code or prefix (e.g. TL001, TL0, TL or ALL)"
-    if not matches_a_rule(text):
+    if text != "ALL" and not any(code.startswith(text) for code in known):
         return "matches no rule (`torchlint rule --all` lists them)"
     return None
 
 
-def _per_file_ignores(path: Path, key: str, value: Any) -> Tuple[Tuple[str, Tuple[str, ...]], ...]:
+def _per_file_ignores(path: Path, key: str, value: Any, known: Collection[str]) -> Tuple[Tuple[str, Tuple[str, ...]], ...]:
     if not isinstance(value, dict):
         raise ConfigError(f"{path}: `{key}` must be a table of glob = [codes]")
     glob_patterns(path, key, tuple(value))
-    return tuple((pattern, _codes(path, f"{key}.{pattern}", codes)) for pattern, codes in value.items())
+    return tuple((pattern, _codes(path, f"{key}.{pattern}", codes, known)) for pattern, codes in value.items())
 
 
 def glob_patterns(source: Any, key: str, patterns: Tuple[str, ...]) -> Tuple[str, ...]:
@@ -246,8 +244,10 @@ def load_config(
     config_path: Optional[Path],
     cwd: Path,
     rule_option_defaults: Mapping[str, Mapping[str, Any]],
+    rule_codes: Collection[str],
 ) -> Config:
-    """Build the Config from a file (given, or the nearest one above `cwd`).
+    """Build the Config from a file (given, or the nearest one above `cwd`); the rules'
+    option tables and codes (the registry's) are what it may name.
 
     Without a file, the project root (for the cache and relative paths) is the working
     directory."""
@@ -265,7 +265,7 @@ def load_config(
     for key, value in table.items():
         attr = key.replace("-", "_")
         if key in ("select", "extend-select", "ignore"):
-            settings[attr] = _codes(path, key, value)
+            settings[attr] = _codes(path, key, value, rule_codes)
         elif key in ("exclude", "extend-exclude", "extend-include"):
             settings[attr] = glob_patterns(path, key, _string_list(path, key, value))
         elif key == "lazy-imports":
@@ -281,7 +281,7 @@ def load_config(
         elif key in ("fix", "unsafe-fixes"):
             settings[attr] = _bool(path, key, value)
         elif key == "per-file-ignores":
-            settings[attr] = _per_file_ignores(path, key, value)
+            settings[attr] = _per_file_ignores(path, key, value, rule_codes)
         elif key == "runtime":  # read by `torchlint doctor`; a typo is an error here too
             from torchlint.doctor.requirements import parse_requirements
 

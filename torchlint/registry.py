@@ -88,11 +88,9 @@ def select_rules(
     return tuple(chosen)
 
 
-def matches_a_rule(selector: str) -> bool:
-    """Whether a (valid) selector selects at least one code: one that selects none would
-    silently turn a check off."""
-    codes = [SYNTAX_ERROR.code, *(rule.code for rule in all_rules())]
-    return any(_best(code, [selector]) >= 0 for code in codes)
+def rule_codes() -> Tuple[str, ...]:
+    """Every code a selector can name, TL000 included."""
+    return (SYNTAX_ERROR.code, *(rule.code for rule in all_rules()))
 
 
 def _best(code: str, selectors: Iterable[str]) -> int:

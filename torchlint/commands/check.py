@@ -21,8 +21,10 @@ FORMATS = ("full", "concise", "json", "json-lines", "github", "sarif", "junit")
 
 def _codes(text: str) -> List[str]:
     codes = [code.strip().upper() for code in text.split(",") if code.strip()]
+    from torchlint.registry import rule_codes
+
     for code in codes:
-        problem = selector_problem(code)
+        problem = selector_problem(code, rule_codes())
         if problem:
             raise argparse.ArgumentTypeError(f"{code!r} {problem}")
     return codes
@@ -98,13 +100,13 @@ def run_check_command(argv: Sequence[str]) -> int:
 
 
 def _effective_config(args: argparse.Namespace, paths: Sequence[str]) -> Config:
-    from torchlint.registry import option_defaults
+    from torchlint.registry import option_defaults, rule_codes
 
     anchor = Path(paths[0]) if paths and paths[0] != "-" else Path.cwd()
     start = anchor if anchor.is_dir() else anchor.parent
     if args.stdin_filename and paths == ["-"]:
         start = Path(args.stdin_filename).parent
-    config = load_config(args.config, start if start.exists() else Path.cwd(), option_defaults())
+    config = load_config(args.config, start if start.exists() else Path.cwd(), option_defaults(), rule_codes())
     overrides = {}
     for name in ("select", "extend_select", "ignore", "fix", "unsafe_fixes"):
         value = getattr(args, name)
