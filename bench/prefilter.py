@@ -18,7 +18,7 @@ from typing import List
 from torchlint.config import load_config
 from torchlint.discovery import discover
 from torchlint.engine import gated_rules, triggered_rules
-from torchlint.registry import all_rules, option_defaults, select_rules
+from torchlint.registry import all_rules, option_defaults, rule_codes, select_rules
 from torchlint.rule import SourceView
 from torchlint.source import DecodeError, decode_source
 
@@ -66,7 +66,7 @@ def classify(text: str, path: str, config, rules, stats: Prefilter) -> str:
 
 
 def analyse(tree: Path) -> Prefilter:
-    config = load_config(None, tree, option_defaults())
+    config = load_config(None, tree, option_defaults(), rule_codes())
     rules = select_rules(all_rules(), config.select, config.extend_select, config.ignore)
     stats = Prefilter(rules=[rule.code for rule in rules])
     sizes = {"parsed": (-1, ""), "any": (-1, "")}

@@ -49,6 +49,7 @@ class CudaEnvVarSetTooLate(SiteGate, Rule):
 
     ## Use instead
     Set it for the whole process, before Python starts:
+    <!-- not run: train.py stands for your training script -->
     ```shell
     CUDA_LAUNCH_BLOCKING=1 python train.py
     ```

@@ -48,7 +48,9 @@ class DataLoaderWithoutNumWorkers(Rule):
 
     ## Use instead
     ```python
-    loader = DataLoader(dataset, batch_size=64, shuffle=True, num_workers=8, persistent_workers=True)
+    loader = DataLoader(
+        dataset, batch_size=64, shuffle=True, num_workers=8, persistent_workers=True
+    )
     ```
 
     ## Fix safety

@@ -1,9 +1,15 @@
 from __future__ import annotations
 
+from dataclasses import replace
+from typing import Any, Mapping
+
+from torchlint.analysis.loaded_objects import object_read, source_key
 from torchlint.call_arguments import append_keyword
-from torchlint.ftypes import Applicability, Fix
-from torchlint.rule import Invalid, Rule
-from torchlint.torch_load import LoadSites, untrusted_load_selected
+from torchlint.ftypes import Applicability, Diagnostic, Fix
+from torchlint.rule import Invalid, Report, Rule
+from torchlint.lazy import cst
+from torchlint.torch_load import LOAD_TRIGGERS, LoadSites, read_load, untrusted_load_selected
+from torchlint.walk import walk
 
 REPORT_EXPLICIT_FALSE = "report-explicit-false"
 
@@ -12,10 +18,17 @@ _MESSAGES = {
     "pickle-module": "`{loader}` with a `pickle_module` unpickles arbitrary objects in every torch version "
     "(`weights_only=True` cannot be combined with it)",
     "hub-default": "`{loader}` without `weights_only` unpickles arbitrary objects in every torch version "
-    "(its default is False); pass `weights_only=True`",
+    "(its default is False)",
     "old-default": "`{loader}` without `weights_only` unpickles arbitrary objects before torch 2.6 "
-    "(target-torch is {target}); pass `weights_only=True`",
+    "(target-torch is {target})",
 }
+_PASS_TRUE = "; pass `weights_only=True`"  # the advice where `weights_only` is missing
+# the checkpoint holds objects: `weights_only=True` would fail to load it
+_HOLDS_OBJECTS = (
+    "; the checkpoint holds objects ({evidence}) that `weights_only=True` refuses: pass "
+    "`weights_only=False` if the file is trusted, or allow-list them with "
+    "`torch.serialization.add_safe_globals`"
+)
 
 
 class TorchLoadWithoutWeightsOnly(LoadSites, Rule):
@@ -27,8 +40,9 @@ class TorchLoadWithoutWeightsOnly(LoadSites, Rule):
       1.13 added `weights_only`; 2.6 made `True` its default);
     - `torch.load(path, pickle_module=...)`: a custom pickle module turns the default to
       `False` in every version;
-    - `torch.hub.load_state_dict_from_url(url)` without `weights_only`: its default is
-      still `False` (torch 2.13 included);
+    - `torch.hub.load_state_dict_from_url(url)` (also spelt
+      `torch.utils.model_zoo.load_url`, the same function) without `weights_only`: its
+      default is still `False` (torch 2.13 included);
     - with `report-explicit-false`, `torch.load(..., weights_only=False)` too, whatever
       the target version. Off by default: written out, it is mostly deliberate (the file
       holds more than tensors: a training state, a dataset's arrays). Of a random 10 of
@@ -71,6 +85,14 @@ class TorchLoadWithoutWeightsOnly(LoadSites, Rule):
     `weights_only=False` written out is reported (with the option) without a fix: it is
     there because the file holds such objects.
 
+    No fix either, and the message says to pass `weights_only=False` explicitly (for a
+    trusted file) or to allow-list the types, where the checkpoint plainly holds objects:
+    the code reads it as one (`ckpt["args"]`, `ckpt.get("cfg")`, `torch.load(f).cfg`: a
+    key such as `args`, `opt`, `cfg`, `config` or `hparams`, or an attribute that no dict
+    has), or the same source is loaded with `weights_only=False` elsewhere: a literal
+    file name in the same file, a configured path (`args.resume`, `cfg.MODEL.WEIGHTS`)
+    anywhere in the linted project.
+
     ## Options
     - `report-explicit-false` (default `false`): report `weights_only=False` written out.
       TL209 (`untrusted-torch-load`, off by default) reports those whose path comes from
@@ -89,7 +111,8 @@ class TorchLoadWithoutWeightsOnly(LoadSites, Rule):
     summary = "torch.load runs the full unpickler (weights_only missing before torch 2.6, or a pickle_module)"
     fixable = True
     options = {REPORT_EXPLICIT_FALSE: False}
-    triggers = ("load(", "load_state_dict_from_url")
+    triggers = LOAD_TRIGGERS
+    project_rule = True  # another file's `weights_only=False` load of the same source decides the fix
 
     VALID = (
         "import torch\n\nstate = torch.load('m.pt', weights_only=True)\n",
@@ -132,6 +155,25 @@ class TorchLoadWithoutWeightsOnly(LoadSites, Rule):
             column=12,
             options=((REPORT_EXPLICIT_FALSE, True),),
         ),
+        # the same function under its old name
+        Invalid(
+            "from torch.utils import model_zoo\n\nsd = model_zoo.load_url('https://x/m.pt')\n",
+            unsafe_fixed="from torch.utils import model_zoo\n\nsd = model_zoo.load_url('https://x/m.pt', weights_only=True)\n",
+            line=3,
+            column=6,
+        ),
+        # read as an object: `weights_only=True` would refuse the Namespace, so no fix
+        Invalid(
+            "import torch\n\ndef show(path):\n    ckpt = torch.load(path)\n    return ckpt['args'].lr\n",
+            line=4,
+            column=12,
+        ),
+        # the same file is loaded with weights_only=False elsewhere in the file
+        Invalid(
+            "import torch\n\nfull = torch.load('last.pth', weights_only=False)\nsd = torch.load('last.pth')\n",
+            line=4,
+            column=6,
+        ),
         Invalid(
             "import torch.hub\n\nsd = torch.hub.load_state_dict_from_url('https://x/m.pt')\n",
             unsafe_fixed="import torch.hub\n\nsd = torch.hub.load_state_dict_from_url('https://x/m.pt', weights_only=True)\n",
@@ -142,6 +184,8 @@ class TorchLoadWithoutWeightsOnly(LoadSites, Rule):
 
     def visit_Call(self, node) -> None:
         load = self.read_call(node)
+        if load is not None and load.unrestricted == "explicit":
+            self._note_unrestricted_source(node)
         if load is None or (load.unrestricted == "explicit" and not self.settings[REPORT_EXPLICIT_FALSE]):
             return
         source = self.load_source(node) if load.everywhere else None
@@ -151,12 +195,79 @@ class TorchLoadWithoutWeightsOnly(LoadSites, Rule):
         message = _MESSAGES[load.unrestricted].format(loader=load.loader, target=target)
         if source is not None:
             message += f"; the file comes from outside the code ({source})"
-        fix = None
-        if load.fixable:
-            def fix(positions, call=node):
-                edit = append_keyword(positions, call, "weights_only=True", self.context.newline)
-                if edit is None:
-                    return None
-                return Fix("Pass `weights_only=True`", (edit,), Applicability.UNSAFE)
-        self.report(node, message, fix)
+        if load.unrestricted in ("hub-default", "old-default") and not load.fixable:
+            message += _PASS_TRUE  # once the target has the argument
+        if not load.fixable:
+            self.report(node, message)
+            return
+        read = object_read(node, self._functions[-1] if self._functions else self.context.module)
+        if read is not None:
+            self.report(node, message + _HOLDS_OBJECTS.format(evidence=f"`{read}` is read"))
+            return
+        key = source_key(node)
+        if key is not None and key in self._unrestricted_here():
+            evidence = f"`{key}` is loaded with `weights_only=False` in this file"
+            self.report(node, message + _HOLDS_OBJECTS.format(evidence=evidence))
+            return
+        if key is None or key.startswith('"'):  # a file's name says little across a project
+            self.report(node, message + _PASS_TRUE, self._fix(node))
+            return
+        # a configured path (`args.resume`) is decided in the project pass: without a fix
+        # if another file loads it with `weights_only=False`
+        deferred = [self.context.diagnostic(report) for report in self._reports(node, message, key)]
+        if deferred[0] is not None:
+            facts = self.context.facts.setdefault(self.code, {})
+            facts.setdefault("deferred", []).append(
+                {"source": key, "fixed": deferred[0].to_json(), "objects": deferred[1].to_json()}
+            )
 
+    def _reports(self, node, message: str, key: str):
+        """The finding with its fix, and the one for a source loaded elsewhere as objects."""
+        evidence = f"`{key}` is loaded with `weights_only=False` in {{where}}"
+        return (Report(self, node, message + _PASS_TRUE, self._fix(node)),
+                Report(self, node, message + _HOLDS_OBJECTS.format(evidence=evidence)))
+
+    def _fix(self, call):
+        def fix(positions):
+            edit = append_keyword(positions, call, "weights_only=True", self.context.newline)
+            if edit is None:
+                return None
+            return Fix("Pass `weights_only=True`", (edit,), Applicability.UNSAFE)
+
+        return fix
+
+    def _note_unrestricted_source(self, call) -> None:
+        key = source_key(call)
+        if key is not None and not key.startswith('"'):
+            sources = self.context.facts.setdefault(self.code, {}).setdefault("unrestricted", [])
+            if key not in sources:
+                sources.append(key)
+
+    def _unrestricted_here(self) -> set:
+        """The sources this file loads with `weights_only=False` (anywhere in it)."""
+        found = self.__dict__.get("_unrestricted")
+        if found is None:
+            found = self.__dict__["_unrestricted"] = set()
+            for call in walk(self.context.module):
+                if isinstance(call, cst.Call):
+                    load = read_load(call, self.context.imports.qualified_name(call.func), self.context.config)
+                    if load is not None and load.unrestricted == "explicit":
+                        found.add(source_key(call))
+        return found
+
+    @classmethod
+    def check_project(cls, facts: Mapping[str, Mapping[str, Any]], config) -> list:
+        unrestricted = {}
+        for display, data in sorted(facts.items()):
+            for key in data.get("unrestricted", ()):
+                unrestricted.setdefault(key, display)
+        diagnostics = []
+        for data in facts.values():
+            for item in data.get("deferred", ()):
+                where = unrestricted.get(item["source"])
+                if where is None:
+                    diagnostics.append(Diagnostic.from_json(item["fixed"]))
+                else:
+                    diagnostic = Diagnostic.from_json(item["objects"])
+                    diagnostics.append(replace(diagnostic, message=diagnostic.message.replace("{where}", where)))
+        return diagnostics

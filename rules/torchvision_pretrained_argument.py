@@ -3,7 +3,8 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
-from torchlint.call_arguments import keyword_argument, literal_bool, replace_argument
+from torchlint.call_arguments import keyword_argument, literal_bool, positional_count, replace_argument
+from torchlint.lazy import cst
 from torchlint.ftypes import Applicability, Fix
 from torchlint.names import ast_dotted_name, resolve
 from torchlint.rule import Invalid, Rule
@@ -11,6 +12,29 @@ from torchlint.site_gate import SiteGate
 from torchlint.torchvision_weights import BUILDERS, ENUM_HOMES
 
 LEGACY = ("pretrained", "pretrained_backbone")
+
+
+# torchvision's builders take their first keyword-only parameter positionally too
+# (`kwonly_to_pos_or_kw`), and `handle_legacy_interface` reads a positional bool there as
+# the old `pretrained`: `resnet50(True)` is `resnet50(pretrained=True)`
+def _positional_pretrained(call):
+    """The first argument of a builder call if it is passed positionally and is a literal
+    bool or a value named like `pretrained` (`args.pretrained`); else None."""
+    first = call.args[0] if call.args else None
+    if first is None or first.keyword is not None or first.star:
+        return None
+    if isinstance(first.value, cst.Name) and first.value.value in ("True", "False"):
+        return first
+    name = first.value.attr.value if isinstance(first.value, cst.Attribute) else getattr(first.value, "value", None)
+    return first if isinstance(name, str) and "pretrain" in name.lower() else None
+
+
+def _ast_positional_pretrained(call: ast.Call) -> bool:
+    first = call.args[0] if call.args else None
+    if isinstance(first, ast.Constant):
+        return isinstance(first.value, bool)
+    name = first.attr if isinstance(first, ast.Attribute) else getattr(first, "id", None)
+    return isinstance(name, str) and "pretrain" in name.lower()
 
 
 def builder_entry(qualified: Optional[str]):
@@ -30,7 +54,9 @@ class TorchvisionPretrainedArgument(SiteGate, Rule):
     ## What it does
     Flags `pretrained=` and `pretrained_backbone=` passed to a torchvision model builder
     (`resnet50(pretrained=True)`, `fasterrcnn_resnet50_fpn(pretrained_backbone=False)`),
-    under any import spelling. Builders are known from torchvision 0.29.1's own
+    under any import spelling, and the same passed positionally: torchvision reads a
+    builder's first positional argument as the old `pretrained` (`resnet50(True)`,
+    `resnet18(args.pretrained)`). Builders are known from torchvision 0.29.1's own
     `handle_legacy_interface` declarations (tools/torchvision_weights_table.py
     regenerates the table); calls of other libraries' `pretrained=` (timm's
     `create_model`, say) are not torchvision's and are not flagged.
@@ -48,7 +74,9 @@ class TorchvisionPretrainedArgument(SiteGate, Rule):
 
     ## Use instead
     ```python
-    model = torchvision.models.resnet50(weights=torchvision.models.ResNet50_Weights.IMAGENET1K_V1)
+    model = torchvision.models.resnet50(
+        weights=torchvision.models.ResNet50_Weights.IMAGENET1K_V1
+    )
     ```
 
     ## Fix safety
@@ -59,7 +87,8 @@ class TorchvisionPretrainedArgument(SiteGate, Rule):
     warning goes. The enum is spelled through an import the file already has (`models.`,
     `torchvision.models.`); with none (`from torchvision.models import resnet50`), it
     is written as the member's name, `weights="IMAGENET1K_V1"`, which torchvision's
-    builders accept. No fix for a non-literal value, for a call that also passes the new
+    builders accept. A positional `True`/`False` becomes the keyword when it is the only
+    positional argument. No fix for a non-literal value, for a call that also passes the new
     argument, or for builders whose legacy weights depend on other arguments (the
     quantized models) or do not exist. Moving to `DEFAULT` is a separate, deliberate
     change.
@@ -69,11 +98,14 @@ class TorchvisionPretrainedArgument(SiteGate, Rule):
     name = "torchvision-pretrained-argument"
     summary = "Deprecated torchvision pretrained=/pretrained_backbone= (use weights=/weights_backbone=)"
     fixable = True
-    triggers = ("pretrained",)
+    triggers = ("torchvision",)  # every builder is reached through an import of torchvision
 
     VALID = (
         "import torchvision\n\nm = torchvision.models.resnet50(weights=None)\n",
         "import timm\n\nm = timm.create_model('resnet50', pretrained=True)\n",
+        # a weights enum passed positionally, or another library's first argument
+        "import torchvision\n\nm = torchvision.models.resnet50(torchvision.models.ResNet50_Weights.DEFAULT)\n",
+        "import timm\n\nm = timm.create_model(True)\n",
         "from torchvision.models import resnet50\n\ndef build(pretrained):\n    return resnet50(weights='DEFAULT' if pretrained else None)\n",
         "from torchvision.models import resnet50\n\ndef build(p):\n    if TORCHVISION_LESS_THAN_0_13:\n"
         "        return resnet50(pretrained=p)\n    return resnet50(weights='DEFAULT' if p else None)\n",
@@ -98,6 +130,26 @@ class TorchvisionPretrainedArgument(SiteGate, Rule):
             line=3,
             column=18,
         ),
+        # the first positional argument is the old `pretrained`
+        Invalid(
+            "import torchvision.models as models\n\nm = models.resnet50(True)\n",
+            fixed="import torchvision.models as models\n\nm = models.resnet50(weights=models.ResNet50_Weights.IMAGENET1K_V1)\n",
+            line=3,
+            column=21,
+        ),
+        Invalid(
+            "from torchvision.models import resnet18\n\nm = resnet18(False, progress=False)\n",
+            fixed="from torchvision.models import resnet18\n\nm = resnet18(weights=None, progress=False)\n",
+            line=3,
+            column=14,
+        ),
+        # more positional arguments: a keyword cannot go first, flagged only
+        Invalid("from torchvision.models import resnet18\n\nm = resnet18(True, True)\n", line=3, column=14),
+        Invalid(
+            "from torchvision.models import resnet18\n\ndef build(args):\n    return resnet18(args.pretrained)\n",
+            line=4,
+            column=21,
+        ),
         # not a literal: flagged only
         Invalid(
             "from torchvision.models import resnet18\n\ndef build(flag):\n    return resnet18(pretrained=flag)\n",
@@ -113,7 +165,7 @@ class TorchvisionPretrainedArgument(SiteGate, Rule):
             return []
         return [
             node for node in view.nodes_of(ast.Call)
-            if any(keyword.arg in LEGACY for keyword in node.keywords)
+            if (any(keyword.arg in LEGACY for keyword in node.keywords) or _ast_positional_pretrained(node))
             and builder_entry(resolve(ast_dotted_name(node.func), imports)) is not None
         ]
 
@@ -135,6 +187,8 @@ class TorchvisionPretrainedArgument(SiteGate, Rule):
             return
         for legacy in LEGACY:
             arg = keyword_argument(node, legacy)
+            if arg is None and legacy == "pretrained":
+                arg = _positional_pretrained(node)
             if arg is None or legacy not in entry:
                 continue
             weights, enum, member = entry[legacy]
@@ -143,9 +197,11 @@ class TorchvisionPretrainedArgument(SiteGate, Rule):
             if replacement is not None:
                 def fix(positions, arg=arg, replacement=replacement):
                     return Fix(f"Pass `{replacement}`", (replace_argument(positions, arg, replacement),), Applicability.SAFE)
+            written = f"`{legacy}=`" if arg.keyword is not None else (
+                f"`{self.context.module.code_for_node(arg.value)}` as the first positional argument (the old `{legacy}`)")
             self.report(
                 arg,
-                f"`{legacy}=` is deprecated since torchvision 0.13: pass `{weights}=`"
+                f"{written} is deprecated since torchvision 0.13: pass `{weights}=`"
                 + (f" (`{legacy}=True` loads `{enum}.{member}`)" if enum else ""),
                 fix,
             )
@@ -154,6 +210,8 @@ class TorchvisionPretrainedArgument(SiteGate, Rule):
         value = literal_bool(arg.value)
         if value is None or keyword_argument(call, weights) is not None:
             return None
+        if arg.keyword is None and positional_count(call) != 1:
+            return None  # `resnet50(True, False)`: a keyword cannot come before a positional
         if not value:
             return f"{weights}=None"
         if enum is None:

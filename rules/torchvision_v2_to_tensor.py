@@ -5,18 +5,25 @@ from typing import Optional
 
 from torchlint.ftypes import Applicability, Fix
 from torchlint.lazy import cst
-from torchlint.names import ast_dotted_name, resolve
+from torchlint.names import ast_dotted_name, cst_dotted_name, resolve
 from torchlint.rule import Invalid, Rule
 from torchlint.site_gate import SiteGate
 
 V2 = "torchvision.transforms.v2"
 TO_TENSOR = f"{V2}.ToTensor"
+_INSTEAD = "use `v2.ToImage()` then `v2.ToDtype(torch.float32, scale=True)`"
+
+
+def _imports_to_tensor(node: ast.ImportFrom) -> bool:
+    return node.module == V2 and not node.level and any(alias.name == "ToTensor" for alias in node.names)
 
 
 class TorchvisionV2ToTensor(SiteGate, Rule):
     """
     ## What it does
-    Flags `torchvision.transforms.v2.ToTensor()` (under any import spelling). The v1
+    Flags `torchvision.transforms.v2.ToTensor` under any import spelling: its calls
+    (`v2.ToTensor()`), its imports (`from torchvision.transforms.v2 import ToTensor`) and
+    other references to it (`v2.ToTensor` passed along or stored). The v1
     `torchvision.transforms.ToTensor` is not deprecated and not flagged.
 
     ## Why is this bad?
@@ -32,7 +39,13 @@ class TorchvisionV2ToTensor(SiteGate, Rule):
 
     ## Use instead
     ```python
-    transform = v2.Compose([v2.RandomHorizontalFlip(), v2.ToImage(), v2.ToDtype(torch.float32, scale=True)])
+    transform = v2.Compose(
+        [
+            v2.RandomHorizontalFlip(),
+            v2.ToImage(),
+            v2.ToDtype(torch.float32, scale=True),
+        ]
+    )
     ```
 
     ## Fix safety
@@ -44,6 +57,7 @@ class TorchvisionV2ToTensor(SiteGate, Rule):
     in mode "I", an int32 array) are scaled where ToTensor left them unscaled. Offered
     only where `v2` is reached through a module (`v2.ToTensor()`,
     `transforms.v2.ToTensor()`) and `torch` is imported, so no new import is needed.
+    Imports and references other than calls are reported without a fix.
     """
 
     code = "TL206"
@@ -71,21 +85,57 @@ class TorchvisionV2ToTensor(SiteGate, Rule):
             line=4,
             column=13,
         ),
-        # imported by name: the replacement's names are not in scope, no fix
-        Invalid("import torch\nfrom torchvision.transforms.v2 import ToTensor\n\nt = ToTensor()\n", line=4, column=5),
+        # imported by name: the import is reported, and the call, without a fix (the
+        # replacement's names are not in scope)
+        Invalid("import torch\nfrom torchvision.transforms.v2 import ToTensor\n\nt = ToTensor()\n", line=2, column=39),
+        Invalid("from torchvision.transforms.v2 import Compose, ToTensor as TT\n", line=1, column=48),
+        # a reference that is not a call
+        Invalid("from torchvision.transforms import v2\n\nSTEPS = [v2.RandomCrop, v2.ToTensor]\n", line=3, column=25),
     )
 
     @classmethod
     def sites(cls, view, config) -> list:
         imports = view.imports
-        return [node for node in view.nodes_of(ast.Call) if resolve(ast_dotted_name(node.func), imports) == TO_TENSOR]
+        names = [node for node in view.nodes_of(ast.Name, ast.Attribute)
+                 if resolve(ast_dotted_name(node), imports) == TO_TENSOR]
+        return names + [node for node in view.nodes_of(ast.ImportFrom) if _imports_to_tensor(node)]
 
     def visit_Element(self, node) -> None:
         # pre-order: the element is seen before its call, which then knows it sits in a list
         if isinstance(node.value, cst.Call):
             self.__dict__.setdefault("_items", set()).add(node.value)
 
+    def visit_ImportFrom(self, node) -> None:
+        self.__dict__["_in_import"] = True
+        module = cst_dotted_name(node.module) if node.module is not None and not node.relative else None
+        if module != V2 or isinstance(node.names, cst.ImportStar):
+            return
+        for alias in node.names:
+            if cst_dotted_name(alias.name) == "ToTensor":
+                self.report(alias, f"`{TO_TENSOR}` is deprecated: {_INSTEAD}")
+
+    def leave_ImportFrom(self, node) -> None:
+        self.__dict__["_in_import"] = False
+
+    def visit_Attribute(self, node) -> None:
+        self._skipped().add(node.attr)  # `x.ToTensor`'s name is no reference of its own
+        self._reference(node)
+
+    def visit_Name(self, node) -> None:
+        self._reference(node)
+
+    def _skipped(self) -> set:
+        return self.__dict__.setdefault("_skip", set())
+
+    def _reference(self, node) -> None:
+        """A reference to v2.ToTensor that is not called (calls are `visit_Call`'s)."""
+        if node in self._skipped() or self.__dict__.get("_in_import"):
+            return
+        if self.context.imports.qualified_name(node) == TO_TENSOR:
+            self.report(node, f"`{self.context.module.code_for_node(node)}` is deprecated: {_INSTEAD}")
+
     def visit_Call(self, node) -> None:
+        self._skipped().add(node.func)
         if self.context.imports.qualified_name(node.func) != TO_TENSOR:
             return
         replacement = self._replacement(node, node in self.__dict__.get("_items", ()))
@@ -97,11 +147,7 @@ class TorchvisionV2ToTensor(SiteGate, Rule):
                     (positions.replace(call, replacement),),
                     Applicability.UNSAFE,
                 )
-        self.report(
-            node,
-            "`v2.ToTensor` is deprecated: use `v2.ToImage()` then `v2.ToDtype(torch.float32, scale=True)`",
-            fix,
-        )
+        self.report(node, f"`v2.ToTensor` is deprecated: {_INSTEAD}", fix)
 
     def _replacement(self, call, in_sequence: bool) -> Optional[str]:
         torch = next((local for local, target in self.context.imports.table.items() if target == "torch"), None)

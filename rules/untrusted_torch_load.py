@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from torchlint.rule import Invalid, Rule
-from torchlint.torch_load import LoadSites
+from torchlint.torch_load import LOAD_TRIGGERS, LoadSites
 
 
 class UntrustedTorchLoad(LoadSites, Rule):
@@ -54,7 +54,7 @@ class UntrustedTorchLoad(LoadSites, Rule):
     level = "error"
     # the audit found most such loads deliberate (full training checkpoints): off by default
     default_enabled = False
-    triggers = ("load(", "load_state_dict_from_url")
+    triggers = LOAD_TRIGGERS
 
     VALID = (
         "import torch\n\ndef resume(path):\n    return torch.load(path, weights_only=True)\n",

@@ -196,7 +196,8 @@ class UnvalidatedConvInput(Rule):
             torch._assert(
                 ((fused.dim() == 3) | (fused.dim() == 4))
                 & (fused.shape[fused.dim() - 3] == self.fusion.in_channels),
-                f"fusion expects {self.fusion.in_channels} input channels, got shape {fused.shape}",
+                f"fusion expects {self.fusion.in_channels} input channels, "
+                f"got shape {fused.shape}",
             )
             return self.fusion(fused)
     ```

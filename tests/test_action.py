@@ -196,10 +196,39 @@ def test_a_bad_output_value_is_an_error_annotation_and_exit_2(runner, workspace)
     assert result.stdout.decode().startswith("::error title=torchlint::input 'output' must be")
 
 
-def test_a_usage_error_is_exit_2_even_after_findings(runner, workspace):
-    result = check(runner, args="--select NOPE")
+@pytest.mark.parametrize("args", ["--select NOPE", "--select TL9", "--config missing.toml"])
+def test_a_usage_error_is_exit_2_printed_once_and_leaves_no_sarif(runner, workspace, args):
+    (workspace / "torchlint.sarif").write_text("stale")  # an earlier run's file is no report of this one
+    result = check(runner, args=args)
     assert result.returncode == 2
-    assert runner.outputs["check"]["exit-code"] == "2"
+    assert runner.outputs["check"] == {"exit-code": "2"}
+    errors = [line for line in result.stderr.decode().splitlines() if line.startswith("error: ")]
+    assert len(errors) == 1, result.stderr.decode()
+    assert not _annotations(result)
+    assert not (workspace / "torchlint.sarif").exists()
+    assert not list(workspace.rglob("*.sarif")) and not list(runner.temp.glob("*.sarif"))
+
+
+def test_readme_upload_guard_skips_exactly_when_no_valid_sarif_was_written(runner, workspace):
+    steps = _readme_workflow()["jobs"]["torchlint"]["steps"]
+    upload = next(step for step in steps if step.get("uses", "").startswith("github/codeql-action/upload-sarif@"))
+    guarded = re.search(r"hashFiles\('([^']+)'\) != ''", upload["if"])
+    assert guarded and guarded.group(1) == upload["with"]["sarif_file"]
+    sarif = workspace / guarded.group(1)
+    assert check(runner, args="--select NOPE").returncode == 2 and not sarif.exists()  # upload skipped
+    assert check(runner).returncode == 1 and _sarif(sarif)["runs"][0]["results"]  # uploaded after findings
+    assert check(runner, args="--select TL004", paths="ocr").returncode == 0 and _sarif(sarif)  # and when clean
+
+
+def test_readme_names_the_annotation_levels_torchlint_writes():
+    from torchlint.registry import rule_infos
+
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    section = readme.split("\n## CI\n")[1]
+    assert "error annotations per step" not in section
+    bullet = section.split("- Findings are warning annotations")[1].split("\n- ")[0]
+    error_codes = {code for code, info in rule_infos().items() if info.level == "error"}
+    assert set(re.findall(r"TL\d{3}", bullet)) == error_codes
 
 
 def test_baseline_input_reports_only_new_findings(runner, workspace):

@@ -24,8 +24,10 @@ CI = (REPO / ".ci" / "run").read_text(encoding="utf-8")
 
 
 def _quick_start_commands():
+    """The first and the last command of Quick start (between them: other ways to install)."""
     section = README.split("## Quick start\n")[1].split("\n## ")[0]
-    return re.findall(r"```bash\n(.*?)\n```", section, re.S)
+    found = re.findall(r"```bash\n(.*?)\n```", section, re.S)
+    return found[0], found[-1]
 
 
 def test_rules_table_is_generated_from_the_rules():

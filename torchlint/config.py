@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Dict, Mapping, Optional, Tuple
+from typing import Any, Collection, Dict, Mapping, Optional, Tuple
 
 # ConfigError, find_config_file, read_table and read_toml are used from here too
 from torchlint.config_files import (  # noqa: F401
@@ -21,6 +21,7 @@ from torchlint.config_files import (  # noqa: F401
     read_toml,
     trusted_above,
 )
+from torchlint.console import did_you_mean
 
 DEFAULT_EXCLUDE = (
     ".bzr",
@@ -46,6 +47,13 @@ DEFAULT_EXCLUDE = (
     "node_modules",
     "site-packages",
     "venv",
+)
+
+# the keys of [tool.torchlint] besides the rules' option tables
+KEYS = (
+    "select", "extend-select", "ignore", "per-file-ignores", "exclude", "extend-exclude",
+    "extend-include", "fix", "unsafe-fixes", "lazy-imports", "extend-lazy-imports",
+    "line-length", "target-torch", "baseline", "runtime",
 )
 
 DEFAULT_LINE_LENGTH = 88  # ruff's and black's
@@ -131,24 +139,31 @@ def _bool(path: Path, key: str, value: Any) -> bool:
     return value
 
 
-def _codes(path: Path, key: str, value: Any) -> Tuple[str, ...]:
+def _codes(path: Path, key: str, value: Any, known: Collection[str]) -> Tuple[str, ...]:
     codes = _string_list(path, key, value)
     for code in codes:
-        if not is_code_selector(code):
-            raise ConfigError(f"{path}: `{key}` has {code!r}, which is not a rule code or prefix")
+        problem = selector_problem(code, known)
+        if problem:
+            raise ConfigError(f"{path}: `{key}` has {code!r}, which {problem}")
     return tuple(code.upper() for code in codes)
 
 
-def is_code_selector(text: str) -> bool:
+def selector_problem(text: str, known: Collection[str]) -> Optional[str]:
+    """Why `text` cannot select any of the `known` codes (None when it selects some): a
+    selector that matches no rule would silently turn a check off."""
     text = text.upper()
-    return text == "ALL" or (text.startswith("TL") and len(text) <= 5 and text[2:].isdigit())
+    if not (text in ("ALL", "TL") or (text.startswith("TL") and len(text) <= 5 and text[2:].isdigit())):
+        return "is not a rule code or prefix (e.g. TL001, TL0, TL or ALL)"
+    if text != "ALL" and not any(code.startswith(text) for code in known):
+        return "matches no rule (`torchlint rule --all` lists them)"
+    return None
 
 
-def _per_file_ignores(path: Path, key: str, value: Any) -> Tuple[Tuple[str, Tuple[str, ...]], ...]:
+def _per_file_ignores(path: Path, key: str, value: Any, known: Collection[str]) -> Tuple[Tuple[str, Tuple[str, ...]], ...]:
     if not isinstance(value, dict):
         raise ConfigError(f"{path}: `{key}` must be a table of glob = [codes]")
     glob_patterns(path, key, tuple(value))
-    return tuple((pattern, _codes(path, f"{key}.{pattern}", codes)) for pattern, codes in value.items())
+    return tuple((pattern, _codes(path, f"{key}.{pattern}", codes, known)) for pattern, codes in value.items())
 
 
 def glob_patterns(source: Any, key: str, patterns: Tuple[str, ...]) -> Tuple[str, ...]:
@@ -224,7 +239,7 @@ def _rule_options(path: Path, name: str, value: Any, known: Mapping[str, Mapping
         if option not in defaults:
             allowed = ", ".join(sorted(defaults)) or "none"
             raise ConfigError(
-                f"{path}: unknown option `{name}.{option}` (known: {allowed})"
+                f"{path}: unknown option `{name}.{option}`{did_you_mean(option, defaults)} (known: {allowed})"
             )
         if type(setting) is not type(defaults[option]):
             raise ConfigError(
@@ -237,8 +252,10 @@ def load_config(
     config_path: Optional[Path],
     cwd: Path,
     rule_option_defaults: Mapping[str, Mapping[str, Any]],
+    rule_codes: Collection[str],
 ) -> Config:
-    """Build the Config from a file (given, or the nearest one above `cwd`).
+    """Build the Config from a file (given, or the nearest one above `cwd`); the rules'
+    option tables and codes (the registry's) are what it may name.
 
     Without a file, the project root (for the cache and relative paths) is the working
     directory."""
@@ -256,7 +273,7 @@ def load_config(
     for key, value in table.items():
         attr = key.replace("-", "_")
         if key in ("select", "extend-select", "ignore"):
-            settings[attr] = _codes(path, key, value)
+            settings[attr] = _codes(path, key, value, rule_codes)
         elif key in ("exclude", "extend-exclude", "extend-include"):
             settings[attr] = glob_patterns(path, key, _string_list(path, key, value))
         elif key == "lazy-imports":
@@ -272,7 +289,7 @@ def load_config(
         elif key in ("fix", "unsafe-fixes"):
             settings[attr] = _bool(path, key, value)
         elif key == "per-file-ignores":
-            settings[attr] = _per_file_ignores(path, key, value)
+            settings[attr] = _per_file_ignores(path, key, value, rule_codes)
         elif key == "runtime":  # read by `torchlint doctor`; a typo is an error here too
             from torchlint.doctor.requirements import parse_requirements
 
@@ -280,7 +297,8 @@ def load_config(
         elif key in rule_option_defaults:
             rule_options.append((key, _rule_options(path, key, value, rule_option_defaults)))
         else:
-            raise ConfigError(f"{path}: unknown key `{key}` in [tool.torchlint]")
+            known = (*KEYS, *rule_option_defaults)
+            raise ConfigError(f"{path}: unknown key `{key}` in [tool.torchlint]{did_you_mean(key, known)}")
     if "line_length" not in settings:
         settings["line_length"] = formatter_line_length(path.parent.resolve())
     config = Config(root=path.parent.resolve(), source=path, **settings)

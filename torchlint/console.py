@@ -6,7 +6,9 @@ was fixed), 2 usage error, bad config, or an internal error.
 
 from __future__ import annotations
 
+import difflib
 import sys
+from typing import Iterable
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -19,6 +21,12 @@ def error(message: str) -> None:
 def warning(message: str) -> None:
     """One line on stderr, as `warning: ...`; a warning never changes the exit code."""
     _say("warning", message)
+
+
+def did_you_mean(word: str, known: Iterable[str]) -> str:
+    """`; did you mean `X`?` for the closest of `known` to a misspelt `word`, else ''."""
+    matches = difflib.get_close_matches(word, list(known), n=1)
+    return f"; did you mean `{matches[0]}`?" if matches else ""
 
 
 def _say(level: str, message: str) -> None:

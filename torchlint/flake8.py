@@ -24,11 +24,11 @@ from torchlint.ftypes import SYNTAX_CODE
 @lru_cache(maxsize=32)
 def _settings(directory: str):
     from torchlint.config import ConfigError, Config, load_config
-    from torchlint.registry import all_rules, option_defaults, select_rules
+    from torchlint.registry import all_rules, option_defaults, rule_codes, select_rules
 
     problem: Optional[str] = None
     try:
-        config = load_config(None, Path(directory), option_defaults())
+        config = load_config(None, Path(directory), option_defaults(), rule_codes())
     except ConfigError as error:
         config, problem = Config(), f"{error} (checked with the default settings)"
     rules = select_rules(all_rules(), config.select, config.extend_select, config.ignore)

@@ -88,6 +88,11 @@ def select_rules(
     return tuple(chosen)
 
 
+def rule_codes() -> Tuple[str, ...]:
+    """Every code a selector can name, TL000 included."""
+    return (SYNTAX_ERROR.code, *(rule.code for rule in all_rules()))
+
+
 def _best(code: str, selectors: Iterable[str]) -> int:
     """Length of the most specific selector matching `code`, -1 if none."""
     lengths = [

@@ -1,4 +1,5 @@
-"""What a `torch.load` (or `torch.hub.load_state_dict_from_url`) call unpickles, and from
+"""What a `torch.load` (or `torch.hub.load_state_dict_from_url`, alias
+`torch.utils.model_zoo.load_url`) call unpickles, and from
 where: shared by TL201 (unrestricted loads) and TL209 (unrestricted loads of a file
 that comes from outside), so that one call is one finding.
 
@@ -13,7 +14,7 @@ Facts (torch/serialization.py, torch/hub.py):
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Optional, Set, Tuple
 
@@ -26,7 +27,11 @@ from torchlint.walk import walk
 
 TORCH_LOAD = "torch.load"
 HUB_LOAD = "torch.hub.load_state_dict_from_url"
-LOADERS = (TORCH_LOAD, HUB_LOAD)
+# torch/utils/model_zoo.py: `from torch.hub import load_state_dict_from_url as load_url`
+MODEL_ZOO_LOAD = "torch.utils.model_zoo.load_url"
+_SAME_FUNCTION = {MODEL_ZOO_LOAD: HUB_LOAD}
+LOADERS = (TORCH_LOAD, HUB_LOAD, MODEL_ZOO_LOAD)
+LOAD_TRIGGERS = ("load(", "load_state_dict_from_url", "load_url")  # the rules' prefilter
 DEFAULT_FLIPPED_IN = "2.6"
 UNTRUSTED_CODE = "TL209"
 WEIGHTS_ONLY_SINCE = "1.13"  # torch.load's weights_only
@@ -51,7 +56,8 @@ _OUTSIDE_CALLS = frozenset(
 @dataclass(frozen=True)
 class Load:
     """One loader call: `unrestricted` is why it runs the full unpickler (None: it does not,
-    or cannot be told); `fixable` whether `weights_only=True` can be added."""
+    or cannot be told); `fixable` whether `weights_only=True` can be added. `loader` is
+    the function as written (`torch.utils.model_zoo.load_url`)."""
 
     loader: str
     unrestricted: Optional[str]
@@ -59,9 +65,14 @@ class Load:
     everywhere: bool  # unrestricted in every torch version, whatever the target
 
 
-def read_load(call, qualified: Optional[str], config) -> Optional[Load]:
-    if qualified not in LOADERS:
+def read_load(call, written: Optional[str], config) -> Optional[Load]:
+    if written not in LOADERS:
         return None
+    load = _read_load(call, _SAME_FUNCTION.get(written, written), config)
+    return load if load is None or written == load.loader else replace(load, loader=written)
+
+
+def _read_load(call, qualified: str, config) -> Optional[Load]:
     weights_only = keyword_argument(call, "weights_only")
     count = positional_count(call)
     if weights_only is None and (has_double_star(call) or count is None):

@@ -107,8 +107,16 @@ def test_at_80_columns_the_table_fits_and_advice_stays_copyable(run_python, tmp_
     assert table and all(len(line) <= 80 for line in table)
     header = next(line for line in table if "check" in line)
     assert all(word in header for word in ("check", "status", "found", "expected"))
-    advice = next(line for line in lines if line.startswith("kernel-image (fail): "))
-    assert "https://pytorch.org/get-started/locally/" in advice and 'TORCH_CUDA_ARCH_LIST="6.1"' in advice
+    start = next(i for i, line in enumerate(lines) if line.startswith("kernel-image (fail): "))
+    advice = [lines[start]]
+    for line in lines[start + 1:]:
+        if not line.startswith("  "):  # continuation lines are indented
+            break
+        advice.append(line)
+    assert all(len(line) <= 80 or len(line.split()) == 1 for line in advice)  # wrapped; a URL whole
+    words = " ".join(advice).split()
+    assert any("https://pytorch.org/get-started/locally/" in word for word in words)
+    assert 'TORCH_CUDA_ARCH_LIST="6.1"' in " ".join(advice)
 
 
 @pytest.mark.parametrize("text, expected", [

@@ -25,14 +25,14 @@ DIAGNOSTICS = [
 
 def test_table_sorted_by_count_then_code_with_fixable_markers(make_ctx):
     assert stats(DIAGNOSTICS, make_ctx()) == (
-        "10\tTL001\t[ ] heavy-import-at-module-level\n"
+        "10\tTL001\t[*] heavy-import-at-module-level (9 fixable)\n"
         " 2\tTL003\t[*] item-in-loop\n"
         " 1\tTL000\t[ ] syntax-error\n"
     )
 
 
 def test_unsafe_fixes_make_a_rule_fixable(make_ctx):
-    assert "10\tTL001\t[*] heavy" in stats(DIAGNOSTICS, make_ctx(unsafe_fixes=True))
+    assert "10\tTL001\t[*] heavy-import-at-module-level\n" in stats(DIAGNOSTICS, make_ctx(unsafe_fixes=True))
 
 
 def test_ties_sort_by_code_and_no_markers_when_nothing_is_fixable(make_ctx):
@@ -44,9 +44,9 @@ def test_ties_sort_by_code_and_no_markers_when_nothing_is_fixable(make_ctx):
 
 def test_json(make_ctx):
     assert json.loads(stats(DIAGNOSTICS, make_ctx(), fmt="json")) == [
-        {"code": "TL001", "name": "heavy-import-at-module-level", "count": 10, "fixable": False},
-        {"code": "TL003", "name": "item-in-loop", "count": 2, "fixable": True},
-        {"code": "TL000", "name": "syntax-error", "count": 1, "fixable": False},
+        {"code": "TL001", "name": "heavy-import-at-module-level", "count": 10, "fixable": True, "fixable_count": 9},
+        {"code": "TL003", "name": "item-in-loop", "count": 2, "fixable": True, "fixable_count": 2},
+        {"code": "TL000", "name": "syntax-error", "count": 1, "fixable": False, "fixable_count": 0},
     ]
 
 

@@ -13,7 +13,7 @@ from typing import List, Sequence
 from torchlint.baseline import BaselineError
 from torchlint.commands import adoption
 from torchlint.commands.parser import OneLineParser, UsageError
-from torchlint.config import Config, ConfigError, glob_patterns, is_code_selector, load_config
+from torchlint.config import Config, ConfigError, glob_patterns, load_config, selector_problem
 from torchlint.console import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, error, warning
 from torchlint.report.visible import visible
 
@@ -22,9 +22,12 @@ FORMATS = ("full", "concise", "json", "json-lines", "github", "sarif", "junit")
 
 def _codes(text: str) -> List[str]:
     codes = [code.strip().upper() for code in text.split(",") if code.strip()]
+    from torchlint.registry import rule_codes
+
     for code in codes:
-        if not is_code_selector(code):
-            raise argparse.ArgumentTypeError(f"{code!r} is not a rule code or prefix (e.g. TL001, TL0)")
+        problem = selector_problem(code, rule_codes())
+        if problem:
+            raise argparse.ArgumentTypeError(f"{code!r} {problem}")
     return codes
 
 
@@ -55,7 +58,8 @@ def build_parser() -> argparse.ArgumentParser:
     files.add_argument("--no-cache", action="store_true", help="neither read nor write .torchlint_cache/")
     files.add_argument("--jobs", "-j", type=int, default=None, help="worker processes (default: one per core)")
     output = parser.add_argument_group("output")
-    output.add_argument("--output-format", choices=FORMATS, default=None, help="default: full (TORCHLINT_OUTPUT_FORMAT)")
+    output.add_argument("--output-format", choices=FORMATS, default=None, metavar="FORMAT",
+                        help=f"{', '.join(FORMATS)}; default: full (TORCHLINT_OUTPUT_FORMAT)")
     output.add_argument("--statistics", action="store_true", help="count findings per rule")
     output.add_argument("--exit-zero", action="store_true", help="exit 0 even if findings remain")
     output.add_argument("--quiet", "-q", action="store_true", help="print findings only, no summary")
@@ -97,13 +101,13 @@ def run_check_command(argv: Sequence[str]) -> int:
 
 
 def _effective_config(args: argparse.Namespace, paths: Sequence[str]) -> Config:
-    from torchlint.registry import option_defaults
+    from torchlint.registry import option_defaults, rule_codes
 
     anchor = Path(paths[0]) if paths and paths[0] != "-" else Path.cwd()
     start = anchor if anchor.is_dir() else anchor.parent
     if args.stdin_filename and paths == ["-"]:
         start = Path(args.stdin_filename).parent
-    config = load_config(args.config, start if start.exists() else Path.cwd(), option_defaults())
+    config = load_config(args.config, start if start.exists() else Path.cwd(), option_defaults(), rule_codes())
     overrides = {}
     for name in ("select", "extend_select", "ignore", "fix", "unsafe_fixes"):
         value = getattr(args, name)

@@ -7,7 +7,7 @@ import os
 from typing import Callable, Optional, Sequence
 
 from torchlint.commands import COMMANDS
-from torchlint.console import EXIT_CLEAN, EXIT_ERROR, error
+from torchlint.console import EXIT_CLEAN, EXIT_ERROR, did_you_mean, error
 
 OPTIONS = (
     ("-h, --help", "Print help (`torchlint help COMMAND` for a command's own options)"),
@@ -17,8 +17,15 @@ OPTIONS = (
 
 def top_level_help() -> str:
     """The top-level help, laid out as ruff's."""
-    width = max(len(name) for name in COMMANDS) + 2
-    option_width = max(len(flags) for flags, _ in OPTIONS) + 2
+    from torchlint.report.wrap import columns, wrap
+
+    total = columns(fallback=80)
+
+    def rows(entries) -> list:
+        label = max(len(name) for name, _ in entries) + 4
+        return [line for name, text in entries
+                for line in wrap(text, total, f"  {name:<{label - 2}}", " " * label)]
+
     lines = [
         "torchlint: find (and fix) the PyTorch code patterns behind CUDA/cuDNN failures.",
         "",
@@ -26,10 +33,10 @@ def top_level_help() -> str:
         "       torchlint [CHECK OPTIONS] [PATHS]...   (same as `torchlint check`)",
         "",
         "Commands:",
-        *(f"  {name:<{width}}{summary}" for name, summary in COMMANDS.items()),
+        *rows(list(COMMANDS.items())),
         "",
         "Options:",
-        *(f"  {flags:<{option_width}}{text}" for flags, text in OPTIONS),
+        *rows(OPTIONS),
         "",
         "For help with a specific command, see: `torchlint help <command>`.",
     ]
@@ -43,8 +50,7 @@ def run_help_command(argv: Sequence[str], run_command: Callable[[str, Sequence[s
         return EXIT_CLEAN
     name = argv[0]
     if name not in COMMANDS or len(argv) > 1:
-        suggestion = _closest_command(name)
-        hint = f"; did you mean `{suggestion}`?" if suggestion else ""
+        hint = did_you_mean(name, COMMANDS)
         error(f"`torchlint help` takes one command name, one of {', '.join(COMMANDS)}; got {' '.join(argv)!r}{hint}")
         return EXIT_ERROR
     return run_command(name, ["--help"]) if name != "help" else run_help_command([], run_command)

@@ -8,6 +8,8 @@ import signal
 import sys
 from typing import Callable, NoReturn, Tuple, Type
 
+from torchlint.console import did_you_mean
+
 EXIT_INTERRUPTED = 128 + signal.SIGINT
 EXIT_TERMINATED = 128 + signal.SIGTERM
 
@@ -20,6 +22,10 @@ class OneLineParser(argparse.ArgumentParser):
     """Raises UsageError instead of printing the usage block and exiting."""
 
     def error(self, message: str) -> NoReturn:
+        if message.startswith("unrecognized arguments: "):
+            options = [flag for flag in self._option_string_actions if flag.startswith("--")]
+            unknown = [word.split("=")[0] for word in message.split(": ", 1)[1].split() if word.startswith("--")]
+            message += "".join(did_you_mean(word, options) for word in unknown[:1])
         raise UsageError(message)
 
 
@@ -31,14 +37,15 @@ def run_guarded(prog: str, run: Callable[[], int], expected: Tuple[Type[Exceptio
     """Run a subcommand: an expected error is one line and exit 2, ^C is 130 and SIGTERM
     143 (workers stopped, temp files removed), a closed pipe (`... | head`) is not an
     error, and nothing ever prints a traceback."""
+    from torchlint.console import error
     from torchlint.interrupts import Terminated, raise_on_sigterm
     from torchlint.write import remove_temp_files
 
     previous = raise_on_sigterm()
     try:
         return run()
-    except expected as error:
-        print(f"{prog}: error: {one_line(str(error))}", file=sys.stderr)
+    except expected as problem:
+        error(one_line(str(problem)))  # `error: ...`, as every command's usage errors begin
         return 2
     except KeyboardInterrupt:
         print(f"{prog}: interrupted", file=sys.stderr)

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 from typing import Sequence
 
+from torchlint.commands.parser import OneLineParser
 from torchlint.console import EXIT_CLEAN, EXIT_ERROR, error
 
 
 def run_rule_command(argv: Sequence[str]) -> int:
-    parser = argparse.ArgumentParser(prog="torchlint rule", description="Explain a rule.")
+    parser = OneLineParser(prog="torchlint rule", description="Explain a rule.")
     parser.add_argument("rule", nargs="?", help="a code (TL001) or name (heavy-import-at-module-level)")
     parser.add_argument("--all", action="store_true", help="list every rule")
     parser.add_argument("--output-format", choices=("text", "json"), default="text")
@@ -55,8 +55,12 @@ def _json(info) -> dict:
 
 
 def rule_text(info) -> str:
+    """The rule's doc as Markdown, its prose refilled to the terminal's width."""
+    from torchlint.report.wrap import columns, wrap_markdown
+
     fix = "Fix is sometimes available." if info.fixable else "Fix is not available."
-    return f"# {info.name} ({info.code})\n\n{info.summary}.\n\n{fix}\n\n{info.doc}\n"
+    text = f"# {info.name} ({info.code})\n\n{info.summary}.\n\n{fix}\n\n{info.doc}"
+    return wrap_markdown(text, columns(fallback=80)) + "\n"
 
 
 def rules_table(infos, page_dir: str = "") -> str:

@@ -26,12 +26,14 @@ def render_rich(results: List[CheckResult], stream: IO[str]) -> None:
     from rich.markup import escape
     from rich.table import Table
 
+    from torchlint.report.wrap import columns, wrap
+
     console = Console(file=stream, highlight=False, soft_wrap=False)
-    if not console.is_terminal:
-        console = Console(file=stream, highlight=False, width=NON_TTY_WIDTH, no_color=True)
+    if not console.is_terminal:  # piped: COLUMNS if set, else a width that keeps rows whole
+        console = Console(file=stream, highlight=False, width=columns(NON_TTY_WIDTH), no_color=True)
     console.on_broken_pipe = _reraise_broken_pipe  # rich would SystemExit(1); the CLI decides instead
-    # Advice holds commands and URLs that must stay copyable: it goes below the table, one
-    # unbroken line per check, never folded into a narrow column.
+    # Advice holds commands and URLs that must stay copyable: it goes below the table,
+    # wrapped at spaces but never inside a `command` or a URL, not folded into a narrow column.
     table = Table(show_lines=False, header_style="bold", expand=True)
     table.add_column("check", no_wrap=True, min_width=len("check"))
     table.add_column("status", no_wrap=True, min_width=len("status"))
@@ -45,12 +47,14 @@ def render_rich(results: List[CheckResult], stream: IO[str]) -> None:
                       escape(result.found), escape(result.expected), style="dim" if result.status == SKIP else None)
     console.print(table)
     advised = [f"{r.name} ({r.status}): {r.advice}" for r in results if r.advice and r.status in (FAIL, WARN)]
-    for line in dict.fromkeys(advised):
-        console.print(line, markup=False, soft_wrap=True)
+    for advice in dict.fromkeys(advised):
+        for line in wrap(advice, console.width, subsequent_indent="  "):
+            console.print(line, markup=False, soft_wrap=True)
     not_judged = [result.name for result in results if result.found.startswith(NOT_JUDGED)]
     if not_judged:
-        console.print(f"Not judged (the evidence does not say): {', '.join(dict.fromkeys(not_judged))}",
-                      markup=False, soft_wrap=True)
+        note = f"Not judged (the evidence does not say): {', '.join(dict.fromkeys(not_judged))}"
+        for line in wrap(note, console.width, subsequent_indent="  "):
+            console.print(line, markup=False, soft_wrap=True)
     style = "bold red" if failed(results) else ("yellow" if count(results)[WARN] else "bold green")
     console.print(f"[{style}]{verdict(results)}[/]")
 

@@ -22,6 +22,7 @@ from typing import Any, Mapping, Optional, Tuple
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
 from torchlint.config_files import ConfigError, find_config_file, read_table, read_toml
+from torchlint.console import did_you_mean
 
 TABLE = "[tool.torchlint.runtime]"
 SPECIFIER_KEYS = ("torch", "cuda", "cudnn", "driver", "compute-capability")
@@ -59,7 +60,7 @@ def parse_requirements(table: Mapping[str, Any], source: Optional[Path] = None) 
             continue
         if key not in KNOWN_KEYS:
             raise ConfigError(
-                f"{where}: unknown key `{key}` in {TABLE} (known: {', '.join(KNOWN_KEYS)})"
+                f"{where}: unknown key `{key}` in {TABLE}{did_you_mean(key, KNOWN_KEYS)} (known: {', '.join(KNOWN_KEYS)})"
             )
         if key in SPECIFIER_KEYS:
             values[key.replace("-", "_")] = _specifier(where, key, value)

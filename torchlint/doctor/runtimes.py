@@ -160,6 +160,7 @@ def check_gpu_runtimes(facts: Facts, req: Requirements) -> List[CheckResult]:
         return []
     torch = torch_need(facts)
     searched = facts.libraries is not None
+    declared = {canonicalize_name(name) for name, _ in req.packages}
     results = []
     for need in needs:
         name = "gpu-runtimes"
@@ -170,12 +171,16 @@ def check_gpu_runtimes(facts: Facts, req: Requirements) -> List[CheckResult]:
         others = ([torch] if torch else []) + [other for other in needs if other is not need and other.gpu]
         expected = f"CUDA {torch.cuda_major}, cuDNN {torch.cudnn_major} (torch {torch.version})" if torch \
             else "the CUDA/cuDNN majors of the other GPU runtimes"
-        status, advice = _judge(facts, need, others, searched)
+        # a runtime the project declares must load; one it does not may be unused here
+        certain = searched or canonicalize_name(need.distribution) in declared
+        status, advice = _judge(facts, need, others, certain)
         results.append(CheckResult(name, status, need.describe(), expected, advice, f"source: {need.source}"))
     return results
 
 
-def _judge(facts: Facts, need: Need, others: List[Need], searched: bool) -> Tuple[str, str]:
+def _judge(facts: Facts, need: Need, others: List[Need], certain: bool) -> Tuple[str, str]:
+    """PASS, or the worst problem and the advice; a library that cannot load is a FAIL when
+    `certain` (the libraries were searched, or the project declares the runtime), else a WARN."""
     problems: List[Tuple[str, str]] = []
     labels = []
     for kind, mine in (("cudnn", need.cudnn_major), ("cuda", need.cuda_major)):
@@ -189,7 +194,7 @@ def _judge(facts: Facts, need: Need, others: List[Need], searched: bool) -> Tupl
             continue  # only the other runtime is short of its library: its own row says so
         labels.append(label)
         if mine not in provided:
-            problems.append((FAIL if searched else WARN,
+            problems.append((FAIL if certain else WARN,
                 f"It needs {label} {mine} but this environment provides only {label} "
                 f"{', '.join(map(str, sorted(provided))) or '(none found)'}, so it cannot load its {label} "
                 f"next to {other.distribution} (expect \"Could not load library {_example_library(kind, mine)}\" "

@@ -15,13 +15,14 @@ from torchlint.report.styled import Line, write_lines
 def statistics(diagnostics: Sequence[Diagnostic], ctx: ReportContext) -> list[dict]:
     """One entry per code, most frequent first, ties by code.
 
-    A code counts as fixable only when every one of its findings would be
-    fixed, which is what ruff's grouping amounts to.
+    `fixable` says whether `--fix` (with the current settings) would fix any of the
+    code's findings, as each finding's `[*]` does; `fixable_count` how many.
     """
     counts: Counter = Counter(d.code for d in diagnostics)
-    unfixable = {d.code for d in diagnostics if not is_applicable(d.fix, ctx.unsafe_fixes)}
+    fixable: Counter = Counter(d.code for d in diagnostics if is_applicable(d.fix, ctx.unsafe_fixes))
     return [
-        {"code": code, "name": ctx.rule_name(code), "count": count, "fixable": code not in unfixable}
+        {"code": code, "name": ctx.rule_name(code), "count": count, "fixable": fixable[code] > 0,
+         "fixable_count": fixable[code]}
         for code, count in sorted(counts.items(), key=lambda item: (-item[1], item[0]))
     ]
 
@@ -41,6 +42,8 @@ def _table(rows: list[dict]) -> list[Line]:
         if any_fixable:
             line += [("[", ""), ("*", "cyan"), ("] ", "")] if row["fixable"] else [("[ ] ", "")]
         line.append((row["name"], ""))
+        if 0 < row["fixable_count"] < row["count"]:
+            line.append((f" ({row['fixable_count']} fixable)", ""))
         lines.append(line)
     return lines
 

@@ -13,7 +13,6 @@ from torchlint.commands.parser import OneLineParser, UsageError, run_guarded
 from torchlint.console import EXIT_CLEAN, EXIT_ERROR, error
 
 PROG = "torchlint server"
-MISSING_PYGLS = "`torchlint server` needs pygls: pip install 'torchlint[server]'"
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -32,7 +31,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except SystemExit as exit_:  # --help
         return EXIT_CLEAN if exit_.code == 0 else EXIT_ERROR
     if importlib.util.find_spec("pygls") is None:
-        error(MISSING_PYGLS)
+        error(missing_pygls())
         return EXIT_ERROR
 
     def serve() -> int:
@@ -41,3 +40,21 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return serve()
 
     return run_guarded(PROG, serve)
+
+
+def missing_pygls() -> str:
+    """What to install, as commands that work where no package index serves torchlint:
+    pygls itself (at the version the `server` extra asks for), or the extra from a checkout."""
+    from importlib.metadata import PackageNotFoundError, requires
+
+    from packaging.requirements import Requirement
+
+    try:
+        declared = [Requirement(text) for text in requires("torchlint") or ()]
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        declared = []
+    pygls = next((f"pygls{r.specifier}" for r in declared if r.name == "pygls" and r.specifier), "pygls")
+    return (
+        f"`torchlint server` needs pygls (the `server` extra): `python -m pip install '{pygls}'`, "
+        "or from a torchlint checkout `python -m pip install -e '.[server]'`"
+    )

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Dict, Union
 
 from torchlint.config import ConfigError, load_config
-from torchlint.registry import all_rules, option_defaults, select_rules
+from torchlint.registry import all_rules, option_defaults, rule_codes, select_rules
 from torchlint.runner import RunSettings
 
 # saving one of these can change any file's settings (ruff's files: the line length)
@@ -22,7 +22,7 @@ CONFIG_NAMES = frozenset(("pyproject.toml", "torchlint.toml", "ruff.toml", ".ruf
 def settings_for(directory: Path) -> RunSettings:
     """The settings of a check run with no flags on the files of `directory` (the cache's
     key is theirs); ConfigError if its config is wrong."""
-    config = load_config(None, directory, option_defaults())
+    config = load_config(None, directory, option_defaults(), rule_codes())
     rules = select_rules(all_rules(), config.select, config.extend_select, config.ignore)
     return RunSettings(config=config, codes=tuple(rule.code for rule in rules))
 

@@ -1,0 +1,150 @@
+"""TL201 where a checkpoint holds objects: `torch.utils.model_zoo.load_url` is reported as
+`torch.hub.load_state_dict_from_url` is; a load whose result is read as an object
+(`ckpt["args"]`, `ckpt.cfg`), or whose source the project loads with `weights_only=False`
+elsewhere, gets the advice to say `weights_only=False` (or allow-list the types) and no
+`weights_only=True` fix, which real torch proves would break it."""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import re
+
+import pytest
+
+from cli_support import write_tree
+from flake8_support import run_flake8
+from torchlint.cli import main
+
+EVALUATE = '''import torch
+
+
+def evaluate(args, model):
+    ckpt = torch.load(args.resume, map_location="cpu")
+    model.load_state_dict(ckpt["model"])
+    return ckpt
+'''
+TRAIN = '''import torch
+
+
+def resume(args, model):
+    ckpt = torch.load(args.resume, weights_only=False)
+    model.load_state_dict(ckpt["model"])
+'''
+
+
+def _findings(capsys, root, *flags):
+    code = main(["check", "--no-cache", "--select", "TL201", "--output-format", "json", *flags, str(root)])
+    findings = json.loads(capsys.readouterr().out)
+    return code, {(f["filename"].rsplit("/", 1)[-1], f["location"]["row"]): f for f in findings}
+
+
+def test_model_zoo_load_url_is_reported_and_fixed_like_the_hub_loader(tmp_path, capsys):
+    write_tree(tmp_path, {"m.py": (
+        "import torch.utils.model_zoo as model_zoo\nfrom torch.utils.model_zoo import load_url\n\n"
+        "a = model_zoo.load_url('https://x/a.pth')\nb = load_url('https://x/b.pth', map_location='cpu')\n"
+        "c = torch.hub.load_state_dict_from_url('https://x/c.pth')\n"
+    )})
+    _, found = _findings(capsys, tmp_path)
+    assert set(found) == {("m.py", 4), ("m.py", 5)}
+    assert "`torch.utils.model_zoo.load_url` without `weights_only`" in found[("m.py", 4)]["message"]
+    assert main(["check", "--no-cache", "--select", "TL201", "--fix", "--unsafe-fixes", str(tmp_path)]) == 0
+    text = (tmp_path / "m.py").read_text()
+    assert "load_url('https://x/a.pth', weights_only=True)" in text
+    assert "load_url('https://x/b.pth', map_location='cpu', weights_only=True)" in text
+
+
+@pytest.mark.parametrize(
+    "body, evidence",
+    [
+        ("    ckpt = torch.load(path)\n    return ckpt['args'].lr\n", '`ckpt["args"]` is read'),
+        ("    ckpt = torch.load(path)\n    return ckpt.get('hparams')\n", '`ckpt.get("hparams")` is read'),
+        ("    return torch.load(path).cfg\n", "`torch.load(...).cfg` is read"),
+        ("    with open(path, 'rb') as f:\n        state = torch.load(f)\n    return state['opt']\n", '`state["opt"]`'),
+    ],
+)
+def test_a_checkpoint_read_as_an_object_gets_no_weights_only_true_fix(tmp_path, capsys, body, evidence):
+    write_tree(tmp_path, {"m.py": f"import torch\n\n\ndef load(path):\n{body}"})
+    _, found = _findings(capsys, tmp_path, "--unsafe-fixes")
+    (finding,) = found.values()
+    assert evidence in finding["message"] and "pass `weights_only=False`" in finding["message"]
+    assert "add_safe_globals" in finding["message"] and finding["fix"] is None
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "    sd = torch.load(path)\n    model.load_state_dict(sd)\n    return sd.keys()\n",
+        "    ckpt = torch.load(path)\n    return ckpt['state_dict'], ckpt['epoch']\n",
+        "    return torch.load(path).get('model')\n",
+    ],
+)
+def test_a_state_dict_keeps_the_fix(tmp_path, capsys, body):
+    write_tree(tmp_path, {"m.py": f"import torch\n\n\ndef load(path, model):\n{body}"})
+    _, found = _findings(capsys, tmp_path, "--unsafe-fixes")
+    (finding,) = found.values()
+    assert finding["fix"] and finding["fix"]["applicability"] == "unsafe"
+    assert finding["message"].endswith("pass `weights_only=True`")
+
+
+def test_a_source_loaded_with_weights_only_false_in_another_file_gets_no_fix(tmp_path, capsys):
+    write_tree(tmp_path, {"train.py": TRAIN, "evaluate.py": EVALUATE})
+    _, found = _findings(capsys, tmp_path, "--unsafe-fixes")
+    finding = found[("evaluate.py", 5)]
+    assert re.search(r"`args.resume` is loaded with `weights_only=False` in \S*train.py", finding["message"])
+    assert finding["fix"] is None
+    # alone, the same file offers the fix
+    (tmp_path / "train.py").unlink()
+    _, found = _findings(capsys, tmp_path, "--unsafe-fixes")
+    assert found[("evaluate.py", 5)]["fix"] is not None
+
+
+def test_flake8_decides_within_the_file(tmp_path):
+    write_tree(tmp_path, {"both.py": TRAIN + "\n\n" + EVALUATE.replace("import torch\n", "")})
+    result = run_flake8("--select", "TL201", "both.py", cwd=tmp_path)
+    assert "`args.resume` is loaded with `weights_only=False` in" in result.stdout, result.stdout + result.stderr
+
+
+def test_real_torch_the_fix_withheld_would_break_the_load_and_the_advice_works(tmp_path, capsys):
+    torch = pytest.importorskip("torch")
+    checkpoint = tmp_path / "ckpt.pt"
+    torch.save({"model": {"w": torch.ones(2)}, "args": argparse.Namespace(lr=0.5)}, checkpoint)
+    weights_file = tmp_path / "weights.pt"
+    torch.save({"model": {"w": torch.ones(2)}}, weights_file)
+    write_tree(tmp_path, {"proj/show.py": "import torch\n\n\ndef show(path):\n    ckpt = torch.load(path)\n    return ckpt['args'].lr\n",
+                          "proj/weights.py": "import torch\n\n\ndef weights(path):\n    return torch.load(path)['model']\n"})
+    _, found = _findings(capsys, tmp_path / "proj")
+    assert "pass `weights_only=False` if the file is trusted" in found[("show.py", 5)]["message"]
+    assert main(["check", "--no-cache", "--select", "TL201", "--fix", "--unsafe-fixes", str(tmp_path / "proj")]) == 1
+    capsys.readouterr()
+    show = tmp_path / "proj" / "show.py"
+    assert "weights_only" not in show.read_text()
+    assert "weights_only=True" in (tmp_path / "proj" / "weights.py").read_text()
+
+    def function(name):
+        spec = importlib.util.spec_from_file_location(name, tmp_path / "proj" / f"{name}.py")
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return getattr(module, name)
+
+    assert torch.equal(function("weights")(weights_file)["w"], torch.ones(2))  # fixed: a dict of tensors loads
+    with pytest.raises(Exception, match="argparse.Namespace"):  # what the withheld fix would do
+        torch.load(checkpoint, weights_only=True)
+    show.write_text(show.read_text().replace("torch.load(path)", "torch.load(path, weights_only=False)"))
+    assert function("show")(checkpoint) == 0.5  # the advice, followed
+
+
+@pytest.mark.parametrize(
+    "body",
+    [  # a read before the load, and one in a branch that excludes the load: of other values
+        "    buffer = io.BytesIO(obj.cpu().numpy())\n    obj = torch.load(buffer)\n    return obj\n",
+        "    if not is_tensor:\n        obj = torch.load(io.BytesIO(obj))\n    else:\n        obj = obj.to(device)\n"
+        "    return obj\n",
+    ],
+)
+def test_reads_of_another_value_of_the_name_do_not_count(tmp_path, capsys, body):
+    write_tree(tmp_path, {"m.py": f"import io\nimport torch\n\n\ndef receive(obj, is_tensor, device):\n{body}"})
+    _, found = _findings(capsys, tmp_path, "--unsafe-fixes")
+    (finding,) = found.values()
+    assert finding["fix"] is not None and "holds objects" not in finding["message"]
