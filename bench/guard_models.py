@@ -124,4 +124,4 @@ def train_steps(model: nn.Module, batch_for, steps: int, start: int = 0) -> floa
         loss = loss_fn(model(*inputs))
         loss.backward()
         optimizer.step()
-    return float(loss)
+    return loss.item()
