@@ -1,0 +1,90 @@
+"""The guard's overhead per check family on CPU models, forward + backward + SGD step.
+
+    python bench/guard.py [--steps 6] [--rounds 5] [--threads 1]
+
+For each model (a ResNet-18 layout at 64x64, an LSTM tagger) it times training steps
+without the guard and with each check family alone, with all shape/dtype/device
+families together, and with the value families on every step (their worst case: by
+default they run on the first 10 steps and every 100th after). Configurations take
+turns within each round so that a load change on the machine hits them alike. The
+overhead is computed from the best round of each configuration (other processes only
+ever add time); the median round is shown beside it. Prints a Markdown table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from guard_models import make_resnet, make_tagger, train_steps  # noqa: E402
+
+from torchlint.runtime import guard  # noqa: E402
+from torchlint.runtime.options import META_FAMILIES, VALUE_FAMILIES  # noqa: E402
+
+ALWAYS = 10**9  # `first`: value checks on every step
+CONFIGURATIONS = (
+    [("no guard", None, {})]
+    + [(f"{family} only", [family], {}) for family in META_FAMILIES]
+    + [("shape/dtype/device (conv+rnn+batchnorm)", list(META_FAMILIES), {})]
+    + [(f"{family} only, every step", [family], {"first": ALWAYS}) for family in VALUE_FAMILIES]
+    + [("all checks, values every step", None, {"first": ALWAYS}),
+       ("all checks, default schedule (steps > 10)", None, {"first": 0, "every": 100})]
+)
+MODELS = {
+    "resnet18 (8x3x64x64)": lambda: make_resnet(batch=8, size=64, width=64),
+    "lstm tagger (16x40 tokens, 2x256 biLSTM)": lambda: make_tagger(batch=16, length=40),
+}
+
+
+def time_steps(model, batch_for, label, families, options, steps):
+    handle = None if label == "no guard" else guard(model, checks=families, **options)
+    try:
+        train_steps(model, batch_for, 1, start=10_000)  # the guard's first call (path tables, plans)
+        start = time.perf_counter()
+        train_steps(model, batch_for, steps)
+        return (time.perf_counter() - start) / steps
+    finally:
+        if handle is not None:
+            handle.remove()
+
+
+def bench_model(name, make, steps, rounds):
+    torch.manual_seed(0)
+    model, batch_for = make()
+    train_steps(model, batch_for, 3)  # warm-up: allocator, oneDNN primitives
+    times = {label: [] for label, _, _ in CONFIGURATIONS}
+    for _ in range(rounds):
+        for label, families, options in CONFIGURATIONS:
+            times[label].append(time_steps(model, batch_for, label, families, options, steps))
+    base = min(times["no guard"])
+    return [(name, label, min(times[label]) * 1000, statistics.median(times[label]) * 1000,
+             (min(times[label]) / base - 1) * 100) for label, _, _ in CONFIGURATIONS]
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--steps", type=int, default=6, help="training steps per timing")
+    parser.add_argument("--rounds", type=int, default=5, help="timings per configuration (median)")
+    parser.add_argument("--threads", type=int, default=1, help="torch.set_num_threads (default 1: steadier)")
+    parser.add_argument("--models", nargs="*", default=list(MODELS), help="subset of: " + ", ".join(MODELS))
+    args = parser.parse_args(argv)
+    torch.set_num_threads(args.threads)
+    print(f"torch {torch.__version__}, {args.threads} thread(s), {args.steps} steps x {args.rounds} rounds, "
+          "time per training step (forward + backward + SGD step)\n")
+    print("| model | configuration | best ms / step | median ms / step | overhead (best) |")
+    print("| --- | --- | ---: | ---: | ---: |")
+    for name in args.models:
+        for model, label, best, median, overhead in bench_model(name, MODELS[name], args.steps, args.rounds):
+            shown = "-" if label == "no guard" else f"{overhead:+.1f} %"
+            print(f"| {model} | {label} | {best:.1f} | {median:.1f} | {shown} |", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
