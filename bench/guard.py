@@ -6,9 +6,11 @@ For each model (a ResNet-18 layout at 64x64, an LSTM tagger) it times training s
 without the guard and with each check family alone, with all shape/dtype/device
 families together, and with the value families on every step (their worst case: by
 default they run on the first 10 steps and every 100th after). Configurations take
-turns within each round so that a load change on the machine hits them alike. The
-overhead is computed from the best round of each configuration (other processes only
-ever add time); the median round is shown beside it. Prints a Markdown table.
+turns within each round so that a load change on the machine hits them alike. Time is
+this process's CPU time (`time.process_time`, one torch thread), which other processes
+on a shared machine disturb far less than wall time; the overhead is computed from the
+best round of each configuration, and the median round is shown beside it. Prints a
+Markdown table.
 """
 
 from __future__ import annotations
@@ -46,9 +48,9 @@ def time_steps(model, batch_for, label, families, options, steps):
     handle = None if label == "no guard" else guard(model, checks=families, **options)
     try:
         train_steps(model, batch_for, 1, start=10_000)  # the guard's first call (path tables, plans)
-        start = time.perf_counter()
+        start = time.process_time()
         train_steps(model, batch_for, steps)
-        return (time.perf_counter() - start) / steps
+        return (time.process_time() - start) / steps
     finally:
         if handle is not None:
             handle.remove()
@@ -76,8 +78,8 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     torch.set_num_threads(args.threads)
     print(f"torch {torch.__version__}, {args.threads} thread(s), {args.steps} steps x {args.rounds} rounds, "
-          "time per training step (forward + backward + SGD step)\n")
-    print("| model | configuration | best ms / step | median ms / step | overhead (best) |")
+          "CPU time per training step (forward + backward + SGD step)\n")
+    print("| model | configuration | best CPU ms / step | median CPU ms / step | overhead (best) |")
     print("| --- | --- | ---: | ---: | ---: |")
     for name in args.models:
         for model, label, best, median, overhead in bench_model(name, MODELS[name], args.steps, args.rounds):
