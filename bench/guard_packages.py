@@ -111,7 +111,7 @@ def run(make, steps=4):
         try:
             loss_fn(model(*inputs)).backward()
         except GuardError as error:
-            print(f"  planted fault ->\n    " + str(error).replace("\n", "\n    "))
+            print("  planted fault ->\n    " + str(error).replace("\n", "\n    "))
             return
     print("  planted fault not caught")
 

@@ -290,6 +290,11 @@ def test_remove_restores_the_model_and_the_handle_form_works():
     assert not isinstance(caught.value, GuardError)
     assert all(not m._forward_pre_hooks and not m._forward_hooks for m in model.modules())
     assert torch.overrides._get_current_function_mode_stack() == []
+    with handle:  # installed again, gradient hooks included
+        with pytest.raises(GuardError):
+            model(levels)
+        with pytest.raises(GuardError, match="finite-gradient"):
+            (model.head.weight * float("nan")).sum().backward()
 
 
 def test_unknown_check_family_is_a_clear_error():

@@ -143,6 +143,7 @@ class Guard:
         for handle in self._handles:
             handle.remove()
         self._handles.clear()
+        self._watched_parameters = weakref.WeakKeyDictionary()
         if self._mode is not None:
             mode, self._mode = self._mode, None
             mode.__exit__(None, None, None)
