@@ -6,11 +6,11 @@ For each model (a ResNet-18 layout at 64x64, an LSTM tagger) it times training s
 without the guard and with each check family alone, with all shape/dtype/device
 families together, and with the value families on every step (their worst case: by
 default they run on the first 10 steps and every 100th after). Configurations take
-turns within each round so that a load change on the machine hits them alike. Time is
-this process's CPU time (`time.process_time`, one torch thread), which other processes
-on a shared machine disturb far less than wall time; the overhead is computed from the
-best round of each configuration, and the median round is shown beside it. Prints a
-Markdown table.
+turns, each timed right beside a run without the guard (in alternating order), and the
+overhead is the median over rounds of the ratio of the two, with its interquartile
+range: on a shared machine the load drifts, and a pair sees the same load. Time is this
+process's CPU time (`time.process_time`, one torch thread), which other processes
+disturb less than wall time. Prints a Markdown table.
 """
 
 from __future__ import annotations
@@ -60,13 +60,25 @@ def bench_model(name, make, steps, rounds):
     torch.manual_seed(0)
     model, batch_for = make()
     train_steps(model, batch_for, 3)  # warm-up: allocator, oneDNN primitives
-    times = {label: [] for label, _, _ in CONFIGURATIONS}
-    for _ in range(rounds):
-        for label, families, options in CONFIGURATIONS:
-            times[label].append(time_steps(model, batch_for, label, families, options, steps))
-    base = min(times["no guard"])
-    return [(name, label, min(times[label]) * 1000, statistics.median(times[label]) * 1000,
-             (min(times[label]) / base - 1) * 100) for label, _, _ in CONFIGURATIONS]
+    base_times, times, ratios = [], {}, {}
+    for round_ in range(rounds):
+        for label, families, options in CONFIGURATIONS[1:]:
+            # each configuration is timed right beside its own baseline, in alternating order,
+            # so that both see the same load on the machine; the ratio is the measurement
+            pair = [("no guard", None, {}), (label, families, options)]
+            measured = {}
+            for each in (pair if round_ % 2 == 0 else pair[::-1]):
+                measured[each[0]] = time_steps(model, batch_for, *each, steps)
+            base_times.append(measured["no guard"])
+            times.setdefault(label, []).append(measured[label])
+            ratios.setdefault(label, []).append(measured[label] / measured["no guard"])
+    rows = [(name, "no guard", statistics.median(base_times) * 1000, "-")]
+    for label, _, _ in CONFIGURATIONS[1:]:
+        quartiles = statistics.quantiles(ratios[label], n=4) if len(ratios[label]) > 1 else ratios[label] * 3
+        spread = f"{(quartiles[0] - 1) * 100:+.1f} .. {(quartiles[2] - 1) * 100:+.1f} %"
+        rows.append((name, label, statistics.median(times[label]) * 1000,
+                     f"{(statistics.median(ratios[label]) - 1) * 100:+.1f} % ({spread})"))
+    return rows
 
 
 def main(argv=None) -> int:
@@ -79,12 +91,11 @@ def main(argv=None) -> int:
     torch.set_num_threads(args.threads)
     print(f"torch {torch.__version__}, {args.threads} thread(s), {args.steps} steps x {args.rounds} rounds, "
           "CPU time per training step (forward + backward + SGD step)\n")
-    print("| model | configuration | best CPU ms / step | median CPU ms / step | overhead (best) |")
-    print("| --- | --- | ---: | ---: | ---: |")
+    print("| model | configuration | median CPU ms / step | overhead: median (quartiles) |")
+    print("| --- | --- | ---: | ---: |")
     for name in args.models:
-        for model, label, best, median, overhead in bench_model(name, MODELS[name], args.steps, args.rounds):
-            shown = "-" if label == "no guard" else f"{overhead:+.1f} %"
-            print(f"| {model} | {label} | {best:.1f} | {median:.1f} | {shown} |", flush=True)
+        for model, label, median, overhead in bench_model(name, MODELS[name], args.steps, args.rounds):
+            print(f"| {model} | {label} | {median:.1f} | {overhead} |", flush=True)
     return 0
 
 
