@@ -300,3 +300,15 @@ def test_remove_restores_the_model_and_the_handle_form_works():
 def test_unknown_check_family_is_a_clear_error():
     with pytest.raises(ValueError, match="unknown guard check families"):
         guard(nn.Linear(1, 1), checks=["conv", "shapes"])
+
+
+def test_a_sample_beyond_cudnns_32_bit_indexing_is_named_under_cudnn_only():
+    model = nn.Sequential(nn.Conv2d(3, 4, 3, device="meta"))  # meta: shapes without memory
+    huge = torch.empty(2, 3, 27_000, 27_000, device="meta")  # 2.19e9 elements per sample
+    with guard(model, cudnn=True):
+        with pytest.raises(GuardError) as caught:
+            model(huge)
+    assert (caught.value.module, caught.value.check) == ("model.0", "conv-cudnn-size")
+    assert "2,187,000,000 elements" in str(caught.value)
+    with guard(model):  # not on cuDNN: nothing to report
+        assert model(huge).shape == (2, 4, 26_998, 26_998)

@@ -191,3 +191,14 @@ def test_a_ddp_wrapped_model_as_accelerate_prepares_it_is_named_without_module(t
             assert caught.value.module == "model.conv1"
     finally:
         distributed.destroy_process_group()
+
+
+def test_with_accelerate_installed_a_prepared_model_is_guarded_through_the_accelerator():
+    accelerate = pytest.importorskip("accelerate")
+    accelerator = accelerate.Accelerator(cpu=True)
+    model = accelerator.prepare(nn.Sequential(nn.Embedding(30, 4), nn.Linear(4, 2)))
+    with runtime.guard_accelerator(accelerator, model):
+        model(torch.tensor([[1, 2]])).sum().backward()
+        with pytest.raises(GuardError) as caught:
+            model(torch.tensor([[1, 30]]))
+    assert (caught.value.module, caught.value.check) == ("model.0", "embedding-index")
