@@ -312,3 +312,9 @@ def test_a_sample_beyond_cudnns_32_bit_indexing_is_named_under_cudnn_only():
     assert "2,187,000,000 elements" in str(caught.value)
     with guard(model):  # not on cuDNN: nothing to report
         assert model(huge).shape == (2, 4, 26_998, 26_998)
+
+
+def test_meta_tensors_get_the_shape_checks_and_no_value_checks():
+    model = nn.Sequential(nn.Embedding(10, 4, device="meta"), nn.Linear(4, 2, device="meta"))
+    with guard(model):
+        assert model(torch.empty(2, 3, dtype=torch.long, device="meta")).shape == (2, 3, 2)

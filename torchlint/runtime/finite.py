@@ -13,13 +13,13 @@ from typing import Any
 import torch
 
 from torchlint.runtime.errors import GuardError
-from torchlint.runtime.tensors import describe, tensors_in
+from torchlint.runtime.tensors import describe, has_values, tensors_in
 
 
 def _non_finite(tensor: Any) -> bool:
     # min and max propagate NaN and reach +-Inf: one fused reduction, ten times cheaper on CPU
     # than materialising `isfinite(tensor)` and reducing it
-    if not tensor.is_floating_point() or tensor.numel() == 0:
+    if not tensor.is_floating_point() or not has_values(tensor):
         return False
     low, high = torch.aminmax(tensor.detach())
     return not bool(torch.isfinite(low) & torch.isfinite(high))

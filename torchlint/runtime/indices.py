@@ -14,13 +14,13 @@ from typing import Any, Optional
 import torch
 
 from torchlint.runtime.errors import GuardError
-from torchlint.runtime.tensors import describe
+from torchlint.runtime.tensors import describe, has_values
 
 
 def check_indices(where: str, kind: str, check: str, indices: Any, size: int, what: str, advice: str,
                   ignore: Optional[int] = None) -> None:
     """Every index in [0, size) (or equal to `ignore`)."""
-    if not isinstance(indices, torch.Tensor) or indices.numel() == 0:
+    if not has_values(indices):
         return
     if indices.is_floating_point() or indices.is_complex():
         return  # soft targets (probabilities), or a dtype torch itself rejects with a clear error
@@ -73,7 +73,7 @@ def check_class_targets(where: str, kind: str, input: Any, target: Any, ignore_i
 
 def check_probabilities(where: str, kind: str, input: Any) -> None:
     """binary_cross_entropy: every input in [0, 1] (NaN included as bad)."""
-    if not isinstance(input, torch.Tensor) or input.numel() == 0 or not input.is_floating_point():
+    if not has_values(input) or not input.is_floating_point():
         return
     input = input.detach()
     bad = ~((input >= 0) & (input <= 1))

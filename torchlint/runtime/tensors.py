@@ -13,6 +13,11 @@ def describe(tensor: Any) -> str:
     dtype = str(tensor.dtype).replace("torch.", "")
     return f"{dtype}[{', '.join(str(size) for size in tensor.shape)}] on {tensor.device}"
 
+def has_values(tensor: Any) -> bool:
+    """A tensor whose values a check can read: not empty, not on the meta device (shapes only)."""
+    return isinstance(tensor, torch.Tensor) and tensor.numel() > 0 and tensor.device.type != "meta"
+
+
 def tensors_in(value: Any) -> Iterator[Any]:
     """The tensors of an output: a tensor, or tensors nested in tuples and lists (an RNN's `(out, (h, c))`)."""
     if isinstance(value, torch.Tensor):
