@@ -10,7 +10,13 @@ turns, each timed right beside a run without the guard (in alternating order), a
 overhead is the median over rounds of the ratio of the two, with its interquartile
 range: on a shared machine the load drifts, and a pair sees the same load. Time is this
 process's CPU time (`time.process_time`, one torch thread), which other processes
-disturb less than wall time. Prints a Markdown table.
+disturb less than wall time.
+
+Shape/dtype/device checks (and the value checks' off steps) cost per call, not per
+element, so their cost is also measured on the same architecture at a tiny size (the
+same module and torch calls, little compute): the guard's own milliseconds per step,
+shown as a share of the real step. That figure is far less exposed to the machine's
+noise than a few-percent difference between two long steps. Prints a Markdown table.
 """
 
 from __future__ import annotations
@@ -38,9 +44,15 @@ CONFIGURATIONS = (
     + [("all checks, values every step", None, {"first": ALWAYS}),
        ("all checks, default schedule (steps > 10)", None, {"first": 0, "every": 100})]
 )
+# Metadata checks cost per call, not per element: their cost is also measured on the same
+# architecture at a tiny size, where compute is small and the guard's own time stands out.
+CALL_COUNT_DRIVEN = ["no guard"] + [label for label, families, options in CONFIGURATIONS
+                                    if "every step" not in label and label != "no guard"]
 MODELS = {
-    "resnet18 (8x3x64x64)": lambda: make_resnet(batch=8, size=64, width=64),
-    "lstm tagger (16x40 tokens, 2x256 biLSTM)": lambda: make_tagger(batch=16, length=40),
+    "resnet18 (8x3x64x64)": (lambda: make_resnet(batch=8, size=64, width=64),
+                             lambda: make_resnet(batch=2, size=32, width=8)),
+    "lstm tagger (16x40 tokens, 2x256 biLSTM)": (lambda: make_tagger(batch=16, length=40),
+                                                 lambda: make_tagger(batch=1, length=2)),
 }
 
 
@@ -56,28 +68,47 @@ def time_steps(model, batch_for, label, families, options, steps):
             handle.remove()
 
 
-def bench_model(name, make, steps, rounds):
+def paired(make, labels, steps, rounds):
+    """Per configuration: (its step times, its differences to the baseline timed beside it, ratios)."""
     torch.manual_seed(0)
     model, batch_for = make()
     train_steps(model, batch_for, 3)  # warm-up: allocator, oneDNN primitives
-    base_times, times, ratios = [], {}, {}
+    chosen = [configuration for configuration in CONFIGURATIONS if configuration[0] in labels]
+    base, times, differences, ratios = [], {}, {}, {}
     for round_ in range(rounds):
-        for label, families, options in CONFIGURATIONS[1:]:
+        for label, families, options in chosen[1:]:
             # each configuration is timed right beside its own baseline, in alternating order,
-            # so that both see the same load on the machine; the ratio is the measurement
+            # so that both see the same load on the machine
             pair = [("no guard", None, {}), (label, families, options)]
             measured = {}
             for each in (pair if round_ % 2 == 0 else pair[::-1]):
                 measured[each[0]] = time_steps(model, batch_for, *each, steps)
-            base_times.append(measured["no guard"])
+            base.append(measured["no guard"])
             times.setdefault(label, []).append(measured[label])
+            differences.setdefault(label, []).append(measured[label] - measured["no guard"])
             ratios.setdefault(label, []).append(measured[label] / measured["no guard"])
-    rows = [(name, "no guard", statistics.median(base_times) * 1000, "-")]
+    return base, times, differences, ratios
+
+
+def _spread(values, scale, unit):
+    quartiles = statistics.quantiles(values, n=4) if len(values) > 1 else values * 3
+    return f"{statistics.median(values) * scale:+.{2 if unit == 'ms' else 1}f} {unit} " \
+           f"({quartiles[0] * scale:+.{2 if unit == 'ms' else 1}f} .. {quartiles[2] * scale:+.{2 if unit == 'ms' else 1}f})"
+
+
+def bench_model(name, makers, steps, rounds):
+    real, small = makers
+    base, times, _, ratios = paired(real, [label for label, _, _ in CONFIGURATIONS], steps, rounds)
+    base_median = statistics.median(base)
+    rows = [(name, "no guard", f"{base_median * 1000:.1f}", "-", "-")]
+    _, _, own, _ = paired(small, CALL_COUNT_DRIVEN, steps * 4, rounds)
     for label, _, _ in CONFIGURATIONS[1:]:
-        quartiles = statistics.quantiles(ratios[label], n=4) if len(ratios[label]) > 1 else ratios[label] * 3
-        spread = f"{(quartiles[0] - 1) * 100:+.1f} .. {(quartiles[2] - 1) * 100:+.1f} %"
-        rows.append((name, label, statistics.median(times[label]) * 1000,
-                     f"{(statistics.median(ratios[label]) - 1) * 100:+.1f} % ({spread})"))
+        overhead = _spread([ratio - 1 for ratio in ratios[label]], 100, "%")
+        own_cost = "-"
+        if label in own:
+            milliseconds = statistics.median(own[label]) * 1000
+            own_cost = f"{_spread(own[label], 1000, 'ms')} = {milliseconds / (base_median * 1000) * 100:+.1f} %"
+        rows.append((name, label, f"{statistics.median(times[label]) * 1000:.1f}", overhead, own_cost))
     return rows
 
 
@@ -91,11 +122,12 @@ def main(argv=None) -> int:
     torch.set_num_threads(args.threads)
     print(f"torch {torch.__version__}, {args.threads} thread(s), {args.steps} steps x {args.rounds} rounds, "
           "CPU time per training step (forward + backward + SGD step)\n")
-    print("| model | configuration | median CPU ms / step | overhead: median (quartiles) |")
-    print("| --- | --- | ---: | ---: |")
+    print("| model | configuration | median CPU ms / step | overhead: median (quartiles) | "
+          "guard's own time per step, tiny input (quartiles) = % of the real step |")
+    print("| --- | --- | ---: | ---: | ---: |")
     for name in args.models:
-        for model, label, median, overhead in bench_model(name, MODELS[name], args.steps, args.rounds):
-            print(f"| {model} | {label} | {median:.1f} | {overhead} |", flush=True)
+        for row in bench_model(name, MODELS[name], args.steps, args.rounds):
+            print("| " + " | ".join(row) + " |", flush=True)
     return 0
 
 

@@ -166,8 +166,8 @@ class Guard:
         """Whether cuDNN-only limits apply to a call on this tensor (see GuardOptions.cudnn)."""
         if self.options.cudnn is not None:
             return self.options.cudnn
-        return (isinstance(tensor, torch.Tensor) and tensor.is_cuda and torch.backends.cudnn.enabled
-                and torch.backends.cudnn.is_available())
+        return (isinstance(tensor, torch.Tensor) and tensor.is_cuda and torch.backends.cudnn.is_available()
+                and torch.backends.cudnn.enabled)
 
     def warn_once(self, key: Any, text: str) -> None:
         if key not in self._warned:

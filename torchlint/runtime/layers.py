@@ -30,10 +30,9 @@ def check_conv(guard: Any, where: str, kind: str, input: Any, weight: Any, group
     if isinstance(weight, torch.nn.parameter.UninitializedParameter):
         return
     expected_channels = weight.shape[0] if transposed else weight.shape[1] * groups
-    layer = f"weight: {describe(weight)}, in_channels={expected_channels}, groups={groups}"
     if input.dim() not in (dims + 1, dims + 2):
         raise GuardError(where, kind, "conv-dims", [
-            f"input: {describe(input)}", layer,
+            f"input: {describe(input)}", _layer(weight, expected_channels, groups),
             f"expected {dims + 2} dims (batch, channels, {dims} spatial) or {dims + 1} without the batch, "
             f"got {input.dim()}",
         ], "the tensor reaching this layer has the wrong rank: a missing `unsqueeze(0)` for a single "
@@ -43,7 +42,7 @@ def check_conv(guard: Any, where: str, kind: str, input: Any, weight: Any, group
     if channels != expected_channels:
         axis = input.dim() - dims - 1
         raise GuardError(where, kind, "conv-channels", [
-            f"input: {describe(input)}", layer,
+            f"input: {describe(input)}", _layer(weight, expected_channels, groups),
             f"expected {expected_channels} channels at dim {axis}, got {channels}",
         ], "the tensor was built with another width than the layer: check what feeds it (a "
            "concatenation of feature maps whose widths changed, a backbone swapped for one "
@@ -51,19 +50,19 @@ def check_conv(guard: Any, where: str, kind: str, input: Any, weight: Any, group
            "build the layer with in_channels matching the data.")
     if input.device != weight.device:
         raise GuardError(where, kind, "conv-device", [
-            f"input: {describe(input)}", layer,
+            f"input: {describe(input)}", _layer(weight, expected_channels, groups),
         ], f"move the input to the layer's device (`x.to({str(weight.device)!r})`) or the "
            "model to the data's; a tensor created inside forward needs `device=x.device`.")
     if input.dtype != weight.dtype and not _autocast(input):
         raise GuardError(where, kind, "conv-dtype", [
-            f"input: {describe(input)}", layer,
+            f"input: {describe(input)}", _layer(weight, expected_channels, groups),
         ], f"cast the input to the layer's dtype (`x.to({weight.dtype})`), "
            "convert the model with `.to(dtype)`, or run the forward under `torch.autocast`.")
     if guard.uses_cudnn(input):
         per_sample = input[0].numel() if input.dim() == dims + 2 and input.shape[0] else input.numel()
         if per_sample > INT32_MAX:
             raise GuardError(where, kind, "conv-cudnn-size", [
-                f"input: {describe(input)}", layer,
+                f"input: {describe(input)}", _layer(weight, expected_channels, groups),
                 f"one sample holds {per_sample:,} elements; cuDNN indexes with 32 bits (at most {INT32_MAX:,})",
             ], "cuDNN rejects this call (CUDNN_STATUS_NOT_SUPPORTED); PyTorch can split only the batch "
                "dimension. Tile the input spatially, lower the resolution, or run this layer with "
@@ -89,6 +88,10 @@ def check_batch_norm(guard: Any, where: str, module: Any, input: Any) -> None:
                 f"< 2^31 elements). This torch runs it with its native kernel (slower); PyTorch releases "
                 "that passed it to cuDNN failed with CUDNN_STATUS_NOT_SUPPORTED. Split the batch if speed "
                 "matters or if the job must run on older torch."))
+
+
+def _layer(weight: Any, in_channels: int, groups: int) -> str:
+    return f"weight: {describe(weight)}, in_channels={in_channels}, groups={groups}"
 
 
 def _autocast(tensor: Any) -> bool:
