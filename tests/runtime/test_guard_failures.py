@@ -318,3 +318,27 @@ def test_meta_tensors_get_the_shape_checks_and_no_value_checks():
     model = nn.Sequential(nn.Embedding(10, 4, device="meta"), nn.Linear(4, 2, device="meta"))
     with guard(model):
         assert model(torch.empty(2, 3, dtype=torch.long, device="meta")).shape == (2, 3, 2)
+
+
+def test_the_function_mode_steps_aside_inside_optimizer_step_and_comes_back():
+    model = nn.Sequential(nn.Linear(4, 4))
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    seen = []
+
+    class Spy(torch.optim.Optimizer):
+        def __init__(self, params):
+            super().__init__(params, {})
+
+        def step(self, closure=None):
+            seen.append(list(torch.overrides._get_current_function_mode_stack()))
+
+    spy = Spy(model.parameters())
+    with guard(model) as handle:
+        model(torch.randn(2, 4)).sum().backward()
+        optimizer.step()
+        spy.step()
+        assert seen == [[]]  # nothing intercepted inside step()
+        assert torch.overrides._get_current_function_mode_stack() == [handle._mode]
+        with pytest.raises(GuardError):
+            torch.gather(torch.zeros(3), 0, torch.tensor([3]))
+    assert torch.overrides._get_current_function_mode_stack() == []

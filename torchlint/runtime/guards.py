@@ -112,6 +112,7 @@ class Guard:
         self._watched_parameters: "weakref.WeakKeyDictionary[nn.Module, bool]" = weakref.WeakKeyDictionary()
         self._warned: set = set()
         self._mode: Optional[FunctionalChecks] = None
+        self._mode_paused = False
         self._rank = ""
         if model is not None and _is_compiled(model):
             warnings.warn(COMPILED_MESSAGE.format(what=f"`{name}`"), GuardWarning, stacklevel=3)
@@ -134,8 +135,14 @@ class Guard:
                 self._watch_parameters(module)
         table = build_table(sorted(self.options.checks))
         if table:
+            from torch.optim.optimizer import register_optimizer_step_post_hook, register_optimizer_step_pre_hook
+
             self._mode = FunctionalChecks(self, table)
             self._mode.__enter__()
+            # nothing inside optimizer.step() is checked, and an optimizer's per-parameter loop
+            # makes hundreds of torch calls per step: the mode steps aside for it
+            self._handles.append(register_optimizer_step_pre_hook(self._optimizer_step_begins))
+            self._handles.append(register_optimizer_step_post_hook(self._optimizer_step_ends))
         return self
 
     def remove(self) -> None:
@@ -146,7 +153,9 @@ class Guard:
         self._watched_parameters = weakref.WeakKeyDictionary()
         if self._mode is not None:
             mode, self._mode = self._mode, None
-            mode.__exit__(None, None, None)
+            if not self._mode_paused:
+                mode.__exit__(None, None, None)
+        self._mode_paused = False
         self._stack.clear()
 
     def __enter__(self) -> "Guard":
@@ -160,6 +169,17 @@ class Guard:
         from then on, model calls no longer count steps themselves."""
         self._manual_steps = True
         self._next_step()
+
+    def _optimizer_step_begins(self, optimizer: Any, args: tuple, kwargs: dict) -> None:
+        stack = torch.overrides._get_current_function_mode_stack()
+        if self._mode is not None and stack and stack[-1] is self._mode:  # only when it is on top
+            self._mode.__exit__(None, None, None)
+            self._mode_paused = True
+
+    def _optimizer_step_ends(self, optimizer: Any, args: tuple, kwargs: dict) -> None:
+        if self._mode_paused and self._mode is not None:
+            self._mode_paused = False
+            self._mode.__enter__()
 
     # what the checks ask -------------------------------------------------------------------
     def uses_cudnn(self, tensor: Any) -> bool:
