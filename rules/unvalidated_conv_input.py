@@ -177,6 +177,11 @@ class UnvalidatedConvInput(Rule):
     enters the model or is assembled names the layer, the channel count it expects and the
     shape it got.
 
+    This rule is the static half. Its run-time counterpart, `torchlint.runtime.guard(model)`
+    (docs/guard.md), checks every convolution's input on real batches (dims, channels
+    against `in_channels`/`groups`, dtype, device) before the call and names the module's
+    path, including the convolutions this rule leaves alone.
+
     ## Example
     ```python
     class Decoder(nn.Module):

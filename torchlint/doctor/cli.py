@@ -36,6 +36,10 @@ def build_parser() -> argparse.ArgumentParser:
                         help="print the probe's facts as JSON and exit (nothing is judged)")
     parser.add_argument("--smoke", action="store_true",
                         help="also run tiny conv2d/LSTM/matmul programs on the GPU, each in a child process")
+    parser.add_argument("--model", metavar="MODULE:FACTORY",
+                        help="with --smoke: also run the model a factory returns (`models.unet:build`, or "
+                             "`path/to/file.py:build`) on one synthetic batch under torchlint's run-time guard, "
+                             "in a child process (docs/guard.md)")
     parser.add_argument("--smoke-timeout", type=float, default=None, metavar="SECONDS",
                         help="time limit per smoke program (default: 120)")
     parser.add_argument("--format", choices=("text", "json"), default="text")
@@ -55,8 +59,11 @@ def _run(parser: argparse.ArgumentParser, argv: List[str]) -> int:
         return int(exit_.code or 0)
     if args.facts and (args.smoke or args.probe_json):
         raise UsageError("--facts judges a saved record; it cannot be combined with --smoke or --probe-json")
+    if args.model and not args.smoke:
+        raise UsageError("--model runs a smoke program: add --smoke")
     if args.smoke_timeout is not None and args.smoke_timeout <= 0:
         raise UsageError("--smoke-timeout must be positive")
+    model_program = _model_program(args.model) if args.model else None
 
     from torchlint.doctor.check import run_checks
     from torchlint.doctor.render import render_json, render_rich
@@ -72,11 +79,24 @@ def _run(parser: argparse.ArgumentParser, argv: List[str]) -> int:
         from torchlint.doctor.smoke import DEFAULT_TIMEOUT, run_gpu_smoke
 
         results += run_gpu_smoke(facts, args.smoke_timeout or DEFAULT_TIMEOUT)
+        if model_program is not None:
+            from torchlint.doctor.smoke import run_program
+
+            results.append(run_program(model_program, args.smoke_timeout or DEFAULT_TIMEOUT))
     if args.format == "json":
         print(render_json(facts, results))
     else:
         render_rich(results, sys.stdout)
     return 1 if failed(results) else 0
+
+
+def _model_program(spec: str):
+    from torchlint.doctor.model_smoke import ModelSpecError, model_program
+
+    try:
+        return model_program(spec, Path.cwd())
+    except ModelSpecError as error:
+        raise UsageError(str(error)) from None
 
 
 def _probe() -> Facts:

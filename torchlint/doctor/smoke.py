@@ -1,8 +1,11 @@
 """Smoke tests: tiny real GPU programs, each in its own child process with a timeout.
 
 One CUDA fault (an illegal memory access, a cuDNN crash) poisons the whole process, so
-every program runs in a fresh `python -c` child. The runner is generic: a program is a
-name plus Python source. A child passes by exiting 0; it may instead report a status of
+every program runs in a fresh `python -I -c` child, in an empty temporary directory:
+isolated mode (no current directory or PYTHON* variables on the path) and a clean working
+directory, so a repository's `./torch.py` is never what `import torch` loads. A program
+that needs more on its path (the user's model for `--model`) adds it itself, by absolute
+path. The runner is generic: a program is a name plus Python source. A child passes by exiting 0; it may instead report a status of
 its own by printing one line `@@torchlint-smoke {"status": ..., "found": ..., "advice": ...}`.
 """
 
@@ -12,6 +15,7 @@ import json
 import signal
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass
 from typing import List, Mapping, Optional, Sequence
 
@@ -38,15 +42,17 @@ def run_program(
     """Run one program in a child interpreter and judge how it ended."""
     name = f"smoke: {program.name}"
     try:
-        completed = subprocess.run(
-            [python, "-c", program.code],
-            capture_output=True,
-            text=True,
-            errors="replace",
-            timeout=timeout,
-            env=dict(env) if env is not None else None,
-            stdin=subprocess.DEVNULL,
-        )
+        with tempfile.TemporaryDirectory(prefix="torchlint-smoke-") as workdir:
+            completed = subprocess.run(
+                [python, "-I", "-c", program.code],
+                capture_output=True,
+                text=True,
+                errors="replace",
+                timeout=timeout,
+                env=dict(env) if env is not None else None,
+                stdin=subprocess.DEVNULL,
+                cwd=workdir,
+            )
     except subprocess.TimeoutExpired as expired:
         return CheckResult(name, FAIL, f"timed out after {timeout:g} s", program.expected,
                            "The child was killed. A hang in CUDA initialisation often means a "

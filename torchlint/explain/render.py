@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import IO, List
 
 from torchlint.explain.evidence import Clue, Evidence
+from torchlint.explain.guard_advice import guard_line
 from torchlint.explain.knowledge import KnowledgeBase, Match
 from torchlint.explain.reasoning import Diagnosis
 from torchlint.report.visible import visible
@@ -105,6 +106,8 @@ def render_text(explanation: Explanation, knowledge: KnowledgeBase, stream: IO[s
             prevented.append("torchlint check: " + ", ".join(_rules(found, knowledge)))
         if signature.doctor_checks:
             prevented.append("torchlint doctor: " + ", ".join(signature.doctor_checks))
+        if guard_line(signature.id):
+            prevented.append(guard_line(signature.id))
         if prevented:
             say("Prevented by", "bold", 3)
             for text in prevented:
@@ -147,6 +150,7 @@ def render_json(explanation: Explanation, knowledge: KnowledgeBase) -> str:
                     "dead_ends": _dead_ends(m, explanation.evidence),
                     "rules": [{"code": code, "name": knowledge.rule_names.get(code)} for code in m.signature.rules],
                     "doctor_checks": list(m.signature.doctor_checks),
+                    "guard": guard_line(m.signature.id),
                     "docs": m.signature.docs or None,
                     "sources": list(m.signature.sources),
                 }

@@ -18,6 +18,7 @@ from typing import Any, List, Mapping, Optional, Union
 
 __all__ = ["EnvironmentMismatch", "InvalidRequirements", "verify"]
 
+GUARD_VARIABLE = "TORCHLINT_GUARD"
 RequirementsArg = Union[None, str, "os.PathLike[str]", Mapping[str, Any]]
 
 
@@ -49,7 +50,10 @@ def verify(
     directory), a path to a TOML file (as `torchlint doctor --requirements`), or the
     runtime table itself as a mapping. With `smoke=True` the GPU smoke programs run too,
     each in a child process. Warnings (e.g. CUDA_LAUNCH_BLOCKING left set) are issued
-    as one `RuntimeWarning` unless `warn=False`. Returns the list of `CheckResult`s.
+    as one `RuntimeWarning` unless `warn=False`. With `TORCHLINT_GUARD=1` in the
+    environment, a passing check also installs the run-time guard for the whole process
+    (`torchlint.runtime.guard()` with its defaults; see docs/guard.md). Returns the list
+    of `CheckResult`s.
     """
     from torchlint.config import ConfigError
     from torchlint.doctor.check import run_checks
@@ -80,4 +84,13 @@ def verify(
     warned = [result for result in results if result.status == WARN]
     if warn and warned:
         warnings.warn("torchlint: environment warnings\n" + render_plain(warned), RuntimeWarning, stacklevel=2)
+    if guard_requested():
+        from torchlint.runtime.guards import install_process_guard
+
+        install_process_guard()
     return results
+
+
+def guard_requested() -> bool:
+    """`TORCHLINT_GUARD=1` (or true/yes/on) asks `verify()` to guard every module of the process."""
+    return os.environ.get(GUARD_VARIABLE, "").strip().lower() in ("1", "true", "yes", "on")

@@ -1,0 +1,26 @@
+"""The guard's error: which module, which check, what it saw, what to do."""
+
+from __future__ import annotations
+
+from typing import Sequence, Tuple
+
+
+class GuardError(RuntimeError):
+    """A guard check failed before the call that would have failed (or faulted on the GPU).
+
+    `module` is the module's path in the model (`model.decoder.fusion`, or the call's name
+    when no module is running), `check` the check's id (`conv-channels`), `facts` the
+    lines describing the tensors involved, `advice` what to do.
+    """
+
+    def __init__(self, module: str, kind: str, check: str, facts: Sequence[str], advice: str) -> None:
+        self.module = module
+        self.kind = kind
+        self.check = check
+        self.facts: Tuple[str, ...] = tuple(facts)
+        self.advice = advice
+        lines = [f"torchlint guard: check `{check}` failed at {module} ({kind})"]
+        lines += [f"  {fact}" for fact in self.facts]
+        lines.append(f"  what to do: {advice}")
+        super().__init__("\n".join(lines))
+

@@ -1,0 +1,100 @@
+"""Functional calls (`F.cross_entropy`, `torch.gather`, `x.index_select`, `F.conv2d`) checked through a TorchFunctionMode.
+
+A module's forward pre-hook sees the module's input; the calls a forward makes with
+functions and tensor methods are seen here. The table maps each checked function to its
+family, its printed name and the check that reads its arguments.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Dict, Mapping, Sequence
+
+import torch
+import torch.nn.functional as F
+from torch.overrides import TorchFunctionMode
+
+from torchlint.runtime.indices import check_class_targets, check_dim_indices, check_embedding, check_probabilities
+from torchlint.runtime.layers import check_conv
+
+Check = Callable[[Any, str, str, Sequence[Any], Mapping[str, Any]], None]
+
+
+@dataclass(frozen=True)
+class Entry:
+    family: str
+    name: str
+    check: Check
+
+
+def _arg(args: Sequence[Any], kwargs: Mapping[str, Any], position: int, name: str, default: Any = None) -> Any:
+    if len(args) > position:
+        return args[position]
+    return kwargs.get(name, default)
+
+
+def _conv(dims: int, transposed: bool) -> Check:
+    def check(guard, where, kind, args, kwargs):
+        check_conv(guard, where, kind, _arg(args, kwargs, 0, "input"), _arg(args, kwargs, 1, "weight"),
+                   _arg(args, kwargs, 6, "groups", 1), transposed, dims)
+    return check
+
+
+def _embedding(guard, where, kind, args, kwargs):
+    weight = _arg(args, kwargs, 1, "weight")
+    if isinstance(weight, torch.Tensor) and weight.dim() == 2:
+        check_embedding(where, kind, _arg(args, kwargs, 0, "input"), weight.shape[0])
+
+
+def _dim_index(guard, where, kind, args, kwargs):
+    check_dim_indices(where, kind, _arg(args, kwargs, 0, "input"), _arg(args, kwargs, 1, "dim"),
+                      _arg(args, kwargs, 2, "index"))
+
+
+def _class_targets(guard, where, kind, args, kwargs):
+    check_class_targets(where, kind, _arg(args, kwargs, 0, "input"), _arg(args, kwargs, 1, "target"),
+                        _arg(args, kwargs, 4, "ignore_index", -100))
+
+
+def _probabilities(guard, where, kind, args, kwargs):
+    check_probabilities(where, kind, _arg(args, kwargs, 0, "input"))
+
+
+def build_table(families: Sequence[str]) -> Dict[Any, Entry]:
+    """The checked functions of the enabled families, keyed by the function object the mode receives."""
+    entries = []
+    for dims in (1, 2, 3):
+        entries.append((getattr(torch, f"conv{dims}d"), "conv", f"F.conv{dims}d", _conv(dims, False)))
+        entries.append((getattr(torch, f"conv_transpose{dims}d"), "conv", f"F.conv_transpose{dims}d",
+                        _conv(dims, True)))
+    entries += [
+        (F.embedding, "index", "F.embedding", _embedding),
+        (F.embedding_bag, "index", "F.embedding_bag", _embedding),
+        (F.cross_entropy, "index", "F.cross_entropy", _class_targets),
+        (F.nll_loss, "index", "F.nll_loss", _class_targets),
+        (F.binary_cross_entropy, "index", "F.binary_cross_entropy", _probabilities),
+    ]
+    for name in ("gather", "index_select", "scatter", "scatter_add", "scatter_reduce", "index_add",
+                 "index_copy", "index_fill"):
+        for owner, prefix in ((torch, "torch"), (torch.Tensor, "Tensor")):
+            for variant in (name, name + "_"):
+                function = getattr(owner, variant, None)
+                if function is not None:
+                    entries.append((function, "index", f"{prefix}.{variant}", _dim_index))
+    return {function: Entry(family, name, check) for function, family, name, check in entries if family in families}
+
+
+class FunctionalChecks(TorchFunctionMode):
+    """Hands each checked call to the guard before running it; every other call runs untouched."""
+
+    def __init__(self, guard: Any, table: Mapping[Any, Entry]) -> None:
+        super().__init__()
+        self.guard = guard
+        self.table = table
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        entry = self.table.get(func)
+        if entry is not None:
+            self.guard.check_call(entry, args, kwargs)
+        return func(*args, **kwargs)
