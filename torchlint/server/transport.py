@@ -9,8 +9,8 @@
 - SIGTERM and SIGINT end the server promptly (pygls's reader thread would hold it until
   stdin closes).
 - pygls 2.1.1 keeps the future of every notification it runs in `_request_futures`
-  (only a request's is removed, by its response): the done ones are dropped after each
-  message, so a long editing session does not grow the heap.
+  (only a request's is removed, by its response): the done ones are dropped a second
+  after a message, so a long editing session does not grow the heap.
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ _HEADER_END = b"\r\n\r\n"
 _LENGTH = re.compile(rb"Content-Length:[ \t]*(\d+)", re.IGNORECASE)
 _NEXT_HEADER = re.compile(rb"Content-Length:[ \t]*\d+\r\n", re.IGNORECASE)
 INVALID_REQUEST = -32600
+PRUNE_DELAY = 1.0  # seconds: the done futures of a second's messages are dropped together
 
 
 def _is_json_object(data: bytes) -> bool:
@@ -121,6 +122,7 @@ class StdioTransport:
         self.exit_code: Optional[int] = None
         self._on_signal = on_signal
         self._stopped: Optional[asyncio.Event] = None
+        self._pruning: Optional[asyncio.TimerHandle] = None
 
     def run(self) -> int:
         asyncio.run(self._run())
@@ -175,9 +177,11 @@ class StdioTransport:
             self._stopped.set()
         if method == types.SHUTDOWN:
             self.shut_down = True
-        self._forget_done_futures()
+        if self._pruning is None:  # a notification's future is done once its handler is
+            self._pruning = asyncio.get_running_loop().call_later(PRUNE_DELAY, self._forget_done_futures)
 
     def _forget_done_futures(self) -> None:
+        self._pruning = None
         futures = self.protocol._request_futures
         for key in [key for key, future in futures.items() if future.done()]:
             del futures[key]
