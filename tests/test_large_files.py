@@ -152,6 +152,16 @@ def test_a_file_of_many_statements_is_linted_through_the_statements_rules_need(t
     assert (tmp_path / "big.py").read_text() == large_module()  # ...nor written
 
 
+def test_a_large_file_with_cr_only_line_endings_is_cut_the_same_way(tmp_path, monkeypatch, capsys):
+    (tmp_path / "big.py").write_bytes(large_module().replace("\n", "\r").encode())
+    whole = _check(tmp_path, monkeypatch, capsys)
+    assert whole[0] == 1 and len(whole[1]) >= 3, whole
+    monkeypatch.setattr(large_text, "LARGE_STATEMENTS", 100)
+    monkeypatch.setattr(large_text, "CHUNK_LINES", 40)
+    assert large_text.is_large(large_module().replace("\n", "\r"))
+    assert _check(tmp_path, monkeypatch, capsys) == whole
+
+
 def test_a_syntax_error_far_into_a_large_file_is_reported_at_its_row(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(large_text, "LARGE_STATEMENTS", 100)
     monkeypatch.setattr(large_text, "CHUNK_LINES", 40)

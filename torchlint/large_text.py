@@ -34,8 +34,11 @@ CHUNK_LINES = 4_000
 CLOSURE_ROUNDS = 2
 
 # a line that may start a top-level statement: not indented, not a comment, a closing
-# bracket or a clause that continues a compound statement
-_MAY_START = re.compile(r"^(?![ \t\f\r\n#)\]}]|(?:else|elif|except|finally)\b)", re.MULTILINE)
+# bracket or a clause that continues a compound statement (`_LINE_MAY_START`: where a
+# line starts in a text, after \n, \r\n or a lone \r)
+_NOT_A_START = r"(?![ \t\f\r\n#)\]}]|(?:else|elif|except|finally)\b)"
+_MAY_START = re.compile(_NOT_A_START)
+_LINE_MAY_START = re.compile(r"(?:\A|(?<=\n)|(?<=\r)(?!\n))" + _NOT_A_START)
 _FILE_NOQA_LINE = re.compile(r"^[ \t]*#[ \t]*torchlint:[ \t]*noqa", re.IGNORECASE | re.MULTILINE)
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _BINDERS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
@@ -46,7 +49,7 @@ def beyond_bound(text: str) -> Optional[str]:
     """Why the text is not linted at all, or None."""
     if len(text) > MAX_CHARS:
         return f"the file has {len(text):,} characters; torchlint lints files of up to {MAX_CHARS:,}"
-    lines = text.count("\n") + 1
+    lines = _line_ends(text) + 1
     if lines > MAX_LINES:
         return f"the file has {lines:,} lines; torchlint lints files of up to {MAX_LINES:,}"
     return None
@@ -54,14 +57,19 @@ def beyond_bound(text: str) -> Optional[str]:
 
 def is_large(text: str) -> bool:
     """More lines that may start a top-level statement than a whole parse should hold."""
-    if text.count("\n") < LARGE_STATEMENTS:
+    if _line_ends(text) < LARGE_STATEMENTS:
         return False
     starts = 0
-    for _ in _MAY_START.finditer(text):
+    for _ in _LINE_MAY_START.finditer(text):
         starts += 1
         if starts > LARGE_STATEMENTS:
             return True
     return False
+
+
+def _line_ends(text: str) -> int:
+    """At least the number of line ends (exact unless a text mixes lone \r with \n)."""
+    return text.count("\n") or text.count("\r")
 
 
 @dataclass(frozen=True)
