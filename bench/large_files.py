@@ -7,7 +7,9 @@ Files (each holds a trigger, so it reaches LibCST, and real findings):
 - `data_literal.py`: a 5 MB single-line data literal (`DATA = [0.123456, ...]`) after
   `import wandb` and a function that uses it;
 - `data_literal_10mb.py`: the same at 10 MB (the bound: under 30 s and 1 GiB);
-- `generated.py`: 150,000 lines of generated functions and modules.
+- `generated.py`: 150,000 lines of generated functions and modules;
+- `statements_1m.py`: 1,000,000 one-line top-level statements (about 10 MB) around the
+  header's functions, linted through the statements rules need (torchlint/large_text.py).
 
 Targets: any file up to 10 MB under 30 s and 1 GiB peak RSS; no more CPU per line than
 twice timm's. timm's CPU per line is measured with `--timm PATH` (a `--jobs 1
@@ -76,16 +78,24 @@ def generated_module(lines: int) -> str:
     return "import torch\nimport torch.nn as nn\n" + HEADER + "".join(blocks)
 
 
-def write_files(directory: Path) -> list:
+def statements(count: int) -> str:
+    """A module of `count` one-line statements (`v12 = 0`) after the header."""
+    return HEADER + "".join(f"v{i} = 0\n" for i in range(count))
+
+
+def write_files(directory: Path, only=None) -> list:
     files = {
-        "data_literal.py": data_literal(5_000_000),
-        "data_literal_10mb.py": data_literal(10_000_000),
-        "generated.py": generated_module(150_000),
+        "data_literal.py": lambda: data_literal(5_000_000),
+        "data_literal_10mb.py": lambda: data_literal(10_000_000),
+        "generated.py": lambda: generated_module(150_000),
+        "statements_1m.py": lambda: statements(1_000_000),
     }
     paths = []
     for name, text in files.items():
+        if only and name not in only:
+            continue
         path = directory / name
-        path.write_text(text)
+        path.write_text(text())
         paths.append(path)
     return paths
 
@@ -99,6 +109,7 @@ def main(argv=None) -> int:
     parser.add_argument("--dir", type=Path, help="write the files here (default: a temporary directory)")
     parser.add_argument("--timm", type=Path, help="a timm source tree: measure its CPU per line now")
     parser.add_argument("--timeout", type=float, default=900.0)
+    parser.add_argument("--only", nargs="*", help="measure only these files (by name)")
     options = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as scratch:
         directory = options.dir or Path(scratch)
@@ -114,7 +125,7 @@ def main(argv=None) -> int:
         print("| file | MB | lines | wall s | CPU s | CPU ms/line | × timm | peak RSS MiB | exit | verdict |")
         print("|---|---|---|---|---|---|---|---|---|---|")
         failed = False
-        for path in write_files(directory):
+        for path in write_files(directory, options.only):
             sample = measure([*TORCHLINT, path.name], directory, options.timeout)
             lines = _line_count(path)
             per_line = sample.cpu * 1000 / lines

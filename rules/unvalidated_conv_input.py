@@ -7,7 +7,7 @@ from typing import AbstractSet, Any, Dict, Iterator, List, Mapping, Optional, Se
 from torchlint.config import Config
 from torchlint.elide import definitions_around
 from torchlint.ftypes import Applicability, Diagnostic, Fix
-from torchlint.layout import call_lines, INDENT, width
+from torchlint.layout import argument_lines, comparison_lines, INDENT, string_lines, width
 from torchlint.lazy import cst
 from torchlint.modules import (
     assigned_names,
@@ -57,8 +57,6 @@ _SAME_CHANNELS = frozenset(
 _CHECK_PREFIXES = ("check", "validate", "assert", "ensure")
 _TEXT_MARKERS = ("Conv1d", "Conv2d", "Conv3d", "ConvTranspose", "conv1d", "conv2d", "conv3d", "conv_transpose")
 
-# spatial dims -> the numbers of dims the conv accepts: unbatched or batched
-_LAYOUTS = {1: (2, 3), 2: (3, 4), 3: (4, 5)}
 
 PARAMETERS = "check-parameters"
 CONCATS = "check-concatenations"
@@ -199,8 +197,7 @@ class UnvalidatedConvInput(Rule):
         def forward(self, p2, p3, p4, p5):
             fused = torch.cat([p2, p3, p4, p5], dim=1)
             torch._assert(
-                ((fused.dim() == 3) | (fused.dim() == 4))
-                & (fused.shape[fused.dim() - 3] == self.fusion.in_channels),
+                fused.size(-3) == self.fusion.in_channels,
                 f"fusion expects {self.fusion.in_channels} input channels, "
                 f"got shape {fused.shape}",
             )
@@ -208,16 +205,18 @@ class UnvalidatedConvInput(Rule):
     ```
 
     ## Fix safety
-    The fix inserts, just before the statement, one `torch._assert` call that checks both
-    the number of dims the layer accepts and the channel axis against the layer's
-    `in_channels` (`self.fusion[0].in_channels` for an `nn.Sequential` or a factory). The
-    channel axis is counted from the front of the layout (`x.dim() - 3` for a 2-d conv),
-    so a tensor a dim short fails the check rather than an index. The message names the
-    layer, the expected count and the actual shape (`fusion expects 1024 input channels,
-    got shape torch.Size([1, 768, 8, 8])`). It adds `import torch` if the module lacks it
-    and is laid out for the project's line length. It is safe: on a correct input the
-    condition holds and the output is unchanged; on a wrong one the error comes earlier
-    and says more.
+    The fix inserts, just before the statement, one `torch._assert` call that checks the
+    channel axis against the layer's `in_channels` (`self.fusion[0].in_channels` for an
+    `nn.Sequential` or a factory). The axis is counted from the end (`size(-3)` for a 2-d
+    conv), the same for a batched and an unbatched input; the layer itself still rejects
+    a tensor with a dim too many, and `size(-3)` of a tensor with too few says which
+    dims it has. The message names the layer, the expected count and the actual shape
+    (`fusion expects 1024 input channels, got shape torch.Size([1, 768, 8, 8])`). It adds
+    `import torch` if the module lacks it and is laid out within the project's line
+    length as a formatter would lay it out: a long comparison split before `==` in
+    parentheses, a long message as adjacent strings cut after its comma or between
+    words. It is safe: on a correct input the condition holds and the output is
+    unchanged; on a wrong one the error comes earlier and says more.
 
     Why `torch._assert` with an f-string and not `if x.shape[1] != c: raise ...`: the
     guard must work eagerly, under `torch.jit.script`, `torch.fx.symbolic_trace` and
@@ -359,9 +358,9 @@ class UnvalidatedConvInput(Rule):
             "    def forward(self, features):\n"
             "        fused = torch.cat([conv(f) for conv, f in zip(self.lateral, features)], dim=1)\n"
             "        torch._assert(\n"
-            "            ((fused.dim() == 3) | (fused.dim() == 4))\n"
-            "            & (fused.shape[fused.dim() - 3] == self.fusion.in_channels),\n"
-            '            f"fusion expects {self.fusion.in_channels} input channels, got shape {fused.shape}",\n'
+            "            fused.size(-3) == self.fusion.in_channels,\n"
+            '            f"fusion expects {self.fusion.in_channels} input channels, "\n'
+            '            f"got shape {fused.shape}",\n'
             "        )\n"
             "        return self.fusion(fused)\n",
             line=13,
@@ -393,9 +392,9 @@ class UnvalidatedConvInput(Rule):
             "        self.block = conv_bn_relu(64, 32)\n\n"
             "    def forward(self, feats):\n"
             "        torch._assert(\n"
-            "            ((feats.dim() == 2) | (feats.dim() == 3))\n"
-            "            & (feats.shape[feats.dim() - 2] == self.block[0].in_channels),\n"
-            '            f"block expects {self.block[0].in_channels} input channels, got shape {feats.shape}",\n'
+            "            feats.size(-2) == self.block[0].in_channels,\n"
+            '            f"block expects {self.block[0].in_channels} input channels, "\n'
+            '            f"got shape {feats.shape}",\n'
             "        )\n"
             "        out = self.block(feats)\n        return out\n",
             line=14,
@@ -446,8 +445,7 @@ class UnvalidatedConvInput(Rule):
             "        super().__init__()\n        self.conv = nn.Conv2d(3, 8, 3)\n\n"
             "    def forward(self, x):\n"
             "        torch._assert(\n"
-            "            ((x.dim() == 3) | (x.dim() == 4))\n"
-            "            & (x.shape[x.dim() - 3] == self.conv.in_channels),\n"
+            "            x.size(-3) == self.conv.in_channels,\n"
             '            f"conv expects {self.conv.in_channels} input channels, got shape {x.shape}",\n'
             "        )\n"
             "        return self.conv(x)\n",
@@ -517,9 +515,9 @@ class UnvalidatedConvInput(Rule):
             '    def forward(self, x):\n'
             '        out = torch.cat((self.a(x), self.b(x)), 1)\n'
             '        torch._assert(\n'
-            '            ((out.dim() == 3) | (out.dim() == 4))\n'
-            '            & (out.shape[out.dim() - 3] == self.fuse.in_channels),\n'
-            '            f"fuse expects {self.fuse.in_channels} input channels, got shape {out.shape}",\n'
+            '            out.size(-3) == self.fuse.in_channels,\n'
+            '            f"fuse expects {self.fuse.in_channels} input channels, "\n'
+            '            f"got shape {out.shape}",\n'
             '        )\n'
             '        return self.fuse(out)\n'
             '\n'
@@ -561,9 +559,9 @@ class UnvalidatedConvInput(Rule):
             '    def forward(self, mel):\n'
             '        assert mel is not None\n'
             '        torch._assert(\n'
-            '            ((mel.dim() == 2) | (mel.dim() == 3))\n'
-            '            & (mel.shape[mel.dim() - 2] == self.conv_pre.in_channels),\n'
-            '            f"conv_pre expects {self.conv_pre.in_channels} input channels, got shape {mel.shape}",\n'
+            '            mel.size(-2) == self.conv_pre.in_channels,\n'
+            '            f"conv_pre expects {self.conv_pre.in_channels} input channels, "\n'
+            '            f"got shape {mel.shape}",\n'
             '        )\n'
             '        x = self.conv_pre(mel)\n'
             '        return x\n',
@@ -622,9 +620,9 @@ class UnvalidatedConvInput(Rule):
             '    def forward(self, x, h):\n'
             '        if self.shortcut is not None:\n'
             '            torch._assert(\n'
-            '                ((x.dim() == 3) | (x.dim() == 4))\n'
-            '                & (x.shape[x.dim() - 3] == self.shortcut.in_channels),\n'
-            '                f"shortcut expects {self.shortcut.in_channels} input channels, got shape {x.shape}",\n'
+            '                x.size(-3) == self.shortcut.in_channels,\n'
+            '                f"shortcut expects {self.shortcut.in_channels} input channels, "\n'
+            '                f"got shape {x.shape}",\n'
             '            )\n'
             '            x = self.shortcut(x)\n'
             '        return x + h\n',
@@ -841,21 +839,16 @@ class UnvalidatedConvInput(Rule):
         )
 
     def _fix(self, conv: _Conv, value: str, statement, positions: Positions) -> Fix:
-        layouts = _LAYOUTS[conv.dims]
         label = conv.access.split(".", 1)[-1].split("[", 1)[0]
         indent, line_length = positions.indent_of(statement), self.context.config.line_length
         expected = f"{conv.access}.in_channels"
-        # one guard for the layout and the channel count: `&` and `|`, as `and`/`in` would
-        # ask torch.fx for the truth of a traced value; the channel axis is counted from
-        # the front of the layout, so a tensor one dim short fails the check, not an index
-        dims = " | ".join(f"({value}.dim() == {n})" for n in layouts)
-        channels = f"{value}.shape[{value}.dim() - {conv.dims + 1}] == {expected}"
-        condition = f"({dims}) & ({channels})"
-        message = f'f"{label} expects {{{expected}}} input channels, got shape {{{value}.shape}}"'
-        lines = call_lines("torch._assert", [condition, message], line_length, indent)
-        if width(f"{indent}{INDENT}{condition},") > line_length:  # split at `&`, as black does
-            at = lines.index(f"{INDENT}{condition},")
-            lines[at : at + 1] = [f"{INDENT}({dims})", f"{INDENT}& ({channels}),"]
+        # the channel axis counted from the end is the same for a batched and an unbatched
+        # input; `size(axis)` names the valid range if the input has too few dims; a dim
+        # too many is the layer's own error to raise
+        room = line_length - width(f"{indent}{INDENT},")
+        condition = comparison_lines(f"{value}.size({-(conv.dims + 1)})", "==", expected, room)
+        message = string_lines(f"{label} expects {{{expected}}} input channels, got shape {{{value}.shape}}", room)
+        lines = argument_lines("torch._assert", [condition, message], line_length, indent)
         newline = self.context.newline
         edits = [positions.insert_lines_before(statement, lines, newline)]
         if self.context.imports.table.get("torch") != "torch":

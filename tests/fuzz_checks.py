@@ -162,7 +162,7 @@ def fix_module(text: str, linter: Linter, unsafe: bool) -> Tuple[str, List[Round
     fixpoint, as in runner._fix_project): the text, the rounds applied, and the errors."""
     recorder = Recorder(linter, unsafe)
     outcome = fix_text(text, recorder, unsafe)
-    errors = list(outcome.result.errors)
+    errors = list(outcome.result.errors) + outcome.dropped
     fixed = outcome.text
     for _ in range(MAX_PROJECT_ROUNDS):
         group = [d for d in linter.project(fixed) if is_applicable(d.fix, unsafe)]
@@ -178,7 +178,7 @@ def fix_module(text: str, linter: Linter, unsafe: bool) -> Tuple[str, List[Round
         recorder.rounds.append(Round(fixed, [fixes[i] for i in checked.indices], checked.text))
         recorder.forget()
         outcome = fix_text(checked.text, recorder, unsafe)
-        errors += [error for error in outcome.result.errors if error not in errors]
+        errors += [error for error in outcome.result.errors + outcome.dropped if error not in errors]
         fixed = outcome.text
     return fixed, recorder.rounds, errors
 

@@ -9,7 +9,6 @@ the directive follows it, as ruff does.
 from __future__ import annotations
 
 import ast
-import io
 import tokenize
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -17,7 +16,7 @@ from pathlib import Path
 from typing import Dict, List, Mapping, Sequence, Set
 
 from torchlint.ftypes import SYNTAX_CODE, Diagnostic
-from torchlint.noqa import NOQA, code_matches
+from torchlint.noqa import NOQA, code_matches, tokens
 from torchlint.source import DecodeError, decode_source, split_lines
 from torchlint.write import ChangedDuringRun, Snapshot, write_fixed
 
@@ -89,7 +88,7 @@ def lines_with_directives(text: str, rows: Mapping[int, Set[str]]) -> Dict[int, 
 def _comments_by_row(text: str) -> Dict[int, tokenize.TokenInfo]:
     """The comment token ending each physical line (a `#` inside a string is not one)."""
     comments = {}
-    for token in tokenize.generate_tokens(io.StringIO(text).readline):
+    for token in tokens(text):
         if token.type == tokenize.COMMENT:
             comments[token.start[0]] = token
     return comments

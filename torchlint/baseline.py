@@ -20,10 +20,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, Iterable, List, Mapping, Sequence, Tuple
 
+from torchlint.bounded_read import ReadRefused, loads_json, read_bounded
 from torchlint.fingerprint import FingerprintKeys, line_hash
 from torchlint.ftypes import Diagnostic
 
 FORMAT_VERSION = 1
+MAX_BYTES = 64 * 1024 * 1024  # about 300,000 entries
 
 EntryKey = Tuple[str, str, str]  # path, code, fingerprint
 
@@ -98,10 +100,12 @@ def _plural(count: int, word: str) -> str:
 def load(path: Path) -> Baseline:
     """Read a baseline file; BaselineError (one line) if it is missing or malformed."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = loads_json(read_bounded(path, MAX_BYTES).decode("utf-8"))
     except OSError as error:
         raise BaselineError(f"{path}: cannot read the baseline: {error.strerror or error}") from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+    except ReadRefused as error:
+        raise BaselineError(f"{path}: cannot read the baseline: {error}") from None
+    except ValueError as error:  # not UTF-8, invalid or too deeply nested JSON
         raise BaselineError(f"{path}: not a torchlint baseline (invalid JSON: {error})") from None
     if not isinstance(data, dict) or "version" not in data or "findings" not in data:
         raise BaselineError(f"{path}: not a torchlint baseline (expected an object with `version` and `findings`)")

@@ -50,19 +50,26 @@ def append_keyword(positions, call, text: str, newline: str = "\n") -> Optional[
     """An edit adding `text` (`name=value`) as the call's last argument: on a line of its
     own in a call written one argument per line with a trailing comma (as a formatter
     keeps it), else after the last argument; None for a call without arguments (there is
-    no argument to anchor the insertion after)."""
+    no argument to anchor the insertion after) or whose one argument is a generator
+    without parentheses of its own (`f(x for x in y)` takes no second argument).
+
+    An argument's range runs from its `*` or keyword to the end of its value with the
+    value's own parentheses (`(a if b else None)`), not the comma after it; the value's
+    range would stop inside those parentheses."""
     if not call.args:
         return None
     last = call.args[-1]
-    end = positions.end(last.value)
+    if isinstance(last.value, cst.GeneratorExp) and not last.value.lpar:
+        return None
+    end = positions.end(last)
     closing = positions.end(call).row
     if isinstance(last.comma, cst.Comma) and closing > end.row:
-        indent = positions.indent_of(last.keyword if last.keyword is not None else last.value)
+        indent = positions.indent_of(last)
         return Edit(Location(closing, 1), Location(closing, 1), f"{indent}{text},{newline}")
     return Edit(end, end, f", {text}")
 
 
 def replace_argument(positions, arg, text: str) -> Edit:
-    """An edit replacing one argument (`name=value`, without its comma) by `text`."""
-    start = positions.start(arg.keyword if arg.keyword is not None else arg.value)
-    return Edit(start, positions.end(arg.value), text)
+    """An edit replacing one argument (`name=value` with the value's parentheses, without
+    its comma) by `text`."""
+    return positions.replace(arg, text)

@@ -6,11 +6,13 @@ This is the one function that both the CLI and the flake8 plugin call.
 from __future__ import annotations
 
 import ast
+from dataclasses import replace
 from functools import lru_cache
 from typing import Callable, Dict, List, Optional, Sequence, Set
 
 from torchlint.config import Config
 from torchlint.elide import elide_statements
+from torchlint import large_text
 from torchlint.ftypes import SYNTAX_CODE, Diagnostic, FileResult, Location
 from torchlint.lazy import cst
 from torchlint.noqa import code_matches, file_exemption
@@ -94,6 +96,17 @@ def lint_text(
     stdlib ast if the caller has it, saves the gates a parse. `flake8`: leave `# noqa`
     to flake8 and compute no fixes. `parser`: the one that parsed this file's previous
     versions (the language server's), which re-parses only the statements that changed."""
+    problem = large_text.beyond_bound(text)
+    if problem is not None:
+        return FileResult(path, [syntax_diagnostic(path, f"Not linted: {problem}", 1, 1)])
+    if large_text.is_large(text):
+        return _lint_large(text, path, config, rules, newline or detect_newline(text), flake8)
+    return _lint_whole(text, path, config, rules, newline, tree, flake8, parser)
+
+
+def _lint_whole(
+    text: str, path: str, config: Config, rules: Sequence[type], newline, tree, flake8: bool, parser
+) -> FileResult:
     result = FileResult(path)
     view = SourceView(text, path, tree, elide_data(text))
     if view.tree is None:  # every file is checked, triggered or not: TL000 promises it
@@ -108,6 +121,42 @@ def lint_text(
         result.facts.clear()
         result.errors[:] = [f"{path}: too deeply nested to analyse: {describe(error)}"]
         return result
+
+
+def _lint_large(text: str, path: str, config: Config, rules: Sequence[type], newline: str, flake8: bool) -> FileResult:
+    """A file with more top-level statements than a whole parse should hold: the rules
+    run on the statements they can need (`torchlint.large_text`), without fixes or facts."""
+    # every rule's triggers: those that do not occur keep nothing, and searching the
+    # whole text for each rule's first costs more than the cut (the reduced text is
+    # what triggered_rules then reads, own-line file noqa comments included)
+    needles = [trigger for rule in rules for trigger in rule.trigger_strings(config, path)]
+    try:
+        reduced = large_text.reduce(text, needles)
+    except SyntaxError as error:
+        return FileResult(path, [] if _syntax_code_disabled(text) else [_syntax_error(path, error)])
+    if reduced.statements > large_text.LARGE_STATEMENTS:
+        message = (
+            f"Not linted: {reduced.statements:,} of its top-level statements hold what rules look for; "
+            f"in a file this long torchlint lints up to {large_text.LARGE_STATEMENTS:,}"
+        )
+        return FileResult(path, [syntax_diagnostic(path, message, 1, 1)])
+    result = _lint_whole(reduced.text, path, config, rules, newline, None, flake8, None)
+    result.diagnostics = [_in_file(diagnostic, reduced) for diagnostic in result.diagnostics]
+    result.facts = {}
+    return result
+
+
+def _in_file(diagnostic: Diagnostic, reduced) -> Diagnostic:
+    """A finding in the reduced text at the file's rows, without its fix."""
+    start, end = diagnostic.location, diagnostic.end_location
+    noqa_row = diagnostic.noqa_row
+    return replace(
+        diagnostic,
+        location=Location(reduced.file_row(start.row), start.column),
+        end_location=Location(reduced.file_row(end.row), end.column),
+        noqa_row=None if noqa_row is None else reduced.file_row(noqa_row),
+        fix=None,
+    )
 
 
 def _lint_tree(

@@ -28,7 +28,7 @@ class EncodedFacts(Mapping):
     def __getitem__(self, code: str) -> Any:
         try:
             return json.loads(self.texts[code])
-        except ValueError:  # a cache entry altered behind our back: no facts, not a crash
+        except (ValueError, RecursionError):  # a cache entry altered behind our back: no facts, not a crash
             raise KeyError(code) from None
 
     def __iter__(self) -> Iterator[str]:

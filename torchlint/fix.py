@@ -108,8 +108,9 @@ def _conflicts(a: Tuple[int, int], b: Tuple[int, int]) -> bool:
 
 
 def dropped_message(diagnostic: Diagnostic, problem: str) -> str:
+    """A warning, not an error: the guard did its job, and the finding is still reported."""
     where = f"{diagnostic.filename}:{diagnostic.location.row}:{diagnostic.location.column}"
-    return f"{where}: internal error: the {diagnostic.code} fix was not applied: {problem}"
+    return f"{where}: the {diagnostic.code} fix was not applied ({problem}); the finding stays"
 
 
 @dataclass
@@ -118,7 +119,7 @@ class FixOutcome:
     result: FileResult
     applied: Counter = field(default_factory=Counter)
     error: Optional[str] = None
-    dropped: List[str] = field(default_factory=list)
+    dropped: List[str] = field(default_factory=list)  # why fixes were refused: warnings
 
     @property
     def changed(self) -> bool:
@@ -132,8 +133,8 @@ def _fix_key(diagnostic: Diagnostic) -> Tuple:
 
 def fix_text(text: str, lint: Callable[[str], FileResult], unsafe: bool, layout=None) -> FixOutcome:
     """Fix until nothing applicable is left (bounded). Each round is proven by the guard
-    (`fix_guard`); a fix that fails it is dropped, reported in `dropped` and in the
-    result's errors, and the other fixes are kept. The result must re-parse.
+    (`fix_guard`); a fix that fails it is dropped and said so in `dropped` (its finding
+    stays in the result), and the other fixes are kept. The result must re-parse.
 
     `layout` (a notebook's `notebook.Layout`) decides which fixes may be applied (none
     that spans two cells) and follows the edits."""
@@ -169,10 +170,7 @@ def fix_text(text: str, lint: Callable[[str], FileResult], unsafe: bool, layout=
             layout.starts, layout.masks = start_layout.starts, start_layout.masks
         result = lint(original)
         message = f"{result.path}: the fixes produced code that does not parse; file left unchanged"
-        result.errors.append(message)
-        result.errors.extend(dropped)
-        return FixOutcome(original, result, Counter(), message, dropped)
-    result.errors.extend(dropped)
+        return FixOutcome(original, result, Counter(), message, [message, *dropped])
     return FixOutcome(text, result, applied, dropped[0] if dropped else None, dropped)
 
 

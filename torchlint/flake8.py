@@ -1,6 +1,8 @@
 """The flake8 plugin: the same engine call as the CLI, one file at a time.
 
-flake8 applies its own `# noqa` handling and `--select`/`--ignore` to what this yields.
+flake8 applies its own `# noqa` handling and `--select`/`--ignore` to what this yields;
+the plugin applies torchlint's own `# noqa` placement too (anywhere on the logical line,
+as the CLI does), unless flake8 runs with `--disable-noqa`.
 Project-level rules decide within the file, since flake8 shows a plugin one file only.
 What keeps a file from being checked (a bad config, a rule that crashed on it) is
 reported on the file's first line as TL000, so an editor shows it instead of silence.
@@ -38,6 +40,11 @@ def _settings(directory: str):
 class TorchlintChecker:
     name = "torchlint"
     version = __version__
+    disable_noqa = False
+
+    @classmethod
+    def parse_options(cls, options) -> None:
+        cls.disable_noqa = bool(getattr(options, "disable_noqa", False))
 
     def __init__(self, tree, lines: Sequence[str], filename: str) -> None:
         self.tree = tree
@@ -90,6 +97,11 @@ class TorchlintChecker:
         for rule in rules:
             if rule.project_rule and rule.code in result.facts:
                 diagnostics.extend(rule.check_project({self.filename: result.facts[rule.code]}, config))
+        if diagnostics and not self.disable_noqa:
+            from torchlint.noqa import line_suppressions
+
+            suppressions = line_suppressions(source)
+            diagnostics = [d for d in diagnostics if not suppressions.suppresses(d.location.row, d.code)]
         if self.notebook is not None:
             layout = self.notebook.layout
             diagnostics = [self.notebook.in_cells(d, source, layout) for d in diagnostics]

@@ -36,6 +36,66 @@ def call_lines(function: str, arguments: Sequence[str], line_length: int, indent
     return bracket_lines(f"{function}(", arguments, ")", line_length, indent)
 
 
+def argument_lines(function: str, arguments: Sequence[Sequence[str]], line_length: int, indent: str = "") -> List[str]:
+    """A call statement whose arguments are each given as lines (`comparison_lines`,
+    `string_lines`): on one line if every argument is one line and it fits, else as
+    `call_lines` lays it out if that fits, else one argument per line, each taking as
+    many lines as it was given (the last with the comma)."""
+    if all(len(lines) == 1 for lines in arguments):
+        lines = call_lines(function, [only for only, in arguments], line_length, indent)
+        if all(width(f"{indent}{line}") <= line_length for line in lines):
+            return lines
+    body = [f"{INDENT}{line}" for lines in arguments for line in (*lines[:-1], f"{lines[-1]},")]
+    return [f"{function}(", *body, ")"]
+
+
+def comparison_lines(left: str, operator: str, right: str, room: int) -> List[str]:
+    """`left operator right` in at most `room` columns: one line, else in parentheses
+    with the operator leading the right side's line, as black splits it."""
+    one = f"{left} {operator} {right}"
+    if width(one) <= room:
+        return [one]
+    return ["(", f"{INDENT}{left}", f"{INDENT}{operator} {right}", ")"]
+
+
+def string_lines(text: str, room: int) -> List[str]:
+    """The f-string whose content is `text` as adjacent literals of at most `room`
+    columns each where it can be (a placeholder or a word is never split): cut after a
+    clause's comma if that is enough, else after spaces, never inside a placeholder; a
+    literal without a placeholder is a plain string."""
+    for separator in (", ", " "):
+        pieces = _packed(_cut_after(text, separator), room)
+        if all(width(_literal(piece)) <= room for piece in pieces):
+            break
+    return [_literal(piece) for piece in pieces]
+
+
+def _cut_after(text: str, separator: str) -> List[str]:
+    """`text` cut after each `separator` outside braces."""
+    parts: List[str] = []
+    depth, start = 0, 0
+    for index, char in enumerate(text):
+        depth += {"{": 1, "}": -1}.get(char, 0)
+        if depth == 0 and text.startswith(separator, index):
+            parts.append(text[start : index + len(separator)])
+            start = index + len(separator)
+    return [*parts, text[start:]] if text[start:] else parts
+
+
+def _packed(parts: Sequence[str], room: int) -> List[str]:
+    pieces: List[str] = []
+    for part in parts:
+        if pieces and width(_literal(pieces[-1] + part)) <= room:
+            pieces[-1] += part
+        else:
+            pieces.append(part)
+    return pieces
+
+
+def _literal(piece: str) -> str:
+    return f'f"{piece}"' if "{" in piece else f'"{piece}"'
+
+
 def fit_edit(edit: Edit, line: str, whole_statement: bool, line_length: int, newline: str) -> Edit:
     """`edit`, or, when it would push its one-line statement past the line length, an edit
     that writes the whole statement split as a formatter would split it.

@@ -1,7 +1,10 @@
 """Suppression comments, as flake8 and ruff read them.
 
 - `# noqa` / `# noqa: TL001,TL3` anywhere on the logical line (a multi-line statement or
-  string counts as one line, as in flake8) suppresses all / the listed codes or prefixes.
+  string counts as one line) suppresses all / the listed codes or prefixes. flake8 reads
+  a directive only on the reported row's physical line (or multi-line string), so the
+  flake8 plugin applies these rules itself: the CLI, the plugin and the language server
+  honour the same places, and `--add-noqa` writes on the logical line's last row.
 - `# torchlint: noqa` on a line of its own disables the whole file;
   `# torchlint: noqa: TL001` disables one rule in the file.
 """
@@ -15,11 +18,12 @@ import tokenize
 from dataclasses import dataclass, field
 from typing import Dict, FrozenSet, Iterator, List, Optional, Sequence, Tuple
 
-NOQA = re.compile(
-    r"#\s*noqa(?::[\s]?(?P<codes>[A-Z]+[0-9]*(?:[,\s]+[A-Z]+[0-9]*)*))?", re.IGNORECASE
-)
+# A code is letters then digits, as flake8 reads them: the words after a code list
+# (`# noqa: E501 see issue 12`) are free text, not codes
+_CODE_LIST = r"[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*"
+NOQA = re.compile(rf"#\s*noqa(?::[\s]?(?P<codes>{_CODE_LIST}))?", re.IGNORECASE)
 FILE_NOQA = re.compile(
-    r"^[ \t]*#[ \t]*torchlint:[ \t]*noqa(?::[ \t]*(?P<codes>[A-Z]+[0-9]*(?:[,\s]+[A-Z]+[0-9]*)*))?",
+    rf"^[ \t]*#[ \t]*torchlint:[ \t]*noqa(?::[ \t]*(?P<codes>{_CODE_LIST}))?",
     re.IGNORECASE | re.MULTILINE,
 )
 _SPLIT = re.compile(r"[,\s]+")
@@ -58,10 +62,16 @@ def file_exemption(text: str) -> Tuple[bool, FrozenSet[str]]:
     return False, frozenset(disabled)
 
 
+def tokens(text: str) -> Iterator[tokenize.TokenInfo]:
+    """The text's tokens, lines ended as CPython ends them: a lone `\r` ends a line too
+    (a plain StringIO would make a file with CR-only line endings one line)."""
+    return tokenize.generate_tokens(io.StringIO(text, newline=None).readline)
+
+
 def _own_line_comments(text: str) -> Iterator[str]:
     """The comments that are alone on their line (up to a tokenize error, if any)."""
     try:
-        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+        for token in tokens(text):
             if token.type == tokenize.COMMENT and not token.line[: token.start[1]].strip():
                 yield token.string
     except (tokenize.TokenError, SyntaxError):
@@ -142,7 +152,7 @@ def line_suppressions(text: str, first_row: int = 1) -> LineSuppressions:
     start_row = None
     shift = first_row - 1
     try:
-        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+        for token in tokens(text):
             kind = token.type
             if kind == tokenize.COMMENT:
                 comments.append((token.start[0] + shift, token.string))

@@ -8,6 +8,7 @@ from functools import lru_cache
 from types import ModuleType
 from typing import Dict, Iterable, List, Sequence, Tuple
 
+from torchlint import large_text
 from torchlint.ftypes import SYNTAX_CODE, RuleInfo
 from torchlint.rule import Rule
 
@@ -17,7 +18,10 @@ SYNTAX_ERROR = RuleInfo(
     summary="The file cannot be read or parsed",
     doc=(
         "## What it does\n"
-        "Reports a file that cannot be decoded or parsed as Python.\n\n"
+        "Reports a file that cannot be decoded or parsed as Python, and a file too large to "
+        f"lint: more than {large_text.MAX_LINES:,} lines or {large_text.MAX_CHARS // 2**20} MiB, or, "
+        f"in a file of more than {large_text.LARGE_STATEMENTS:,} top-level statements, more than "
+        f"{large_text.LARGE_STATEMENTS:,} that hold what rules look for.\n\n"
         "## Why is this bad?\n"
         "No rule can check a file that does not parse; the rest of the run goes on.\n\n"
         "## Example\n```python\ndef f(:\n```\n\n"

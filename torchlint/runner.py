@@ -42,6 +42,7 @@ class FileOutcome:
     diagnostics: List[Diagnostic] = field(default_factory=list)
     facts: Mapping[str, Any] = field(default_factory=dict)
     errors: List[str] = field(default_factory=list)
+    warnings: List[str] = field(default_factory=list)  # fixes refused (the guard, a file changed): their findings stay
     applied: Counter = field(default_factory=Counter)
     diff: Optional[str] = None
     original: Optional[SourceFile] = None
@@ -64,6 +65,10 @@ class RunResult:
     @property
     def errors(self) -> List[str]:
         return [error for outcome in self.outcomes for error in outcome.errors]
+
+    @property
+    def warnings(self) -> List[str]:
+        return [warning for outcome in self.outcomes for warning in outcome.warnings]
 
     @property
     def applied(self) -> Dict[str, Counter]:
@@ -259,6 +264,7 @@ def _fix_source(outcome: FileOutcome, data: bytes, source, rules, settings: RunS
     outcome.linted = Snapshot.of(data)
     outcome.fixed_text = fixed.text
     outcome.applied = fixed.applied
+    outcome.warnings = list(fixed.dropped)
     outcome.source = fixed.text if settings.keep_sources else None
     return outcome
 
@@ -363,8 +369,11 @@ def run(
         cache.save()
     if settings.mode != "check":
         project = _fix_project(outcomes, project, settings)
-        for outcome, job in zip(outcomes, jobs_in):
-            _finish_fix(outcome, job[1], settings)
+        refused = [outcome for outcome, job in zip(outcomes, jobs_in) if not _finish_fix(outcome, job[1], settings)]
+        if refused:
+            for outcome in refused:
+                _unfixed(outcome, settings)
+            project = project_pass(outcomes, settings)
     _read_cached_notebooks(outcomes, project, settings)
     project = _in_cells(outcomes, project)
     diagnostics = [d for outcome in outcomes for d in outcome.diagnostics] + project
@@ -492,6 +501,7 @@ def _refix(outcome: FileOutcome, settings: RunSettings) -> None:
     outcome.diagnostics = list(fixed.result.diagnostics)
     outcome.facts = fixed.result.facts
     outcome.errors.extend(e for e in fixed.result.errors if e not in outcome.errors)
+    outcome.warnings.extend(w for w in fixed.dropped if w not in outcome.warnings)
     outcome.fixed_text = fixed.text
     outcome.applied.update(fixed.applied)
     if outcome.source is not None:
@@ -520,10 +530,10 @@ def apply_project_fixes(
             group = [d for d in group if outcome.layout.admits(outcome.fixed_text, d.fix)]
         checked = apply_checked(outcome.fixed_text, [(d.code, d.fix) for d in group])
         if checked.indices and not parses(checked.text):
-            outcome.errors.append(f"{filename}: a project-level fix produced code that does not parse; not applied")
+            outcome.warnings.append(f"{filename}: a project-level fix produced code that does not parse; not applied")
             remaining.extend(group)
             continue
-        outcome.errors.extend(dropped_message(group[index], problem) for index, problem in checked.dropped)
+        outcome.warnings.extend(dropped_message(group[index], problem) for index, problem in checked.dropped)
         if checked.indices:
             changed.append(outcome)
         outcome.fixed_text = checked.text
@@ -551,24 +561,41 @@ def _load_original(outcome: FileOutcome) -> bool:
     return True
 
 
-def _finish_fix(outcome: FileOutcome, path: Optional[Path], settings: RunSettings) -> None:
+def _finish_fix(outcome: FileOutcome, path: Optional[Path], settings: RunSettings) -> bool:
     """Write the fixed text (`torchlint.write`: only over the bytes that were linted), or
-    keep its diff (`--diff`), or keep it for stdout."""
+    keep its diff (`--diff`), or keep it for stdout. False if the file changed since it
+    was read, so the fixes were not written: the guard doing its job, not an error."""
     if outcome.original is None or not outcome.applied:
-        return
+        return True
     if settings.mode == "diff":
         if outcome.layout is not None:
             outcome.diff = outcome.notebook.diff(outcome.display, outcome.fixed_text, outcome.layout)
         else:
             outcome.diff = unified_diff(outcome.display, outcome.original.text, outcome.fixed_text)
-        return
+        return True
     if path is None:
-        return
+        return True
     try:
         write_fixed(path, fixed_bytes(outcome), outcome.linted)
     except ChangedDuringRun:
-        outcome.errors.append(f"{outcome.display}: changed during the run; not fixed")
-        outcome.applied = Counter()
+        outcome.warnings.append(f"{outcome.display}: changed during the run, so its fixes were not written; its findings stay")
+        return False
     except (OSError, NotebookError) as error:
         outcome.errors.append(f"{outcome.display}: cannot write the fixed file: {error}")
         outcome.applied = Counter()
+    return True
+
+
+def _unfixed(outcome: FileOutcome, settings: RunSettings) -> None:
+    """A file whose fixes were not written: its findings (and facts) are those of the text
+    that was read, as a run without --fix reports them."""
+    rules = rules_for(outcome.display, settings)
+    if outcome.notebook is not None:
+        outcome.layout = outcome.notebook.layout.copy()
+    result = lint_text(outcome.original.text, outcome.display, settings.config, rules, newline=outcome.original.newline)
+    outcome.diagnostics = list(result.diagnostics)
+    outcome.facts = result.facts
+    outcome.fixed_text = outcome.original.text
+    outcome.applied = Counter()
+    if outcome.source is not None:
+        outcome.source = outcome.original.text

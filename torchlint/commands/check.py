@@ -175,6 +175,8 @@ def _run(args, paths: Sequence[str], config: Config, output_format: str, baselin
     result = run(jobs, settings, workers=args.jobs)
     for message in result.errors:
         error(message)
+    for message in result.warnings:
+        warning(message)
     result, baseline_note = adoption.apply_baseline(result, baseline, config)
     if args.write_baseline or args.add_noqa:
         return adoption.finish(args, result, jobs, config)

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 from typing import List, Optional
 
+from torchlint.bounded_read import ReadRefused, loads_json, read_bounded, read_stream
 from torchlint.commands.parser import OneLineParser, UsageError, run_guarded
 
 from torchlint.config import ConfigError
@@ -19,6 +20,7 @@ from torchlint.doctor.facts import Facts, FactsError, facts_from_dict
 from torchlint.doctor.results import failed
 
 PROG = "torchlint doctor"
+MAX_FACTS_BYTES = 16 * 1024 * 1024  # a facts record or collect_env output is a few KB
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -109,17 +111,16 @@ def _load_facts(name: str) -> Facts:
     from torchlint.doctor.collect_env import looks_like_collect_env, parse_collect_env
 
     try:
-        if name == "-":
-            text = sys.stdin.buffer.read().decode("utf-8", errors="replace")
-        else:
-            with open(name, "rb") as handle:
-                text = handle.read().decode("utf-8", errors="replace")
+        data = read_stream(sys.stdin.buffer, MAX_FACTS_BYTES) if name == "-" else read_bounded(name, MAX_FACTS_BYTES)
     except OSError as error:
         raise UsageError(f"{name}: cannot read: {error.strerror or error}") from None
+    except ReadRefused as error:
+        raise UsageError(f"{name}: cannot read: {error}") from None
+    text = data.decode("utf-8", errors="replace")
     if not text.lstrip().startswith("{") and looks_like_collect_env(text):
         return parse_collect_env(text)
     try:
-        return facts_from_dict(json.loads(text))
+        return facts_from_dict(loads_json(text))
     except ValueError as error:  # JSONDecodeError and FactsError
         if isinstance(error, FactsError):
             raise UsageError(f"{name}: not a torchlint facts record: {error}") from None

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import os
+import signal
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -24,6 +25,7 @@ from torchlint.server import actions
 from torchlint.server.documents import OpenDocument, OpenDocuments
 from torchlint.server.protocol import NO_FINDINGS, Findings, findings_in, workspace_edit
 from torchlint.server.settings import CONFIG_NAMES, display_name
+from torchlint.server.transport import StdioTransport
 from torchlint.server.workspace import Debounced, ProjectRequest, ProjectWorker
 from torchlint.source import DecodeError, decode_source
 
@@ -293,14 +295,22 @@ def _disk_text(display: str) -> str:
 
 
 def serve() -> int:
-    """Serve one client over stdin/stdout until it says exit; the exit code the LSP asks for."""
+    """Serve one client over stdin/stdout until it says exit (the exit code the LSP asks
+    for) or stdin ends; SIGTERM / SIGINT end it at once (143 / 130), the project pass's
+    child process first."""
     stdout = sys.stdout.buffer
     sys.stdout = sys.stderr  # a stray print must not corrupt the protocol stream
     server = TorchlintServer()
+
+    def stop(signum: int) -> None:
+        server.worker.close()
+        print(f"torchlint server: {'terminated' if signum == signal.SIGTERM else 'interrupted'}", file=sys.stderr)
+        sys.stderr.flush()
+        os._exit(128 + signum)  # a lint still running in its thread is not waited for
+
     try:
-        server.start_io(sys.stdin.buffer, stdout)
+        return StdioTransport(server, sys.stdin.fileno(), stdout, stop).run()
     finally:
         server.worker.close()
         server.lint_thread.shutdown(wait=False, cancel_futures=True)
         server.pass_thread.shutdown(wait=False, cancel_futures=True)
-    return 0

@@ -4,6 +4,7 @@ version, and in the latest version that parsed (shown while the text does not pa
 from __future__ import annotations
 
 import asyncio
+import re
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -62,12 +63,25 @@ class OpenDocument:
             self.good = linted
 
 
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def lintable(text: str) -> str:
+    """The text with each lone surrogate (an editor's buffer may hold one, which no file
+    can: it would make the whole text one TL000) as U+FFFD, one code point and one UTF-16
+    unit for another, so that every position holds."""
+    return _LONE_SURROGATE.sub("\ufffd", text) if _LONE_SURROGATE.search(text) else text
+
+
 def lint_document(text: str, display: str, settings: RunSettings, parser: Optional[StatementParser] = None) -> FileResult:
-    return lint_text(text, display, settings.config, rules_for(display, settings), parser=parser)
+    return lint_text(lintable(text), display, settings.config, rules_for(display, settings), parser=parser)
 
 
 def fix_document(text: str, display: str, settings: RunSettings) -> str:
-    """The text with every safe fix applied, as `torchlint check --fix` would."""
+    """The text with every safe fix applied, as `torchlint check --fix` would; unchanged
+    while it holds a lone surrogate (fixing `lintable`'s text would replace it)."""
+    if lintable(text) != text:
+        return text
     rules = rules_for(display, settings)
     parser = StatementParser()  # each round changes a few statements of the last one's text
 

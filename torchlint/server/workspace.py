@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import multiprocessing
 import os
+import signal
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +20,7 @@ from torchlint.config import ConfigError
 from torchlint.discovery import discover
 from torchlint.engine import describe
 from torchlint.ftypes import Diagnostic
+from torchlint.interrupts import Terminated, raise_on_sigterm
 from torchlint.registry import all_rules
 from torchlint.runner import FileOutcome, default_jobs, lint_files, project_pass
 from torchlint.server.settings import settings_for
@@ -62,18 +64,22 @@ def project_findings(request: ProjectRequest) -> ProjectAnswer:
 
 
 def _serve(connection) -> None:
-    """The child's loop: a request in, its answer out, until the parent goes."""
+    """The child's loop: a request in, its answer out, until the parent goes. ^C (sent to
+    the whole process group) is the parent's to handle; SIGTERM, the parent stopping
+    it, unwinds a pass (its own workers stopped); a parent gone is no error."""
     os.dup2(2, 1)  # fd 1 is the parent's stdout, the LSP stream: nothing may write there
-    while True:
-        try:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    raise_on_sigterm()
+    try:
+        while True:
             request = connection.recv()
-        except (EOFError, OSError):
-            return
-        try:
-            answer = project_findings(request)
-        except Exception as error:  # a bug here must not end the server's project findings
-            answer = ProjectAnswer(errors=[f"project pass: internal error: {describe(error)}"])
-        connection.send(answer)
+            try:
+                answer = project_findings(request)
+            except Exception as error:  # a bug here must not end the server's project findings
+                answer = ProjectAnswer(errors=[f"project pass: internal error: {describe(error)}"])
+            connection.send(answer)
+    except (EOFError, OSError, Terminated):
+        return
 
 
 class ProjectWorker:

@@ -1,0 +1,46 @@
+"""Reads of files a user names (a baseline, a doctor facts record) that cannot exhaust
+memory or the stack: a special file (`/dev/zero`, a FIFO) or one beyond a bound is refused
+before it is read whole, and JSON nested too deeply for the decoder is refused as invalid."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from typing import Any, BinaryIO
+
+
+class ReadRefused(Exception):
+    """The file was not read; the message says why (without the file's name)."""
+
+
+def read_bounded(path: os.PathLike, limit: int) -> bytes:
+    """The bytes of a regular file of at most `limit` bytes; ReadRefused otherwise (OSError
+    if it cannot be opened). A FIFO is opened without waiting for a writer."""
+    descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    with os.fdopen(descriptor, "rb") as handle:
+        mode = os.fstat(handle.fileno()).st_mode
+        if not stat.S_ISREG(mode):
+            raise ReadRefused("not a regular file")
+        return read_stream(handle, limit)
+
+
+def read_stream(handle: BinaryIO, limit: int) -> bytes:
+    """At most `limit` bytes of a stream (stdin); ReadRefused if there are more."""
+    data = handle.read(limit + 1)
+    if len(data) > limit:
+        raise ReadRefused(f"larger than {_size(limit)}")
+    return data
+
+
+def loads_json(text: str) -> Any:
+    """json.loads, with nesting too deep for the decoder a ValueError like any other
+    invalid JSON (the decoder raises RecursionError)."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise ValueError("nested too deeply") from None
+
+
+def _size(limit: int) -> str:
+    return f"{limit // (1024 * 1024)} MiB" if limit >= 1024 * 1024 else f"{limit} bytes"
