@@ -96,4 +96,3 @@ def source_key(call) -> Optional[str]:
     if text and posixpath.basename(text):
         return f'"{posixpath.basename(text)}"'
     return None
-    return None
