@@ -10,6 +10,9 @@ from torchlint.names import ast_dotted_name, resolve
 from torchlint.reach import HotPathRule, ast_fresh_cpu_tensor, fresh_cpu_tensor, own_nodes, parents_of, plainly_host
 from torchlint.rule import Invalid, Positions, Report, SourceView
 from torchlint.sync_history import repeated_syncs
+from torchlint.analysis.accumulation import AccumulationPlan, accumulation_plan, accumulator, climb
+from torchlint.analysis.loss_paths import host_value_rewrite, is_loss_code
+from torchlint.analysis.value_kinds import Kind, cst_bindings, cst_kind
 
 SYNC_METHODS = ("item", "tolist", "numpy")
 SYNCHRONIZE = "torch.cuda.synchronize"
@@ -153,7 +156,8 @@ class HostSyncInHotPath(HotPathRule):
     """
 
     code = "TL003"
-    options = {**HotPathRule.options, "check-host-values": False}
+    options = {**HotPathRule.options, "check-host-values": False, "check-evaluation-loops": False}
+    training_loops = True
     name = "host-sync-in-hot-path"
     summary = "Host-device sync (.item(), .tolist(), .numpy(), synchronize) on every step"
     fixable = True
@@ -354,17 +358,23 @@ class HostSyncInHotPath(HotPathRule):
         return receiver is None or not ast_fresh_cpu_tensor(receiver, view.imports)
 
     def method_reports(self, class_name: str, function) -> Iterator[Tuple[Report, bool]]:
+        return self.owner_reports(function, self._class_node, f"`{class_name}.{function.name.value}`")
+
+    def owner_reports(self, function, class_node, where: str) -> Iterator[Tuple[Report, bool]]:
         self._progress_bar.clear()  # ids of this method's reports, alive until placed
-        instance = self_name(function)
-        parents = parents_of(function.body)
+        module_code = isinstance(function, cst.Module)
+        body = function if module_code else function.body
+        instance = self_name(function) if class_node is not None and not module_code else None
+        parents = parents_of(body)
         imports = self.context.imports
-        nodes = list(own_nodes(function.body))  # walked once, read by each helper
+        nodes = list(own_nodes(body))  # walked once, read by each helper
         logged = _logged_values(nodes, instance, imports)
-        where = f"`{class_name}.{function.name.value}`"
         timed = _times(nodes, imports)
-        host_values = bool(self.settings["check-host-values"])
-        repeated = repeated_syncs(function.body, imports, _sync_receiver)
+        loss_path = not module_code and is_loss_code(function, class_node, imports)
+        host_values = bool(self.settings["check-host-values"]) or loss_path
+        repeated = repeated_syncs(body, imports, _sync_receiver)
         uses = _name_uses(nodes, parents)
+        bindings = cst_bindings(nodes)
         for node in nodes:
             if type(node) is not cst.Call:
                 continue
@@ -378,7 +388,7 @@ class HostSyncInHotPath(HotPathRule):
             receiver = node.func.value if method_name is not None else None
             if method_name is None or node in repeated or _after_sync(receiver) or fresh_cpu_tensor(receiver, imports):
                 continue
-            if self.cpu_state(receiver):
+            if cst_kind(receiver, imports, bindings) is Kind.HOST or self.cpu_state(receiver):
                 continue
             if self.off_step(node, parents):
                 continue
@@ -398,7 +408,21 @@ class HostSyncInHotPath(HotPathRule):
                 fix = lambda positions, call=node, whole=unsafe: self._unsafe_fix(call, whole, positions)  # noqa: E731
                 yield Report(self, node, message, fix), False
                 continue
-            if host_values or _recorded(node, parents, uses):
+            statement = accumulator(node, parents) if method_name == "item" else None
+            if statement is not None:
+                plan = accumulation_plan(node, statement, parents, body)
+                message += "; accumulate the tensor and read it once after the loop"
+                fix = None
+                if plan is not None:
+                    fix = lambda positions, call=node, plan=plan: self._accumulation_fix(call, plan, positions)  # noqa: E731
+                yield Report(self, node, message, fix), False
+                continue
+            if _recorded(node, parents, uses):
+                yield Report(self, node, message), False
+            elif host_values:
+                hint = host_value_rewrite(node, parents, uses) if loss_path else None
+                if hint is not None:
+                    message += f"; {hint} (no automatic fix)"
                 yield Report(self, node, message), False
 
     def quiet_hooks(self, report: Report) -> FrozenSet[str]:
@@ -411,6 +435,19 @@ class HostSyncInHotPath(HotPathRule):
             "Log the tensor: `.detach()` instead of `.item()`",
             (positions.replace(call.func.attr, "detach"),),
             Applicability.SAFE,
+        )
+
+    def _accumulation_fix(self, call, plan: AccumulationPlan, positions: Positions) -> Fix:
+        receiver = self.context.module.code_for_node(call.func.value)
+        content = f"{receiver}.detach()" if plan.detach else receiver
+        after = positions.insert_lines_after(
+            plan.loop, [f"{plan.name} = {plan.convert}({plan.name})"], self.context.newline, positions.indent_of(plan.loop)
+        )
+        applicability = Applicability.SAFE if plan.safe else Applicability.UNSAFE
+        return Fix(
+            f"Accumulate the tensor and read `{plan.name}` once after the loop",
+            (positions.replace(call, content), after),
+            applicability,
         )
 
     def _unsafe_fix(self, call, whole, positions: Positions) -> Fix:
@@ -428,12 +465,11 @@ _TIMERS = frozenset({"time.time", "time.perf_counter", "time.monotonic", "time.p
 _SINK_METHODS = frozenset(
     {
         "log", "log_dict", "log_metrics", "info", "debug", "warning", "add_scalar", "add_scalars", "set_postfix",
-        "update", "append",
+        "update", "append", "set_description", "set_postfix_str",
     }
 )
 _SINK_FUNCTIONS = frozenset({"print"})
 _TRAINING_ONLY = frozenset({"training_step"})
-_WRAPPERS = frozenset({"float", "int", "round"})
 
 
 def _times(nodes: Sequence, imports) -> bool:
@@ -537,20 +573,7 @@ def _arithmetic_only(call, parents: Dict, uses: Dict[str, List]) -> Optional[obj
     return whole if bindings == 1 and reads else None
 
 
-def _climb(node, parents: Dict):
-    """Up through what keeps a value a number: `float(...)`, `round(...)`, arithmetic."""
-    parent = parents.get(node)
-    while True:
-        if isinstance(parent, cst.BinaryOperation) and type(parent.operator).__name__ in _ARITHMETIC:
-            node, parent = parent, parents.get(parent)
-        elif isinstance(parent, cst.Arg) and parent.keyword is None:
-            call = parents.get(parent)
-            if isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value in _WRAPPERS:
-                node, parent = call, parents.get(call)
-            else:
-                return node, parent
-        else:
-            return node, parent
+_climb = climb
 
 
 def _is_sink(call) -> bool:

@@ -19,7 +19,9 @@ import dataclasses
 from dataclasses import dataclass, replace
 from typing import AbstractSet, Any, Dict, FrozenSet, Iterator, List, Mapping, Optional, Sequence, Set, Tuple
 
+from torchlint.analysis.training_loops import loop_facts
 from torchlint.ast_owners import owned_nodes
+from torchlint.loop_reach import LoopPass, loop_candidate_nodes, loop_project_diagnostics
 from torchlint.config import Config
 from torchlint.elide import definitions_around
 from torchlint.ftypes import Diagnostic
@@ -398,6 +400,8 @@ class Candidate:
 
 def _cpu_state(class_node, module, imports) -> Set[str]:
     values: Dict[str, List] = {}
+    if class_node is None:
+        return set()
     for function in methods(class_node):
         for node in own_nodes(function.body):
             if isinstance(node, cst.Assign):
@@ -422,7 +426,7 @@ def may_run_per_step(method_name: str) -> bool:
     return method_name == "__call__" or not (method_name.startswith("__") and method_name.endswith("__"))
 
 
-class HotPathRule(Rule):
+class HotPathRule(LoopPass, Rule):
     """A rule that checks every method of every class, and reports what it finds where a
     hot path reaches that method (in the file at once, else in the project pass).
     Subclasses give `ast_candidate` (the gate's necessary condition on one ast node) and
@@ -431,6 +435,8 @@ class HotPathRule(Rule):
 
     project_rule = True
     options: Mapping[str, Any] = {"check-error-paths": False, "check-periodic-branches": False}
+    # True: training loops and step functions are hot paths too (torchlint/loop_reach.py)
+    training_loops = False
 
     def __init__(self, context) -> None:
         super().__init__(context)
@@ -442,10 +448,15 @@ class HotPathRule(Rule):
         self._settings: Optional[ClassSettings] = None
         self._function = None
         self._scope: Optional[StepScope] = None
+        self._class_reported: Set[int] = set()
 
     @classmethod
     def ast_facts(cls, view: SourceView, config: Config) -> Dict[str, Any]:
-        return dict(class_graph(view))  # a copy: the file pass adds its own candidates
+        facts = dict(class_graph(view))  # a copy: the file pass adds its own candidates
+        loops = loop_facts(view) if cls.training_loops else None
+        if loops is not None:
+            facts["loops"] = loops
+        return facts
 
     @classmethod
     def ast_candidate(cls, node: ast.AST, view: SourceView) -> bool:
@@ -455,13 +466,18 @@ class HotPathRule(Rule):
     def gate(cls, view: SourceView, config: Config) -> bool:
         if view.tree is None:
             return True
-        return next(cls._candidate_classes(view), None) is not None
+        if next(cls._candidate_classes(view), None) is not None:
+            return True
+        return cls.training_loops and bool(loop_candidate_nodes(cls, view))
 
     @classmethod
     def needed_definitions(cls, view: SourceView, config: Config) -> Optional[AbstractSet[int]]:
         if view.tree is None:
             return None
-        return definitions_around(view, cls._candidate_classes(view))
+        around = list(cls._candidate_classes(view))
+        if cls.training_loops:
+            around.extend(loop_candidate_nodes(cls, view))
+        return definitions_around(view, around)
 
     @classmethod
     def _candidate_classes(cls, view: SourceView) -> Iterator[ast.ClassDef]:
@@ -474,6 +490,11 @@ class HotPathRule(Rule):
                 yield node
 
     def method_reports(self, class_name: str, function) -> Iterator[Tuple[Report, bool]]:
+        raise NotImplementedError
+
+    def owner_reports(self, function, class_node, where: str) -> Iterator[Tuple[Report, bool]]:
+        """The findings of a function, a method or a module's own code (`function` a
+        `cst.Module`), for rules with `training_loops`; `where` names it in messages."""
         raise NotImplementedError
 
     def quiet_hooks(self, report: Report) -> FrozenSet[str]:
@@ -523,6 +544,7 @@ class HotPathRule(Rule):
     def _place(self, class_name: str, method_name: str, reports: List[Tuple[Report, bool]]) -> None:
         route = self._file_reach().route(class_name, method_name)
         for report, lightning_fix in reports:
+            self._class_reported.add(id(report.node))
             quiet = self.quiet_hooks(report)
             if route is not None:
                 if quiet and route.hooks <= quiet:
@@ -545,6 +567,8 @@ class HotPathRule(Rule):
     def leave_Module(self, node) -> None:
         facts = self.context.facts.setdefault(self.code, dict(class_graph(self.context.view)))
         facts["candidates"] = self._candidates
+        if self.training_loops:
+            facts["loop_candidates"] = self._loop_pass(node, facts, self._class_reported)
 
     @classmethod
     def check_project(cls, facts: Mapping[str, Mapping[str, Any]], config: Config) -> List[Diagnostic]:
@@ -559,6 +583,12 @@ class HotPathRule(Rule):
                 diagnostic = candidate.diagnostic
                 fix = None if candidate.lightning_fix and not route.lightning else diagnostic.fix
                 found.append(replace(diagnostic, message=diagnostic.message + route.describe(), fix=fix))
+        if cls.training_loops:
+            evaluation = bool(config.options_for(cls.name).get("check-evaluation-loops", False))
+            seen = {(d.filename, d.location, d.cell) for d in found}
+            for diagnostic in loop_project_diagnostics(facts, evaluation):
+                if (diagnostic.filename, diagnostic.location, diagnostic.cell) not in seen:
+                    found.append(diagnostic)
         return found
 
 
