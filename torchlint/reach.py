@@ -449,6 +449,7 @@ class HotPathRule(LoopPass, Rule):
         self._function = None
         self._scope: Optional[StepScope] = None
         self._class_reported: Set[int] = set()
+        self._deferred: Dict[int, int] = {}  # id(node) -> index in `_candidates`
 
     @classmethod
     def ast_facts(cls, view: SourceView, config: Config) -> Dict[str, Any]:
@@ -544,9 +545,9 @@ class HotPathRule(LoopPass, Rule):
     def _place(self, class_name: str, method_name: str, reports: List[Tuple[Report, bool]]) -> None:
         route = self._file_reach().route(class_name, method_name)
         for report, lightning_fix in reports:
-            self._class_reported.add(id(report.node))
             quiet = self.quiet_hooks(report)
             if route is not None:
+                self._class_reported.add(id(report.node))
                 if quiet and route.hooks <= quiet:
                     continue
                 report.message += route.describe()
@@ -556,6 +557,7 @@ class HotPathRule(LoopPass, Rule):
                 continue
             diagnostic = self.context.diagnostic(report)
             if diagnostic is not None:
+                self._deferred[id(report.node)] = len(self._candidates)
                 self._candidates.append(Candidate(class_name, method_name, lightning_fix, diagnostic, quiet).to_json())
 
     def _file_reach(self) -> Reach:
@@ -566,9 +568,11 @@ class HotPathRule(LoopPass, Rule):
 
     def leave_Module(self, node) -> None:
         facts = self.context.facts.setdefault(self.code, dict(class_graph(self.context.view)))
-        facts["candidates"] = self._candidates
         if self.training_loops:
             facts["loop_candidates"] = self._loop_pass(node, facts, self._class_reported)
+            settled = {self._deferred[id(report.node)] for report in self.context.reports if id(report.node) in self._deferred}
+            self._candidates = [c for i, c in enumerate(self._candidates) if i not in settled]
+        facts["candidates"] = self._candidates
 
     @classmethod
     def check_project(cls, facts: Mapping[str, Mapping[str, Any]], config: Config) -> List[Diagnostic]:

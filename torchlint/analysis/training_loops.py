@@ -254,8 +254,7 @@ def short_name(qualified: str) -> str:
 
 def describe_owner(qualified: str) -> str:
     if qualified.endswith("." + MODULE_OWNER) or qualified == MODULE_OWNER:
-        module = qualified[: -len(MODULE_OWNER) - 1] if qualified != MODULE_OWNER else ""
-        return f"the module code of `{module or 'the file'}`"
+        return "the script"  # a module's own code: a script's or a notebook's
     return f"`{short_name(qualified)}`"
 
 
