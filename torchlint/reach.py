@@ -37,6 +37,9 @@ from torchlint.step_branches import (  # noqa: F401  (own_nodes, parents_of: use
 )
 
 MAX_DEPTH = 3  # self-calls followed from a hot path
+# a Hugging Face `Trainer` subclass runs these on every training step
+HF_TRAINERS = frozenset({"transformers.Trainer", "transformers.trainer.Trainer"})
+HF_TRAINER_STEPS = ("training_step", "compute_loss")
 AUTOGRAD_FUNCTIONS = frozenset(
     {"torch.autograd.Function", "torch.autograd.function.Function", "torch.autograd.function.InplaceFunction"}
 )
@@ -253,6 +256,8 @@ class Reach:
                 hot.extend((step, True) for step in LIGHTNING_STEPS)
         if self._inherits(facts, AUTOGRAD_FUNCTIONS, ()):
             hot.extend((("forward", False), ("backward", False)))
+        if self._inherits(facts, HF_TRAINERS, ()):
+            hot.extend((step, False) for step in HF_TRAINER_STEPS)
         return hot
 
     def _inherits(self, facts: ClassFacts, targets: frozenset, seen: Tuple[str, ...]) -> bool:
