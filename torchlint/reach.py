@@ -617,7 +617,8 @@ _SAME_MODEL_METHODS = frozenset(
     {"to", "cuda", "cpu", "train", "eval", "float", "double", "half", "bfloat16", "requires_grad_", "module"}
 )
 _FLOW_DEPTH = 6
-_FLOW_NODES = (ast.Assign, ast.AnnAssign, ast.NamedExpr, ast.Return)  # and the calls that may call the tree
+# and the calls that may call the tree
+_FLOW_NODES = (ast.Assign, ast.AnnAssign, ast.NamedExpr, ast.Return, ast.For, ast.AsyncFor, ast.With, ast.AsyncWith)
 
 
 def instance_flow(view: SourceView) -> Optional[Dict[str, Any]]:
@@ -673,9 +674,11 @@ class _FlowBuilder:
         self.owned: Dict[Optional[ast.AST], List[ast.AST]] = {}
         self.module_assigns: Dict[str, List[ast.AST]] = {}
         for node in module_level_ast_statements(self.tree):
-            if isinstance(node, ast.Assign):
-                for name in _ast_bound_names(node):
-                    self.module_assigns.setdefault(name, []).append(node.value)
+            pairs = [pair for target in node.targets for pair in bound_values(target, node.value)] if isinstance(
+                node, ast.Assign
+            ) else loop_and_with_values(node)
+            for name, value in pairs:
+                self.module_assigns.setdefault(name, []).append(value)
         self.calls: List[list] = []
         self.functions: Dict[str, list] = {}
         self._cache: Dict[Tuple[str, str], Set[str]] = {}  # one function's names
@@ -724,17 +727,19 @@ class _FlowBuilder:
                 calls.append(node)
             elif kind is ast.Assign:
                 for target in node.targets:
-                    if type(target) is ast.Name:
-                        assigns.setdefault(target.id, []).append(node.value)
-                    elif instance is not None:
-                        attribute = _ast_self_attribute(target, instance)
-                        if attribute is not None:
-                            attrs.setdefault(attribute, []).append(node.value)
+                    attribute = _ast_self_attribute(target, instance) if instance is not None else None
+                    if attribute is not None:
+                        attrs.setdefault(attribute, []).append(node.value)
+                    for name, value in bound_values(target, node.value):
+                        assigns.setdefault(name, []).append(value)
             elif kind in (ast.AnnAssign, ast.NamedExpr) and type(node.target) is ast.Name:
                 if node.value is not None:
                     assigns.setdefault(node.target.id, []).append(node.value)
             elif kind is ast.Return and node.value is not None:
                 returns.append(node.value)
+            elif kind in (ast.For, ast.AsyncFor, ast.With, ast.AsyncWith):
+                for name, value in loop_and_with_values(node):
+                    assigns.setdefault(name, []).append(value)
         return assigns, returns, calls, attrs
 
     def _function(self, function, collected, owner) -> None:
@@ -801,6 +806,12 @@ class _FlowBuilder:
             if isinstance(func, ast.Attribute) and func.attr in _SAME_MODEL_METHODS:
                 return self._sources(func.value, scope, depth + 1)
             node = func
+        if isinstance(node, ast.Subscript):  # `critics[0]`: one of what the container holds
+            return self._sources(node.value, scope, depth + 1)
+        if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+            return set().union(*(self._sources(element, scope, depth + 1) for element in node.elts))
+        if isinstance(node, ast.Starred):
+            return self._sources(node.value, scope, depth + 1)
         if isinstance(node, (ast.Name, ast.Attribute)):
             dotted = ast_dotted_name(node)
             if dotted is None:
@@ -829,11 +840,57 @@ class _FlowScope:
     instance: Optional[str]
 
 
+def bound_values(target: ast.AST, value: ast.AST) -> List[Tuple[str, ast.AST]]:
+    """The names an assignment target binds, each with the expression it receives:
+    element by element where the value is a tuple or list of matching shape (`critic, gen
+    = Critic(), Gen()`; a starred name gets the rest as a list), else the whole value."""
+    if isinstance(target, ast.Name):
+        return [(target.id, value)]
+    if isinstance(target, ast.Starred):
+        return bound_values(target.value, value)
+    if not isinstance(target, (ast.Tuple, ast.List)):
+        return []
+    names = target.elts
+    stars = [i for i, name in enumerate(names) if isinstance(name, ast.Starred)]
+    values = value.elts if isinstance(value, (ast.Tuple, ast.List)) else None
+    if values is None or any(isinstance(v, ast.Starred) for v in values) or len(stars) > 1:
+        return [pair for name in names for pair in bound_values(name, value)]
+    if not stars:
+        if len(values) != len(names):
+            return [pair for name in names for pair in bound_values(name, value)]
+        return [pair for name, item in zip(names, values) for pair in bound_values(name, item)]
+    star, after = stars[0], len(names) - stars[0] - 1
+    if len(values) < len(names) - 1:
+        return [pair for name in names for pair in bound_values(name, value)]
+    rest = ast.List(elts=values[star : len(values) - after], ctx=ast.Load())
+    pairs = [pair for name, item in zip(names[:star], values[:star]) for pair in bound_values(name, item)]
+    pairs += bound_values(names[star], rest)
+    pairs += [pair for name, item in zip(names[star + 1 :], values[len(values) - after :]) for pair in bound_values(name, item)]
+    return pairs
+
+
+def loop_and_with_values(node: ast.AST) -> List[Tuple[str, ast.AST]]:
+    """What a `for` target (`for critic in critics`, through `enumerate` and `zip`) and a
+    `with ... as` name receive: the container (whose sources are its elements') or the
+    context expression."""
+    if isinstance(node, (ast.With, ast.AsyncWith)):
+        return [pair for item in node.items if item.optional_vars is not None for pair in bound_values(item.optional_vars, item.context_expr)]
+    if not isinstance(node, (ast.For, ast.AsyncFor)):
+        return []
+    target, iterable = node.target, node.iter
+    if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.args and not iterable.keywords:
+        if iterable.func.id == "enumerate" and isinstance(target, ast.Tuple) and len(target.elts) == 2:
+            return bound_values(target.elts[1], iterable.args[0])
+        if iterable.func.id == "zip" and isinstance(target, ast.Tuple) and len(target.elts) == len(iterable.args):
+            return [pair for name, item in zip(target.elts, iterable.args) for pair in bound_values(name, item)]
+    return bound_values(target, iterable)
+
+
 def _ast_bound_names(node) -> List[str]:
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
         return [node.name]
     if isinstance(node, ast.Assign):
-        return [t.id for t in node.targets if isinstance(t, ast.Name)]
+        return [name for target in node.targets for name, _ in bound_values(target, node.value)]
     if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
         return [node.target.id]
     return []
@@ -1198,6 +1255,17 @@ class FileFlow:
     def visit_AnnAssign(self, node) -> None:
         if node.value is not None:
             self._record_assign([node.target], node.value)
+
+    # the other binding forms: what a `for` target, a walrus and a `with ... as` name receive
+    def visit_For(self, node) -> None:
+        self._record_assign([node.target], node.iter)
+
+    def visit_NamedExpr(self, node) -> None:
+        self._record_assign([node.target], node.value)
+
+    def visit_WithItem(self, node) -> None:
+        if node.asname is not None:
+            self._record_assign([node.asname.name], node.item)
 
 
     def _call_offset(self, callee: str, caller: Scope, target: Scope) -> Optional[int]:
