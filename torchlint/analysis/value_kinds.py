@@ -115,6 +115,9 @@ def cst_kind(expression, imports, bindings: Optional[Mapping[str, List]] = None,
         return Kind.HOST
     if name == "UnaryOperation":
         return cst_kind(expression.expression, imports, bindings, depth + 1)
+    if name == "IfExp":
+        return combine([cst_kind(expression.body, imports, bindings, depth + 1),
+                        cst_kind(expression.orelse, imports, bindings, depth + 1)])
     if name == "BinaryOperation":
         return _arithmetic(cst_kind(expression.left, imports, bindings, depth + 1),
                            cst_kind(expression.right, imports, bindings, depth + 1))
@@ -193,6 +196,9 @@ def ast_kind(expression, table: Mapping[str, str], bindings: Optional[Mapping[st
         return Kind.HOST
     if isinstance(expression, ast.UnaryOp):
         return ast_kind(expression.operand, table, bindings, depth + 1)
+    if isinstance(expression, ast.IfExp):
+        return combine([ast_kind(expression.body, table, bindings, depth + 1),
+                        ast_kind(expression.orelse, table, bindings, depth + 1)])
     if isinstance(expression, ast.BinOp):
         return _arithmetic(ast_kind(expression.left, table, bindings, depth + 1),
                            ast_kind(expression.right, table, bindings, depth + 1))
