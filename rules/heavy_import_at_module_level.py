@@ -138,10 +138,11 @@ class HeavyImportAtModuleLevel(Rule):
     `mlflow, _ = optional_import("mlflow")`. Imports inside functions, and under
     `if TYPE_CHECKING:`, are not flagged.
 
-    A call into the module at module level (`wandb.login()`, `wandb.init()`,
+    A call of the module's API at module level (`wandb.login()`, `wandb.init()`,
     `wandb.finish()`, `mlflow.start_run()`) is reported too, without a fix: importing
     this module then runs the hang-prone code itself, so the calls and the import belong
-    in the function that runs them.
+    in the function that runs them. Calls deeper in the package (`wandb.util.generate_id()`)
+    and decorators count as other import-time uses.
 
     Not reported by default:
     - another use of the name when the module is imported (`@numba.njit`, `@cuda.jit`,
@@ -705,15 +706,16 @@ class _NameUses:
         return id(access.node) in self._names_in_code
 
     def _called_into(self, name) -> bool:
-        """Whether a read is the head of a call into the module (`wandb.finish()`,
-        `mlflow.start_run(...)`) outside a decorator (`@numba.njit`, `@numba.jit(...)`)."""
+        """Whether a read is the head of a call of the module's own API (`wandb.finish()`,
+        `mlflow.start_run(...)`, `init()` after `from wandb import init`) outside a
+        decorator (`@numba.njit`, `@numba.jit(...)`)."""
         if self._parents is None:
             self._parents = parents_of(self._module)
         child, parent = name, self._parents.get(name)
-        while isinstance(parent, cst.Attribute) and parent.value is child:
+        if isinstance(parent, cst.Attribute) and parent.value is child:
             child, parent = parent, self._parents.get(parent)
         if not (isinstance(parent, cst.Call) and parent.func is child):
-            return False
+            return False  # `wb.util.generate_id()`: a helper deeper in the package
         while parent is not None and not isinstance(parent, cst.SimpleStatementLine):
             if isinstance(parent, cst.Decorator):
                 return False
