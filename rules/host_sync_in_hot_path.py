@@ -77,7 +77,7 @@ class HostSyncInHotPath(HotPathRule):
     0.9 * ema + 0.1 * loss.item()`) is reported: the tensors can be summed instead.
 
     In loss code (the `forward` of a class whose name or base's name ends in `Loss`,
-    such as torch's `_Loss`, and a function or method named after a loss, such as
+    such as torch's `_Loss`, and a function or method whose name ends in `loss`, such as
     `dice_loss` or `compute_loss`) host values are reported by default, with the
     sync-free rewrite that fits where there is a standard one: hard-negative mining that
     feeds a host count to `topk` can sort once and mask by rank; a Python `min`/`max`

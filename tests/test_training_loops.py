@@ -403,3 +403,30 @@ def test_training_loops_agree_in_both_forms(tmp_path):
     assert hot == {
         ("pkg.train.train", 0), ("pkg.train.helper", 0), ("pkg.train.Trainer.fit", 0), ("pkg.train.<module>", 0)
     }
+
+
+def test_an_epoch_loop_that_finishes_a_partial_accumulation_is_not_hot(tmp_path, capsys):
+    text = """\
+    class Model:
+        def _step(self, x):
+            self.loss_fn(self.net(x)).backward()
+            self.optimizer.step()
+
+        def fit(self, epochs):
+            for loader in epochs:
+                did_step = False
+                for x in loader:
+                    did_step = self._step(x)
+                if not did_step:
+                    self.optimizer.step()
+                print(self.metric.compute().item())
+
+        def fit_accumulated(self, batches):
+            for chunks in batches:
+                for x in chunks:
+                    self.loss_fn(self.net(x)).backward()
+                self.optimizer.step()
+                print(self.metric.compute().item())
+    """
+    code, found = _check(tmp_path, capsys, {"model.py": text})
+    assert [f[1] for f in found] == [20]

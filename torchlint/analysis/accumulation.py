@@ -49,13 +49,25 @@ def accumulator(call, parents: Mapping):
     loss.item()` (also through arithmetic: `+= loss.item() * n`), or a running mean
     `avg = 0.9 * avg + 0.1 * loss.item()`; None otherwise."""
     node, parent = climb(call, parents)
+    if node is not call and _repeats_a_sequence(node):
+        return None  # `lengths += n.item() * [seq]`: a count, needed on the host
     if isinstance(parent, cst.AugAssign) and type(parent.target) is cst.Name:
         return parent if type(parent.operator).__name__ in _ACCUMULATING else None
     if isinstance(parent, cst.Assign) and len(parent.targets) == 1 and type(parent.targets[0].target) is cst.Name:
         name = parent.targets[0].target.value
-        if any(type(n) is cst.Name and n.value == name for n in walk(parent.value)):
+        inside = set(map(id, walk(call)))  # `x = x.clamp(...).item()` rebinds, it does not accumulate
+        if any(type(n) is cst.Name and n.value == name and id(n) not in inside for n in walk(parent.value)):
             return parent
     return None
+
+
+def _repeats_a_sequence(expression) -> bool:
+    return any(
+        isinstance(node, cst.BinaryOperation)
+        and isinstance(node.operator, cst.Multiply)
+        and any(isinstance(side, (cst.List, cst.Tuple, cst.ListComp, cst.SimpleString)) for side in (node.left, node.right))
+        for node in walk(expression)
+    )
 
 
 @dataclass(frozen=True)

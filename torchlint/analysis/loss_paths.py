@@ -4,8 +4,8 @@ A loss runs on every training step. A value it needs on the host (a `topk` k, a
 Python `min`/`max`, a branch) makes each step wait for the GPU, and is where a CUDA
 fault launched earlier surfaces (the OCR detector's hard-negative mining, issue 22).
 Loss code is the `forward` of a loss module (a class whose name or base's name ends in
-`Loss`, as torch's `_Loss` and `_WeightedLoss` do) and a function or method named after
-a loss (`dice_loss`, `compute_loss`).
+`Loss`, as torch's `_Loss` and `_WeightedLoss` do) and a function or method whose name
+ends in `loss` (`dice_loss`, `compute_loss`).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ _REWRITES = {
 
 def is_loss_code(function, class_node, imports) -> bool:
     name = function.name.value
-    if "loss" in name.lower():
+    if name.lower().endswith("loss"):  # `dice_loss`, `compute_loss`, `_get_loss`
         return True
     if class_node is None or name != "forward":
         return False

@@ -5,6 +5,8 @@ A loop whose body runs a backward pass (`loss.backward()`, `scaler.scale(loss)
 step (`opt.step()`, `scaler.step(opt)`; a scheduler's `step()` does not count) runs once
 per training step. So does a *step function*: one that runs a backward pass or a step
 outside any loop of its own (`train_step(batch)`), and a loop that calls one. A loop
+whose only training call sits in a branch beside a nested training loop is an epoch loop
+(`if not did_step: optimizer.step()` after the batches). A loop
 that only calls a function holding its own training loop (`for epoch in ...:
 train_one_epoch(...)`) runs once per epoch: it is not hot. What a hot loop or a step
 function calls on every iteration (`self._log(...)`, `log_metrics(loss)`, in this file
@@ -90,8 +92,9 @@ _AST_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 def loop_facts(view) -> Optional[Dict[str, Any]]:
     """Per owner (qualified name -> facts): `step` (a training call outside its loops),
     `calls` (callees anywhere), `flat` (callees outside loops) and `loops`, each
-    `[training call not in a nested loop, callees not in a nested loop, callees anywhere
-    in it, an evaluation loop]`, in source order. None without owners worth keeping."""
+    `[training call not in a nested loop (0 none, 1 only in a branch, 2 unconditional),
+    callees not in a nested loop, callees anywhere in it, an evaluation loop, the index
+    of the loop around it or -1]`, in source order. None without owners worth keeping."""
     cached = view.__dict__.get("_torchlint_loop_facts", False)
     if cached is not False:
         return cached
@@ -130,31 +133,32 @@ class _Facts:
         facts = {"step": False, "calls": [], "flat": [], "loops": []}
         reads = False  # a host read (`.item()`, ...) that a caller's loop may make hot
         inner: List[Tuple[str, ast.AST, Optional[Tuple[str, str]], bool]] = []
-        # (node, open loops: indexes into facts["loops"], under no_grad)
-        stack: List[Tuple[ast.AST, Tuple[int, ...], bool]] = [(n, (), no_grad) for n in reversed(body)]
+        # (node, open loops: indexes into facts["loops"], under no_grad, in a branch of the innermost loop)
+        stack: List[Tuple[ast.AST, Tuple[int, ...], bool, bool]] = [(n, (), no_grad, False) for n in reversed(body)]
         while stack:
-            node, loops, quiet = stack.pop()
+            node, loops, quiet, branch = stack.pop()
             if isinstance(node, _AST_SCOPES):
                 if not isinstance(node, ast.Lambda):
                     inner.append((local, node, cls, quiet))
                 continue
             if isinstance(node, ast.Call):
-                self.call(node, facts, loops, local, nested, cls)
+                self.call(node, facts, loops, local, nested, cls, branch)
                 reads = reads or (isinstance(node.func, ast.Attribute) and node.func.attr in HOST_READS)
             elif isinstance(node, (ast.With, ast.AsyncWith)) and any(
                 _ast_no_grad(item.context_expr, self.table) for item in node.items
             ):
                 quiet = True
             if isinstance(node, _AST_LOOPS):
-                facts["loops"].append([False, [], [], quiet])
-                children = [(n, loops, quiet) for n in (node.iter if not isinstance(node, ast.While) else node.test,)]
-                children += [(n, (*loops, len(facts["loops"]) - 1), quiet) for n in node.body]
-                children += [(n, loops, quiet) for n in node.orelse]
-                if not isinstance(node, ast.While):
-                    children.insert(0, (node.target, loops, quiet))
+                facts["loops"].append([0, [], [], quiet, loops[-1] if loops else -1])
+                inside = (*loops, len(facts["loops"]) - 1)
+                head = [node.test] if isinstance(node, ast.While) else [node.target, node.iter]
+                children = [(n, loops, quiet, branch) for n in head]
+                children += [(n, inside, quiet, False) for n in node.body]
+                children += [(n, loops, quiet, branch) for n in node.orelse]
                 stack.extend(reversed(children))
                 continue
-            stack.extend((child, loops, quiet) for child in reversed(list(ast.iter_child_nodes(node))))
+            inner_branch = branch or isinstance(node, (ast.If, ast.Try, ast.ExceptHandler, ast.Match))
+            stack.extend((child, loops, quiet, inner_branch) for child in reversed(list(ast.iter_child_nodes(node))))
         for loop in facts["loops"]:
             loop[3] = loop[3] and not loop[0]
         if facts["step"] or facts["calls"] or facts["loops"] or reads:
@@ -178,10 +182,11 @@ class _Facts:
             if isinstance(statement, ast.ClassDef):
                 self.klass(f"{local}.{statement.name}", statement, quiet)
 
-    def call(self, node: ast.Call, facts, loops: Tuple[int, ...], local: str, nested: Set[str], cls) -> None:
+    def call(self, node: ast.Call, facts, loops: Tuple[int, ...], local: str, nested: Set[str], cls, branch: bool) -> None:
         if ast_training_call(node, self.table):
             if loops:
-                facts["loops"][loops[-1]][0] = True
+                loop = facts["loops"][loops[-1]]
+                loop[0] = max(loop[0], 1 if branch else 2)
             else:
                 facts["step"] = True
             return
@@ -300,7 +305,12 @@ class LoopGraph:
         facts = self.owners.get(owner)
         if facts is None or index >= len(facts["loops"]):
             return False
-        direct, near, _, evaluation = facts["loops"][index]
+        direct, near, _, evaluation, _ = facts["loops"][index]
+        loops = facts["loops"]
+        if direct == 1 and any(loops[i][4] == index and self.hot_loop(owner, i) for i in range(index + 1, len(loops))):
+            # an epoch loop: its batches train in a nested loop, and a step in a branch
+            # after it finishes a last partial accumulation (`if not did_step: opt.step()`)
+            direct = 0
         return bool(direct or (self.evaluation and evaluation) or any(self.resolve(c) in self.steps for c in near))
 
     def _routes(self) -> Dict[str, LoopRoute]:
