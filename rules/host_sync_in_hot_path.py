@@ -659,8 +659,13 @@ def _is_sink(call) -> bool:
 
 
 def _is_sink_string(part, parents: Dict) -> bool:
-    string = parents.get(part)
-    holder = parents.get(string)
+    """Whether an f-string part ends up in a logging call, also through implicit
+    concatenation (`f"a {x}" f"b {y}"`) and `%` or `+` formatting."""
+    holder = parents.get(parents.get(part))
+    while isinstance(holder, cst.ConcatenatedString) or (
+        isinstance(holder, cst.BinaryOperation) and isinstance(holder.operator, (cst.Modulo, cst.Add))
+    ):
+        holder = parents.get(holder)
     return isinstance(holder, cst.Arg) and _is_sink(parents.get(holder))
 
 

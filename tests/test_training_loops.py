@@ -430,3 +430,16 @@ def test_an_epoch_loop_that_finishes_a_partial_accumulation_is_not_hot(tmp_path,
     """
     code, found = _check(tmp_path, capsys, {"model.py": text})
     assert [f[1] for f in found] == [20]
+
+
+def test_a_display_string_built_by_concatenation_or_percent_is_a_display(tmp_path, capsys):
+    text = """\
+    def train(model, loader, opt, bar, eps):
+        for x in loader:
+            err = model(x)
+            err.backward()
+            opt.step()
+            bar.set_description(f"loss {err.item()} " f"norm {x.norm().item()}" "(eps %.2f)" % eps)
+    """
+    code, found = _check(tmp_path, capsys, {"train.py": text})
+    assert [(f[1], f[2].split(" in ")[0]) for f in found] == [(6, "`.item()`"), (6, "`.item()`")]
