@@ -8,7 +8,7 @@ import ast
 from dataclasses import replace
 from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Set, Tuple
 
-from torchlint.analysis.training_loops import LoopGraph, cst_owners, describe_owner, loop_facts
+from torchlint.analysis.training_loops import LoopGraph, cst_owners, describe_owner, loop_facts, may_run_per_step
 from torchlint.ast_owners import owned_nodes
 from torchlint.ftypes import Diagnostic
 from torchlint.lazy import cst
@@ -17,6 +17,7 @@ from torchlint.rule import Report, SourceView
 from torchlint.step_branches import own_nodes, parents_of
 
 LOOP_PREFIX = "the training loop in "
+
 
 
 def loop_candidate_nodes(rule, view: SourceView) -> List[ast.AST]:
@@ -28,7 +29,12 @@ def loop_candidate_nodes(rule, view: SourceView) -> List[ast.AST]:
     if not found:
         return []
     owners = owned_nodes(view, found)
-    return [node for owner, nodes in owners.items() if not isinstance(owner, (ast.ClassDef, ast.Lambda)) for node in nodes]
+    return [
+        node
+        for owner, nodes in owners.items()
+        if owner is None or (isinstance(owner, (ast.FunctionDef, ast.AsyncFunctionDef)) and may_run_per_step(owner.name))
+        for node in nodes
+    ]
 
 
 class LoopPass:
@@ -45,7 +51,7 @@ class LoopPass:
         candidates: List[list] = []
         for qualname, node, class_node in cst_owners(module, module_name(self.context.path)):
             owner = owners.get(qualname)
-            if owner is None:
+            if owner is None or not may_run_per_step(qualname.rsplit(".", 1)[-1]):
                 continue
             body = node if isinstance(node, cst.Module) else node.body
             if not isinstance(body, (cst.Module, cst.IndentedBlock)):

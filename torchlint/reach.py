@@ -19,7 +19,7 @@ import dataclasses
 from dataclasses import dataclass, replace
 from typing import AbstractSet, Any, Dict, FrozenSet, Iterator, List, Mapping, Optional, Sequence, Set, Tuple
 
-from torchlint.analysis.training_loops import loop_facts
+from torchlint.analysis.training_loops import loop_facts, may_run_per_step
 from torchlint.ast_owners import owned_nodes
 from torchlint.loop_reach import LoopPass, loop_candidate_nodes, loop_project_diagnostics
 from torchlint.config import Config
@@ -423,12 +423,6 @@ def _cpu_state(class_node, module, imports) -> Set[str]:
         for text, assigned in values.items()
         if text.startswith("self") and all(fresh_cpu_tensor(value, imports) for value in assigned)
     }
-
-
-def may_run_per_step(method_name: str) -> bool:
-    """Special methods (`__init__`, `__repr__`, ...) are no hot path and no hot path
-    calls them on `self`; `__call__` may be both."""
-    return method_name == "__call__" or not (method_name.startswith("__") and method_name.endswith("__"))
 
 
 class HotPathRule(LoopPass, Rule):

@@ -42,6 +42,12 @@ HOST_READS = frozenset({"item", "tolist", "numpy", "synchronize", "cpu"})
 _OUTSIDE_TREE = ("torch", "builtins", "numpy", "math", "os", "sys", "time", "logging", "json")
 
 
+def may_run_per_step(method_name: str) -> bool:
+    """Special methods (`__init__`, `__repr__`, ...) are no hot path and no hot path
+    calls them on `self`; `__call__` may be both."""
+    return method_name == "__call__" or not (method_name.startswith("__") and method_name.endswith("__"))
+
+
 def optimizer_like(name: Optional[str]) -> bool:
     """Whether a receiver of `.step()` reads as an optimizer or a grad scaler
     (`optimizer`, `opt_g`, `self.d_optim`, `scaler`), not a scheduler or an environment."""
