@@ -25,6 +25,7 @@ import enum
 from typing import Callable, Dict, List, Mapping, Optional, Sequence
 
 from torchlint.lazy import cst
+from torchlint.modules import assigned_names
 from torchlint.names import ast_dotted_name, resolve
 
 
@@ -84,25 +85,15 @@ def cst_bindings(nodes) -> Dict[str, List]:
                 if type(target.target) is cst.Name:
                     found.setdefault(target.target.value, []).append(node.value)
                 else:
-                    for name in _cst_names(target.target):
+                    for name in assigned_names(target.target):
                         found.setdefault(name, []).append(None)
         elif kind in (cst.AugAssign, cst.For, cst.CompFor, cst.NamedExpr) or (kind is cst.AnnAssign):
-            for name in _cst_names(node.target):
+            for name in assigned_names(node.target):
                 found.setdefault(name, []).append(node.value if kind in (cst.NamedExpr, cst.AnnAssign) else None)
         elif kind is cst.AsName:
-            for name in _cst_names(node.name):
+            for name in assigned_names(node.name):
                 found.setdefault(name, []).append(None)
     return found
-
-
-def _cst_names(target) -> List[str]:
-    if type(target) is cst.Name:
-        return [target.value]
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return [name for element in target.elements for name in _cst_names(element.value)]
-    if isinstance(target, cst.StarredElement):
-        return _cst_names(target.value)
-    return []
 
 
 def cst_kind(expression, imports, bindings: Optional[Mapping[str, List]] = None, depth: int = 0) -> Kind:
