@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 from typing import AbstractSet, Any, Dict, FrozenSet, Iterator, List, Mapping, Optional, Sequence, Set, Tuple
 
 from torchlint.analysis.training_loops import loop_facts, may_run_per_step
+from torchlint.analysis.value_kinds import Kind as ValueKind, cst_kind
 from torchlint.ast_owners import owned_nodes
 from torchlint.loop_reach import LoopPass, loop_candidate_nodes, loop_project_diagnostics
 from torchlint.config import Config
@@ -368,14 +369,10 @@ def fresh_cpu_tensor(expression, imports) -> bool:
 
 
 def plainly_host(expression, imports) -> bool:
-    """Whether an expression is plainly not a tensor: a number, or a call or attribute
-    chain rooted in numpy or math (`np.float32(1)`, `np.mean(a)`)."""
-    while isinstance(expression, (cst.Call, cst.Attribute, cst.Subscript)):
-        expression = expression.func if isinstance(expression, cst.Call) else expression.value
-    if isinstance(expression, (cst.Integer, cst.Float)):
-        return True
-    qualified = imports.qualified_name(expression) if isinstance(expression, cst.Name) else None
-    return qualified is not None and qualified.split(".", 1)[0] in ("numpy", "math")
+    """Whether an expression is plainly not a tensor, from the expression alone: a
+    number, a literal, or a value rooted in numpy, math and the like (`np.float32(1)`,
+    `np.mean(a)`); see torchlint/analysis/value_kinds.py."""
+    return cst_kind(expression, imports) is ValueKind.HOST
 
 
 # ---- rules that report what a hot path reaches (TL003, TL005) ----------------------
