@@ -122,7 +122,7 @@ def test_a_trainer_method_loop_and_what_it_calls_across_files(tmp_path, capsys):
     code, found = _check(tmp_path, capsys, {"pkg/__init__.py": "", "pkg/trainer.py": TRAINER, "pkg/meters.py": METERS})
     assert code == 1
     assert [(f[0], f[1]) for f in found] == [("meters.py", 2), ("trainer.py", 13)]
-    assert found[0][2].endswith("(reached from the training loop in `Trainer.fit` via `log_metrics`)")
+    assert found[0][2].endswith(f"(reached from the training loop in `Trainer.fit` of `{tmp_path / 'pkg' / 'trainer.py'}` via `log_metrics`)")
     assert found[1][2].endswith("(reached from the training loop in `Trainer.fit` via `Trainer._log`)")
 
 

@@ -59,7 +59,10 @@ class LoopPass:
             self._class_node, self._cpu_state, self._settings = class_node, None, None
             self._function, self._scope = node, None
             where = describe_owner(qualname)
-            reports = [pair for pair in self.owner_reports(node, class_node, where) if id(pair[0].node) not in reported]
+            found = self._method_reports.get(id(node))
+            if found is None:
+                found = list(self.owner_reports(node, class_node, where))
+            reports = [pair for pair in found if id(pair[0].node) not in reported]
             if not reports:
                 continue
             parents = parents_of(body)
@@ -97,7 +100,7 @@ def loop_project_diagnostics(facts: Mapping[str, Mapping[str, Any]], evaluation:
     """The loop candidates of every file that a hot loop or step function of the tree runs."""
     graph = LoopGraph({path: file_facts.get("loops") for path, file_facts in facts.items()}, evaluation)
     found = []
-    for file_facts in facts.values():
+    for display, file_facts in facts.items():
         for qualname, enclosing, where, data in file_facts.get("loop_candidates", ()):
             diagnostic = Diagnostic.from_json(data)
             if any(graph.hot_loop(qualname, i) for i in enclosing):
@@ -106,6 +109,7 @@ def loop_project_diagnostics(facts: Mapping[str, Mapping[str, Any]], evaluation:
                 route = graph.route(qualname)
                 if route is None:
                     continue
-                message = diagnostic.message + route.describe()
+                origin_file = graph.files.get(route.origin)
+                message = diagnostic.message + route.describe(origin_file if origin_file != display else None)
             found.append(replace(diagnostic, message=message))
     return found

@@ -19,6 +19,7 @@ import dataclasses
 from dataclasses import dataclass, replace
 from typing import AbstractSet, Any, Dict, FrozenSet, Iterator, List, Mapping, Optional, Sequence, Set, Tuple
 
+from torchlint.analysis.classes import ast_class_methods, ast_self_name
 from torchlint.analysis.training_loops import loop_facts, may_run_per_step
 from torchlint.analysis.value_kinds import Kind as ValueKind, cst_kind
 from torchlint.ast_owners import owned_nodes
@@ -132,29 +133,6 @@ class _ClassGraphBuilder:
             return False
         is_parameter = qualified.startswith("torch.nn") and qualified.endswith(".Parameter")
         return is_parameter or root_kind(qualified) is Kind.MODULE
-
-
-def ast_class_methods(node: ast.ClassDef) -> List[ast.AST]:
-    """The `def`/`async def` of a class body, also under `if`/`try`/`with` in the body."""
-    found: List[ast.AST] = []
-    stack = list(reversed(node.body))
-    while stack:
-        statement = stack.pop()
-        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            found.append(statement)
-        elif isinstance(statement, (ast.If, ast.Try, ast.With, ast.AsyncWith)) or type(statement).__name__ == "TryStar":
-            for block in reversed(blocks(statement)):
-                stack.extend(reversed(block))
-    return found
-
-
-def ast_self_name(function) -> Optional[str]:
-    """The name a method calls its instance, or None for a static or class method."""
-    for decorator in function.decorator_list:
-        if ast_dotted_name(decorator) in ("staticmethod", "classmethod"):
-            return None
-    arguments = (*function.args.posonlyargs, *function.args.args)
-    return arguments[0].arg if arguments else None
 
 
 def _ast_self_attribute(node: ast.AST, instance: str) -> Optional[str]:
@@ -446,6 +424,7 @@ class HotPathRule(LoopPass, Rule):
         self._scope: Optional[StepScope] = None
         self._class_reported: Set[int] = set()
         self._deferred: Dict[int, int] = {}  # id(node) -> index in `_candidates`
+        self._method_reports: Dict[int, List[Tuple[Report, bool]]] = {}  # id(method) -> its reports
 
     @classmethod
     def ast_facts(cls, view: SourceView, config: Config) -> Dict[str, Any]:
@@ -532,6 +511,7 @@ class HotPathRule(LoopPass, Rule):
                 continue
             self._function, self._scope = function, None
             reports = list(self.method_reports(node.name.value, function))
+            self._method_reports[id(function)] = reports  # the loop pass reads them again
             if reports:
                 self._place(class_name, function.name.value, reports)
 

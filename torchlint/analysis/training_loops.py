@@ -27,6 +27,7 @@ import ast
 from dataclasses import dataclass
 from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Set, Tuple
 
+from torchlint.analysis.classes import ast_class_methods, ast_self_name
 from torchlint.lazy import cst
 from torchlint.names import ast_dotted_name, cst_dotted_name, resolve
 from torchlint.project import absolute_import, is_package, module_name, suffix_matches
@@ -178,8 +179,6 @@ class _Facts:
                 self.owner(prefix + node.name, node.body, owner_cls if parent != MODULE_OWNER and owner_cls else None, quiet)
 
     def klass(self, local: str, node: ast.ClassDef, quiet: bool) -> None:
-        from torchlint.reach import ast_class_methods, ast_self_name
-
         for function in ast_class_methods(node):
             no_grad = quiet or any(_ast_no_grad(d, self.table) for d in function.decorator_list)
             instance = ast_self_name(function)
@@ -246,11 +245,15 @@ class LoopRoute:
     loop: bool
     via: Tuple[str, ...]
 
-    def describe(self) -> str:
+    def describe(self, origin_file: Optional[str] = None) -> str:
+        """"" for a step function itself, else ", reached from the training loop in
+        `Trainer.fit` via ..." (naming the origin's file when it is another one)."""
         if not self.via:
             return ""
         steps = " -> ".join(f"`{short_name(name)}`" for name in self.via)
         where = f"the training loop in {describe_owner(self.origin)}" if self.loop else f"the step function `{short_name(self.origin)}`"
+        if origin_file:
+            where += f" of `{origin_file}`"
         return f" (reached from {where} via {steps})"
 
 
@@ -275,10 +278,12 @@ class LoopGraph:
 
     def __init__(self, facts_by_file: Mapping[str, Optional[Mapping[str, Any]]], evaluation: bool = False) -> None:
         self.owners: Dict[str, Mapping[str, Any]] = {}
+        self.files: Dict[str, str] = {}  # owner -> the display path of its file
         self._by_last: Dict[str, List[str]] = {}
-        for facts in facts_by_file.values():
+        for display, facts in facts_by_file.items():
             for name, owner in ((facts or {}).get("owners") or {}).items():
                 self.owners.setdefault(name, owner)
+                self.files.setdefault(name, display)
                 self._by_last.setdefault(name.rsplit(".", 1)[-1], []).append(name)
         self.evaluation = evaluation
         self._resolved: Dict[str, Optional[str]] = {}
