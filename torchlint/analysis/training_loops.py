@@ -40,6 +40,7 @@ NO_GRAD = frozenset({"torch.no_grad", "torch.inference_mode", "torch.autograd.no
 # text without which a file holds no training call (the cheap test before any walk)
 TRAINING_TEXT = ("backward", ".step(", "autograd.grad")
 HOST_READS = frozenset({"item", "tolist", "numpy", "synchronize", "cpu"})
+HOST_READ_TEXT = (".item(", ".tolist(", ".numpy(", "synchronize", ".cpu(")
 _OUTSIDE_TREE = ("torch", "builtins", "numpy", "math", "os", "sys", "time", "logging", "json")
 
 
@@ -114,9 +115,7 @@ def _loop_facts(view) -> Optional[Dict[str, Any]]:
     if tree is None:
         return None
     text = view.text
-    if not any(needle in text for needle in TRAINING_TEXT) and not any(
-        needle in text for needle in (".item(", ".tolist(", ".numpy(", "synchronize", "float(")
-    ):
+    if not any(needle in text for needle in TRAINING_TEXT) and not any(needle in text for needle in HOST_READ_TEXT):
         return None  # no training call and nothing to report: such a file only passes calls on
     builder = _Facts(view)
     builder.owner(MODULE_OWNER, tree.body, None, False)
