@@ -15,6 +15,7 @@ from torchlint.names import cst_dotted_name, import_module_name, module_level_as
 from torchlint.positions import statements_mentioning
 from torchlint.project import absolute_import, is_package, module_name, suffix_matches
 from torchlint.rule import Invalid, Positions, Report, Rule, SourceView
+from torchlint.step_branches import parents_of
 from torchlint.walk import ast_nodes, blocks, walk
 
 REPORT_IMPORT_TIME_USE = "report-import-time-use"
@@ -137,10 +138,17 @@ class HeavyImportAtModuleLevel(Rule):
     `mlflow, _ = optional_import("mlflow")`. Imports inside functions, and under
     `if TYPE_CHECKING:`, are not flagged.
 
+    A call of the module's API at module level (`wandb.login()`, `wandb.init()`,
+    `wandb.finish()`, `mlflow.start_run()`) is reported too, without a fix: importing
+    this module then runs the hang-prone code itself, so the calls and the import belong
+    in the function that runs them. Calls deeper in the package (`wandb.util.generate_id()`)
+    and decorators count as other import-time uses.
+
     Not reported by default:
-    - a name used when the module is imported (`@numba.njit`, `@cuda.jit`, a module-level
-      `wandb.init()`, a class body, a default argument, an annotation that is evaluated):
-      only restructuring the module removes that import (option `report-import-time-use`);
+    - another use of the name when the module is imported (`@numba.njit`, `@cuda.jit`,
+      `@numba.jit(...)`, a class body, a default argument, an annotation that is
+      evaluated): only restructuring the module removes that import (option
+      `report-import-time-use`);
     - an import whose name is never read: there is nothing to make lazy (an unused import
       is F401's finding, and `try: import numba` alone may check that it is installed);
     - an import whose move would save nothing, because the module goes on importing the
@@ -201,8 +209,9 @@ class HeavyImportAtModuleLevel(Rule):
     `if TYPE_CHECKING:` for type checkers). Imports spelled as calls get no automatic fix.
 
     The moved import keeps its comments: the trailing one (`# type: ignore[...]`), and the
-    comment lines right above it unless they head a group of imports that continues below
-    it (comments at the top of the file stay, as they are often its header). It goes after
+    comment lines right above it with no blank line between (`# experiment tracking`),
+    unless they name a group of imports that continues below it (`# third-party
+    imports`); comments at the top of the file stay, as they are often its header. It goes after
     the function's docstring and above the comment lines of the first statement, which
     describe that statement. A file never starts with blank lines after the fix.
 
@@ -234,7 +243,7 @@ class HeavyImportAtModuleLevel(Rule):
         "        return SummaryWriter()\n",
         # used when the module is imported: only restructuring helps (report-import-time-use)
         "import numba\n\n@numba.njit\ndef f(x):\n    return x\n",
-        "import wandb\n\nRUN = wandb.init()\n",
+        "import numba\n\n@numba.jit(nopython=True)\ndef f(x):\n    return x\n",
         "import wandb\n\ndef train(run: wandb.Run):\n    wandb.log({})\n",
         # a second import of a module that stays imported saves nothing
         "from numba import cuda\nimport numba\n\n@cuda.jit\ndef k(x):\n    pass\n\ndef f():\n    return numba.config\n",
@@ -274,6 +283,10 @@ class HeavyImportAtModuleLevel(Rule):
             column=5,
         ),
         Invalid("import numba\n\n@numba.njit\ndef f(x):\n    return x\n", options=((REPORT_IMPORT_TIME_USE, True),)),
+        # a module-level call into the module runs it whenever this module is imported: no fix
+        Invalid("import wandb\n\nRUN = wandb.init()\n"),
+        Invalid('import wandb\n\nwandb.login(key="k")\n\ndef train():\n    wandb.log({})\n\nwandb.finish()\n'),
+        Invalid("import mlflow\n\nmlflow.start_run()\n"),
         # spelled as a call: reported, moved by hand
         Invalid('from monai.utils import optional_import\n\nmlflow, _ = optional_import("mlflow")\n\n'
                 'def log():\n    mlflow.log_metric("a", 1)\n', line=3),
@@ -287,6 +300,12 @@ class HeavyImportAtModuleLevel(Rule):
         Invalid("from __future__ import annotations\nimport wandb\n\ndef train(run: wandb.Run):\n    wandb.log({})\n", line=2),
         Invalid('import wandb\n\ndef train(run: "wandb.Run"):\n    wandb.log({})\n'),
         # the moved import keeps its comments, and goes above the comment on the first statement
+        Invalid(
+            "import os\n\n# experiment tracking\nimport wandb\nimport torch\n\n"
+            "def train():\n    wandb.init()\n    return os, torch\n",
+            fixed="import os\n\nimport torch\n\ndef train():\n    # experiment tracking\n    import wandb\n\n"
+            "    wandb.init()\n    return os, torch\n",
+        ),
         Invalid(
             "import os\n\n# experiment tracking\nimport wandb  # type: ignore[import-untyped]\n\n"
             "def train():\n    \"\"\"Train.\"\"\"\n    # start a run\n    wandb.init()\n    return os\n",
@@ -417,12 +436,20 @@ class HeavyImportAtModuleLevel(Rule):
         if self._never_read(candidate, names, reads):
             return None, True
         at_import = any(read.at_import for read in reads)
-        if at_import and not self.settings[REPORT_IMPORT_TIME_USE]:
-            return None, True
         message = (
             f"Module-level import of `{candidate.lazy_module}` slows every import of this module "
             "and can hang a launch; import it where it is used"
         )
+        if any(read.calls_at_import for read in reads):
+            # importing this module runs the hang-prone code itself
+            message = (
+                f"Module-level calls into `{candidate.lazy_module}` run whenever this module is imported "
+                "and can hang a launch; move the calls and the import into the function that runs them "
+                "(no automatic fix)"
+            )
+            return Report(self, candidate.statement, message), True
+        if at_import and not self.settings[REPORT_IMPORT_TIME_USE]:
+            return None, True
         reason = self._no_fix_reason(candidate, uses)
         if reason:
             return Report(self, candidate.statement, f"{message} (no automatic fix: {reason})"), at_import
@@ -545,9 +572,12 @@ class HeavyImportAtModuleLevel(Rule):
         if kept:
             edits = [positions.replace(statement, _import_code(module, statement, kept))]
         else:
-            # its comments move with it: the trailing one, and those right above unless
-            # they head a group of imports that goes on below it
-            above = [] if self._heads_group(candidate.line) else _comments_above(candidate.line)
+            # its comments move with it: the trailing one, and those right above (no blank
+            # line between), unless they name a group of imports that goes on below it
+            # (`# third-party imports`)
+            above = _comments_above(candidate.line)
+            if self._heads_group(candidate.line) and any("import" in comment.lower() for comment in above):
+                above = []
             deletion = positions.delete_lines(candidate.line)
             deletion = Edit(Location(deletion.start.row - len(above), 1), deletion.end, "")
             edits = [tidy_line_deletion(deletion, positions.lines)]
@@ -626,6 +656,7 @@ class _Reads:
 
     functions: List  # the outermost functions whose bodies read it
     at_import: bool = False  # read when the module is imported
+    calls_at_import: bool = False  # called into when the module is imported (`wandb.init()`), not as a decorator
     in_annotations: bool = False  # named in annotations outside function bodies that never run
 
 
@@ -642,6 +673,7 @@ class _NameUses:
         self._global = scopes[module]
         self._postponed = postponed  # `from __future__ import annotations`
         self._names_in_code: Optional[set] = None
+        self._parents: Optional[Dict] = None
 
     def binding_count(self, name: str) -> int:
         return len(self._global.assignments[name])
@@ -656,6 +688,7 @@ class _NameUses:
                         found.functions.append(function)
                 elif self._evaluated(access):
                     found.at_import = True
+                    found.calls_at_import = found.calls_at_import or self._called_into(access.node)
                 else:
                     found.in_annotations = True
         return found
@@ -671,6 +704,23 @@ class _NameUses:
         if self._names_in_code is None:
             self._names_in_code = {id(node) for node in walk(self._module) if isinstance(node, cst.Name)}
         return id(access.node) in self._names_in_code
+
+    def _called_into(self, name) -> bool:
+        """Whether a read is the head of a call of the module's own API (`wandb.finish()`,
+        `mlflow.start_run(...)`, `init()` after `from wandb import init`) outside a
+        decorator (`@numba.njit`, `@numba.jit(...)`)."""
+        if self._parents is None:
+            self._parents = parents_of(self._module)
+        child, parent = name, self._parents.get(name)
+        if isinstance(parent, cst.Attribute) and parent.value is child:
+            child, parent = parent, self._parents.get(parent)
+        if not (isinstance(parent, cst.Call) and parent.func is child):
+            return False  # `wb.util.generate_id()`: a helper deeper in the package
+        while parent is not None and not isinstance(parent, cst.SimpleStatementLine):
+            if isinstance(parent, cst.Decorator):
+                return False
+            parent = self._parents.get(parent)
+        return True
 
     def _outermost_function(self, scope):
         found = None

@@ -10,6 +10,9 @@ from torchlint.names import ast_dotted_name, resolve
 from torchlint.reach import HotPathRule, ast_fresh_cpu_tensor, fresh_cpu_tensor, own_nodes, parents_of, plainly_host
 from torchlint.rule import Invalid, Positions, Report, SourceView
 from torchlint.sync_history import repeated_syncs
+from torchlint.analysis.accumulation import AccumulationPlan, accumulation_plan, accumulator, climb
+from torchlint.analysis.loss_paths import host_value_rewrite, is_loss_code
+from torchlint.analysis.value_kinds import Kind, cst_bindings, cst_kind
 
 SYNC_METHODS = ("item", "tolist", "numpy")
 SYNCHRONIZE = "torch.cuda.synchronize"
@@ -30,14 +33,34 @@ class HostSyncInHotPath(HotPathRule):
     route ("reached from `Model.training_step` via `_shared_step`").
 
     Hot paths: the `forward` of a module (loss modules included), the `training_step`,
-    `validation_step`, `test_step` and `predict_step` of a `LightningModule`, and
-    `forward` / `backward` of a `torch.autograd.Function`. A class is a module only if
+    `validation_step`, `test_step` and `predict_step` of a `LightningModule`,
+    `forward` / `backward` of a `torch.autograd.Function`, and `training_step` /
+    `compute_loss` of a Hugging Face `Trainer` subclass. A class is a module only if
     a base resolves (through imports, across the linted files) to `nn.Module` or
     `LightningModule`; if a base cannot be resolved (it comes from outside the tree),
     only its body can tell: layers or parameters assigned to `self` in `__init__`,
     `register_buffer` and the like make it a module, `self.log(...)` and the like a
     `LightningModule`; a `forward` method alone does not (inference backends that hand
     ONNX a numpy array, `LightningDataModule` mixins).
+
+    Training loops are hot paths too, in a script, a notebook, a function or any class's
+    method: a loop whose body runs a backward pass (`loss.backward()`,
+    `scaler.scale(loss).backward()`, `accelerator.backward(loss)`,
+    `torch.autograd.grad(...)`) or an optimizer step (`optimizer.step()`,
+    `scaler.step(opt)`; a scheduler's `step()` alone does not count), directly or through
+    a *step function* it calls (one that runs them outside a loop of its own, such as a
+    trainer's `_train_batch`; such a function is hot itself). What a hot loop or a step
+    function calls on every iteration (`self._log(loss)`, `log_metrics(loss)` from
+    another linted file, a loss function) is hot as well, with the route in the message
+    ("reached from the training loop in `Trainer.fit` via `log_metrics`"). A loop that
+    only calls a function holding its own training loop (`for epoch ...:
+    train_one_epoch(...)`) runs once per epoch and is not hot; nor are evaluation loops
+    under `torch.no_grad()` / `torch.inference_mode()` (option `check-evaluation-loops`).
+
+    Only tensors are reported: `.item()`, `.tolist()` and `.numpy()` on a value that is
+    plainly a numpy array, a Python number or list (`np.asarray(...)`, `cv2.*`,
+    `.tolist()` results, `len(...)`, literals, through simple assignments in the
+    function: torchlint/analysis/value_kinds.py) wait for nothing and are never reported.
 
     By default only syncs worth removing are reported: values that are only recorded
     or reported (given to `self.log`, a logger, `print`, a progress bar, a stats dict:
@@ -50,7 +73,16 @@ class HostSyncInHotPath(HotPathRule):
     the host (a size, an index, a split, a loop, a branch, a returned number, a dict
     handed to any other function: `to_record({"input": x.cpu().numpy()})`) is reported
     only with `check-host-values`: the sync is real, but removing it means redesigning
-    the code.
+    the code. A sum or running mean of synced values (`running += loss.item()`, `ema =
+    0.9 * ema + 0.1 * loss.item()`) is reported: the tensors can be summed instead.
+
+    In loss code (the `forward` of a class whose name or base's name ends in `Loss`,
+    such as torch's `_Loss`, and a function or method whose name ends in `loss`, such as
+    `dice_loss` or `compute_loss`) host values are reported by default, with the
+    sync-free rewrite that fits where there is a standard one: hard-negative mining that
+    feeds a host count to `topk` can sort once and mask by rank; a Python `min`/`max`
+    becomes `clamp_min`/`clamp_max`; a Python branch becomes `torch.where`. No fix is
+    offered: the rewrite changes the code's structure.
 
     One wait per value: a sync on a tensor the step has already read on the host is
     not reported, whether the first read was explicit (`loss.item()` twice) or a test
@@ -149,17 +181,28 @@ class HostSyncInHotPath(HotPathRule):
     produced it. A None-check of a parameter (`if mask is not None:`) is not one:
     callers pass the same optional inputs on every step.
 
+    `check-evaluation-loops` (default `false`): also treat loops under `torch.no_grad()`
+    or `torch.inference_mode()` (a `with` block or a decorator) as hot paths.
+
     Implicit syncs (`if t.any():`, `float(t)`, `t.cpu()`) are TL005's, off by default.
     """
 
     code = "TL003"
-    options = {**HotPathRule.options, "check-host-values": False}
+    options = {**HotPathRule.options, "check-host-values": False, "check-evaluation-loops": False}
+    training_loops = True
     name = "host-sync-in-hot-path"
     summary = "Host-device sync (.item(), .tolist(), .numpy(), synchronize) on every step"
     fixable = True
     triggers = (".item(", ".tolist(", ".numpy(", "synchronize")
 
     VALID = (
+        # an evaluation loop, an epoch loop, numpy values and a scheduler step in a training loop
+        "import numpy as np\nimport torch\n\n@torch.no_grad()\ndef evaluate(model, loader):\n"
+        "    return [model(x).item() for x in loader]\n\n"
+        "def train(model, loader, opt, sched, boxes):\n    for x in loader:\n        model(x).backward()\n"
+        "        opt.step()\n        print(np.asarray(boxes).tolist())\n    sched.step()\n\n"
+        "def main(model, loader, opt, sched):\n    for epoch in range(3):\n        train(model, loader, opt, sched, [])\n"
+        "        print(evaluate(model, loader))\n",
         # epoch hooks, __repr__, helpers, look-alikes
         "import pytorch_lightning as pl\n\nclass M(pl.LightningModule):\n"
         "    def on_train_epoch_end(self):\n        print(self.metric.compute().item())\n\n"
@@ -217,6 +260,32 @@ class HostSyncInHotPath(HotPathRule):
         "        return loss\n",
     )
     INVALID = (
+        # a training loop: a per-step sum becomes a tensor, read once after the loop
+        Invalid(
+            "def train(model, loader, opt):\n    running = 0.0\n    for x in loader:\n"
+            "        loss = model(x)\n        loss.backward()\n        opt.step()\n"
+            "        running += loss.item()\n    print(running / len(loader))\n",
+            fixed="def train(model, loader, opt):\n    running = 0.0\n    for x in loader:\n"
+            "        loss = model(x)\n        loss.backward()\n        opt.step()\n"
+            "        running += loss.detach()\n    running = float(running)\n    print(running / len(loader))\n",
+            line=7,
+            column=20,
+        ),
+        # what the loop of a hand-written trainer runs through a helper
+        Invalid(
+            "class Trainer:\n    def fit(self, loader):\n        for batch in loader:\n"
+            "            loss = self.model(batch)\n            self.scaler.scale(loss).backward()\n"
+            "            self._log(loss)\n\n    def _log(self, loss):\n        print(loss.item())\n",
+            line=9,
+            column=15,
+        ),
+        # hard-negative mining in a loss: a host value, reported by default with the rewrite
+        Invalid(
+            "import torch\nfrom torch import nn\n\nclass BalanceLoss(nn.Module):\n    def forward(self, loss, positive):\n"
+            "        k = int(positive.sum().item())\n        return torch.topk(loss.view(-1), 3 * k)[0].mean()\n",
+            line=6,
+            column=17,
+        ),
         Invalid(
             "import pytorch_lightning as pl\n\n\nclass M(pl.LightningModule):\n"
             "    def validation_step(self, batch, batch_idx):\n        loss = self(batch).mean()\n"
@@ -354,17 +423,23 @@ class HostSyncInHotPath(HotPathRule):
         return receiver is None or not ast_fresh_cpu_tensor(receiver, view.imports)
 
     def method_reports(self, class_name: str, function) -> Iterator[Tuple[Report, bool]]:
+        return self.owner_reports(function, self._class_node, f"`{class_name}.{function.name.value}`")
+
+    def owner_reports(self, function, class_node, where: str) -> Iterator[Tuple[Report, bool]]:
         self._progress_bar.clear()  # ids of this method's reports, alive until placed
-        instance = self_name(function)
-        parents = parents_of(function.body)
+        module_code = isinstance(function, cst.Module)
+        body = function if module_code else function.body
+        instance = self_name(function) if class_node is not None and not module_code else None
+        parents = parents_of(body)
         imports = self.context.imports
-        nodes = list(own_nodes(function.body))  # walked once, read by each helper
+        nodes = list(own_nodes(body))  # walked once, read by each helper
         logged = _logged_values(nodes, instance, imports)
-        where = f"`{class_name}.{function.name.value}`"
         timed = _times(nodes, imports)
-        host_values = bool(self.settings["check-host-values"])
-        repeated = repeated_syncs(function.body, imports, _sync_receiver)
+        loss_path = not module_code and is_loss_code(function, class_node, imports)
+        host_values = bool(self.settings["check-host-values"]) or loss_path
+        repeated = repeated_syncs(body, imports, _sync_receiver)
         uses = _name_uses(nodes, parents)
+        bindings = cst_bindings(nodes)
         for node in nodes:
             if type(node) is not cst.Call:
                 continue
@@ -378,7 +453,7 @@ class HostSyncInHotPath(HotPathRule):
             receiver = node.func.value if method_name is not None else None
             if method_name is None or node in repeated or _after_sync(receiver) or fresh_cpu_tensor(receiver, imports):
                 continue
-            if self.cpu_state(receiver):
+            if cst_kind(receiver, imports, bindings) is Kind.HOST or self.cpu_state(receiver):
                 continue
             if self.off_step(node, parents):
                 continue
@@ -398,7 +473,21 @@ class HostSyncInHotPath(HotPathRule):
                 fix = lambda positions, call=node, whole=unsafe: self._unsafe_fix(call, whole, positions)  # noqa: E731
                 yield Report(self, node, message, fix), False
                 continue
-            if host_values or _recorded(node, parents, uses):
+            statement = accumulator(node, parents) if method_name == "item" else None
+            if statement is not None:
+                plan = accumulation_plan(node, statement, parents, body)
+                message += "; accumulate the tensor and read it once after the loop"
+                fix = None
+                if plan is not None:
+                    fix = lambda positions, call=node, plan=plan: self._accumulation_fix(call, plan, positions)  # noqa: E731
+                yield Report(self, node, message, fix), False
+                continue
+            if _recorded(node, parents, uses):
+                yield Report(self, node, message), False
+            elif host_values:
+                hint = host_value_rewrite(node, parents, uses) if loss_path else None
+                if hint is not None:
+                    message += f"; {hint} (no automatic fix)"
                 yield Report(self, node, message), False
 
     def quiet_hooks(self, report: Report) -> FrozenSet[str]:
@@ -413,6 +502,19 @@ class HostSyncInHotPath(HotPathRule):
             Applicability.SAFE,
         )
 
+    def _accumulation_fix(self, call, plan: AccumulationPlan, positions: Positions) -> Fix:
+        receiver = self.context.module.code_for_node(call.func.value)
+        content = f"{receiver}.detach()" if plan.detach else receiver
+        after = positions.insert_lines_after(
+            plan.loop, [f"{plan.name} = {plan.convert}({plan.name})"], self.context.newline, positions.indent_of(plan.loop)
+        )
+        applicability = Applicability.SAFE if plan.safe else Applicability.UNSAFE
+        return Fix(
+            f"Accumulate the tensor and read `{plan.name}` once after the loop",
+            (positions.replace(call, content), after),
+            applicability,
+        )
+
     def _unsafe_fix(self, call, whole, positions: Positions) -> Fix:
         if whole is call:
             edit = positions.replace(call.func.attr, "detach")
@@ -423,17 +525,24 @@ class HostSyncInHotPath(HotPathRule):
 
 
 
+# tensor methods and torch functions whose arguments are sizes, counts or indices
+_SIZE_ARGUMENTS = frozenset(
+    {
+        "topk", "kthvalue", "view", "reshape", "expand", "repeat", "narrow", "split", "chunk", "zeros", "ones",
+        "empty", "full", "rand", "randn", "randint", "arange", "randperm", "multinomial", "new_zeros", "new_ones",
+        "new_full", "new_empty", "unflatten", "tensor_split", "roll",
+    }
+)
 _TIMERS = frozenset({"time.time", "time.perf_counter", "time.monotonic", "time.perf_counter_ns", "time.time_ns"})
 # calls that record or report a value (logging, progress bars, stats dicts, lists of losses)
 _SINK_METHODS = frozenset(
     {
         "log", "log_dict", "log_metrics", "info", "debug", "warning", "add_scalar", "add_scalars", "set_postfix",
-        "update", "append",
+        "update", "append", "set_description", "set_postfix_str",
     }
 )
 _SINK_FUNCTIONS = frozenset({"print"})
 _TRAINING_ONLY = frozenset({"training_step"})
-_WRAPPERS = frozenset({"float", "int", "round"})
 
 
 def _times(nodes: Sequence, imports) -> bool:
@@ -537,20 +646,7 @@ def _arithmetic_only(call, parents: Dict, uses: Dict[str, List]) -> Optional[obj
     return whole if bindings == 1 and reads else None
 
 
-def _climb(node, parents: Dict):
-    """Up through what keeps a value a number: `float(...)`, `round(...)`, arithmetic."""
-    parent = parents.get(node)
-    while True:
-        if isinstance(parent, cst.BinaryOperation) and type(parent.operator).__name__ in _ARITHMETIC:
-            node, parent = parent, parents.get(parent)
-        elif isinstance(parent, cst.Arg) and parent.keyword is None:
-            call = parents.get(parent)
-            if isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value in _WRAPPERS:
-                node, parent = call, parents.get(call)
-            else:
-                return node, parent
-        else:
-            return node, parent
+_climb = climb
 
 
 def _is_sink(call) -> bool:
@@ -563,8 +659,13 @@ def _is_sink(call) -> bool:
 
 
 def _is_sink_string(part, parents: Dict) -> bool:
-    string = parents.get(part)
-    holder = parents.get(string)
+    """Whether an f-string part ends up in a logging call, also through implicit
+    concatenation (`f"a {x}" f"b {y}"`) and `%` or `+` formatting."""
+    holder = parents.get(parents.get(part))
+    while isinstance(holder, cst.ConcatenatedString) or (
+        isinstance(holder, cst.BinaryOperation) and isinstance(holder.operator, (cst.Modulo, cst.Add))
+    ):
+        holder = parents.get(holder)
     return isinstance(holder, cst.Arg) and _is_sink(parents.get(holder))
 
 
@@ -576,7 +677,11 @@ def _needs_host_value(expression, parents: Dict) -> bool:
         node, parent = parent, parents.get(parent)
     if isinstance(parent, cst.Arg):
         call = parents.get(parent)
-        return isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value in _HOST_BUILTINS
+        if not isinstance(call, cst.Call):
+            return False
+        if isinstance(call.func, cst.Attribute):
+            return call.func.attr.value in _SIZE_ARGUMENTS
+        return isinstance(call.func, cst.Name) and call.func.value in _HOST_BUILTINS
     if isinstance(parent, (cst.If, cst.While, cst.IfExp)):
         return parent.test is node
     # a result bound to another name is not followed: it may become a size or an index

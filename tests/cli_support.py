@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import os
+import json
 import re
 import subprocess
 import sys
@@ -92,13 +93,20 @@ MARKER = re.compile(r"#\s*expect:\s*(?P<items>TL\d{3}:\d+(?:\s*,\s*TL\d{3}:\d+)*
 
 
 def expected_findings(project: Path) -> set:
-    """The (file, row, column, code) findings that the `# expect: CODE:COL` markers under `project` name."""
+    """The (file, row, column, code) findings that the `# expect: CODE:COL` markers under
+    `project` name; in a notebook the file is `name.ipynb:cell N` and rows count in the cell."""
     expected = set()
-    for path in sorted(project.rglob("*.py")):
-        for row, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+    sources = [(path.relative_to(project).as_posix(), path.read_text(encoding="utf-8")) for path in sorted(project.rglob("*.py"))]
+    for path in sorted(project.rglob("*.ipynb")):
+        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+        for number, cell in enumerate(cells, start=1):
+            if cell["cell_type"] == "code":
+                sources.append((f"{path.relative_to(project).as_posix()}:cell {number}", "".join(cell["source"])))
+    for name, text in sources:
+        for row, line in enumerate(text.splitlines(), start=1):
             match = MARKER.search(line)
             if match:
                 for item in match.group("items").split(","):
                     code, column = item.strip().split(":")
-                    expected.add((path.relative_to(project).as_posix(), row, int(column), code))
+                    expected.add((name, row, int(column), code))
     return expected

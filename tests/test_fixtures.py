@@ -19,6 +19,8 @@ def actual_findings(project: Path, *extra):
     found = set()
     for item in json.loads(result.stdout):
         relative = Path(item["filename"]).resolve().relative_to(project.resolve()).as_posix()
+        if item.get("cell"):
+            relative += f":cell {item['cell']}"
         found.add((relative, item["location"]["row"], item["location"]["column"], item["code"]))
     return found
 
@@ -37,7 +39,7 @@ def test_fix_produces_expected_files(project, mode, fixtures_copy):
     flags = ["--fix"] if mode == "fixed" else ["--fix", "--unsafe-fixes"]
     result = run_torchlint("check", "--no-cache", *flags, "--output-format", "concise", ".", cwd=work)
     assert result.returncode in (0, 1), result.stderr.decode()
-    for path in sorted(work.rglob("*.py")):
+    for path in sorted([*work.rglob("*.py"), *work.rglob("*.ipynb")]):
         original = FIXTURES / project / path.relative_to(work)
         candidates = [Path(f"{original}.{mode}")]
         if mode == "unsafe-fixed":
@@ -45,7 +47,7 @@ def test_fix_produces_expected_files(project, mode, fixtures_copy):
         expected_path = next((c for c in candidates if c.exists()), original)
         assert path.read_text(encoding="utf-8") == expected_path.read_text(encoding="utf-8"), path
     again = run_torchlint("check", "--no-cache", *flags, "--output-format", "json", ".", cwd=work)
-    before = {p: p.read_bytes() for p in work.rglob("*.py")}
+    before = {p: p.read_bytes() for p in [*work.rglob("*.py"), *work.rglob("*.ipynb")]}
     assert json.loads(again.stdout) is not None
-    assert {p: p.read_bytes() for p in work.rglob("*.py")} == before
+    assert {p: p.read_bytes() for p in [*work.rglob("*.py"), *work.rglob("*.ipynb")]} == before
     assert "fixed" not in again.stderr.decode()

@@ -148,11 +148,21 @@ def test_a_file_header_stays_and_the_file_never_starts_with_blank_lines(tmp_path
     assert fixed(tmp_path, "b.py") == "# Copyright\n\n\ndef f():\n    import wandb\n\n    wandb.init()\n"
 
 
-def test_a_comment_heading_a_group_of_imports_stays(tmp_path):
-    source = "import os\n\n# trackers\nimport wandb\nimport yaml\n\n\ndef train():\n    wandb.init()\n    return os, yaml\n"
+def test_a_comment_naming_a_group_of_imports_stays(tmp_path):
+    source = "import os\n\n# third-party imports\nimport wandb\nimport yaml\n\n\ndef train():\n    wandb.init()\n    return os, yaml\n"
     write_tree(tmp_path, {"train.py": source})
     assert fixed(tmp_path, "train.py") == (
-        "import os\n\n# trackers\nimport yaml\n\n\ndef train():\n    import wandb\n\n    wandb.init()\n    return os, yaml\n"
+        "import os\n\n# third-party imports\nimport yaml\n\n\ndef train():\n    import wandb\n\n    wandb.init()\n    return os, yaml\n"
+    )
+
+
+def test_the_comment_right_above_the_import_moves_with_it(tmp_path):
+    # issue 23, item 9: `# experiment tracking` used to end up above `import torch`
+    source = "import os\n\n# experiment tracking\nimport wandb\nimport torch\n\n\ndef train():\n    wandb.init()\n    return os, torch\n"
+    write_tree(tmp_path, {"train.py": source})
+    assert fixed(tmp_path, "train.py") == (
+        "import os\n\nimport torch\n\n\ndef train():\n    # experiment tracking\n    import wandb\n\n"
+        "    wandb.init()\n    return os, torch\n"
     )
 
 

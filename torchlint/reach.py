@@ -19,7 +19,11 @@ import dataclasses
 from dataclasses import dataclass, replace
 from typing import AbstractSet, Any, Dict, FrozenSet, Iterator, List, Mapping, Optional, Sequence, Set, Tuple
 
+from torchlint.analysis.classes import ast_class_methods, ast_self_name
+from torchlint.analysis.training_loops import loop_facts, may_run_per_step
+from torchlint.analysis.value_kinds import Kind as ValueKind, cst_kind
 from torchlint.ast_owners import owned_nodes
+from torchlint.loop_reach import LoopPass, loop_candidate_nodes, loop_project_diagnostics
 from torchlint.config import Config
 from torchlint.elide import definitions_around
 from torchlint.ftypes import Diagnostic
@@ -35,6 +39,9 @@ from torchlint.step_branches import (  # noqa: F401  (own_nodes, parents_of: use
 )
 
 MAX_DEPTH = 3  # self-calls followed from a hot path
+# a Hugging Face `Trainer` subclass runs these on every training step
+HF_TRAINERS = frozenset({"transformers.Trainer", "transformers.trainer.Trainer"})
+HF_TRAINER_STEPS = ("training_step", "compute_loss")
 AUTOGRAD_FUNCTIONS = frozenset(
     {"torch.autograd.Function", "torch.autograd.function.Function", "torch.autograd.function.InplaceFunction"}
 )
@@ -126,29 +133,6 @@ class _ClassGraphBuilder:
             return False
         is_parameter = qualified.startswith("torch.nn") and qualified.endswith(".Parameter")
         return is_parameter or root_kind(qualified) is Kind.MODULE
-
-
-def ast_class_methods(node: ast.ClassDef) -> List[ast.AST]:
-    """The `def`/`async def` of a class body, also under `if`/`try`/`with` in the body."""
-    found: List[ast.AST] = []
-    stack = list(reversed(node.body))
-    while stack:
-        statement = stack.pop()
-        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            found.append(statement)
-        elif isinstance(statement, (ast.If, ast.Try, ast.With, ast.AsyncWith)) or type(statement).__name__ == "TryStar":
-            for block in reversed(blocks(statement)):
-                stack.extend(reversed(block))
-    return found
-
-
-def ast_self_name(function) -> Optional[str]:
-    """The name a method calls its instance, or None for a static or class method."""
-    for decorator in function.decorator_list:
-        if ast_dotted_name(decorator) in ("staticmethod", "classmethod"):
-            return None
-    arguments = (*function.args.posonlyargs, *function.args.args)
-    return arguments[0].arg if arguments else None
 
 
 def _ast_self_attribute(node: ast.AST, instance: str) -> Optional[str]:
@@ -251,6 +235,8 @@ class Reach:
                 hot.extend((step, True) for step in LIGHTNING_STEPS)
         if self._inherits(facts, AUTOGRAD_FUNCTIONS, ()):
             hot.extend((("forward", False), ("backward", False)))
+        if self._inherits(facts, HF_TRAINERS, ()):
+            hot.extend((step, False) for step in HF_TRAINER_STEPS)
         return hot
 
     def _inherits(self, facts: ClassFacts, targets: frozenset, seen: Tuple[str, ...]) -> bool:
@@ -361,14 +347,10 @@ def fresh_cpu_tensor(expression, imports) -> bool:
 
 
 def plainly_host(expression, imports) -> bool:
-    """Whether an expression is plainly not a tensor: a number, or a call or attribute
-    chain rooted in numpy or math (`np.float32(1)`, `np.mean(a)`)."""
-    while isinstance(expression, (cst.Call, cst.Attribute, cst.Subscript)):
-        expression = expression.func if isinstance(expression, cst.Call) else expression.value
-    if isinstance(expression, (cst.Integer, cst.Float)):
-        return True
-    qualified = imports.qualified_name(expression) if isinstance(expression, cst.Name) else None
-    return qualified is not None and qualified.split(".", 1)[0] in ("numpy", "math")
+    """Whether an expression is plainly not a tensor, from the expression alone: a
+    number, a literal, or a value rooted in numpy, math and the like (`np.float32(1)`,
+    `np.mean(a)`); see torchlint/analysis/value_kinds.py."""
+    return cst_kind(expression, imports) is ValueKind.HOST
 
 
 # ---- rules that report what a hot path reaches (TL003, TL005) ----------------------
@@ -398,6 +380,8 @@ class Candidate:
 
 def _cpu_state(class_node, module, imports) -> Set[str]:
     values: Dict[str, List] = {}
+    if class_node is None:
+        return set()
     for function in methods(class_node):
         for node in own_nodes(function.body):
             if isinstance(node, cst.Assign):
@@ -416,13 +400,7 @@ def _cpu_state(class_node, module, imports) -> Set[str]:
     }
 
 
-def may_run_per_step(method_name: str) -> bool:
-    """Special methods (`__init__`, `__repr__`, ...) are no hot path and no hot path
-    calls them on `self`; `__call__` may be both."""
-    return method_name == "__call__" or not (method_name.startswith("__") and method_name.endswith("__"))
-
-
-class HotPathRule(Rule):
+class HotPathRule(LoopPass, Rule):
     """A rule that checks every method of every class, and reports what it finds where a
     hot path reaches that method (in the file at once, else in the project pass).
     Subclasses give `ast_candidate` (the gate's necessary condition on one ast node) and
@@ -431,6 +409,8 @@ class HotPathRule(Rule):
 
     project_rule = True
     options: Mapping[str, Any] = {"check-error-paths": False, "check-periodic-branches": False}
+    # True: training loops and step functions are hot paths too (torchlint/loop_reach.py)
+    training_loops = False
 
     def __init__(self, context) -> None:
         super().__init__(context)
@@ -442,10 +422,17 @@ class HotPathRule(Rule):
         self._settings: Optional[ClassSettings] = None
         self._function = None
         self._scope: Optional[StepScope] = None
+        self._class_reported: Set[int] = set()
+        self._deferred: Dict[int, int] = {}  # id(node) -> index in `_candidates`
+        self._method_reports: Dict[int, List[Tuple[Report, bool]]] = {}  # id(method) -> its reports
 
     @classmethod
     def ast_facts(cls, view: SourceView, config: Config) -> Dict[str, Any]:
-        return dict(class_graph(view))  # a copy: the file pass adds its own candidates
+        facts = dict(class_graph(view))  # a copy: the file pass adds its own candidates
+        loops = loop_facts(view) if cls.training_loops else None
+        if loops is not None:
+            facts["loops"] = loops
+        return facts
 
     @classmethod
     def ast_candidate(cls, node: ast.AST, view: SourceView) -> bool:
@@ -455,13 +442,18 @@ class HotPathRule(Rule):
     def gate(cls, view: SourceView, config: Config) -> bool:
         if view.tree is None:
             return True
-        return next(cls._candidate_classes(view), None) is not None
+        if next(cls._candidate_classes(view), None) is not None:
+            return True
+        return cls.training_loops and bool(loop_candidate_nodes(cls, view))
 
     @classmethod
     def needed_definitions(cls, view: SourceView, config: Config) -> Optional[AbstractSet[int]]:
         if view.tree is None:
             return None
-        return definitions_around(view, cls._candidate_classes(view))
+        around = list(cls._candidate_classes(view))
+        if cls.training_loops:
+            around.extend(loop_candidate_nodes(cls, view))
+        return definitions_around(view, around)
 
     @classmethod
     def _candidate_classes(cls, view: SourceView) -> Iterator[ast.ClassDef]:
@@ -474,6 +466,11 @@ class HotPathRule(Rule):
                 yield node
 
     def method_reports(self, class_name: str, function) -> Iterator[Tuple[Report, bool]]:
+        raise NotImplementedError
+
+    def owner_reports(self, function, class_node, where: str) -> Iterator[Tuple[Report, bool]]:
+        """The findings of a function, a method or a module's own code (`function` a
+        `cst.Module`), for rules with `training_loops`; `where` names it in messages."""
         raise NotImplementedError
 
     def quiet_hooks(self, report: Report) -> FrozenSet[str]:
@@ -514,6 +511,7 @@ class HotPathRule(Rule):
                 continue
             self._function, self._scope = function, None
             reports = list(self.method_reports(node.name.value, function))
+            self._method_reports[id(function)] = reports  # the loop pass reads them again
             if reports:
                 self._place(class_name, function.name.value, reports)
 
@@ -525,6 +523,7 @@ class HotPathRule(Rule):
         for report, lightning_fix in reports:
             quiet = self.quiet_hooks(report)
             if route is not None:
+                self._class_reported.add(id(report.node))
                 if quiet and route.hooks <= quiet:
                     continue
                 report.message += route.describe()
@@ -534,6 +533,7 @@ class HotPathRule(Rule):
                 continue
             diagnostic = self.context.diagnostic(report)
             if diagnostic is not None:
+                self._deferred[id(report.node)] = len(self._candidates)
                 self._candidates.append(Candidate(class_name, method_name, lightning_fix, diagnostic, quiet).to_json())
 
     def _file_reach(self) -> Reach:
@@ -544,6 +544,10 @@ class HotPathRule(Rule):
 
     def leave_Module(self, node) -> None:
         facts = self.context.facts.setdefault(self.code, dict(class_graph(self.context.view)))
+        if self.training_loops:
+            facts["loop_candidates"] = self._loop_pass(node, facts, self._class_reported)
+            settled = {self._deferred[id(report.node)] for report in self.context.reports if id(report.node) in self._deferred}
+            self._candidates = [c for i, c in enumerate(self._candidates) if i not in settled]
         facts["candidates"] = self._candidates
 
     @classmethod
@@ -559,6 +563,12 @@ class HotPathRule(Rule):
                 diagnostic = candidate.diagnostic
                 fix = None if candidate.lightning_fix and not route.lightning else diagnostic.fix
                 found.append(replace(diagnostic, message=diagnostic.message + route.describe(), fix=fix))
+        if cls.training_loops:
+            evaluation = bool(config.options_for(cls.name).get("check-evaluation-loops", False))
+            seen = {(d.filename, d.location, d.cell) for d in found}
+            for diagnostic in loop_project_diagnostics(facts, evaluation):
+                if (diagnostic.filename, diagnostic.location, diagnostic.cell) not in seen:
+                    found.append(diagnostic)
         return found
 
 
@@ -578,7 +588,8 @@ _SAME_MODEL_METHODS = frozenset(
     {"to", "cuda", "cpu", "train", "eval", "float", "double", "half", "bfloat16", "requires_grad_", "module"}
 )
 _FLOW_DEPTH = 6
-_FLOW_NODES = (ast.Assign, ast.AnnAssign, ast.NamedExpr, ast.Return)  # and the calls that may call the tree
+# and the calls that may call the tree
+_FLOW_NODES = (ast.Assign, ast.AnnAssign, ast.NamedExpr, ast.Return, ast.For, ast.AsyncFor, ast.With, ast.AsyncWith)
 
 
 def instance_flow(view: SourceView) -> Optional[Dict[str, Any]]:
@@ -634,9 +645,11 @@ class _FlowBuilder:
         self.owned: Dict[Optional[ast.AST], List[ast.AST]] = {}
         self.module_assigns: Dict[str, List[ast.AST]] = {}
         for node in module_level_ast_statements(self.tree):
-            if isinstance(node, ast.Assign):
-                for name in _ast_bound_names(node):
-                    self.module_assigns.setdefault(name, []).append(node.value)
+            pairs = [pair for target in node.targets for pair in bound_values(target, node.value)] if isinstance(
+                node, ast.Assign
+            ) else loop_and_with_values(node)
+            for name, value in pairs:
+                self.module_assigns.setdefault(name, []).append(value)
         self.calls: List[list] = []
         self.functions: Dict[str, list] = {}
         self._cache: Dict[Tuple[str, str], Set[str]] = {}  # one function's names
@@ -685,17 +698,19 @@ class _FlowBuilder:
                 calls.append(node)
             elif kind is ast.Assign:
                 for target in node.targets:
-                    if type(target) is ast.Name:
-                        assigns.setdefault(target.id, []).append(node.value)
-                    elif instance is not None:
-                        attribute = _ast_self_attribute(target, instance)
-                        if attribute is not None:
-                            attrs.setdefault(attribute, []).append(node.value)
+                    attribute = _ast_self_attribute(target, instance) if instance is not None else None
+                    if attribute is not None:
+                        attrs.setdefault(attribute, []).append(node.value)
+                    for name, value in bound_values(target, node.value):
+                        assigns.setdefault(name, []).append(value)
             elif kind in (ast.AnnAssign, ast.NamedExpr) and type(node.target) is ast.Name:
                 if node.value is not None:
                     assigns.setdefault(node.target.id, []).append(node.value)
             elif kind is ast.Return and node.value is not None:
                 returns.append(node.value)
+            elif kind in (ast.For, ast.AsyncFor, ast.With, ast.AsyncWith):
+                for name, value in loop_and_with_values(node):
+                    assigns.setdefault(name, []).append(value)
         return assigns, returns, calls, attrs
 
     def _function(self, function, collected, owner) -> None:
@@ -762,6 +777,12 @@ class _FlowBuilder:
             if isinstance(func, ast.Attribute) and func.attr in _SAME_MODEL_METHODS:
                 return self._sources(func.value, scope, depth + 1)
             node = func
+        if isinstance(node, ast.Subscript):  # `critics[0]`: one of what the container holds
+            return self._sources(node.value, scope, depth + 1)
+        if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+            return set().union(*(self._sources(element, scope, depth + 1) for element in node.elts))
+        if isinstance(node, ast.Starred):
+            return self._sources(node.value, scope, depth + 1)
         if isinstance(node, (ast.Name, ast.Attribute)):
             dotted = ast_dotted_name(node)
             if dotted is None:
@@ -790,11 +811,57 @@ class _FlowScope:
     instance: Optional[str]
 
 
+def bound_values(target: ast.AST, value: ast.AST) -> List[Tuple[str, ast.AST]]:
+    """The names an assignment target binds, each with the expression it receives:
+    element by element where the value is a tuple or list of matching shape (`critic, gen
+    = Critic(), Gen()`; a starred name gets the rest as a list), else the whole value."""
+    if isinstance(target, ast.Name):
+        return [(target.id, value)]
+    if isinstance(target, ast.Starred):
+        return bound_values(target.value, value)
+    if not isinstance(target, (ast.Tuple, ast.List)):
+        return []
+    names = target.elts
+    stars = [i for i, name in enumerate(names) if isinstance(name, ast.Starred)]
+    values = value.elts if isinstance(value, (ast.Tuple, ast.List)) else None
+    if values is None or any(isinstance(v, ast.Starred) for v in values) or len(stars) > 1:
+        return [pair for name in names for pair in bound_values(name, value)]
+    if not stars:
+        if len(values) != len(names):
+            return [pair for name in names for pair in bound_values(name, value)]
+        return [pair for name, item in zip(names, values) for pair in bound_values(name, item)]
+    star, after = stars[0], len(names) - stars[0] - 1
+    if len(values) < len(names) - 1:
+        return [pair for name in names for pair in bound_values(name, value)]
+    rest = ast.List(elts=values[star : len(values) - after], ctx=ast.Load())
+    pairs = [pair for name, item in zip(names[:star], values[:star]) for pair in bound_values(name, item)]
+    pairs += bound_values(names[star], rest)
+    pairs += [pair for name, item in zip(names[star + 1 :], values[len(values) - after :]) for pair in bound_values(name, item)]
+    return pairs
+
+
+def loop_and_with_values(node: ast.AST) -> List[Tuple[str, ast.AST]]:
+    """What a `for` target (`for critic in critics`, through `enumerate` and `zip`) and a
+    `with ... as` name receive: the container (whose sources are its elements') or the
+    context expression."""
+    if isinstance(node, (ast.With, ast.AsyncWith)):
+        return [pair for item in node.items if item.optional_vars is not None for pair in bound_values(item.optional_vars, item.context_expr)]
+    if not isinstance(node, (ast.For, ast.AsyncFor)):
+        return []
+    target, iterable = node.target, node.iter
+    if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.args and not iterable.keywords:
+        if iterable.func.id == "enumerate" and isinstance(target, ast.Tuple) and len(target.elts) == 2:
+            return bound_values(target.elts[1], iterable.args[0])
+        if iterable.func.id == "zip" and isinstance(target, ast.Tuple) and len(target.elts) == len(iterable.args):
+            return [pair for name, item in zip(target.elts, iterable.args) for pair in bound_values(name, item)]
+    return bound_values(target, iterable)
+
+
 def _ast_bound_names(node) -> List[str]:
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
         return [node.name]
     if isinstance(node, ast.Assign):
-        return [t.id for t in node.targets if isinstance(t, ast.Name)]
+        return [name for target in node.targets for name, _ in bound_values(target, node.value)]
     if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
         return [node.target.id]
     return []
@@ -1159,6 +1226,17 @@ class FileFlow:
     def visit_AnnAssign(self, node) -> None:
         if node.value is not None:
             self._record_assign([node.target], node.value)
+
+    # the other binding forms: what a `for` target, a walrus and a `with ... as` name receive
+    def visit_For(self, node) -> None:
+        self._record_assign([node.target], node.iter)
+
+    def visit_NamedExpr(self, node) -> None:
+        self._record_assign([node.target], node.value)
+
+    def visit_WithItem(self, node) -> None:
+        if node.asname is not None:
+            self._record_assign([node.asname.name], node.item)
 
 
     def _call_offset(self, callee: str, caller: Scope, target: Scope) -> Optional[int]:

@@ -134,9 +134,12 @@ class StepScope:
 
 
 def class_settings(class_node) -> ClassSettings:
-    """What a class does with the attributes of `self` (see `ClassSettings`)."""
+    """What a class does with the attributes of `self` (see `ClassSettings`); none
+    without a class (`class_node` None: a function's or a module's code)."""
     changed: Set[str] = set()
     on: Set[str] = set()
+    if class_node is None:
+        return ClassSettings(frozenset(), frozenset())
     for function in methods(class_node):
         instance = self_name(function)
         if instance is None:
@@ -176,16 +179,21 @@ def _names_any(value, names: FrozenSet[str]) -> bool:
 
 
 def step_scope(function, settings: ClassSettings) -> StepScope:
-    """The `StepScope` of one method, given its class's settings."""
+    """The `StepScope` of one method, given its class's settings (or of a function, or
+    of a module's own code: `function` a `cst.Module`)."""
     bound: Set[str] = set()
-    for node in own_nodes(function.body):
+    if isinstance(function, cst.Module):
+        body, instance, params = function, None, ()
+    else:
+        body, instance, params = function.body, self_name(function), parameter_names(function)
+    for node in own_nodes(body):
         if isinstance(node, cst.AssignTarget):
             bound.update(assigned_names(node.target))
         elif isinstance(node, (cst.AnnAssign, cst.AugAssign, cst.For, cst.CompFor, cst.NamedExpr)):
             bound.update(assigned_names(node.target))
         elif isinstance(node, cst.AsName):
             bound.update(assigned_names(node.name))
-    return StepScope(self_name(function), frozenset(bound - set(parameter_names(function))), settings)
+    return StepScope(instance, frozenset(bound - set(params)), settings)
 
 
 def in_periodic_branch(node, parents: Mapping, scope: Optional[StepScope] = None) -> bool:

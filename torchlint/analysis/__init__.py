@@ -1,1 +1,2 @@
-"""What the code means, each concept once (see DESIGN.md): one module per concept."""
+"""What the code means, each concept once (one module per concept), in its stdlib-ast and
+LibCST forms side by side where both are needed."""

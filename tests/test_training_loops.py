@@ -1,0 +1,445 @@
+"""Training loops as hot paths (issue 22): what TL003 reports in hand-written training
+code, the shared analyses it reads (training loops, value kinds) and their two forms."""
+
+from __future__ import annotations
+
+import ast
+import json
+import textwrap
+
+import pytest
+
+from cli_support import write_tree
+from torchlint import cli
+from torchlint.analysis.training_loops import LoopGraph, ast_training_call, cst_owners, cst_training_call, loop_facts
+from torchlint.analysis.value_kinds import Kind, ast_bindings, ast_kind, cst_bindings, cst_kind
+from torchlint.lazy import cst
+from torchlint.names import ImportMap
+from torchlint.rule import SourceView
+from torchlint.step_branches import own_nodes
+from torchlint.walk import ast_nodes, walk
+
+
+def _check(tmp_path, capsys, files, *flags):
+    write_tree(tmp_path, {name: textwrap.dedent(text) for name, text in files.items()})
+    capsys.readouterr()
+    code = cli.main(["check", "--no-cache", "--select", "TL003", "--output-format", "json", *flags, str(tmp_path)])
+    found = json.loads(capsys.readouterr().out)
+    return code, [(item["filename"].rsplit("/", 1)[-1], item["location"]["row"], item["message"], item["fix"]) for item in found]
+
+
+def _fixed(tmp_path, capsys, name, text, *flags):
+    write_tree(tmp_path, {name: textwrap.dedent(text)})
+    capsys.readouterr()
+    cli.main(["check", "--no-cache", "--select", "TL003", "--fix", *flags, str(tmp_path)])
+    capsys.readouterr()
+    return (tmp_path / name).read_text()
+
+
+LOOP = """\
+import torch
+
+
+def train(model, loader, optimizer):
+    for x, y in loader:
+        loss = model(x, y)
+        {step}
+        print(loss.item())
+"""
+
+
+@pytest.mark.parametrize(
+    "step",
+    [
+        "loss.backward()",
+        "scaler.scale(loss).backward()",
+        "accelerator.backward(loss)",
+        "fabric.backward(loss)",
+        "torch.autograd.backward(loss)",
+        "torch.autograd.grad(loss, x)",
+        "optimizer.step()",
+        "scaler.step(optimizer)",
+        "self.d_optim.step()",
+    ],
+)
+def test_a_loop_that_runs_a_backward_pass_or_a_step_is_hot(step, tmp_path, capsys):
+    code, found = _check(tmp_path, capsys, {"train.py": LOOP.format(step=step)})
+    assert code == 1
+    assert [(f[0], f[1]) for f in found] == [("train.py", 8)]
+    assert "the training loop in `train`" in found[0][2]
+
+
+@pytest.mark.parametrize("step", ["lr_scheduler.step()", "scheduler.step()", "env.step(action)", "pass"])
+def test_a_loop_without_one_is_not(step, tmp_path, capsys):
+    assert _check(tmp_path, capsys, {"train.py": LOOP.format(step=step)}) == (0, [])
+
+
+TRAINER = """\
+import torch
+from .meters import log_metrics
+
+
+class Trainer:
+    def _train_batch(self, batch):
+        loss = self.model(batch)
+        loss.backward()
+        self.optimizer.step()
+        return loss
+
+    def _log(self, loss):
+        self.history.append(loss.item())
+
+    def fit(self, loader):
+        for batch in loader:
+            loss = self._train_batch(batch)
+            self._log(loss)
+            log_metrics(loss)
+
+    @torch.no_grad()
+    def evaluate(self, loader):
+        for batch in loader:
+            print(self.model(batch).item())
+
+    def validate(self, loader):
+        with torch.inference_mode():
+            for batch in loader:
+                print(self.model(batch).item())
+
+
+def main(trainer, loader):
+    for epoch in range(10):
+        trainer.fit(loader)
+        score = trainer.model.score()
+        print(score.item())
+"""
+METERS = """\
+def log_metrics(loss):
+    print(f"loss {loss.item():.3f}")
+"""
+
+
+def test_a_trainer_method_loop_and_what_it_calls_across_files(tmp_path, capsys):
+    code, found = _check(tmp_path, capsys, {"pkg/__init__.py": "", "pkg/trainer.py": TRAINER, "pkg/meters.py": METERS})
+    assert code == 1
+    assert [(f[0], f[1]) for f in found] == [("meters.py", 2), ("trainer.py", 13)]
+    assert found[0][2].endswith(f"(reached from the training loop in `Trainer.fit` of `{tmp_path / 'pkg' / 'trainer.py'}` via `log_metrics`)")
+    assert found[1][2].endswith("(reached from the training loop in `Trainer.fit` via `Trainer._log`)")
+
+
+def test_evaluation_loops_are_hot_only_when_asked(tmp_path, capsys):
+    files = {"pkg/__init__.py": "", "pkg/trainer.py": TRAINER, "pkg/meters.py": METERS}
+    write_tree(tmp_path, {"pyproject.toml": "[tool.torchlint.host-sync-in-hot-path]\ncheck-evaluation-loops = true\n"})
+    code, found = _check(tmp_path, capsys, files, "--config", str(tmp_path / "pyproject.toml"))
+    assert [(f[0], f[1]) for f in found] == [("meters.py", 2), ("trainer.py", 13), ("trainer.py", 24), ("trainer.py", 29)]
+
+
+def test_a_step_function_is_hot_itself(tmp_path, capsys):
+    text = """\
+    def train_step(model, batch, optimizer):
+        loss = model(batch)
+        loss.backward()
+        optimizer.step()
+        return {"loss": loss.item()}
+    """
+    code, found = _check(tmp_path, capsys, {"steps.py": text})
+    assert [(f[0], f[1]) for f in found] == [("steps.py", 5)]
+    assert "`train_step`" in found[0][2]
+
+
+HARD_NEGATIVES = """\
+import torch
+from torch import nn
+
+
+class BalanceCrossEntropyLoss(nn.Module):
+    def forward(self, pred, gt, mask):
+        positive = (gt * mask).byte()
+        negative = ((1 - gt) * mask).byte()
+        positive_count = int(positive.float().sum().item())
+        negative_count = min(int(negative.float().sum().item()), positive_count * 3)
+        loss = nn.functional.binary_cross_entropy(pred, gt, reduction="none")
+        negative_loss, _ = torch.topk((loss * negative.float()).view(-1), negative_count)
+        if positive.sum().item() > 0:
+            loss = loss * 2
+        return loss.sum() + negative_loss.sum()
+
+
+def dice_loss(pred, gt):
+    total = max(gt.sum().item(), 1)
+    return (pred * gt).sum() / total
+
+
+def train(model, loader, optimizer):
+    for x, y in loader:
+        loss = dice_loss(model(x), y)
+        loss.backward()
+        optimizer.step()
+        for i in y.unique().tolist():
+            print(i)
+"""
+
+
+def test_loss_code_reports_host_values_by_default_with_the_rewrite(tmp_path, capsys):
+    code, found = _check(tmp_path, capsys, {"losses.py": HARD_NEGATIVES})
+    rows = {f[1]: f[2] for f in found}
+    assert sorted(rows) == [9, 10, 13, 19]
+    assert "sort once and mask by rank instead of `topk`" in rows[9] and "no automatic fix" in rows[9]
+    assert "sort once and mask by rank" in rows[10]
+    assert "`torch.where` instead of a Python branch" in rows[13]
+    assert "`clamp_min`" in rows[19] and "(reached from the training loop in `train` via `dice_loss`)" in rows[19]
+    assert all(f[3] is None for f in found)
+
+
+def test_host_values_elsewhere_stay_behind_the_option(tmp_path, capsys):
+    write_tree(tmp_path, {"pyproject.toml": "[tool.torchlint.host-sync-in-hot-path]\ncheck-host-values = true\n"})
+    code, found = _check(tmp_path, capsys, {"losses.py": HARD_NEGATIVES}, "--config", str(tmp_path / "pyproject.toml"))
+    assert 28 in {f[1] for f in found}
+
+
+NUMPY = """\
+import cv2
+import numpy as np
+
+
+def train(model, loader, optimizer, boxes):
+    for x, y in loader:
+        loss = model(x).sum()
+        loss.backward()
+        optimizer.step()
+        poly = np.asarray(boxes)
+        warped = cv2.perspectiveTransform(poly[None], np.eye(3))
+        sizes = [len(b) for b in boxes]
+        count = len(boxes) * 2.0
+        print(poly.tolist(), warped.reshape(-1).tolist(), sizes.item(), float(count), np.float32(1).item())
+"""
+
+
+def test_numpy_number_and_list_values_are_never_reported(tmp_path, capsys):
+    assert _check(tmp_path, capsys, {"train.py": NUMPY}) == (0, [])
+
+
+ACCUMULATE = """\
+def train(model, loader, optimizer, epochs, bar):
+    for epoch in range(epochs):
+        running = 0.0
+        correct = 0
+        for step, (x, y) in enumerate(loader):
+            logits = model(x)
+            loss = logits.sum()
+            loss.backward()
+            optimizer.step()
+            running += loss.item() * x.size(0)
+            correct += (logits.argmax(1) == y).sum().item()
+            if step % 100 == 0:
+                print(logits.mean().item())
+        print(f"{epoch}: {running / len(loader):.3f} {correct / 10}")
+"""
+
+
+def test_accumulation_moves_the_host_read_after_the_loop(tmp_path, capsys):
+    fixed = _fixed(tmp_path, capsys, "train.py", ACCUMULATE)
+    assert "running += loss.detach() * x.size(0)" in fixed
+    assert "correct += (logits.argmax(1) == y).sum()\n" in fixed
+    assert "        correct = int(correct)\n        running = float(running)\n        print(f\"{epoch}" in fixed
+    assert "print(logits.mean().item())" in fixed  # a sync every 100 steps stays quiet
+    compile(fixed, "train.py", "exec")
+
+
+def test_accumulation_fix_is_unsafe_when_a_later_read_is_no_number_context(tmp_path, capsys):
+    text = """\
+    def train(model, loader, optimizer):
+        total = 0.0
+        for x in loader:
+            loss = model(x)
+            loss.backward()
+            optimizer.step()
+            total += loss.item()
+        return total
+    """
+    assert "total += loss.item()" in _fixed(tmp_path, capsys, "train.py", text)
+    fixed = _fixed(tmp_path, capsys, "train.py", text, "--unsafe-fixes")
+    assert "total += loss.detach()\n    total = float(total)\n    return total" in fixed
+
+
+def test_no_accumulation_fix_when_the_loop_reads_the_sum(tmp_path, capsys):
+    text = """\
+    def train(model, loader, optimizer, bar):
+        total = 0.0
+        for i, x in enumerate(loader):
+            loss = model(x)
+            loss.backward()
+            optimizer.step()
+            total += loss.item()
+            bar.set_postfix(avg=total / (i + 1))
+        return total
+    """
+    code, found = _check(tmp_path, capsys, {"train.py": text})
+    assert [(f[1], f[3]) for f in found] == [(7, None)]
+
+
+def test_display_every_step_is_reported_and_a_running_mean_too(tmp_path, capsys):
+    text = """\
+    import logging
+    logger = logging.getLogger(__name__)
+
+
+    def fit(model, loader, optimizer, bar):
+        ema = 0.0
+        for x in loader:
+            loss = model(x)
+            loss.backward()
+            optimizer.step()
+            ema = 0.9 * ema + 0.1 * loss.item()
+            bar.set_postfix(loss=model.aux.item())
+            logger.info("grad %s", model.weight.grad.norm().item())
+    """
+    code, found = _check(tmp_path, capsys, {"train.py": text})
+    assert [f[1] for f in found] == [11, 12, 13]
+
+
+def test_hugging_face_trainer_steps_are_hot(tmp_path, capsys):
+    text = """\
+    from transformers import Trainer
+
+
+    class MyTrainer(Trainer):
+        def training_step(self, model, inputs):
+            loss = super().training_step(model, inputs)
+            self.losses.append(loss.item())
+            return loss
+    """
+    code, found = _check(tmp_path, capsys, {"train.py": text})
+    assert [f[1] for f in found] == [7]
+
+
+# ---- the analyses: their stdlib-ast and LibCST forms agree ------------------------------
+
+KINDS = [
+    ("np.asarray(a)", Kind.HOST), ("cv2.resize(a, s)", Kind.HOST), ("poly.tolist()", Kind.HOST),
+    ("poly.reshape(-1)", Kind.HOST), ("x.item()", Kind.HOST), ("[1, 2]", Kind.HOST), ("len(a) * 2", Kind.HOST),
+    ("3.0", Kind.HOST), ("t.numpy()", Kind.HOST), ("x.to(device)", Kind.TENSOR), ("torch.from_numpy(poly)", Kind.TENSOR),
+    ("t.cuda()", Kind.TENSOR), ("t.sum()", Kind.UNKNOWN), ("t", Kind.UNKNOWN), ("self.x", Kind.UNKNOWN),
+    ("loss", Kind.UNKNOWN), ("mixed", Kind.TENSOR), ("math.pi * r", Kind.UNKNOWN), ("math.pi * 2", Kind.HOST),
+]
+PRELUDE = (
+    "import cv2\nimport math\nimport numpy as np\nimport torch\n\n"
+    "def f(a, s, t, x, device, r, loss, self):\n    poly = np.asarray(a)\n    mixed = poly if a else t.cuda()\n"
+    "    for loss in a:\n        pass\n"
+)
+
+
+@pytest.mark.parametrize("expression, expected", KINDS)
+def test_value_kinds_agree_in_both_forms(expression, expected):
+    source = PRELUDE + f"    return {expression}\n"
+    tree = ast.parse(source)
+    function = tree.body[-1]
+    ast_value = function.body[-1].value
+    table = SourceView(source).imports
+    module = cst.parse_module(source)
+    cst_function = module.body[-1]
+    cst_value = cst_function.body.body[-1].body[0].value
+    imports = ImportMap(module)
+    found_ast = ast_kind(ast_value, table, ast_bindings(ast_nodes(function)))
+    found_cst = cst_kind(cst_value, imports, cst_bindings(own_nodes(cst_function.body)))
+    assert found_ast is found_cst is expected
+
+
+OWNERS = """\
+import torch
+
+
+def train(model, loader, opt, sched):
+    for x in loader:
+        opt.zero_grad()
+        model(x).backward()
+        opt.step()
+        def inner():
+            for y in x:
+                pass
+    sched.step()
+    for epoch in range(3):
+        helper(loader)
+
+
+def helper(loader):
+    for batch in loader:
+        step_fn(batch)
+
+
+def step_fn(batch):
+    batch.backward()
+
+
+class Trainer:
+    def fit(self):
+        while True:
+            self.step()
+
+    def step(self):
+        self.optimizer.step()
+
+
+for x in data:
+    torch.autograd.grad(x, y)
+"""
+
+
+def test_training_loops_agree_in_both_forms(tmp_path):
+    view = SourceView(OWNERS, "pkg/train.py")
+    facts = loop_facts(view)["owners"]
+    module = cst.parse_module(OWNERS)
+    imports = ImportMap(module)
+    for qualname, node, _ in cst_owners(module, "pkg.train"):
+        body = node if isinstance(node, cst.Module) else node.body
+        loops = [n for n in own_nodes(body) if isinstance(n, (cst.For, cst.While))]
+        assert len(loops) == len(facts[qualname]["loops"]), qualname
+    assert set(facts) == {q for q, _, _ in cst_owners(module, "pkg.train")}
+    ast_calls = [ast_training_call(n, view.imports) for n in ast_nodes(view.tree) if isinstance(n, ast.Call)]
+    cst_calls = [cst_training_call(n, imports) for n in walk(module) if isinstance(n, cst.Call)]
+    assert sorted(ast_calls) == sorted(cst_calls) and sum(ast_calls) == 5
+    graph = LoopGraph({"pkg/train.py": {"owners": facts}})
+    assert graph.steps == {"pkg.train.step_fn", "pkg.train.Trainer.step"}
+    hot = {(q, i) for q, o in facts.items() for i in range(len(o["loops"])) if graph.hot_loop(q, i)}
+    assert hot == {
+        ("pkg.train.train", 0), ("pkg.train.helper", 0), ("pkg.train.Trainer.fit", 0), ("pkg.train.<module>", 0)
+    }
+
+
+def test_an_epoch_loop_that_finishes_a_partial_accumulation_is_not_hot(tmp_path, capsys):
+    text = """\
+    class Model:
+        def _step(self, x):
+            self.loss_fn(self.net(x)).backward()
+            self.optimizer.step()
+
+        def fit(self, epochs):
+            for loader in epochs:
+                did_step = False
+                for x in loader:
+                    did_step = self._step(x)
+                if not did_step:
+                    self.optimizer.step()
+                print(self.metric.compute().item())
+
+        def fit_accumulated(self, batches):
+            for chunks in batches:
+                for x in chunks:
+                    self.loss_fn(self.net(x)).backward()
+                self.optimizer.step()
+                print(self.metric.compute().item())
+    """
+    code, found = _check(tmp_path, capsys, {"model.py": text})
+    assert [f[1] for f in found] == [20]
+
+
+def test_a_display_string_built_by_concatenation_or_percent_is_a_display(tmp_path, capsys):
+    text = """\
+    def train(model, loader, opt, bar, eps):
+        for x in loader:
+            err = model(x)
+            err.backward()
+            opt.step()
+            bar.set_description(f"loss {err.item()} " f"norm {x.norm().item()}" "(eps %.2f)" % eps)
+    """
+    code, found = _check(tmp_path, capsys, {"train.py": text})
+    assert [(f[1], f[2].split(" in ")[0]) for f in found] == [(6, "`.item()`"), (6, "`.item()`")]

@@ -1,0 +1,86 @@
+"""Loss code: where a host value costs a sync on every step and has a standard rewrite.
+
+A loss runs on every training step. A value it needs on the host (a `topk` k, a
+Python `min`/`max`, a branch) makes each step wait for the GPU, and is where a CUDA
+fault launched earlier surfaces (the OCR detector's hard-negative mining, issue 22).
+Loss code is the `forward` of a loss module (a class whose name or base's name ends in
+`Loss`, as torch's `_Loss` and `_WeightedLoss` do) and a function or method whose name
+ends in `loss` (`dice_loss`, `compute_loss`).
+"""
+
+from __future__ import annotations
+
+from typing import Dict, List, Mapping, Optional
+
+from torchlint.lazy import cst
+from torchlint.names import cst_dotted_name
+from torchlint.walk import walk
+
+_REWRITES = {
+    "topk": "sort once and mask by rank instead of `topk` with a host `k` (hard-negative mining)",
+    "minmax": "use `clamp_min`/`clamp_max` (or `torch.minimum`/`torch.maximum`) instead of Python `min`/`max`",
+    "branch": "use `torch.where` instead of a Python branch",
+}
+
+
+def is_loss_code(function, class_node, imports) -> bool:
+    name = function.name.value
+    if name.lower().endswith("loss"):  # `dice_loss`, `compute_loss`, `_get_loss`
+        return True
+    if class_node is None or name != "forward":
+        return False
+    names = [class_node.name.value] + [cst_dotted_name(base.value) or "" for base in class_node.bases]
+    return any(part.rsplit(".", 1)[-1].lower().endswith("loss") for part in names)
+
+
+def host_value_rewrite(call, parents: Mapping, uses: Mapping[str, List]) -> Optional[str]:
+    """The sync-free rewrite that fits how a host value is used, if there is a standard
+    one: followed through the names it is bound to (two assignments deep)."""
+    seen: List = [call]
+    found: set = set()
+    for _ in range(3):
+        found |= _use_kinds(seen, parents)
+        bound = []
+        for node in seen:
+            target = _bound_name(node, parents)
+            if target is not None:
+                bound.extend(n for n in uses.get(target, ()) if not _is_target(n, parents))
+        if not bound:
+            break
+        seen = bound
+    return next((_REWRITES[kind] for kind in ("topk", "minmax", "branch") if kind in found), None)
+
+
+def _use_kinds(nodes, parents: Mapping) -> set:
+    kinds = set()
+    for node in nodes:
+        child, parent = node, parents.get(node)
+        while parent is not None and not isinstance(parent, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+            if isinstance(parent, cst.Call):
+                func = parent.func
+                last = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", None)
+                if last == "topk":
+                    kinds.add("topk")
+                elif isinstance(func, cst.Name) and last in ("min", "max"):
+                    kinds.add("minmax")
+            if isinstance(parent, (cst.If, cst.While, cst.IfExp)) and child is parent.test:
+                kinds.add("branch")
+            child, parent = parent, parents.get(parent)
+        if isinstance(parent, (cst.If, cst.While)) and child is parent.test:
+            kinds.add("branch")
+    return kinds
+
+
+def _bound_name(node, parents: Mapping) -> Optional[str]:
+    """The name an expression's value is assigned to (`k = int(x.item())`, `n = min(...)`)."""
+    child, parent = node, parents.get(node)
+    while parent is not None and not isinstance(parent, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+        if isinstance(parent, cst.Assign) and len(parent.targets) == 1 and type(parent.targets[0].target) is cst.Name:
+            return parent.targets[0].target.value
+        child, parent = parent, parents.get(parent)
+    return None
+
+
+def _is_target(name, parents: Mapping) -> bool:
+    holder = parents.get(name)
+    return isinstance(holder, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign)) and getattr(holder, "target", None) is name

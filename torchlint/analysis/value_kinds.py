@@ -1,0 +1,235 @@
+"""Value kinds: whether an expression can be a torch tensor on a device.
+
+A sync rule reads `.item()`, `.tolist()`, `.numpy()` and `float()` on tensors; the same
+calls on a numpy array, a Python number or list, or a tensor just built on the CPU wait
+for nothing. Within one function, and through simple assignments (`poly =
+np.asarray(...)`, `n = len(x)`), an expression is:
+
+- `HOST`: a number, string, list, tuple, dict or set (literal, comprehension, `list()`,
+  `len()`, `float()`, ...); a call or attribute chain rooted in numpy, math, cv2, PIL,
+  pandas, scipy or `random`; the result of `.numpy()`, `.tolist()`, `.item()`; a
+  subscript, attribute or method of a `HOST` value (`arr.T`, `arr.reshape(-1)`);
+  arithmetic on `HOST` values only;
+- `TENSOR`: a torch call (`torch.from_numpy(a)`, `x.to(device)`, `x.cuda()`);
+- `UNKNOWN`: anything else (a parameter, a loop variable, an attribute of `self`).
+
+Unknown stays unknown: rules report it where they would without this analysis. The
+stdlib-ast form (`ast_kind`, for gates) and the LibCST form (`cst_kind`, for rules)
+answer the same question from the same tables.
+"""
+
+from __future__ import annotations
+
+import ast
+import enum
+from typing import Callable, Dict, List, Mapping, Optional, Sequence
+
+from torchlint.lazy import cst
+from torchlint.modules import assigned_names
+from torchlint.names import ast_dotted_name, resolve
+
+
+class Kind(enum.Enum):
+    HOST = "host"
+    TENSOR = "tensor"
+    UNKNOWN = "unknown"
+
+
+# modules whose values are never torch tensors
+HOST_MODULES = frozenset({"numpy", "math", "cv2", "PIL", "pandas", "scipy", "random", "statistics", "skimage"})
+# builtins that return a Python value (not `sum`, `max`, `min`, `abs`: on tensors they give tensors)
+HOST_BUILTINS = frozenset(
+    {"len", "float", "int", "bool", "str", "list", "tuple", "dict", "set", "sorted", "range", "round", "repr", "format"}
+)
+# methods whose result is a host value whatever the receiver
+HOST_METHODS = frozenset({"numpy", "tolist", "item"})
+# methods whose result is a tensor on the receiver's device or another one
+TENSOR_METHODS = frozenset({"to", "cuda", "detach", "float", "half", "long", "int", "bool", "contiguous", "clone"})
+_DEPTH = 6
+
+
+def combine(kinds: Sequence[Kind]) -> Kind:
+    """Several possible values: `HOST` if all are, `TENSOR` if any is, else `UNKNOWN`."""
+    if not kinds:
+        return Kind.UNKNOWN
+    if all(kind is Kind.HOST for kind in kinds):
+        return Kind.HOST
+    return Kind.TENSOR if Kind.TENSOR in kinds else Kind.UNKNOWN
+
+
+def _module_kind(qualified: Optional[str]) -> Optional[Kind]:
+    if not qualified:
+        return None
+    head = qualified.split(".", 1)[0]
+    if head in HOST_MODULES:
+        return Kind.HOST
+    return Kind.TENSOR if head == "torch" else None
+
+
+# ---- LibCST -----------------------------------------------------------------------
+
+_CST_LITERALS = (
+    "Integer", "Float", "Imaginary", "SimpleString", "ConcatenatedString", "FormattedString", "List", "Tuple",
+    "Dict", "Set", "ListComp", "DictComp", "SetComp",
+)
+
+
+def cst_bindings(nodes) -> Dict[str, List]:
+    """Name -> the values a function assigns it with a plain `name = value` (from the
+    function's own nodes); a name bound any other way maps to None among its values."""
+    found: Dict[str, List] = {}
+    for node in nodes:
+        kind = type(node)
+        if kind is cst.Assign:
+            for target in node.targets:
+                if type(target.target) is cst.Name:
+                    found.setdefault(target.target.value, []).append(node.value)
+                else:
+                    for name in assigned_names(target.target):
+                        found.setdefault(name, []).append(None)
+        elif kind in (cst.AugAssign, cst.For, cst.CompFor, cst.NamedExpr) or (kind is cst.AnnAssign):
+            for name in assigned_names(node.target):
+                found.setdefault(name, []).append(node.value if kind in (cst.NamedExpr, cst.AnnAssign) else None)
+        elif kind is cst.AsName:
+            for name in assigned_names(node.name):
+                found.setdefault(name, []).append(None)
+    return found
+
+
+def cst_kind(expression, imports, bindings: Optional[Mapping[str, List]] = None, depth: int = 0) -> Kind:
+    """The `Kind` of a LibCST expression (`imports`: the file's `ImportMap`; `bindings`:
+    what `cst_bindings` gives for the enclosing function)."""
+    if depth > _DEPTH or expression is None:
+        return Kind.UNKNOWN
+    name = type(expression).__name__
+    if name in _CST_LITERALS:
+        return Kind.HOST
+    if name == "UnaryOperation":
+        return cst_kind(expression.expression, imports, bindings, depth + 1)
+    if name == "IfExp":
+        return combine([cst_kind(expression.body, imports, bindings, depth + 1),
+                        cst_kind(expression.orelse, imports, bindings, depth + 1)])
+    if name == "BinaryOperation":
+        return _arithmetic(cst_kind(expression.left, imports, bindings, depth + 1),
+                           cst_kind(expression.right, imports, bindings, depth + 1))
+    if name == "Call":
+        func = expression.func
+        if type(func) is cst.Name and func.value in HOST_BUILTINS and imports.qualified_name(func) is None:
+            return Kind.HOST
+        if type(func) is cst.Attribute:
+            attr = func.attr.value
+            if attr in HOST_METHODS:
+                return Kind.HOST
+            module = _module_kind(imports.qualified_name(func))
+            if module is not None:
+                return module
+            if attr in TENSOR_METHODS:
+                return Kind.TENSOR
+            return _receiver(cst_kind(func.value, imports, bindings, depth + 1))
+        return _module_kind(imports.qualified_name(func)) or Kind.UNKNOWN
+    if name in ("Attribute", "Subscript"):
+        module = _module_kind(imports.qualified_name(expression)) if name == "Attribute" else None
+        if module is not None:
+            return module
+        return _receiver(cst_kind(expression.value, imports, bindings, depth + 1))
+    if name == "Name":
+        values = (bindings or {}).get(expression.value)
+        if values is None:
+            return _module_kind(imports.qualified_name(expression)) or Kind.UNKNOWN
+        return combine([cst_kind(v, imports, bindings, depth + 1) if v is not None else Kind.UNKNOWN for v in values])
+    return Kind.UNKNOWN
+
+
+# ---- stdlib ast --------------------------------------------------------------------
+
+_AST_LITERALS = (
+    ast.Constant, ast.JoinedStr, ast.List, ast.Tuple, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp,
+)
+
+
+def ast_bindings(nodes) -> Dict[str, List]:
+    """The stdlib-ast form of `cst_bindings`."""
+    found: Dict[str, List] = {}
+    for node in nodes:
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    found.setdefault(target.id, []).append(node.value)
+                else:
+                    for name in _ast_names(target):
+                        found.setdefault(name, []).append(None)
+        elif isinstance(node, (ast.AugAssign, ast.For, ast.AsyncFor, ast.comprehension, ast.NamedExpr, ast.AnnAssign)):
+            value = node.value if isinstance(node, (ast.NamedExpr, ast.AnnAssign)) else None
+            for name in _ast_names(node.target):
+                found.setdefault(name, []).append(value)
+        elif isinstance(node, ast.withitem) and node.optional_vars is not None:
+            for name in _ast_names(node.optional_vars):
+                found.setdefault(name, []).append(None)
+    return found
+
+
+def _ast_names(target) -> List[str]:
+    if isinstance(target, ast.Name):
+        return [target.id]
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return [name for element in target.elts for name in _ast_names(element)]
+    if isinstance(target, ast.Starred):
+        return _ast_names(target.value)
+    return []
+
+
+def ast_kind(expression, table: Mapping[str, str], bindings: Optional[Mapping[str, List]] = None, depth: int = 0) -> Kind:
+    """The `Kind` of a stdlib-ast expression (`table`: the file's import table)."""
+    if depth > _DEPTH or expression is None:
+        return Kind.UNKNOWN
+    qualified: Callable[[ast.AST], Optional[str]] = lambda node: resolve(ast_dotted_name(node), table)  # noqa: E731
+    if isinstance(expression, _AST_LITERALS):
+        return Kind.HOST
+    if isinstance(expression, ast.UnaryOp):
+        return ast_kind(expression.operand, table, bindings, depth + 1)
+    if isinstance(expression, ast.IfExp):
+        return combine([ast_kind(expression.body, table, bindings, depth + 1),
+                        ast_kind(expression.orelse, table, bindings, depth + 1)])
+    if isinstance(expression, ast.BinOp):
+        return _arithmetic(ast_kind(expression.left, table, bindings, depth + 1),
+                           ast_kind(expression.right, table, bindings, depth + 1))
+    if isinstance(expression, ast.Call):
+        func = expression.func
+        if isinstance(func, ast.Name) and func.id in HOST_BUILTINS and func.id not in table:
+            return Kind.HOST
+        if isinstance(func, ast.Attribute):
+            if func.attr in HOST_METHODS:
+                return Kind.HOST
+            module = _module_kind(qualified(func))
+            if module is not None:
+                return module
+            if func.attr in TENSOR_METHODS:
+                return Kind.TENSOR
+            return _receiver(ast_kind(func.value, table, bindings, depth + 1))
+        return _module_kind(qualified(func)) or Kind.UNKNOWN
+    if isinstance(expression, (ast.Attribute, ast.Subscript)):
+        module = _module_kind(qualified(expression)) if isinstance(expression, ast.Attribute) else None
+        if module is not None:
+            return module
+        return _receiver(ast_kind(expression.value, table, bindings, depth + 1))
+    if isinstance(expression, ast.Name):
+        values = (bindings or {}).get(expression.id)
+        if values is None:
+            return _module_kind(qualified(expression)) or Kind.UNKNOWN
+        return combine([ast_kind(v, table, bindings, depth + 1) if v is not None else Kind.UNKNOWN for v in values])
+    return Kind.UNKNOWN
+
+
+# ---- shared decisions ----------------------------------------------------------------
+
+
+def _arithmetic(left: Kind, right: Kind) -> Kind:
+    if left is Kind.TENSOR or right is Kind.TENSOR:
+        return Kind.TENSOR
+    return Kind.HOST if left is right is Kind.HOST else Kind.UNKNOWN
+
+
+def _receiver(kind: Kind) -> Kind:
+    """A method, attribute or item of a host value is a host value; of a tensor, unknown
+    (`t.shape`, `t.dim()` are numbers, `t.sum()` a tensor)."""
+    return Kind.HOST if kind is Kind.HOST else Kind.UNKNOWN
