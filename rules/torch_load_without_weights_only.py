@@ -12,6 +12,8 @@ from torchlint.torch_load import LOAD_TRIGGERS, LoadSites, read_load, untrusted_
 from torchlint.walk import walk
 
 REPORT_EXPLICIT_FALSE = "report-explicit-false"
+# how a load says it means to unpickle objects: reported only with the option
+DELIBERATE = ("explicit", "pickle-module")
 
 _MESSAGES = {
     "explicit": "`{loader}(..., weights_only=False)` unpickles arbitrary objects: a crafted file runs code when loaded",
@@ -38,16 +40,14 @@ class TorchLoadWithoutWeightsOnly(LoadSites, Rule):
 
     - `torch.load(path)` without `weights_only` when `target-torch` is below 2.6 (torch
       1.13 added `weights_only`; 2.6 made `True` its default);
-    - `torch.load(path, pickle_module=...)`: a custom pickle module turns the default to
-      `False` in every version;
     - `torch.hub.load_state_dict_from_url(url)` (also spelt
       `torch.utils.model_zoo.load_url`, the same function) without `weights_only`: its
       default is still `False` (torch 2.13 included);
-    - with `report-explicit-false`, `torch.load(..., weights_only=False)` too, whatever
-      the target version. Off by default: written out, it is mostly deliberate (the file
-      holds more than tensors: a training state, a dataset's arrays). Of a random 10 of
-      the 34 such calls in the audited packages, 4 were worth changing (a state dict
-      from the user's path, which `weights_only=True` loads) and 6 were not.
+    - with `report-explicit-false`, `torch.load(..., weights_only=False)` and
+      `torch.load(path, pickle_module=...)` (a custom pickle module turns the default to
+      `False` in every version) too, whatever the target version. Off by default: written
+      out, either is mostly deliberate (the file holds more than tensors: a training
+      state, random states, a dataset's arrays).
 
     Calls that pass `**kwargs` (which may hold `weights_only`) or a non-literal
     `weights_only` are not reported, nor the fallback for torch < 1.13 in
@@ -94,7 +94,8 @@ class TorchLoadWithoutWeightsOnly(LoadSites, Rule):
     anywhere in the linted project.
 
     ## Options
-    - `report-explicit-false` (default `false`): report `weights_only=False` written out.
+    - `report-explicit-false` (default `false`): report `weights_only=False` and
+      `pickle_module=` written out.
       TL209 (`untrusted-torch-load`, off by default) reports those whose path comes from
       outside the code, the ones that matter for security:
       ```toml
@@ -122,6 +123,7 @@ class TorchLoadWithoutWeightsOnly(LoadSites, Rule):
         "import json\n\nwith open('c.json') as f:\n    cfg = json.load(f)\n",
         # written out: deliberate, reported only with `report-explicit-false`
         "import torch\n\nckpt = torch.load('full.pt', weights_only=False)\n",
+        "import dill\nimport torch\n\nobj = torch.load('o.pt', pickle_module=dill)\n",
         "import torch\n\nsd = torch.hub.load_state_dict_from_url('https://x/m.pt', weights_only=True)\n",
         "import torch\n\ndef load(f):\n    try:\n        return torch.load(f, weights_only=True)\n"
         "    except TypeError:  # torch < 1.13\n        return torch.load(f)\n",
@@ -146,8 +148,13 @@ class TorchLoadWithoutWeightsOnly(LoadSites, Rule):
             column=8,
             options=((REPORT_EXPLICIT_FALSE, True),),
         ),
-        # a pickle module: the default is False in every version, and no fix
-        Invalid("import dill\nimport torch\n\nobj = torch.load('o.pt', pickle_module=dill)\n", line=4, column=7),
+        # a pickle module, with the option: the default is False in every version, and no fix
+        Invalid(
+            "import dill\nimport torch\n\nobj = torch.load('o.pt', pickle_module=dill)\n",
+            line=4,
+            column=7,
+            options=((REPORT_EXPLICIT_FALSE, True),),
+        ),
         # a path from a parameter: the message names it
         Invalid(
             "import torch\n\ndef resume(path):\n    return torch.load(path, weights_only=False)\n",
@@ -184,9 +191,9 @@ class TorchLoadWithoutWeightsOnly(LoadSites, Rule):
 
     def visit_Call(self, node) -> None:
         load = self.read_call(node)
-        if load is not None and load.unrestricted == "explicit":
+        if load is not None and load.unrestricted in DELIBERATE:
             self._note_unrestricted_source(node)
-        if load is None or (load.unrestricted == "explicit" and not self.settings[REPORT_EXPLICIT_FALSE]):
+        if load is None or (load.unrestricted in DELIBERATE and not self.settings[REPORT_EXPLICIT_FALSE]):
             return
         source = self.load_source(node) if load.everywhere else None
         if source is not None and untrusted_load_selected(self.context.config):
@@ -251,7 +258,7 @@ class TorchLoadWithoutWeightsOnly(LoadSites, Rule):
             for call in walk(self.context.module):
                 if isinstance(call, cst.Call):
                     load = read_load(call, self.context.imports.qualified_name(call.func), self.context.config)
-                    if load is not None and load.unrestricted == "explicit":
+                    if load is not None and load.unrestricted in DELIBERATE:
                         found.add(source_key(call))
         return found
 
