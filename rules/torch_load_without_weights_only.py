@@ -1,12 +1,14 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any, Mapping
+from functools import cached_property
+from typing import AbstractSet, Any, Dict, Mapping, Optional
 
-from torchlint.analysis.loaded_objects import object_read, source_key
+from torchlint.analysis.loaded_objects import numpy_saved_keys, object_read, source_key
 from torchlint.call_arguments import append_keyword
 from torchlint.ftypes import Applicability, Diagnostic, Fix
 from torchlint.rule import Invalid, Report, Rule
+from torchlint.torch_calls import call_definitions
 from torchlint.lazy import cst
 from torchlint.torch_load import LOAD_TRIGGERS, LoadSites, read_load, untrusted_load_selected
 from torchlint.walk import walk
@@ -89,7 +91,9 @@ class TorchLoadWithoutWeightsOnly(LoadSites, Rule):
     trusted file) or to allow-list the types, where the checkpoint plainly holds objects:
     the code reads it as one (`ckpt["args"]`, `ckpt.get("cfg")`, `torch.load(f).cfg`: a
     key such as `args`, `opt`, `cfg`, `config` or `hparams`, or an attribute that no dict
-    has), or the same source is loaded with `weights_only=False` elsewhere: a literal
+    has, or a key under which the same file saves a NumPy value, as in
+    `torch.save({"best_acc": np.mean(accs)}, path)`), or the same source is loaded with
+    `weights_only=False` elsewhere: a literal
     file name in the same file, a configured path (`args.resume`, `cfg.MODEL.WEIGHTS`)
     anywhere in the linted project.
 
@@ -162,6 +166,15 @@ class TorchLoadWithoutWeightsOnly(LoadSites, Rule):
             column=12,
             options=((REPORT_EXPLICIT_FALSE, True),),
         ),
+        # the file saves a NumPy value under a key the load reads: no fix
+        Invalid(
+            "import numpy as np\nimport torch\n\n\ndef save(model, accs, path):\n"
+            "    torch.save({'model': model.state_dict(), 'best_acc': np.mean(accs)}, path)\n\n\n"
+            "def resume(model, path):\n    ckpt = torch.load(path)\n    model.load_state_dict(ckpt['model'])\n"
+            "    return ckpt['best_acc']\n",
+            line=10,
+            column=12,
+        ),
         # the same function under its old name
         Invalid(
             "from torch.utils import model_zoo\n\nsd = model_zoo.load_url('https://x/m.pt')\n",
@@ -207,9 +220,12 @@ class TorchLoadWithoutWeightsOnly(LoadSites, Rule):
         if not load.fixable:
             self.report(node, message)
             return
-        read = object_read(node, self._functions[-1] if self._functions else self.context.module)
+        numpy_keys = self._numpy_saved_keys
+        read = object_read(node, self._functions[-1] if self._functions else self.context.module, numpy_keys)
         if read is not None:
-            self.report(node, message + _HOLDS_OBJECTS.format(evidence=f"`{read}` is read"))
+            saved = next((value for key, value in numpy_keys.items() if f'"{key}"' in read), None)
+            evidence = f"`{read}` is read" if saved is None else f"`{read}` is saved as a NumPy value, `{saved}`"
+            self.report(node, message + _HOLDS_OBJECTS.format(evidence=evidence))
             return
         key = source_key(node)
         if key is not None and key in self._unrestricted_here():
@@ -242,6 +258,19 @@ class TorchLoadWithoutWeightsOnly(LoadSites, Rule):
             return Fix("Pass `weights_only=True`", (edit,), Applicability.UNSAFE)
 
         return fix
+
+    @classmethod
+    def needed_definitions(cls, view, config) -> Optional[AbstractSet[int]]:
+        """Around the loads, and around the file's `torch.save` calls (what it saves tells
+        what its loads read: see `numpy_saved_keys`)."""
+        loads = super().needed_definitions(view, config)
+        saves = call_definitions(view, ("save(",), "torch.save")
+        return None if loads is None or saves is None else set(loads) | set(saves)
+
+    @cached_property
+    def _numpy_saved_keys(self) -> Dict[str, str]:
+        """The keys under which this file saves NumPy values into checkpoints."""
+        return numpy_saved_keys(self.context.module, self.context.imports)
 
     def _note_unrestricted_source(self, call) -> None:
         key = source_key(call)

@@ -13,7 +13,7 @@ import re
 
 import pytest
 
-from cli_support import write_tree
+from cli_support import run_torchlint, write_tree
 from flake8_support import run_flake8
 from torchlint.cli import main
 
@@ -148,3 +148,48 @@ def test_reads_of_another_value_of_the_name_do_not_count(tmp_path, capsys, body)
     _, found = _findings(capsys, tmp_path, "--unsafe-fixes")
     (finding,) = found.values()
     assert finding["fix"] is not None and "holds objects" not in finding["message"]
+
+
+NUMPY_SAVED = """\
+import numpy as np
+import torch
+
+
+def save(model, accs, path):
+    state = {"model": model.state_dict()}
+    state["best_acc"] = {value}
+    torch.save(state, path)
+
+
+def resume(model, path):
+    ckpt = torch.load(path)
+    model.load_state_dict(ckpt["model"])
+    return ckpt["best_acc"]
+"""
+
+
+@pytest.mark.parametrize("value, holds_numpy", [
+    ("np.mean(accs)", True),
+    ("np.asarray(accs).max() * 100", True),
+    ("torch.tensor(accs).numpy()", True),
+    ("float(np.mean(accs))", False),
+    ("np.mean(accs).item()", False),
+    ("max(accs)", False),
+])
+def test_a_key_saved_as_a_numpy_value_is_read_as_an_object(tmp_path, value, holds_numpy):
+    (tmp_path / "train.py").write_text(NUMPY_SAVED.replace("{value}", value))
+    result = run_torchlint("check", "--no-cache", "--output-format", "json", "--unsafe-fixes", "train.py", cwd=tmp_path)
+    [finding] = json.loads(result.stdout)
+    assert finding["location"]["row"] == 12
+    assert (finding["fix"] is None) == holds_numpy
+    if holds_numpy:
+        assert f'`ckpt["best_acc"]` is saved as a NumPy value, `{value}`' in finding["message"]
+
+
+def test_numpy_saved_values_really_refuse_weights_only(tmp_path):
+    torch = pytest.importorskip("torch")
+    np = pytest.importorskip("numpy")
+    path = tmp_path / "ckpt.pt"
+    torch.save({"best_acc": np.mean([0.5, 0.7])}, path)
+    with pytest.raises(Exception, match="numpy"):
+        torch.load(path, weights_only=True)

@@ -10,8 +10,9 @@ fails with `UnpicklingError: Unsupported global argparse.Namespace`.
 from __future__ import annotations
 
 import posixpath
-from typing import Optional
+from typing import Any, Collection, Dict, List, Optional, Tuple
 
+from torchlint.analysis.value_kinds import cst_bindings, cst_is_numpy
 from torchlint.lazy import cst
 from torchlint.names import cst_dotted_name
 from torchlint.walk import walk
@@ -25,10 +26,11 @@ OBJECT_KEYS = frozenset(
 _DICT_ATTRIBUTES = frozenset(dir(dict))
 
 
-def object_read(call, scope) -> Optional[str]:
+def object_read(call, scope, numpy_keys: Collection[str] = ()) -> Optional[str]:
     """How `scope` (the function or module around `call`) reads what `call` returns as an
     object rather than a dict of tensors: the text of the first such read
-    (`ckpt["args"]`, `ckpt.cfg`), or None."""
+    (`ckpt["args"]`, `ckpt.cfg`, or a key in `numpy_keys`: see `numpy_saved_keys`), or None."""
+    object_keys = OBJECT_KEYS.union(numpy_keys)
     bound = set()
     for node in walk(scope, into_functions=False):
         if isinstance(node, cst.Assign) and node.value is call:
@@ -48,7 +50,7 @@ def object_read(call, scope) -> Optional[str]:
             return f"{name}.{node.attr.value}"
         if isinstance(node, cst.Subscript) and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
             key = _string(node.slice[0].slice.value)
-            if key in OBJECT_KEYS:
+            if key in object_keys:
                 return f'{name}["{key}"]'
     after = False
     for node in walk(scope, into_functions=False):  # `ckpt.get("args")`
@@ -57,10 +59,52 @@ def object_read(call, scope) -> Optional[str]:
             holder = node.func.value
             if (holder is call or (isinstance(holder, cst.Name) and holder.value in bound)) and node.args:
                 key = _string(node.args[0].value)
-                if key in OBJECT_KEYS:
+                if key in object_keys:
                     name = "torch.load(...)" if holder is call else holder.value
                     return f'{name}.{node.func.attr.value}("{key}")'
     return None
+
+
+def numpy_saved_keys(module, imports) -> Dict[str, str]:
+    """The keys of the checkpoints this module saves (`torch.save({"best": acc, ...}, f)`,
+    or a dict bound to a name and filled with `state["best"] = acc`) whose values are
+    NumPy values, which `weights_only=True` refuses: key -> the value's code. A load in
+    the same module that reads one of these keys reads such a checkpoint."""
+    found: Dict[str, str] = {}
+    scopes = [module, *(node for node in walk(module) if isinstance(node, cst.FunctionDef))]
+    for scope in scopes:
+        nodes = list(walk(scope, into_functions=False))
+        bindings = cst_bindings(nodes)
+        saved = [node.args[0].value for node in nodes
+                 if isinstance(node, cst.Call) and node.args and imports.qualified_name(node.func) == "torch.save"]
+        entries = []
+        for value in saved:
+            dicts = [value] if isinstance(value, cst.Dict) else [
+                bound for bound in bindings.get(value.value, ()) if isinstance(bound, cst.Dict)
+            ] if isinstance(value, cst.Name) else []
+            entries += [(element.key, element.value) for d in dicts for element in d.elements
+                        if isinstance(element, cst.DictElement)]
+            if isinstance(value, cst.Name):
+                entries += _item_assignments(nodes, value.value)
+        for key, item in entries:
+            text = _string(key)
+            if text is not None and cst_is_numpy(item, imports, bindings):
+                found.setdefault(text, module.code_for_node(item))
+    return found
+
+
+def _item_assignments(nodes, name: str) -> List[Tuple[Any, Any]]:
+    """(key, value) of each `name["key"] = value` among `nodes`."""
+    pairs = []
+    for node in nodes:
+        if isinstance(node, cst.Assign):
+            for target in node.targets:
+                holder = target.target
+                if (isinstance(holder, cst.Subscript) and isinstance(holder.value, cst.Name)
+                        and holder.value.value == name and len(holder.slice) == 1
+                        and isinstance(holder.slice[0].slice, cst.Index)):
+                    pairs.append((holder.slice[0].slice.value, node.value))
+    return pairs
 
 
 def _other_branches(scope, call) -> set:

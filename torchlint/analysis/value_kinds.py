@@ -140,6 +140,39 @@ def cst_kind(expression, imports, bindings: Optional[Mapping[str, List]] = None,
     return Kind.UNKNOWN
 
 
+def cst_is_numpy(expression, imports, bindings: Optional[Mapping[str, List]] = None, depth: int = 0) -> bool:
+    """Whether a LibCST expression is a NumPy value (an array or a NumPy scalar such as
+    `np.float64`), which `torch.load(..., weights_only=True)` refuses to unpickle: a
+    `numpy.*` call or constant, `.numpy()`, an item, attribute, method or arithmetic of
+    such a value (`.item()` and `.tolist()` give Python values), or a name a function
+    binds only to such values."""
+    if depth > _DEPTH or expression is None:
+        return False
+    name = type(expression).__name__
+    if name == "Call":
+        func = expression.func
+        if type(func) is cst.Attribute:
+            if func.attr.value == "numpy":
+                return True
+            if func.attr.value in ("item", "tolist"):
+                return False
+        if (imports.qualified_name(func) or "").startswith("numpy."):
+            return True
+        return type(func) is cst.Attribute and cst_is_numpy(func.value, imports, bindings, depth + 1)
+    if name in ("Attribute", "Subscript"):
+        if name == "Attribute" and (imports.qualified_name(expression) or "").startswith("numpy."):
+            return True
+        return cst_is_numpy(expression.value, imports, bindings, depth + 1)
+    if name == "BinaryOperation":
+        return any(cst_is_numpy(side, imports, bindings, depth + 1) for side in (expression.left, expression.right))
+    if name == "Name":
+        values = (bindings or {}).get(expression.value)
+        return bool(values) and all(
+            value is not None and cst_is_numpy(value, imports, bindings, depth + 1) for value in values
+        )
+    return False
+
+
 # ---- stdlib ast --------------------------------------------------------------------
 
 _AST_LITERALS = (
