@@ -74,3 +74,34 @@ def test_flake8_plugin_on_deeply_nested_valid_code(tmp_path, shape):
     completed = run_flake8("--select", "TL", "--format", "%(code)s", "model.py", cwd=tmp_path)
     assert completed.stderr == ""
     assert set(ALL_RULES) <= set(completed.stdout.split())
+
+
+def test_an_elif_chain_costs_linear_work(tmp_path, monkeypatch):
+    """Each branch of an `elif` chain is classified once (periodic? an error path? what
+    it writes), not once per finding below it: doubling the chain doubles the work."""
+    import torchlint.step_branches as step_branches
+    import torchlint.sync_history as sync_history
+
+    counts = {}
+
+    def counting(module, name):
+        original = getattr(module, name)
+
+        def counted(*args, **kwargs):
+            counts[name] = counts.get(name, 0) + 1
+            return original(*args, **kwargs)
+
+        monkeypatch.setattr(module, name, counted)
+
+    for module, name in ((step_branches, "_periodic"), (step_branches, "_error_level"), (sync_history, "children")):
+        counting(module, name)
+    work = []
+    for size in (200, 400):
+        counts.clear()
+        (tmp_path / "model.py").write_text(MODULE.format(deep=_elifs(size)))
+        completed = run_torchlint("check", "--no-cache", "--select", "TL003", "--output-format", "json", "model.py",
+                                  cwd=tmp_path)
+        assert len(json.loads(completed.stdout)) >= size
+        work.append(dict(counts))
+    for name in ("_periodic", "_error_level", "children"):
+        assert work[1][name] < 2.5 * work[0][name], (name, work)

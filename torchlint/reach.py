@@ -489,7 +489,7 @@ class HotPathRule(LoopPass, Rule):
     def off_step(self, node, parents: Mapping) -> bool:
         """Whether `node` does not run on every step: an error path, or a block that runs
         now and then (as the rule's `check-error-paths` / `check-periodic-branches` say)."""
-        if in_error_path(node, parents, bool(self.settings["check-error-paths"])):
+        if in_error_path(node, parents, bool(self.settings["check-error-paths"]), self._step_scope()):
             return True
         return not self.settings["check-periodic-branches"] and in_periodic_branch(node, parents, self._step_scope())
 

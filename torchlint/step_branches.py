@@ -12,8 +12,8 @@ asked (`check-error-paths`, `check-periodic-branches`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Dict, FrozenSet, Iterator, List, Mapping, Optional, Set
+from dataclasses import dataclass, field
+from typing import Dict, FrozenSet, Iterator, List, Mapping, Optional, Set, Tuple
 
 from torchlint.lazy import cst
 from torchlint.modules import assigned_names, methods, parameter_names, self_attribute, self_name
@@ -63,29 +63,48 @@ def _ends_in_raise(block) -> bool:
 _BRANCHES = frozenset({"If", "Else", "ExceptHandler", "ExceptStarHandler"})
 
 
-def in_error_path(node, parents: Mapping, check_conditions: bool = False) -> bool:
+def in_error_path(node, parents: Mapping, check_conditions: bool = False, scope: Optional[StepScope] = None) -> bool:
     """Whether `node` runs only when something has gone wrong: in a `raise`, an
     `assert`'s message, or a block that ends in `raise` (`if bad: log(x.item()); raise`).
     The condition of such an `if`, and an `assert`'s test, do run on every step but are
-    deliberate checks: they count as error paths unless `check_conditions`."""
+    deliberate checks: they count as error paths unless `check_conditions`. With the
+    method's `scope`, answers are kept there (see `StepScope.answered`)."""
+    answered = scope.errors_answered if scope is not None else {}
+    passed = []
+    answer = False
     child, parent = node, parents.get(node)
     while parent is not None:
-        if isinstance(parent, cst.Raise):
-            return True
-        if isinstance(parent, cst.Assert):
-            return child is parent.msg or not check_conditions
-        if (
-            isinstance(parent, (cst.IndentedBlock, cst.SimpleStatementSuite))
-            and type(parents.get(parent)).__name__ in _BRANCHES
-            and _ends_in_raise(parent)
-        ):
-            return True
-        if isinstance(parent, cst.If) and child is parent.test and _ends_in_raise(parent.body):
-            return not check_conditions
-        if isinstance(parent, (cst.FunctionDef, cst.Lambda)):
-            return False
+        if (id(child), check_conditions) in answered:
+            answer = answered[id(child), check_conditions]
+            break
+        passed.append(child)
+        decided = _error_level(child, parent, parents, check_conditions)
+        if decided is not None:
+            answer = decided
+            break
         child, parent = parent, parents.get(parent)
-    return False
+    answered.update(((id(passed_node), check_conditions), answer) for passed_node in passed)
+    return answer
+
+
+def _error_level(child, parent, parents: Mapping, check_conditions: bool) -> Optional[bool]:
+    """What `parent` says of the code in its part `child`: an error path (True), not one
+    and no block above can change that (False), or nothing yet (None)."""
+    if isinstance(parent, cst.Raise):
+        return True
+    if isinstance(parent, cst.Assert):
+        return child is parent.msg or not check_conditions
+    if (
+        isinstance(parent, (cst.IndentedBlock, cst.SimpleStatementSuite))
+        and type(parents.get(parent)).__name__ in _BRANCHES
+        and _ends_in_raise(parent)
+    ):
+        return True
+    if isinstance(parent, cst.If) and child is parent.test and _ends_in_raise(parent.body):
+        return not check_conditions
+    if isinstance(parent, (cst.FunctionDef, cst.Lambda)):
+        return False
+    return None
 
 
 # ---- blocks that run now and then ----------------------------------------------------
@@ -131,6 +150,11 @@ class StepScope:
     instance: Optional[str]
     step_locals: FrozenSet[str]
     settings: ClassSettings
+    # `in_periodic_branch`'s answers for the method's nodes, by id: each climb answers
+    # every node it passes, so an elif chain of n branches costs n tests, not n²/2
+    answered: Dict[int, bool] = field(default_factory=dict, compare=False, repr=False)
+    # the same for `in_error_path`, by (id, check_conditions)
+    errors_answered: Dict[Tuple[int, bool], bool] = field(default_factory=dict, compare=False, repr=False)
 
 
 def class_settings(class_node) -> ClassSettings:
@@ -203,15 +227,23 @@ def in_periodic_branch(node, parents: Mapping, scope: Optional[StepScope] = None
     self.log_images:`, `if self.debug:`); with a `scope`, also in the block of a setting
     (`if self.collect_stats:`), of a run-once test (`if self._iter == -1: self._iter =
     ...`) or of a None-check of a value the step made (`if evicted is not None:`)."""
+    answered = scope.answered if scope is not None else {}
+    passed = []
+    answer = False
     child, parent = node, parents.get(node)
     while parent is not None and not isinstance(parent, (cst.FunctionDef, cst.Lambda)):
+        if id(child) in answered:
+            answer = answered[id(child)]
+            break
+        passed.append(child)
         if isinstance(parent, cst.If) and child is not parent.test:
-            if _periodic(parent.test):
-                return True
-            if scope is not None and _rare(parent, child is parent.body, scope):
-                return True
+            if _periodic(parent.test) or (scope is not None and _rare(parent, child is parent.body, scope)):
+                answer = True
+                break
         child, parent = parent, parents.get(parent)
-    return False
+    # every node passed climbs through the same blocks to the same answer
+    answered.update((id(passed_node), answer) for passed_node in passed)
+    return answer
 
 
 def _rare(branch, in_body: bool, scope: StepScope) -> bool:

@@ -10,7 +10,7 @@ its own copy (it may not run), and whatever a statement rebinds (`loss = ...`,
 
 from __future__ import annotations
 
-from typing import Callable, Dict, List, Optional, Set, Tuple
+from typing import Callable, Dict, List, Mapping, Optional, Set, Tuple
 
 from torchlint.lazy import cst
 from torchlint.names import cst_dotted_name
@@ -77,6 +77,13 @@ class _History:
         self.sync_receiver = sync_receiver
         self.repeated: Set = set()
         self.read = _Read()
+        # `_written` of the compound statements already walked, by id: an elif's is part of
+        # its parent's, so a chain of n branches is walked once, not n²/2 times
+        self.written: Dict[int, Set[str]] = {}
+
+    def forget_written(self, statement) -> None:
+        written = self.written[id(statement)] = _written(statement, self.written)
+        self.read.forget(written)
 
     def block(self, block) -> None:
         statements = getattr(block, "body", ())
@@ -99,12 +106,12 @@ class _History:
             self.test(statement.test)
             self.branches(statement, statement)
         elif isinstance(statement, cst.While):
-            self.read.forget(_written(statement))  # a later turn reads what the last one changed
+            self.forget_written(statement)  # a later turn reads what the last one changed
             self.test(statement.test)
             self.branches(statement, statement)
         elif isinstance(statement, cst.For):
             self.expression(statement.iter)
-            self.read.forget(_written(statement))
+            self.forget_written(statement)
             self.branches(statement, statement)
         elif isinstance(statement, cst.With):
             for item in statement.items:
@@ -116,7 +123,7 @@ class _History:
                     self.on_its_own(part)
                 elif isinstance(part, (cst.ExceptHandler, cst.ExceptStarHandler, cst.Else, cst.Finally)):
                     self.on_its_own(part.body)
-            self.read.forget(_written(statement))
+            self.forget_written(statement)
 
     def branches(self, statement, compound) -> None:
         self.on_its_own(compound.body)
@@ -127,7 +134,7 @@ class _History:
             self.read.undo(mark)
         elif orelse is not None:
             self.on_its_own(orelse.body)
-        self.read.forget(_written(statement))
+        self.forget_written(statement)
 
     def simple(self, smalls) -> None:
         for small in smalls:
@@ -135,7 +142,7 @@ class _History:
                 self.test(small.test)
             else:
                 self.expression(small)
-            self.read.forget(_written(small))
+            self.forget_written(small)
 
     def test(self, test) -> None:
         """A condition Python tests: its explicit syncs, then the tensors it reads."""
@@ -194,8 +201,9 @@ class _History:
         return found
 
 
-def _written(node) -> Set[str]:
-    """What a statement rebinds or changes in place (dotted names)."""
+def _written(node, known: Mapping[int, Set[str]]) -> Set[str]:
+    """What a statement rebinds or changes in place (dotted names); `known` holds the
+    answers for statements inside it that were walked before."""
     written: Set[str] = set()
     stack = [node]
     # exact types, not isinstance: these are LibCST's concrete (final) node classes,
@@ -206,6 +214,9 @@ def _written(node) -> Set[str]:
         current = stack.pop()
         kind = type(current)
         if kind in skipped:
+            continue
+        if current is not node and id(current) in known:
+            written.update(known[id(current)])
             continue
         target = None
         if kind in bound:
