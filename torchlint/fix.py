@@ -62,15 +62,6 @@ def _splice(text: str, chosen: Sequence[Tuple[int, List[Span]]]) -> Tuple[str, L
     return "".join(pieces), spans
 
 
-def apply_fixes(text: str, fixes: Sequence[Tuple[str, Fix]]) -> Tuple[str, Counter, List[int]]:
-    """Apply the fixes whose edits touch nothing an earlier fix touched (unchecked).
-
-    Returns the new text, the applied fixes counted by code, and their indices."""
-    chosen = _chosen(text, fixes)
-    new_text, _ = _splice(text, chosen)
-    return new_text, Counter(fixes[index][0] for index, _ in chosen), [index for index, _ in chosen]
-
-
 @dataclass
 class CheckedFixes:
     """Fixes applied to a text and proven by the guard; `dropped` are those that were not."""

@@ -508,12 +508,6 @@ def insert_import(module, positions, newline: str, code: str = "import torch"):
     return positions.insert_lines_after(module.body[-1], [code], newline, "")
 
 
-def check_deferred(cls, facts: Mapping[str, Mapping[str, Any]], config) -> List[Diagnostic]:
-    """`check_project` of a rule whose only project-level work is deferred module findings:
-    `check_project = classmethod(check_deferred)`."""
-    return project_diagnostics(facts)
-
-
 def module_functions(module) -> Dict[str, Any]:
     """The module-level functions of a file, by name (the last definition wins)."""
     return {

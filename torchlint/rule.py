@@ -18,7 +18,7 @@ from functools import cached_property
 from typing import AbstractSet, Any, Callable, ClassVar, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from torchlint.config import Config
-from torchlint.elide import Elided, cached_lines, cached_statement_spans, definitions_holding
+from torchlint.elide import Elided, cached_lines, cached_statement_spans
 from torchlint.ftypes import Diagnostic, Edit, Fix, Location, RuleInfo
 from torchlint.layout import fit_edit
 from torchlint.names import ImportMap, ImportTable, ast_import_table
@@ -267,9 +267,6 @@ class Rule:
     project_rule: ClassVar[bool] = False
     # False: not run on Jupyter notebooks, where what it reports is how notebooks are written
     applies_to_notebooks: ClassVar[bool] = True
-    # True: every finding and fix lies within a top-level statement that holds one of
-    # the trigger strings, and needs only those statements and what they name
-    local_triggers: ClassVar[bool] = False
     VALID: ClassVar[Sequence[str]] = ()
     INVALID: ClassVar[Sequence[Invalid]] = ()
 
@@ -285,11 +282,8 @@ class Rule:
     @classmethod
     def needed_definitions(cls, view: SourceView, config: Config) -> Optional[AbstractSet[int]]:
         """The top-level `def`s/`class`es (indexes in `view.tree.body`) this rule needs in
-        the LibCST parse (see torchlint/elide.py); None: all of them. Default: all, or,
-        with `local_triggers`, those that hold a trigger string."""
-        if not cls.local_triggers:
-            return None
-        return definitions_holding(view, cls.trigger_strings(config, view.path))
+        the LibCST parse (see torchlint/elide.py); None: all of them. Default: all."""
+        return None
 
     @classmethod
     def gate(cls, view: SourceView, config: Config) -> bool:

@@ -25,7 +25,6 @@ from torchlint.doctor.facts import Facts, LibraryFile
 from torchlint.doctor.requirements import Requirements
 from torchlint.doctor.results import FAIL, PASS, WARN, CheckResult
 
-FAMILIES = ("cudnn", "cublas", "cudart", "nccl", "cuda")
 # The library each family's soname check looks up: cuDNN's sub-libraries follow libcudnn.
 MAIN_STEM = {"cudnn": "cudnn", "cublas": "cublas", "cudart": "cudart", "nccl": "nccl", "cuda": "cuda"}
 SEARCHED_FIRST = ("LD_LIBRARY_PATH", "PATH")  # sources a user sets, that shadow the shipped copies
