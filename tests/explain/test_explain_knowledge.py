@@ -53,7 +53,8 @@ def test_each_sample_matches_its_own_signature_first(signature_id):
 ALSO_MATCHES = {
     "tensorflow-cudnn-rnn": {"cudnn-internal-error"},
     "cudnn-rnn-projected-double-backward": {"cudnn-not-supported"},
-    "onnxruntime-cudnn8-dll": {"onnxruntime-cuda-provider"},  # the provider DLL failed to load because of it
+    # the provider DLL failed to load because of it; the generic cuDNN-library entry names no product
+    "onnxruntime-cudnn8-dll": {"onnxruntime-cuda-provider", "cudnn-library-not-found"},
     "amp-cudnn-failure": {"cudnn-execution-failed"},
 }
 

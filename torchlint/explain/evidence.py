@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Dict, Iterable, List, Optional, Tuple
+from typing import Dict, Iterable, List, Optional, Set, Tuple
 
 from torchlint.doctor.collect_env import looks_like_collect_env, parse_collect_env
 from torchlint.doctor.compat import cuda_of_tag
@@ -42,6 +42,7 @@ class Evidence:
     amp: bool = False  # autocast / fp16 in use
     nvidia_smi_cuda: Optional[str] = None  # "CUDA Version: 11.4" of nvidia-smi: the newest the driver runs
     minimum_capability: Optional[str] = None  # torch's "minimum cuda capability supported ... is 3.7"
+    features: Set[str] = field(default_factory=set)  # FEATURES seen anywhere in the regions read
 
     def used(self, *facts: str) -> List[Clue]:
         """The clues behind the named facts, first of each kind."""
@@ -71,10 +72,11 @@ _PATTERNS: Tuple[Tuple[str, "re.Pattern[str]"], ...] = tuple((name, re.compile(p
     ("arch-list", r"supports CUDA capabilities ((?:sm_\d+[a-z]?\s*)+)", 0),
     ("minimum-capability", r"minimum cuda capability (?:that we support|supported by this library) is (\d+)\.(\d+)", 0),
     ("capability-tf", r"name:\s*([^\n]+?)\s+(?:major:\s*(\d+)\s+minor:\s*(\d+)|computeCapability:\s*(\d+)\.(\d+))", 0),
-    ("gpu-name", _START + r"((?:NVIDIA\s+)?(?:GeForce\s+)?(?:RTX\s*(?:PRO\s*)?(?:A\d{4}|\d{4}(?:\s*Ti|\s*SUPER)?)"
-                 r"|GTX\s*(?:TITAN\s*\w+|\d{3,4}(?:\s*Ti)?)|TITAN\s*(?:RTX|Xp|X|V)"
+    # A GPU name is taken whole: "GTX 960M" is a GTX 960M, never a "GTX 960" inside it.
+    ("gpu-name", _START + r"((?:NVIDIA\s+)?(?:GeForce\s+)?(?:RTX\s*(?:PRO\s*)?(?:A\d{4}|\d{4}M?(?:\s*Ti|\s*SUPER)?)"
+                 r"|GTX\s*(?:TITAN\s*\w+|\d{3,4}M?(?:\s*Ti)?)|TITAN\s*(?:RTX|Xp|X|V)"
                  r"|(?:Tesla|NVIDIA)\s+[A-Z]\d{1,3}[A-Z]?\b(?:[-\s]\w+GB)?"
-                 r"|(?:A100|H100|H200|A800|H800|B200|GH200|V100|P100|A10G|L40S)\b(?:[-\s]\w+GB)?))", 0),
+                 r"|(?:A100|H100|H200|A800|H800|B200|GH200|V100|P100|A10G|L40S)\b(?:[-\s]\w+GB)?))(?!\w)", 0),
     ("visible-devices", r"CUDA_VISIBLE_DEVICES['\"]?\]?\s*(?:=|:)\s*['\"]?([^\s'\",;)]+(?:,\s*\d+)*\]?)", 0),
     # a `pip freeze` / collect_env package line: the doctor's runtime tables read facts.packages
     ("package", r"^[ \t]*(?:\[(?:pip\d?|conda)\][ \t]+)?([A-Za-z][\w.-]*)(?:==|[ \t]+)(\d[\w.+-]*)[ \t]*$", re.M),
@@ -83,6 +85,40 @@ _PATTERNS: Tuple[Tuple[str, "re.Pattern[str]"], ...] = tuple((name, re.compile(p
     ("conda", r"\[conda\]|anaconda3|miniconda3|\bconda (?:install|create)\b|/envs/\w+/lib/python", 0),
     ("amp", r"\bautocast\b|GradScaler|torch\.cuda\.amp|\.half\(\)|float16|fp16\b|HalfTensor", 0),
 ))
+
+
+# Evidence features: what a log shows beyond its error line. Signatures rank their causes by
+# them (signatures.toml `when` / `unless`); nothing here names an error family.
+FEATURES: Tuple[Tuple[str, "re.Pattern[str]"], ...] = tuple((name, re.compile(pattern, flags)) for name, pattern, flags in (
+    # the library call or layer the failing operation ran in
+    ("call:batchnorm", r"cudnnBatchNorm\w*|\bbatch_norm\b|BatchNormalization node|batchnorm\.py|BatchNorm[123]d", 0),
+    ("call:rnn", r"cudnnRNN\w*|_cudnn_rnn|modules[/\\]rnn\.py|\bLSTM\b|\bGRU\b", 0),
+    ("call:conv", r"cudnnConvolution\w*|modules[/\\]conv\.py|\bconv[123]d\b|Conv[23]D\b", 0),
+    ("call:embedding", r"\bembedding\b|Embedding|indexSelect|index_select", 0),
+    # the traceback's own frames
+    ("frame:evaluation", r"\bin _?(?:valid|validation|validate|evaluat\w*|eval_\w*|test_step|inference|predict)\b"
+                         r"|\bdef (?:valid|validate|evaluate)\w*\(|\b(?:evaluate|validate|validation)\(", 0),
+    ("no-grad", r"no_grad|inference_mode|set_grad_enabled\(False\)", 0),
+    ("dataloader-worker", r"DataLoader worker|_worker_loop|in DataLoader worker process|worker process \d", 0),
+    ("fork", r"forked subprocess|popen_fork|multiprocessing[/\\.]pool|\bPool\(", 0),
+    ("index-error", r"index out of (?:range|bounds)|srcIndex < srcSelectDimSize|Assertion `[^`]*(?:<|>=)[^`]*` failed", 0),
+    # the product and runtime that printed the log
+    ("product:ctranslate2", r"ctranslate2|faster[-_ ]?whisper|whisper[-_ ]faster|WhisperModel", re.I),
+    ("product:onnxruntime", r"onnxruntime|OrtException|OrtSession|CUDAExecutionProvider", 0),
+    ("product:tensorflow", r"tensorflow|stream_executor|\bkeras\b", 0),
+    ("product:jax", r"\bjaxlib\b|\bjax\b|XlaRuntimeError", 0),
+    ("product:torch", r"site-packages[/\\]torch[/\\]|\bimport torch\b|\btorch\.(?:cuda|nn|distributed|utils)\b", 0),
+    ("runtime:java", r"\bat [\w.$]+\([\w$]+\.java:\d+\)|\.java:\d+\)", 0),
+    ("os:windows", r"\b[A-Z]:\\|\.dll\b|\.exe\b|Microsoft Windows|\bWindows 1[01]\b|\bwin(?:10|11|32|64)\b", re.I),
+    ("os:linux", r"\blib\w+\.so\b|\.so\.\d|/home/|/usr/|/opt/|\bUbuntu\b|\bLinux\b", 0),
+    # where it ran
+    ("container", r"\bdocker\b|--shm-size|--ipc=host|\bkubernetes\b|\bk8s\b|\bcontainer\b|\bpodman\b", re.I),
+    ("shm", r"/dev/shm|shm_open|posix_fallocate|shared memory segment|ncclShmOpen|--ipc=host|shm-size|\bshm\.h\b", 0),
+    ("visible-devices-set", r"CUDA_VISIBLE_DEVICES['\"]?\]?\s*=\s*['\"]?\d|--gpu[-_](?:ids?|devices)|gpu_id", 0),
+    ("small-gpu-memory", r"(?:GPU Mem\w*|totalMemory|Total memory|deviceMemorySize|memory)\s*[:=]?\s*[0-4](?:\.\d+)?\s*G(?:i?B)?\b"
+                         r"|\b[1-4]\s*G[Bb]\b.{0,20}(?:GPU|VRAM|显存)|(?:GPU|VRAM|显存).{0,20}\b[1-4]\s*G[Bb]?\b", re.I),
+))
+FEATURE_NAMES = tuple(name for name, _ in FEATURES)
 
 
 def regions(text: str, starts: Iterable[int]) -> List[Tuple[int, int]]:
@@ -110,6 +146,11 @@ def extract(text: str, match_offsets: Iterable[int] = ()) -> Evidence:
         for name, pattern in _PATTERNS:
             for hit in pattern.finditer(text, start, end):
                 _take(evidence, name, hit, text)
+        window = text[start:end]
+        evidence.features.update(name for name, pattern in FEATURES
+                                 if name not in evidence.features and pattern.search(window))
+    if evidence.wsl:
+        evidence.features.add("os:linux")
     _settle(evidence)
     return evidence
 
