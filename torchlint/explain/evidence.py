@@ -12,7 +12,7 @@ read for evidence (`regions`): the cost stays bounded by those sizes, not the lo
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Dict, Iterable, List, Optional, Set, Tuple
 
 from torchlint.doctor.collect_env import looks_like_collect_env, parse_collect_env
@@ -235,8 +235,11 @@ def _add_gpu(evidence: Evidence, text: str, name: Optional[str], capability: str
     def same(gpu: Gpu) -> bool:  # "NVIDIA GeForce RTX 3060" is the "... RTX 3060 Laptop GPU" already seen
         return gpu.capability == capability and (not name or not gpu.name or name in gpu.name or gpu.name in name)
 
-    if any(same(gpu) for gpu in gpus):
-        return
+    for position, gpu in enumerate(gpus):
+        if same(gpu):
+            if name and not gpu.name:  # "sm_61" first, "GeForce GTX 1050" later: one GPU, now named
+                gpus[position] = replace(gpu, name=name)
+            return
     gpus.append(Gpu(index=len(gpus), name=name, capability=capability))
     _clue(evidence, text, "gpu", f"{name or 'GPU'} (sm_{capability.replace('.', '')})", at)
 

@@ -1,0 +1,117 @@
+"""Evidence over hints: the call, the frames, the product, the OS and the container in a log rank an
+error's causes; a hint quoted from PyTorch's message is one candidate, not the verdict."""
+
+import io
+
+import pytest
+
+from torchlint.explain.evidence import extract
+from torchlint.explain.explanation import explain
+from torchlint.explain.knowledge import load_knowledge
+from torchlint.explain.render import render_text
+
+KNOWLEDGE = load_knowledge()
+
+
+def _text(log):
+    stream = io.StringIO()
+    render_text(explain(log), KNOWLEDGE, stream)
+    return stream.getvalue()
+
+
+@pytest.mark.parametrize("log, top", [
+    # PyTorch's message suggests a non-contiguous input; the log names cuDNN's batch norm.
+    ("RuntimeError: cuDNN error: CUDNN_STATUS_NOT_SUPPORTED. This error may appear if you passed in a "
+     "non-contiguous input.\n  expr=cudnnBatchNormalizationForwardInference(handle, mode)\n",
+     "cudnn-not-supported/batchnorm-limit"),
+    ("RuntimeError: CUDNN_STATUS_NOT_SUPPORTED. This error may appear if you passed in a non-contiguous input.\n",
+     "cudnn-not-supported/layout-or-size"),
+    ('  File "train.py", line 80, in evaluate\n    out = model(x)\n'
+     "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n", "cuda-out-of-memory/no-grad"),
+    ('  File "train.py", line 80, in evaluate\n    with torch.no_grad():\n'
+     "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n", "cuda-out-of-memory/working-set"),
+    ("Tried to allocate 20.00 MiB (GPU 0; 7.79 GiB total capacity; 6.2 GiB reserved in total by PyTorch)\n",
+     "cuda-out-of-memory/working-set"),
+    ("E tensorflow/stream_executor/cuda/cuda_blas.cc:372] failed to create cublas handle: CUBLAS_STATUS_ALLOC_FAILED\n",
+     "cuda-out-of-memory/tensorflow-preallocation"),
+    ("Assertion `srcIndex < srcSelectDimSize` failed.\n"
+     "RuntimeError: CUDA error: CUBLAS_STATUS_ALLOC_FAILED when calling `cublasCreate(handle)`\n",
+     "cuda-out-of-memory/earlier-fault"),
+    ("$ docker run --gpus all img torchrun train.py\nRuntimeError: NCCL error: unhandled system error\n",
+     "nccl-system-error/shm"),
+    ("RuntimeError: NCCL error: unhandled system error\n", "nccl-system-error/network"),
+    ("INFO:faster_whisper:Processing audio\nCould not locate cudnn_ops64_9.dll. Please make sure it is in your "
+     "library path!\n", "cudnn-library-not-found/ctranslate2"),
+    ("Could not load library cudnn_ops_infer64_8.dll. Error code 126\n", "cudnn-library-not-found/program-not-named"),
+    ("ai.onnxruntime.OrtException: FAIL : Failed to load library libonnxruntime_providers_cuda.so with error: "
+     "libcublas.so.11: cannot open shared object file\n\tat ai.onnxruntime.OrtSession.addCUDA(OrtSession.java:768)\n",
+     "onnxruntime-cuda-provider/linux-loader-path"),
+])
+def test_the_evidence_in_the_log_ranks_the_causes(log, top):
+    assert explain(log).top == top
+
+
+def test_a_standalone_ctranslate2_log_gets_no_torch_advice():
+    text = _text("Standalone Faster-Whisper r145.1 running on: CUDA\n"
+                 "Could not load library cudnn_ops_infer64_8.dll. Error code 126\n")
+    assert "CTranslate2" in text
+    assert "import torch" not in text and "nvidia-cudnn-cu12==" not in text and "ONNX Runtime" not in text
+
+
+def test_onnxruntime_is_named_for_a_cudnn_dll_only_with_its_evidence():
+    ids = [m.signature.id for m in explain("Could not load library cudnn_cnn_infer64_8.dll. Error code 126\n").matches]
+    assert ids == ["cudnn-library-not-found"]
+    ids = [m.signature.id for m in explain("onnxruntime.capi.onnxruntime_pybind11_state.Fail\n"
+                                           "Could not load library cudnn_cnn_infer64_8.dll. Error code 126\n").matches]
+    assert ids[0] == "onnxruntime-cudnn8-dll"
+
+
+def test_a_linux_onnxruntime_log_gets_no_windows_dll_advice():
+    text = _text("FAIL : Failed to load library libonnxruntime_providers_cuda.so with error: libcublasLt.so.11: "
+                 "cannot open shared object file: No such file or directory\n")
+    assert "where cudnn64" not in text and "ldd" in text
+
+
+def test_a_fix_is_never_listed_as_a_dead_end_and_no_text_points_at_an_absent_diagnosis():
+    for signature in KNOWLEDGE.signatures:
+        for text in signature.dead_ends:
+            assert "not a dead end" not in text and "is the fix here" not in text, signature.id
+        for text in (signature.root_cause, *signature.workarounds, *signature.dead_ends):
+            assert "diagnosis above" not in text, signature.id
+
+
+def test_every_cause_feature_is_one_the_evidence_extractor_knows():
+    from torchlint.explain.evidence import FEATURE_NAMES
+
+    for signature in KNOWLEDGE.signatures:
+        for cause in signature.causes:
+            assert set(cause.when) | set(cause.unless) <= set(FEATURE_NAMES), (signature.id, cause.id)
+
+
+@pytest.mark.parametrize("log, feature", [
+    ('  File "/srv/app/train.py", line 12, in validate\n', "frame:evaluation"),
+    ("RuntimeError: Caught RuntimeError in DataLoader worker process 0.\n", "dataloader-worker"),
+    ("expr=cudnnBatchNormalizationForwardTraining(handle)\n", "call:batchnorm"),
+    ("C:\\Users\\me\\venv\\lib\\site-packages\\ctranslate2\\__init__.py\n", "product:ctranslate2"),
+    ("C:\\Users\\me\\venv\\lib\\site-packages\\ctranslate2\\__init__.py\n", "os:windows"),
+    ("\tat ai.onnxruntime.OrtSession.run(OrtSession.java:301)\n", "runtime:java"),
+    ("docker run --shm-size=1g image\n", "container"),
+    ("NCCL WARN Error while creating shared memory segment /dev/shm/nccl-x\n", "shm"),
+])
+def test_evidence_features(log, feature):
+    assert feature in extract(log).features
+
+
+def test_gpu_names_are_matched_whole():
+    gpus = extract("GPU 0: NVIDIA GeForce GTX 960M\n").facts.gpus
+    assert [(gpu.name, gpu.capability) for gpu in gpus] == [("NVIDIA GeForce GTX 960M", "5.0")]
+    assert [gpu.name for gpu in extract("a GeForce GTX 1050 Ti.\n").facts.gpus] == ["GeForce GTX 1050 Ti"]
+
+
+def test_the_kernel_diagnosis_uses_the_arch_list_the_wheel_ships():
+    explanation = explain("torch 2.8.0+cu128\nNVIDIA GeForce GTX 1050 with CUDA capability sm_61 is not compatible "
+                          "with the current PyTorch installation.\n")
+    assert explanation.top == "diag:kernels"
+    diagnosis = explanation.diagnoses[0]
+    assert "GTX 1050 (sm_61)" in diagnosis.cause and "sm_70 sm_75" in diagnosis.cause
+    assert "whl/cu126" in diagnosis.advice
