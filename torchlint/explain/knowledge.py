@@ -156,18 +156,27 @@ def rank_causes(signature: Signature, features: "frozenset[str] | set[str]") -> 
     return sorted(kept, key=lambda cause: -len(set(cause.when) & features))
 
 
-def condense(text: str) -> str:
-    """A big log with each distinct line kept once, in first-seen order.
+_DIGITS = str.maketrans("", "", "0123456789")
+KEEP_PER_TEMPLATE = 3
 
-    Huge logs are mostly the same lines repeated (a warning per step, a progress bar);
-    matching and evidence then cost what the distinct lines cost. Small logs are kept whole.
+
+def condense(text: str) -> str:
+    """A big log with at most KEEP_PER_TEMPLATE lines of each template, in first-seen order.
+
+    Huge logs are mostly one line repeated with other numbers (a loss per step, a progress bar, a
+    warning per batch); a line's template is the line without its digits. Matching and evidence then
+    cost what the distinct templates cost. Small logs are kept whole.
     """
     if len(text) <= CONDENSE_ABOVE:
         return text
-    sample = text[: 1 << 20].split("\n")
-    if len(set(sample)) > len(sample) // 2:
-        return text  # mostly distinct lines (counters, timestamps): condensing would not pay
-    return "\n".join(dict.fromkeys(text.split("\n")))
+    seen: Dict[str, int] = {}
+    kept = []
+    for line, template in zip(text.split("\n"), text.translate(_DIGITS).split("\n")):
+        count = seen.get(template, 0)
+        if count < KEEP_PER_TEMPLATE:
+            seen[template] = count + 1
+            kept.append(line)
+    return "\n".join(kept)
 
 
 def match(text: str, knowledge: KnowledgeBase, original: Optional[str] = None) -> List[Match]:
