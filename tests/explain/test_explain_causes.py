@@ -40,6 +40,13 @@ def _text(log):
     ("$ docker run --gpus all img torchrun train.py\nRuntimeError: NCCL error: unhandled system error\n",
      "nccl-system-error/shm"),
     ("RuntimeError: NCCL error: unhandled system error\n", "nccl-system-error/network"),
+    ('  File "train.py", line 301, in save_checkpoint\n    torch.save(state, path)\n'
+     "[Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=9, OpType=BROADCAST, "
+     "Timeout(ms)=600000) ran for 600021 milliseconds before timing out.\n", "nccl-timeout/long-step"),
+    ("[Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=9, OpType=ALLREDUCE, "
+     "Timeout(ms)=600000) ran for 600021 milliseconds before timing out.\n", "nccl-timeout/ranks-diverged"),
+    ("tensorflow.python.framework.errors_impl.ResourceExhaustedError: OOM when allocating tensor with "
+     "shape[64,256,56,56]\n", "cuda-out-of-memory/working-set"),
     ("INFO:faster_whisper:Processing audio\nCould not locate cudnn_ops64_9.dll. Please make sure it is in your "
      "library path!\n", "cudnn-library-not-found/ctranslate2"),
     ("Could not load library cudnn_ops_infer64_8.dll. Error code 126\n", "cudnn-library-not-found/program-not-named"),

@@ -99,8 +99,11 @@ FEATURES: Tuple[Tuple[str, "re.Pattern[str]"], ...] = tuple((name, re.compile(pa
     ("frame:evaluation", r"\bin _?(?:valid|validation|validate|evaluat\w*|eval_\w*|test_step|inference|predict)\b"
                          r"|\bdef (?:valid|validate|evaluate)\w*\(|\b(?:evaluate|validate|validation)\(", 0),
     ("no-grad", r"no_grad|inference_mode|set_grad_enabled\(False\)", 0),
+    ("frame:checkpoint", r"\bin _?save\w*\b|torch\.save\(|save_checkpoint|saving (?:model|checkpoint)", re.I),
+    ("compile", r"torch\.compile|torch/_dynamo|torch/_inductor|\binductor\b", 0),
     ("dataloader-worker", r"DataLoader worker|_worker_loop|in DataLoader worker process|worker process \d", 0),
     ("fork", r"forked subprocess|popen_fork|multiprocessing[/\\.]pool|\bPool\(", 0),
+    ("library-handle", r"(?:cublas|cudnn) handle|cublasCreate|cudnnCreate\b", re.I),
     ("index-error", r"index out of (?:range|bounds)|srcIndex < srcSelectDimSize|Assertion `[^`]*(?:<|>=)[^`]*` failed", 0),
     # the product and runtime that printed the log
     ("product:ctranslate2", r"ctranslate2|faster[-_ ]?whisper|whisper[-_ ]faster|WhisperModel", re.I),

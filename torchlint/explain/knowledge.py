@@ -18,7 +18,7 @@ KNOWLEDGE_FILE = "signatures.toml"
 _TEXT_FIELDS = ("id", "title", "regex", "root_cause", "docs")
 _LIST_FIELDS = ("anchors", "workarounds", "dead_ends", "rules", "doctor_checks", "sources")
 _OPTIONAL_LIST_FIELDS = ("secondary_to", "evidence")
-_CAUSE_LIST_FIELDS = ("when", "unless", "workarounds")
+_CAUSE_LIST_FIELDS = ("when", "unless", "requires", "workarounds")
 EVIDENCE_KINDS = ("kernels", "driver", "visible-devices", "wsl", "loader")  # the diagnoses of explain/reasoning.py
 # A signature's regex runs only near its anchors (literal strings, found with str.find), in a
 # window this wide on each side, at no more than MAX_ANCHOR_HITS places: the cost of a
@@ -36,6 +36,7 @@ class Cause:
     text: str
     when: Tuple[str, ...] = ()  # evidence features (explain/evidence.py FEATURES) that support it
     unless: Tuple[str, ...] = ()  # features that rule it out
+    requires: Tuple[str, ...] = ()  # features without which it is not a candidate
     workarounds: Tuple[str, ...] = ()  # tried before the signature's own
 
 
@@ -142,17 +143,18 @@ def _cause(where: str, entry: Mapping[str, Any]) -> Cause:
     for key in _CAUSE_LIST_FIELDS:
         if not isinstance(entry.get(key, []), list) or not all(isinstance(v, str) for v in entry.get(key, [])):
             raise KnowledgeError(f"{where}: cause `{key}` must be a list of strings")
-    unknown = (set(entry.get("when", [])) | set(entry.get("unless", []))) - set(FEATURE_NAMES)
+    unknown = {f for key in ("when", "unless", "requires") for f in entry.get(key, [])} - set(FEATURE_NAMES)
     if unknown:
         raise KnowledgeError(f"{where}: cause {entry['id']}: unknown evidence features {sorted(unknown)}")
     return Cause(entry["id"], entry["text"], tuple(entry.get("when", [])), tuple(entry.get("unless", [])),
-                 tuple(entry.get("workarounds", [])))
+                 tuple(entry.get("requires", [])), tuple(entry.get("workarounds", [])))
 
 
 def rank_causes(signature: Signature, features: "frozenset[str] | set[str]") -> List[Cause]:
     """The signature's causes, those the evidence supports first (most supporting features first),
-    those it rules out dropped; otherwise in the order the knowledge base lists them."""
-    kept = [cause for cause in signature.causes if not set(cause.unless) & features]
+    those it rules out (or lacks a required feature for) dropped; otherwise in the order listed."""
+    kept = [cause for cause in signature.causes
+            if not set(cause.unless) & features and set(cause.requires) <= features]
     return sorted(kept, key=lambda cause: -len(set(cause.when) & features))
 
 
