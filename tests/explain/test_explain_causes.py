@@ -97,7 +97,6 @@ def test_every_cause_feature_is_one_the_evidence_extractor_knows():
 
 @pytest.mark.parametrize("log, feature", [
     ('  File "/srv/app/train.py", line 12, in validate\n', "frame:evaluation"),
-    ("RuntimeError: Caught RuntimeError in DataLoader worker process 0.\n", "dataloader-worker"),
     ("expr=cudnnBatchNormalizationForwardTraining(handle)\n", "call:batchnorm"),
     ("C:\\Users\\me\\venv\\lib\\site-packages\\ctranslate2\\__init__.py\n", "product:ctranslate2"),
     ("C:\\Users\\me\\venv\\lib\\site-packages\\ctranslate2\\__init__.py\n", "os:windows"),

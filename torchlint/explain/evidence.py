@@ -56,7 +56,11 @@ class Evidence:
 _TAG = r"(cu\d{2,3}|cpu|rocm[\d.]+)"
 # Not \b: CJK letters are word characters, and "查看torch版本" must still match.
 _START = r"(?<![A-Za-z0-9_])"
-_PATTERNS: Tuple[Tuple[str, "re.Pattern[str]"], ...] = tuple((name, re.compile(pattern, flags)) for name, pattern, flags in (
+def _compiled(rows: Tuple[Tuple[str, str, int], ...]) -> Tuple[Tuple[str, "re.Pattern[str]"], ...]:
+    return tuple((name, re.compile(pattern, flags)) for name, pattern, flags in rows)
+
+
+_PATTERNS = _compiled((
     ("collect-torch", r"^PyTorch version:\s*(\S+)", re.M),
     ("collect-cuda", r"^CUDA used to build PyTorch:\s*(\d+\.\d+)", re.M),
     ("torch-tagged", _START + r"(?:torch|pytorch)\s*(?:==|=|:|\s)\s*v?(\d+\.\d+(?:\.\d+)?(?:\.post\d+)?)\+" + _TAG, re.I),
@@ -81,7 +85,7 @@ _PATTERNS: Tuple[Tuple[str, "re.Pattern[str]"], ...] = tuple((name, re.compile(p
     # a `pip freeze` / collect_env package line: the doctor's runtime tables read facts.packages
     ("package", r"^[ \t]*(?:\[(?:pip\d?|conda)\][ \t]+)?([A-Za-z][\w.-]*)(?:==|[ \t]+)(\d[\w.+-]*)[ \t]*$", re.M),
     ("wsl", r"microsoft-standard-WSL2|\bWSL2?\b|/usr/lib/wsl/lib", 0),
-    ("windows", r"\b[A-Z]:\\\\|\\\\site-packages\\\\|\.dll\b|Microsoft Windows", 0),
+    ("windows", r"\b[A-Z]:\\{1,2}|\\\\site-packages\\\\|\.(?:dll|exe)\b|Microsoft Windows|\bWindows 1[01]\b", 0),
     ("conda", r"\[conda\]|anaconda3|miniconda3|\bconda (?:install|create)\b|/envs/\w+/lib/python", 0),
     ("amp", r"\bautocast\b|GradScaler|torch\.cuda\.amp|\.half\(\)|float16|fp16\b|HalfTensor", 0),
 ))
@@ -89,20 +93,16 @@ _PATTERNS: Tuple[Tuple[str, "re.Pattern[str]"], ...] = tuple((name, re.compile(p
 
 # Evidence features: what a log shows beyond its error line. Signatures rank their causes by
 # them (signatures.toml `when` / `unless`); nothing here names an error family.
-FEATURES: Tuple[Tuple[str, "re.Pattern[str]"], ...] = tuple((name, re.compile(pattern, flags)) for name, pattern, flags in (
+FEATURES = _compiled((
     # the library call or layer the failing operation ran in
     ("call:batchnorm", r"cudnnBatchNorm\w*|\bbatch_norm\b|BatchNormalization node|batchnorm\.py|BatchNorm[123]d", 0),
     ("call:rnn", r"cudnnRNN\w*|_cudnn_rnn|modules[/\\]rnn\.py|\bLSTM\b|\bGRU\b", 0),
-    ("call:conv", r"cudnnConvolution\w*|modules[/\\]conv\.py|\bconv[123]d\b|Conv[23]D\b", 0),
-    ("call:embedding", r"\bembedding\b|Embedding|indexSelect|index_select", 0),
     # the traceback's own frames
     ("frame:evaluation", r"\bin _?(?:valid|validation|validate|evaluat\w*|eval_\w*|test_step|inference|predict)\b"
                          r"|\bdef (?:valid|validate|evaluate)\w*\(|\b(?:evaluate|validate|validation)\(", 0),
     ("no-grad", r"no_grad|inference_mode|set_grad_enabled\(False\)", 0),
     ("frame:checkpoint", r"\bin _?save\w*\b|torch\.save\(|save_checkpoint|saving (?:model|checkpoint)", re.I),
     ("compile", r"torch\.compile|torch/_dynamo|torch/_inductor|\binductor\b", 0),
-    ("dataloader-worker", r"DataLoader worker|_worker_loop|in DataLoader worker process|worker process \d", 0),
-    ("fork", r"forked subprocess|popen_fork|multiprocessing[/\\.]pool|\bPool\(", 0),
     ("library-handle", r"(?:cublas|cudnn) handle|cublasCreate|cudnnCreate\b", re.I),
     ("index-error", r"index out of (?:range|bounds)|srcIndex < srcSelectDimSize|Assertion `[^`]*(?:<|>=)[^`]*` failed", 0),
     # the product and runtime that printed the log
@@ -112,16 +112,13 @@ FEATURES: Tuple[Tuple[str, "re.Pattern[str]"], ...] = tuple((name, re.compile(pa
     ("product:jax", r"\bjaxlib\b|\bjax\b|XlaRuntimeError", 0),
     ("product:torch", r"site-packages[/\\]torch[/\\]|\bimport torch\b|\btorch\.(?:cuda|nn|distributed|utils)\b", 0),
     ("runtime:java", r"\bat [\w.$]+\([\w$]+\.java:\d+\)|\.java:\d+\)", 0),
-    ("os:windows", r"\b[A-Z]:\\|\.dll\b|\.exe\b|Microsoft Windows|\bWindows 1[01]\b|\bwin(?:10|11|32|64)\b", re.I),
     ("os:linux", r"\blib\w+\.so\b|\.so\.\d|/home/|/usr/|/opt/|\bUbuntu\b|\bLinux\b", 0),
     # where it ran
     ("container", r"\bdocker\b|--shm-size|--ipc=host|\bkubernetes\b|\bk8s\b|\bcontainer\b|\bpodman\b", re.I),
     ("shm", r"/dev/shm|shm_open|posix_fallocate|shared memory segment|ncclShmOpen|--ipc=host|shm-size|\bshm\.h\b", 0),
     ("visible-devices-set", r"CUDA_VISIBLE_DEVICES['\"]?\]?\s*=\s*['\"]?\d|--gpu[-_](?:ids?|devices)|gpu_id", 0),
-    ("small-gpu-memory", r"(?:GPU Mem\w*|totalMemory|Total memory|deviceMemorySize|memory)\s*[:=]?\s*[0-4](?:\.\d+)?\s*G(?:i?B)?\b"
-                         r"|\b[1-4]\s*G[Bb]\b.{0,20}(?:GPU|VRAM|显存)|(?:GPU|VRAM|显存).{0,20}\b[1-4]\s*G[Bb]?\b", re.I),
 ))
-FEATURE_NAMES = tuple(name for name, _ in FEATURES)
+FEATURE_NAMES = tuple(name for name, _ in FEATURES) + ("os:windows",)  # os:windows is the `windows` fact
 
 
 def regions(text: str, starts: Iterable[int]) -> List[Tuple[int, int]]:
@@ -154,6 +151,8 @@ def extract(text: str, match_offsets: Iterable[int] = ()) -> Evidence:
                                  if name not in evidence.features and pattern.search(window))
     if evidence.wsl:
         evidence.features.add("os:linux")
+    if evidence.windows:
+        evidence.features.add("os:windows")
     _settle(evidence)
     return evidence
 
