@@ -121,3 +121,19 @@ def test_the_kernel_diagnosis_uses_the_arch_list_the_wheel_ships():
     diagnosis = explanation.diagnoses[0]
     assert "GTX 1050 (sm_61)" in diagnosis.cause and "sm_70 sm_75" in diagnosis.cause
     assert "whl/cu126" in diagnosis.advice
+
+
+def test_json_output_carries_the_top_explanation_and_the_ranked_causes(tmp_path, capsys):
+    import json
+
+    from torchlint.cli import main
+
+    log = tmp_path / "crash.log"
+    log.write_text('  File "train.py", line 80, in validate\n'
+                   "RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB\n")
+    assert main(["explain", str(log), "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["top"] == "cuda-out-of-memory/no-grad" and data["gpu_claim"] is True
+    causes = data["matches"][0]["causes"]
+    assert causes[0]["id"] == "no-grad" and causes[0]["supported_by"] == ["frame:evaluation"]
+    assert "torch.no_grad()" in data["matches"][0]["workarounds"][0]
