@@ -14,6 +14,8 @@ from typing import Dict, List, Optional, Tuple
 
 from packaging.specifiers import SpecifierSet
 
+from torchlint.doctor.archs import kernel_coverage
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover
@@ -70,8 +72,6 @@ def shipped(torch_version: str, variant: str, platform: Optional[str] = None) ->
 
 def runs_on(archs: Tuple[str, ...], capability: str) -> bool:
     """Whether a wheel with these archs has kernels this GPU runs, judged as torch does (a cubin of its major)."""
-    from torchlint.doctor.check import kernel_coverage
-
     cubin, _ = kernel_coverage(capability, list(archs))
     return cubin is not None
 

@@ -9,6 +9,8 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
+from torchlint.explain.evidence import FEATURE_NAMES
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - exercised on Python < 3.11 only
@@ -136,8 +138,6 @@ def parse_knowledge(data: Mapping[str, Any]) -> KnowledgeBase:
 
 
 def _cause(where: str, entry: Mapping[str, Any]) -> Cause:
-    from torchlint.explain.evidence import FEATURE_NAMES
-
     if not isinstance(entry.get("id"), str) or not isinstance(entry.get("text"), str):
         raise KnowledgeError(f"{where}: each cause needs a string `id` and `text`")
     for key in _CAUSE_LIST_FIELDS:

@@ -12,7 +12,8 @@ import re
 from dataclasses import dataclass
 from typing import List, Optional, Sequence, Set
 
-from torchlint.doctor.check import _version, shipped_by_wheel, kernel_coverage, parse_arch, visible_devices_problem
+from torchlint.doctor.archs import kernel_coverage, parse_arch
+from torchlint.doctor.check import _version, shipped_by_wheel, visible_devices_problem
 from torchlint.doctor.runtimes import library_context
 from torchlint.doctor.compat import (
     COMPATIBILITY_DOC,
