@@ -9,7 +9,7 @@ from torchlint.doctor.check import run_checks
 from torchlint.doctor.collect_env import parse_collect_env
 from torchlint.doctor.facts import Facts, Gpu
 from torchlint.doctor.requirements import Requirements
-from torchlint.doctor.wheels import cuda_install_advice, load_table, shipped, variants_of
+from torchlint.doctor.wheels import cuda_install_advice, load_table, runs_on, shipped, variants_of
 
 
 def _rows(facts, **requirements):
@@ -19,7 +19,29 @@ def _rows(facts, **requirements):
 def test_every_row_of_the_wheel_table_names_its_source():
     table = load_table()
     assert table.variants["2.2"] == ("cu118", "cu121")
-    assert all(row.source.startswith("https://") for _, row in table.shipped)
+    assert all(row.source.startswith("https://") for _, _, row in table.shipped)
+
+
+@pytest.mark.parametrize("release", ["1.9", "1.10", "1.11", "1.12", "1.13", "2.0", "2.1", "2.2", "2.3", "2.4", "2.5",
+                                     "2.8", "2.9"])
+def test_every_published_linux_variant_of_a_sourced_release_has_its_arch_list(release):
+    assert all(shipped(release + ".0", variant) is not None for variant in variants_of(release + ".0"))
+
+
+@pytest.mark.parametrize("version, capability, runs", [
+    ("1.10.2+cu102", "8.6", False),  # RTX 3090 on the CUDA 10.2 wheels: sm_37-sm_70 only
+    ("1.10.2+cu113", "8.6", True),
+    ("2.1.0+cu121", "3.7", False),  # Tesla K80: the CUDA 12 wheels dropped sm_37 ...
+    ("2.1.0+cu118", "3.7", True),   # ... the CUDA 11.8 ones of the same release kept it
+    ("2.5.1+cu124", "6.1", True),   # sm_60 cubin runs sm_61
+    ("2.8.0+cu128", "6.1", False),  # GTX 1050
+    ("2.11.0+cu128", "7.0", False),  # V100: 2.11's cu128 wheels dropped sm_70, 2.10's had it
+    ("2.10.0+cu128", "7.0", True),
+])
+def test_old_and_new_releases_are_judged_from_their_cited_rows(version, capability, runs):
+    row = shipped(version, version.split("+")[1])
+    assert row is not None and row.source.startswith("https://github.com/pytorch/")
+    assert runs_on(row.archs, capability) is runs
 
 
 def test_install_advice_names_only_variants_published_for_the_release():
@@ -39,10 +61,20 @@ def test_a_release_the_table_does_not_know_gets_no_invented_index_url():
     assert "--index-url" not in advice and "previous-versions" in advice
 
 
-def test_shipped_arch_lists_are_for_linux_wheels_only():
+def test_windows_wheels_are_judged_from_their_own_rows_and_never_from_the_linux_ones():
     assert shipped("2.8.0+cu128", "cu128") is not None
-    assert shipped("2.8.0+cu128", "cu128", "win32") is None
+    assert shipped("2.8.0+cu128", "cu128", "win32") is None  # no cited Windows row for 2.8
+    assert "sm_61" in shipped("2.1.2+cu121", "cu121", "win32").archs
+    assert "sm_61" not in shipped("2.1.2+cu121", "cu121", "linux").archs
     assert variants_of("2.9.1") == ("cu126", "cu128", "cu130")
+
+
+def test_a_missing_row_falls_back_to_what_the_cuda_release_can_build():
+    facts = Facts(torch_version="2.6.0+cu126", torch_cuda="12.6", torch_build="cuda", platform="linux",
+                  cuda_available=True, gpus=[Gpu(0, "Tesla K80", "3.7")])
+    assert shipped("2.6.0+cu126", "cu126") is None
+    result = _rows(facts)["kernel-image"]
+    assert result.status == "fail" and "No CUDA 12.6 build" in result.advice
 
 
 def test_kernel_image_is_judged_by_what_the_wheel_ships_not_what_cuda_can_build():

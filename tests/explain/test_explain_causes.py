@@ -123,6 +123,14 @@ def test_the_kernel_diagnosis_uses_the_arch_list_the_wheel_ships():
     assert "whl/cu126" in diagnosis.advice
 
 
+def test_an_old_release_is_judged_from_its_cited_row():
+    explanation = explain("torch 1.10.2+cu102\nGPU 0: NVIDIA GeForce RTX 3090\n"
+                          "RuntimeError: CUDA error: no kernel image is available for execution on the device\n")
+    diagnosis = explanation.diagnoses[0]
+    assert diagnosis.kind == "kernels" and "sm_37 sm_50 sm_60 sm_70" in diagnosis.cause
+    assert "github.com/pytorch/builder/blob/" in diagnosis.cause and "whl/cu113" in diagnosis.advice
+
+
 def test_json_output_carries_the_top_explanation_and_the_ranked_causes(tmp_path, capsys):
     import json
 

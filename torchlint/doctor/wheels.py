@@ -37,15 +37,16 @@ class Shipped:
 @dataclass(frozen=True)
 class WheelTable:
     variants: Dict[str, Tuple[str, ...]]  # "2.8" -> ("cu126", "cu128", "cu129")
-    shipped: Tuple[Tuple[SpecifierSet, Shipped], ...]
+    shipped: Tuple[Tuple[SpecifierSet, str, Shipped], ...]  # (releases, "linux"/"windows", row)
 
 
 @lru_cache(maxsize=1)
 def load_table() -> WheelTable:
     data = tomllib.loads(TABLE_PATH.read_text(encoding="utf-8"))
     variants = {row["torch"]: tuple(row["variants"]) for row in data["release"]}
-    shipped = tuple((SpecifierSet(row["torch"]), Shipped(row["torch"].lstrip("="), row["variant"], tuple(row["archs"]),
-                                                         row["source"])) for row in data["archs"])
+    shipped = tuple((SpecifierSet(row["torch"]), row.get("platform", "linux"),
+                     Shipped(row["torch"].lstrip("="), variant, tuple(row["archs"]), row["source"]))
+                    for row in data["archs"] for variant in row["variants"])
     return WheelTable(variants, shipped)
 
 
@@ -60,12 +61,13 @@ def variants_of(torch_version: str) -> Optional[Tuple[str, ...]]:
 
 
 def shipped(torch_version: str, variant: str, platform: Optional[str] = None) -> Optional[Shipped]:
-    """The arch list the Linux wheels of this release and variant ship, if the table has it."""
-    if (platform or "linux").startswith("win"):
-        return None
+    """The arch list the wheels of this release and variant ship on this platform (Linux unless it names
+    Windows), if the table has it."""
+    wanted = "windows" if (platform or "linux").lower().startswith("win") else "linux"
     release = release_of(torch_version)
-    for spec, row in load_table().shipped:
-        if row.variant == variant and spec.contains(release + ".0" if release.count(".") == 1 else release):
+    for spec, row_platform, row in load_table().shipped:
+        if (row.variant == variant and row_platform == wanted
+                and spec.contains(release + ".0" if release.count(".") == 1 else release)):
             return row
     return None
 
