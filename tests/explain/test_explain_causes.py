@@ -102,6 +102,11 @@ def test_every_cause_feature_is_one_the_evidence_extractor_knows():
     ("C:\\Users\\me\\venv\\lib\\site-packages\\ctranslate2\\__init__.py\n", "os:windows"),
     ("\tat ai.onnxruntime.OrtSession.run(OrtSession.java:301)\n", "runtime:java"),
     ("docker run --shm-size=1g image\n", "container"),
+    ("    num_rendered, color = _C.rasterize_gaussians(*args)\n", "call:extension"),
+    ("--finetuning_type lora --lora_target q_proj,v_proj\n", "adapter"),
+    ("module 'jaxlib.xla_extension' has no attribute 'GpuAllocatorConfig'\n", "api-mismatch"),
+    ("Found cuDNN version 8907, but JAX was built against version 9100, which is newer.\n", "library-older"),
+    ("(on host): systemctl daemon-reload\n", "long-running"),
     ("NCCL WARN Error while creating shared memory segment /dev/shm/nccl-x\n", "shm"),
 ])
 def test_evidence_features(log, feature):
@@ -145,3 +150,24 @@ def test_json_output_carries_the_top_explanation_and_the_ranked_causes(tmp_path,
     causes = data["matches"][0]["causes"]
     assert causes[0]["id"] == "no-grad" and causes[0]["supported_by"] == ["frame:evaluation"]
     assert "torch.no_grad()" in data["matches"][0]["workarounds"][0]
+
+
+def test_a_hip_invalid_device_function_is_rocm_not_a_cuda_kernel_image_problem():
+    explanation = explain("RuntimeError: HIP error: invalid device function\n"
+                          "For debugging consider passing AMD_SERIALIZE_KERNEL=3\n")
+    assert [m.signature.id for m in explanation.matches] == ["rocm-no-kernel"]
+    assert explain("RuntimeError: CUDA error: invalid device function\n").matches[0].signature.id == "no-kernel-image"
+
+
+@pytest.mark.parametrize("log, top", [
+    ('docker: Error response from daemon: could not select device driver "" with capabilities: [[gpu]].\n',
+     "container-gpu-runtime/toolkit-missing"),
+    ("It worked for days; then after systemctl daemon-reload on the host:\n"
+     "root@0c1:/# nvidia-smi\nFailed to initialize NVML: Unknown Error\n", "container-gpu-runtime/devices-lost"),
+    ("Backend 'cuda' failed to initialize: Found cuSOLVER version 11002, but JAX was built against version 11401, "
+     "which is newer.\n", "jax-cuda-backend/libraries-too-old"),
+    ("  File \"/srv/ext/ops.py\", line 9, in forward\n    out = _C.fused_gather(x, idx)\n"
+     "RuntimeError: CUDA error: misaligned address\n", "cuda-misaligned-address/custom-kernel"),
+])
+def test_causes_of_the_new_families_follow_the_evidence(log, top):
+    assert explain(log).top == top

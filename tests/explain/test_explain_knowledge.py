@@ -29,6 +29,15 @@ REQUIRED = {
     "Expected all tensors to be on the same device": "tensors-on-different-devices",
     "NCCL timeout": "nccl-timeout",
     "derivative for '_cudnn_rnn_backward' is not implemented": "cudnn-rnn-double-backward",
+    "Attempting to unscale FP16 gradients": "amp-fp16-gradients",
+    "value cannot be converted to type at::Half without overflow": "half-overflow",
+    "Bfloat16 is only supported on GPUs with compute capability of at least 8.0": "bf16-unsupported",
+    "CUDA error: misaligned address": "cuda-misaligned-address",
+    "CUDNN_STATUS_BAD_PARAM": "cudnn-bad-param",
+    "Expected to have finished reduction in the prior iteration": "ddp-unused-parameters",
+    "Unable to initialize backend 'cuda'": "jax-cuda-backend",
+    "hipErrorNoBinaryForGpu / HIP error: invalid device function": "rocm-no-kernel",
+    "could not select device driver / Failed to initialize NVML: Unknown Error": "container-gpu-runtime",
 }
 
 

@@ -105,6 +105,14 @@ FEATURES = _compiled((
     ("compile", r"torch\.compile|torch/_dynamo|torch/_inductor|\binductor\b", 0),
     ("library-handle", r"(?:cublas|cudnn) handle|cublasCreate|cudnnCreate\b", re.I),
     ("index-error", r"index out of (?:range|bounds)|srcIndex < srcSelectDimSize|Assertion `[^`]*(?:<|>=)[^`]*` failed", 0),
+    ("call:extension", r"\b_C\.\w+\(|_ext\.\w+\(|_cuda\.\w+\(|\bcpp_extension\b|[/\\]csrc[/\\]\w+\.cu\b", 0),
+    ("adapter", r"\bpeft\b|\bLoRA\b|\blora_\w+|--lora\w*|\bfinetuning_type lora\b|\bQLoRA\b", 0),
+    # what the message itself states about versions
+    ("api-mismatch", r"has no attribute '?\w+|cannot import name '?\w+|undefined symbol: \w+", 0),
+    ("library-older", r"which is newer|[Oo]utdated \w+ installation|must be at least as new|Minimum supported", 0),
+    # how long things worked before they failed
+    ("long-running", r"daemon-reload|after (?:a |some |random |several |a few |a couple of )?(?:while|time|amount of time|days?|hours?)\b"
+                     r"|\b(?:several|a few|couple of) days\b|\bworks? (?:well|fine)\b[^\n]{0,40}\b(?:until|upon|but)\b", re.I),
     # the product and runtime that printed the log
     ("product:ctranslate2", r"ctranslate2|faster[-_ ]?whisper|whisper[-_ ]faster|WhisperModel", re.I),
     ("product:onnxruntime", r"onnxruntime|OrtException|OrtSession|CUDAExecutionProvider", 0),
