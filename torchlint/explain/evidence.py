@@ -105,6 +105,7 @@ FEATURES = _compiled((
     ("compile", r"torch\.compile|torch/_dynamo|torch/_inductor|\binductor\b", 0),
     ("library-handle", r"(?:cublas|cudnn) handle|cublasCreate|cudnnCreate\b", re.I),
     ("index-error", r"index out of (?:range|bounds)|srcIndex < srcSelectDimSize|Assertion `[^`]*(?:<|>=)[^`]*` failed", 0),
+    ("dtype:bf16", r"CUDA_R_16BF|\bbf16\b|\bbfloat16\b|\bBFloat16\b", 0),
     ("call:extension", r"\b_C\.\w+\(|_ext\.\w+\(|_cuda\.\w+\(|\bcpp_extension\b|[/\\]csrc[/\\]\w+\.cu\b", 0),
     ("adapter", r"\bpeft\b|\bLoRA\b|\blora_\w+|--lora\w*|\bfinetuning_type lora\b|\bQLoRA\b", 0),
     # what the message itself states about versions
