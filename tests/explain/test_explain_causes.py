@@ -107,6 +107,7 @@ def test_every_cause_feature_is_one_the_evidence_extractor_knows():
     ("module 'jaxlib.xla_extension' has no attribute 'GpuAllocatorConfig'\n", "api-mismatch"),
     ("Found cuDNN version 8907, but JAX was built against version 9100, which is newer.\n", "library-older"),
     ("(on host): systemctl daemon-reload\n", "long-running"),
+    ("Generating train split: 2230000 examples [29:59, 1466.92 examples/s]\n", "data-preparation"),
     ("NCCL WARN Error while creating shared memory segment /dev/shm/nccl-x\n", "shm"),
 ])
 def test_evidence_features(log, feature):

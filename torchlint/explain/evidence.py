@@ -101,6 +101,7 @@ FEATURES = _compiled((
     ("frame:evaluation", r"\bin _?(?:valid|validation|validate|evaluat\w*|eval_\w*|test_step|inference|predict)\b"
                          r"|\bdef (?:valid|validate|evaluate)\w*\(|\b(?:evaluate|validate|validation)\(", 0),
     ("no-grad", r"no_grad|inference_mode|set_grad_enabled\(False\)", 0),
+    ("data-preparation", r"Generating \w+ split|examples/s\]|\bMap(?: \(num_proc=\d+\))?:", 0),
     ("frame:checkpoint", r"\bin _?save\w*\b|torch\.save\(|save_checkpoint|saving (?:model|checkpoint)", re.I),
     ("compile", r"torch\.compile|torch/_dynamo|torch/_inductor|\binductor\b", 0),
     ("library-handle", r"(?:cublas|cudnn) handle|cublasCreate|cudnnCreate\b", re.I),
