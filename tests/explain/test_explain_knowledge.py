@@ -35,6 +35,8 @@ REQUIRED = {
     "CUDA error: misaligned address": "cuda-misaligned-address",
     "CUDNN_STATUS_BAD_PARAM": "cudnn-bad-param",
     "Expected to have finished reduction in the prior iteration": "ddp-unused-parameters",
+    "Expected to mark a variable ready only once": "ddp-reentrant-checkpoint",
+    "CUBLAS_STATUS_NOT_SUPPORTED": "cublas-not-supported",
     "Unable to initialize backend 'cuda'": "jax-cuda-backend",
     "hipErrorNoBinaryForGpu / HIP error: invalid device function": "rocm-no-kernel",
     "could not select device driver / Failed to initialize NVML: Unknown Error": "container-gpu-runtime",
