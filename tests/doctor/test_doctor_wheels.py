@@ -111,3 +111,19 @@ def test_doctor_facts_on_the_pasted_text_shows_the_gpu_and_fails_only_when_one_i
     code = main(["doctor", "--facts", pasted, "--requirements", str(tmp_path / "req.toml"), "--format", "json"])
     gpu = next(row for row in json.loads(capsys.readouterr().out)["results"] if row["name"] == "gpu")
     assert (code, gpu["status"]) == (1, "fail")
+
+
+@pytest.mark.parametrize("version, platform, gpu, capability, status, cited", [
+    ("1.10.2+cu102", "linux", "NVIDIA GeForce RTX 3090", "8.6", "fail", "pytorch/builder/blob/f0f41b25"),
+    ("1.10.2+cu113", "linux", "NVIDIA GeForce RTX 3090", "8.6", "pass", None),
+    ("2.1.2+cu121", "win32", "NVIDIA GeForce GTX 1080", "6.1", "pass", None),
+    ("2.1.2+cu121", "linux", "Tesla K80", "3.7", "fail", "pytorch/builder/blob/55d40b1b"),
+])
+def test_doctor_judges_old_releases_and_windows_wheels_from_their_cited_rows(version, platform, gpu, capability,
+                                                                             status, cited):
+    facts = Facts(torch_version=version, torch_cuda=None, torch_build="cuda", platform=platform,
+                  cuda_available=True, gpus=[Gpu(0, gpu, capability)])
+    result = _rows(facts)["kernel-image"]
+    assert result.status == status, result
+    if cited:
+        assert cited in result.advice and "--index-url" in result.advice
