@@ -33,7 +33,7 @@ PLATFORMS = ("manylinux_2_28_x86_64", "manylinux_2_17_x86_64", "manylinux2014_x8
 # CUDA 12 wheels: `nvidia-cuda-runtime-cu12 (==12.4.127)`; CUDA 13: `cuda-toolkit[cublas,cudart,...]==13.0.2`
 RUNTIME = re.compile(r"^Requires-Dist: (?:nvidia-cuda-runtime(?:-cu\d+)?|cuda-toolkit\[[^]]*\bcudart\b[^]]*\])"
                      r"\s*\(?==\s*(\d+)\.(\d+)", re.M)
-ELF_ENTRY = re.compile(r"\.(sm_\d+[a-z]?)\.cubin\b")
+ELF_ENTRY = re.compile(r"\.sm_(\d+[a-z]?)\.cubin\b")
 PTX_ENTRY = re.compile(r"\.sm_(\d+[a-z]?)\.ptx\b")
 # an arch carried by at least this share of the largest count is part of the build-wide list
 COMMON_SHARE = 0.5
@@ -81,10 +81,11 @@ def cuda_libraries(wheel: zipfile.ZipFile, into: Path) -> List[Path]:
     return [Path(wheel.extract(name, into)) for name in members]
 
 
-def listed(cuobjdump: str, option: str, library: Path, entry: re.Pattern) -> Counter:
+def listed(cuobjdump: str, option: str, library: Path, entry: re.Pattern, prefix: str) -> Counter:
+    """How many kernel files of each target the library embeds ({'sm_80': 393, ...})."""
     # cuobjdump exits non-zero when a library has no PTX at all: an empty list, not an error
     output = subprocess.run([cuobjdump, option, str(library)], capture_output=True, text=True).stdout
-    return Counter(entry.findall(output))
+    return Counter(prefix + target for target in entry.findall(output))
 
 
 def in_arch_order(archs) -> List[str]:
@@ -106,17 +107,20 @@ def read_wheel(path: Path, cuobjdump: str, scratch: Path) -> Dict:
         variant = cuda_variant(wheel)
         version = built_as(wheel)
         libraries = cuda_libraries(wheel, scratch)
-    main = next((lib for lib in libraries if lib.name == "libtorch_cuda.so"), None) or libraries[0]
-    cubins = listed(cuobjdump, "--list-elf", main, ELF_ENTRY)
-    ptx = Counter({f"compute_{arch}": count for arch, count in listed(cuobjdump, "--list-ptx", main, PTX_ENTRY).items()})
-    sass, sass_extra = split_common(cubins)
+    if not libraries:
+        raise SystemExit(f"{path.name} has no torch/lib/libtorch_cuda*.so: not a CUDA build")
+    cubins = {lib: listed(cuobjdump, "--list-elf", lib, ELF_ENTRY, "sm_") for lib in libraries}
+    # the library with the most kernel files (libtorch_cuda.so; libtorch_cuda_cu.so where it was split)
+    main = max(libraries, key=lambda lib: sum(cubins[lib].values()))
+    ptx = listed(cuobjdump, "--list-ptx", main, PTX_ENTRY, "compute_")
+    sass, sass_extra = split_common(cubins[main])
     ptx_common, ptx_extra = split_common(ptx)
-    others = {lib.name: in_arch_order(listed(cuobjdump, "--list-elf", lib, ELF_ENTRY)) for lib in libraries if lib != main}
     for lib in libraries:
         lib.unlink()
-    return {"wheel": path.name, "built_as": version, "sha256": sha256(path), "variant": variant, "library": main.name,
-            "archs": sass + ptx_common, "extra": sass_extra + ptx_extra, "counts": dict(cubins + ptx),
-            "other_libraries": others}
+    return {"wheel": path.name, "built_as": version, "sha256": sha256(path), "variant": variant,
+            "library": main.name, "archs": sass + ptx_common, "extra": sass_extra + ptx_extra,
+            "counts": dict(cubins[main] + ptx),
+            "other_libraries": {lib.name: in_arch_order(cubins[lib]) for lib in libraries if lib != main}}
 
 
 def toml_row(release: str, found: Dict) -> str:

@@ -1,6 +1,7 @@
 """The table of published torch wheels, and the doctor's judgement of a CPU-only torch beside an NVIDIA GPU."""
 
 import json
+import re
 
 import pytest
 
@@ -9,17 +10,25 @@ from torchlint.doctor.check import run_checks
 from torchlint.doctor.collect_env import parse_collect_env
 from torchlint.doctor.facts import Facts, Gpu
 from torchlint.doctor.requirements import Requirements
-from torchlint.doctor.wheels import cuda_install_advice, load_table, runs_on, shipped, variants_of
+from torchlint.doctor.wheels import (cuda_install_advice, load_table, runs_on, shipped, variants_for_gpu,
+                                     variants_of)
 
 
 def _rows(facts, **requirements):
     return {result.name: result for result in run_checks(facts, Requirements(**requirements))}
 
 
+WHEEL_READ = re.compile(r"read with cuobjdump from the PyPI wheel torch-(\d+\.\d+)\.\d+(?:-\d+)?-cp\d+-cp\d+-"
+                        r"manylinux\w+_x86_64\.whl \(sha256 [0-9a-f]{16}\)")
+
+
 def test_every_row_of_the_wheel_table_names_its_source():
     table = load_table()
     assert table.variants["2.2"] == ("cu118", "cu121")
-    assert all(row.source.startswith("https://") for _, _, row in table.shipped)
+    for _, platform, row in table.shipped:
+        read = WHEEL_READ.fullmatch(row.source)
+        # a row read from a wheel names a Linux wheel of its own release
+        assert row.source.startswith("https://") or (read and read.group(1) == row.release and platform == "linux")
 
 
 @pytest.mark.parametrize("release", ["1.9", "1.10", "1.11", "1.12", "1.13", "2.0", "2.1", "2.2", "2.3", "2.4", "2.5",
@@ -42,6 +51,42 @@ def test_old_and_new_releases_are_judged_from_their_cited_rows(version, capabili
     row = shipped(version, version.split("+")[1])
     assert row is not None and row.source.startswith("https://github.com/pytorch/")
     assert runs_on(row.archs, capability) is runs
+
+
+@pytest.mark.parametrize("version, gpu, capability, runs", [
+    ("2.6.0+cu124", "Tesla K80", "3.7", False),  # sm_50-sm_90: Kepler gone, Pascal kept
+    ("2.6.0+cu124", "NVIDIA GeForce GTX 1080", "6.1", True),
+    ("2.7.1+cu126", "NVIDIA GeForce RTX 5090", "12.0", False),  # no sm_120 in the CUDA 12.6 wheels
+    ("2.7.1+cu126", "NVIDIA GeForce GTX 1080", "6.1", True),
+    ("2.11.0+cu130", "Tesla V100-SXM2-16GB", "7.0", False),  # CUDA 13 wheels: sm_75 and newer
+    ("2.11.0+cu130", "NVIDIA GeForce RTX 4090", "8.9", True),  # the sm_86 cubin runs sm_89
+    ("2.12.0+cu130", "NVIDIA GeForce GTX 1080", "6.1", False),
+    ("2.12.0+cu130", "NVIDIA GeForce RTX 5090", "12.0", True),
+    ("2.13.0+cu130", "Tesla T4", "7.5", True),
+    ("2.13.0+cu130", "Tesla V100-SXM2-16GB", "7.0", False),
+])
+def test_doctor_judges_releases_from_the_rows_read_from_their_pypi_wheels(version, gpu, capability, runs):
+    facts = Facts(torch_version=version, torch_cuda=None, torch_build="cuda", platform="linux",
+                  cuda_available=True, gpus=[Gpu(0, gpu, capability)])
+    result = _rows(facts)["kernel-image"]
+    assert result.status == ("pass" if runs else "fail"), result
+    if not runs:
+        assert f"PyPI wheel torch-{version.split('+')[0][:-2]}" in result.advice
+        assert "nothing for sm_" + capability.replace(".", "") in result.advice
+
+
+def test_the_rtx_5090_on_torch_2_7_cu126_is_sent_to_the_cu128_wheels_of_the_same_release():
+    facts = Facts(torch_version="2.7.0+cu126", torch_cuda="12.6", torch_build="cuda", platform="linux",
+                  cuda_available=True, gpus=[Gpu(0, "NVIDIA GeForce RTX 5090", "12.0")])
+    assert "torch==2.7.0 --index-url https://download.pytorch.org/whl/cu128" in _rows(facts)["kernel-image"].advice
+
+
+def test_a_variant_without_a_row_is_ruled_out_only_when_its_cuda_cannot_build_for_the_gpu():
+    # torch 2.6: cu124 read from its wheel (no sm_37); cu126 has no row, but CUDA 12.6 cannot build sm_37;
+    # cu118 has no row and CUDA 11.8 can: the one left to try
+    assert variants_for_gpu("2.6.0", "3.7") == [("cu126", False), ("cu124", False), ("cu118", None)]
+    assert "whl/cu118" in cuda_install_advice("2.6.0", "3.7")
+    assert variants_for_gpu("2.6.0", "8.6") == [("cu126", None), ("cu124", True), ("cu118", None)]
 
 
 def test_install_advice_names_only_variants_published_for_the_release():

@@ -137,6 +137,28 @@ def test_an_old_release_is_judged_from_its_cited_row():
     assert "github.com/pytorch/builder/blob/" in diagnosis.cause and "whl/cu113" in diagnosis.advice
 
 
+@pytest.mark.parametrize("log, shipped, advice", [
+    # the 2.6 wheel on PyPI (cu124) ships sm_50-sm_90: a K80 has nothing; of 2.6's other variants CUDA 12.6
+    # cannot build sm_37 at all, so only cu118 (no row) is left to try
+    ("torch 2.6.0+cu124\nGPU 0: Tesla K80\n"
+     "RuntimeError: CUDA error: no kernel image is available for execution on the device\n",
+     "sm_50 sm_60 sm_70 sm_75 sm_80 sm_86 sm_90", "torch==2.6.0 --index-url https://download.pytorch.org/whl/cu118"),
+    # the CUDA 13 wheels of 2.11-2.13 start at sm_75; Volta is out
+    ("torch 2.13.0+cu130\nTesla V100-SXM2-32GB with CUDA capability sm_70 is not compatible with the current "
+     "PyTorch installation.\n", "sm_75 sm_80 sm_86 sm_90 sm_100 sm_120", "previous-versions"),
+])
+def test_the_kernel_diagnosis_uses_the_arch_list_read_from_the_pypi_wheel(log, shipped, advice):
+    diagnosis = explain(log).diagnoses[0]
+    assert diagnosis.kind == "kernels" and shipped in diagnosis.cause
+    assert "read with cuobjdump from the PyPI wheel torch-" in diagnosis.cause and advice in diagnosis.advice
+
+
+def test_a_gpu_the_pypi_wheel_ships_for_gets_no_kernel_diagnosis():
+    explanation = explain("torch 2.6.0+cu124\nGPU 0: NVIDIA GeForce GTX 1080\n"
+                          "RuntimeError: CUDA error: no kernel image is available for execution on the device\n")
+    assert all(diagnosis.kind != "kernels" for diagnosis in explanation.diagnoses)
+
+
 def test_json_output_carries_the_top_explanation_and_the_ranked_causes(tmp_path, capsys):
     import json
 

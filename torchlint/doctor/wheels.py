@@ -15,6 +15,7 @@ from typing import Dict, List, Optional, Tuple
 from packaging.specifiers import SpecifierSet
 
 from torchlint.doctor.archs import kernel_coverage
+from torchlint.doctor.compat import cuda_builds_for, cuda_of_tag
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -78,15 +79,23 @@ def runs_on(archs: Tuple[str, ...], capability: str) -> bool:
     return cubin is not None
 
 
+def variant_runs(torch_version: str, variant: str, capability: str, platform: Optional[str] = None) -> Optional[bool]:
+    """Whether the wheels of this variant run the GPU: from their arch list; without one, False only when the
+    variant's CUDA cannot build kernels for the GPU at all (a cu126 wheel has no sm_37); else unknown."""
+    row = shipped(torch_version, variant, platform)
+    if row is not None:
+        return runs_on(row.archs, capability)
+    cuda = cuda_of_tag(variant)
+    support = cuda_builds_for(cuda, capability) if cuda else None
+    return False if support is not None and not support[0] else None
+
+
 def variants_for_gpu(torch_version: str, capability: Optional[str],
                      platform: Optional[str] = None) -> List[Tuple[str, Optional[bool]]]:
-    """Each published variant of the release, newest first, with whether its shipped kernels run the GPU
-    (None when the table has no arch list for it or the GPU is unknown)."""
-    found = []
-    for variant in reversed(variants_of(torch_version) or ()):
-        row = shipped(torch_version, variant, platform)
-        found.append((variant, runs_on(row.archs, capability) if row and capability else None))
-    return found
+    """Each published variant of the release, newest first, with whether its wheels run the GPU
+    (None when that is not known, or the GPU is unknown)."""
+    return [(variant, variant_runs(torch_version, variant, capability, platform) if capability else None)
+            for variant in reversed(variants_of(torch_version) or ())]
 
 
 def install_command(torch_version: str, variant: str) -> str:
