@@ -29,6 +29,17 @@ REQUIRED = {
     "Expected all tensors to be on the same device": "tensors-on-different-devices",
     "NCCL timeout": "nccl-timeout",
     "derivative for '_cudnn_rnn_backward' is not implemented": "cudnn-rnn-double-backward",
+    "Attempting to unscale FP16 gradients": "amp-fp16-gradients",
+    "value cannot be converted to type at::Half without overflow": "half-overflow",
+    "Bfloat16 is only supported on GPUs with compute capability of at least 8.0": "bf16-unsupported",
+    "CUDA error: misaligned address": "cuda-misaligned-address",
+    "CUDNN_STATUS_BAD_PARAM": "cudnn-bad-param",
+    "Expected to have finished reduction in the prior iteration": "ddp-unused-parameters",
+    "Expected to mark a variable ready only once": "ddp-reentrant-checkpoint",
+    "CUBLAS_STATUS_NOT_SUPPORTED": "cublas-not-supported",
+    "Unable to initialize backend 'cuda'": "jax-cuda-backend",
+    "hipErrorNoBinaryForGpu / HIP error: invalid device function": "rocm-no-kernel",
+    "could not select device driver / Failed to initialize NVML: Unknown Error": "container-gpu-runtime",
 }
 
 
@@ -53,7 +64,8 @@ def test_each_sample_matches_its_own_signature_first(signature_id):
 ALSO_MATCHES = {
     "tensorflow-cudnn-rnn": {"cudnn-internal-error"},
     "cudnn-rnn-projected-double-backward": {"cudnn-not-supported"},
-    "onnxruntime-cudnn8-dll": {"onnxruntime-cuda-provider"},  # the provider DLL failed to load because of it
+    # the provider DLL failed to load because of it; the generic cuDNN-library entry names no product
+    "onnxruntime-cudnn8-dll": {"onnxruntime-cuda-provider", "cudnn-library-not-found"},
     "amp-cudnn-failure": {"cudnn-execution-failed"},
 }
 

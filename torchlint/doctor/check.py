@@ -12,6 +12,7 @@ from typing import Callable, List, Optional, Tuple
 from packaging.specifiers import SpecifierSet
 from packaging.version import InvalidVersion, Version
 
+from torchlint.doctor.archs import kernel_coverage, parse_arch
 from torchlint.doctor.compat import COMPATIBILITY_DOC, CUDA_RELEASE_NOTES, cuda_builds_for, minimum_driver
 from torchlint.doctor.facts import Facts, Gpu
 from torchlint.doctor.loader import check_wsl_libcuda
@@ -24,6 +25,7 @@ from torchlint.doctor.runtimes import (
     check_onnxruntime_flavours,
     check_runtime_loader,
 )
+from torchlint.doctor.wheels import Shipped, cuda_install_advice, runs_on, shipped
 
 INSTALL_PAGE = "https://pytorch.org/get-started/locally/"
 ANY = "any"
@@ -102,12 +104,12 @@ def check_torch_build(facts: Facts, req: Requirements) -> List[CheckResult]:
     }.get(facts.torch_build, "unknown")
     needs_gpu = req.require_gpu or req.cuda is not None
     expected = "CUDA" if req.cuda is not None else ("CUDA or ROCm" if req.require_gpu else ANY)
-    if facts.torch_build == "cpu" and needs_gpu:
-        base = (facts.torch_version or "").split("+")[0]
-        return [CheckResult("torch-build", FAIL, found, expected,
-                            f"This torch wheel has no GPU support. Install a CUDA build, e.g. "
-                            f"`pip install torch=={base} --index-url https://download.pytorch.org/whl/cu130` "
-                            f"(pick the CUDA version at {INSTALL_PAGE}).")]
+    if facts.torch_build == "cpu" and (needs_gpu or facts.gpus):
+        gpu = facts.gpus[0] if facts.gpus else None
+        advice = cuda_install_advice(facts.torch_version or "", gpu.capability if gpu else None, facts.platform)
+        where = f" on a machine with {_gpu_names(facts)}" if facts.gpus else ""
+        return [CheckResult("torch-build", FAIL if needs_gpu else WARN, found, expected,
+                            f"This torch wheel has no GPU support{where}. Install a CUDA build: {advice}")]
     if facts.torch_build == "rocm" and req.cuda is not None:
         return [CheckResult("torch-build", FAIL, found, expected,
                             "`cuda` is declared but this is a ROCm build of torch.")]
@@ -134,11 +136,18 @@ def check_cuda(facts: Facts, req: Requirements) -> List[CheckResult]:
 # --- GPUs ----------------------------------------------------------------------------
 
 
+def _gpu_names(facts: Facts) -> str:
+    return ", ".join(gpu.name or "?" for gpu in facts.gpus) or f"{facts.device_count} device(s)"
+
+
 def check_gpu(facts: Facts, req: Requirements) -> List[CheckResult]:
     expected = "at least one" if req.require_gpu else "not required"
     if facts.has_gpu:
-        names = ", ".join(gpu.name or "?" for gpu in facts.gpus) or f"{facts.device_count} device(s)"
-        return [CheckResult("gpu", PASS, names, expected)]
+        return [CheckResult("gpu", PASS, _gpu_names(facts), expected)]
+    if facts.gpus and facts.torch_build == "cpu":
+        return [CheckResult("gpu", FAIL if req.require_gpu else WARN, f"{_gpu_names(facts)} (CPU-only torch build)",
+                            expected, "The machine has an NVIDIA GPU but this torch build cannot use it; "
+                            "see torch-build for a CUDA build that exists.")]
     reason = _no_gpu_reason(facts)
     if facts.gpus and facts.cuda_available is False and facts.torch_build == "cuda":
         names = ", ".join(gpu.name or "?" for gpu in facts.gpus)
@@ -189,48 +198,6 @@ def check_compute_capability(facts: Facts, req: Requirements) -> List[CheckResul
     return results
 
 
-_ARCH = re.compile(r"^(sm|compute)_(\d+)([af]?)$")
-
-
-def parse_arch(entry: str) -> Optional[Tuple[str, int, int, str]]:
-    """'sm_90a' -> ('sm', 9, 0, 'a'); 'compute_120' -> ('compute', 12, 0, ''); else None."""
-    match = _ARCH.match(entry)
-    if not match or len(match.group(2)) < 2:
-        return None
-    digits = match.group(2)
-    return match.group(1), int(digits[:-1]), int(digits[-1]), match.group(3)
-
-
-def kernel_coverage(capability: str, arch_list: List[str]) -> Tuple[Optional[str], Optional[str]]:
-    """(a cubin entry that runs on `capability`, else a PTX entry that can be JIT-compiled).
-
-    A cubin for X.y runs on X.z with z >= y (same major only); `a` (arch-specific)
-    cubins run only on exactly X.y. PTX for X.y is JIT-compiled for any capability >= X.y.
-    """
-    major, minor = (int(part) for part in capability.split(".")[:2])
-    cubins: List[Tuple[Tuple[int, int], str]] = []
-    ptxs: List[Tuple[Tuple[int, int], str]] = []
-    for entry in arch_list:
-        parsed = parse_arch(entry)
-        if parsed is None:
-            continue
-        kind, arch_major, arch_minor, suffix = parsed
-        if kind == "sm":
-            exact = (arch_major, arch_minor) == (major, minor)
-            if exact or (suffix != "a" and arch_major == major and arch_minor <= minor):
-                cubins.append(((arch_major, arch_minor), entry))
-        elif suffix == "a":
-            if (arch_major, arch_minor) == (major, minor):
-                ptxs.append(((arch_major, arch_minor), entry))
-        elif (arch_major, arch_minor) <= (major, minor):
-            ptxs.append(((arch_major, arch_minor), entry))
-    return _newest(cubins), _newest(ptxs)
-
-
-def _newest(candidates: List[Tuple[Tuple[int, int], str]]) -> Optional[str]:
-    return max(candidates)[1] if candidates else None
-
-
 def check_kernel_image(facts: Facts, req: Requirements) -> List[CheckResult]:
     if not facts.has_gpu:
         return [CheckResult("kernel-image", SKIP, "no GPU", "-")]
@@ -279,6 +246,16 @@ def _kernel_image_from_cuda(facts: Facts, gpu: Gpu) -> CheckResult:
     if gpu.capability is None:
         return CheckResult("kernel-image", SKIP, f"{NOT_JUDGED}: {_gpu_label(gpu)}, capability unknown", "-")
     sm = "sm_" + gpu.capability.replace(".", "")
+    wheel = shipped_by_wheel(facts)
+    if wheel is not None:
+        found = f"{_gpu_label(gpu)} is {sm}; torch {facts.torch_version} wheel"
+        shown = " ".join(wheel.archs)
+        if runs_on(wheel.archs, gpu.capability):
+            return CheckResult("kernel-image", PASS, found, shown)
+        return CheckResult("kernel-image", FAIL, found, shown,
+                           f"The published torch {wheel.release} {wheel.variant} wheels ship {shown} ({wheel.source}), "
+                           f"nothing for {sm}. " + cuda_install_advice(facts.torch_version or "", gpu.capability,
+                                                                       facts.platform))
     support = cuda_builds_for(facts.torch_cuda or "", gpu.capability)
     found = f"{_gpu_label(gpu)} is {sm}; CUDA {facts.torch_cuda} build"
     if support is None:
@@ -292,6 +269,14 @@ def _kernel_image_from_cuda(facts: Facts, gpu: Gpu) -> CheckResult:
     return CheckResult("kernel-image", FAIL, found, expected,
                        f"No CUDA {facts.torch_cuda} build carries kernels for {sm} ({CUDA_RELEASE_NOTES}). "
                        f"Install a torch wheel built with {span} ({INSTALL_PAGE}).")
+
+
+def shipped_by_wheel(facts: Facts) -> Optional[Shipped]:
+    """The arch list of the published wheel this torch version names (+cu128), when the table has it."""
+    version = facts.torch_version or ""
+    if "+cu" not in version:
+        return None
+    return shipped(version, version.split("+")[1], facts.platform)
 
 
 # --- driver --------------------------------------------------------------------------

@@ -32,22 +32,18 @@ def _run(argv: List[str]) -> int:
         args = build_parser().parse_args(argv)
     except SystemExit as exit_:  # --help
         return int(exit_.code or 0)
-    from torchlint.explain.evidence import extract
-    from torchlint.explain.knowledge import condense, load_knowledge, match
-    from torchlint.explain.reasoning import diagnose
-    from torchlint.explain.render import Explanation, render_json, render_text
+    from torchlint.explain.explanation import explain
+    from torchlint.explain.knowledge import load_knowledge
+    from torchlint.explain.render import render_json, render_text
 
     text = _read(args.file)
     knowledge = load_knowledge()
-    work = condense(text)
-    matches = match(work, knowledge, text)
-    evidence = extract(work, [found.offset for found in matches])
-    explanation = Explanation(matches, evidence, diagnose(evidence, matches))
+    explanation = explain(text, knowledge)
     if args.format == "json":
         print(render_json(explanation, knowledge))
     else:
         render_text(explanation, knowledge, sys.stdout)
-    return 0 if matches else 1
+    return 0 if explanation.matches else 1
 
 
 def _read(name: str) -> str:

@@ -12,8 +12,8 @@ read for evidence (`regions`): the cost stays bounded by those sizes, not the lo
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
-from typing import Dict, Iterable, List, Optional, Tuple
+from dataclasses import dataclass, field, replace
+from typing import Dict, Iterable, List, Optional, Set, Tuple
 
 from torchlint.doctor.collect_env import looks_like_collect_env, parse_collect_env
 from torchlint.doctor.compat import cuda_of_tag
@@ -42,6 +42,7 @@ class Evidence:
     amp: bool = False  # autocast / fp16 in use
     nvidia_smi_cuda: Optional[str] = None  # "CUDA Version: 11.4" of nvidia-smi: the newest the driver runs
     minimum_capability: Optional[str] = None  # torch's "minimum cuda capability supported ... is 3.7"
+    features: Set[str] = field(default_factory=set)  # FEATURES seen anywhere in the regions read
 
     def used(self, *facts: str) -> List[Clue]:
         """The clues behind the named facts, first of each kind."""
@@ -55,7 +56,11 @@ class Evidence:
 _TAG = r"(cu\d{2,3}|cpu|rocm[\d.]+)"
 # Not \b: CJK letters are word characters, and "查看torch版本" must still match.
 _START = r"(?<![A-Za-z0-9_])"
-_PATTERNS: Tuple[Tuple[str, "re.Pattern[str]"], ...] = tuple((name, re.compile(pattern, flags)) for name, pattern, flags in (
+def _compiled(rows: Tuple[Tuple[str, str, int], ...]) -> Tuple[Tuple[str, "re.Pattern[str]"], ...]:
+    return tuple((name, re.compile(pattern, flags)) for name, pattern, flags in rows)
+
+
+_PATTERNS = _compiled((
     ("collect-torch", r"^PyTorch version:\s*(\S+)", re.M),
     ("collect-cuda", r"^CUDA used to build PyTorch:\s*(\d+\.\d+)", re.M),
     ("torch-tagged", _START + r"(?:torch|pytorch)\s*(?:==|=|:|\s)\s*v?(\d+\.\d+(?:\.\d+)?(?:\.post\d+)?)\+" + _TAG, re.I),
@@ -71,18 +76,59 @@ _PATTERNS: Tuple[Tuple[str, "re.Pattern[str]"], ...] = tuple((name, re.compile(p
     ("arch-list", r"supports CUDA capabilities ((?:sm_\d+[a-z]?\s*)+)", 0),
     ("minimum-capability", r"minimum cuda capability (?:that we support|supported by this library) is (\d+)\.(\d+)", 0),
     ("capability-tf", r"name:\s*([^\n]+?)\s+(?:major:\s*(\d+)\s+minor:\s*(\d+)|computeCapability:\s*(\d+)\.(\d+))", 0),
-    ("gpu-name", _START + r"((?:NVIDIA\s+)?(?:GeForce\s+)?(?:RTX\s*(?:PRO\s*)?(?:A\d{4}|\d{4}(?:\s*Ti|\s*SUPER)?)"
-                 r"|GTX\s*(?:TITAN\s*\w+|\d{3,4}(?:\s*Ti)?)|TITAN\s*(?:RTX|Xp|X|V)"
+    # A GPU name is taken whole: "GTX 960M" is a GTX 960M, never a "GTX 960" inside it.
+    ("gpu-name", _START + r"((?:NVIDIA\s+)?(?:GeForce\s+)?(?:RTX\s*(?:PRO\s*)?(?:A\d{4}|\d{4}M?(?:\s*Ti|\s*SUPER)?)"
+                 r"|GTX\s*(?:TITAN\s*\w+|\d{3,4}M?(?:\s*Ti)?)|TITAN\s*(?:RTX|Xp|X|V)"
                  r"|(?:Tesla|NVIDIA)\s+[A-Z]\d{1,3}[A-Z]?\b(?:[-\s]\w+GB)?"
-                 r"|(?:A100|H100|H200|A800|H800|B200|GH200|V100|P100|A10G|L40S)\b(?:[-\s]\w+GB)?))", 0),
+                 r"|(?:A100|H100|H200|A800|H800|B200|GH200|V100|P100|A10G|L40S)\b(?:[-\s]\w+GB)?))(?!\w)", 0),
     ("visible-devices", r"CUDA_VISIBLE_DEVICES['\"]?\]?\s*(?:=|:)\s*['\"]?([^\s'\",;)]+(?:,\s*\d+)*\]?)", 0),
     # a `pip freeze` / collect_env package line: the doctor's runtime tables read facts.packages
     ("package", r"^[ \t]*(?:\[(?:pip\d?|conda)\][ \t]+)?([A-Za-z][\w.-]*)(?:==|[ \t]+)(\d[\w.+-]*)[ \t]*$", re.M),
     ("wsl", r"microsoft-standard-WSL2|\bWSL2?\b|/usr/lib/wsl/lib", 0),
-    ("windows", r"\b[A-Z]:\\\\|\\\\site-packages\\\\|\.dll\b|Microsoft Windows", 0),
+    ("windows", r"\b[A-Z]:\\{1,2}|\\\\site-packages\\\\|\.(?:dll|exe)\b|Microsoft Windows|\bWindows 1[01]\b", 0),
     ("conda", r"\[conda\]|anaconda3|miniconda3|\bconda (?:install|create)\b|/envs/\w+/lib/python", 0),
     ("amp", r"\bautocast\b|GradScaler|torch\.cuda\.amp|\.half\(\)|float16|fp16\b|HalfTensor", 0),
 ))
+
+
+# Evidence features: what a log shows beyond its error line. Signatures rank their causes by
+# them (signatures.toml `when` / `unless`); nothing here names an error family.
+FEATURES = _compiled((
+    # the library call or layer the failing operation ran in
+    ("call:batchnorm", r"cudnnBatchNorm\w*|\bbatch_norm\b|BatchNormalization node|batchnorm\.py|BatchNorm[123]d", 0),
+    ("call:rnn", r"cudnnRNN\w*|_cudnn_rnn|modules[/\\]rnn\.py|\bLSTM\b|\bGRU\b", 0),
+    # the traceback's own frames
+    ("frame:evaluation", r"\bin _?(?:valid|validation|validate|evaluat\w*|eval_\w*|test_step|inference|predict)\b"
+                         r"|\bdef (?:valid|validate|evaluate)\w*\(|\b(?:evaluate|validate|validation)\(", 0),
+    ("no-grad", r"no_grad|inference_mode|set_grad_enabled\(False\)", 0),
+    ("data-preparation", r"Generating \w+ split|examples/s\]|\bMap(?: \(num_proc=\d+\))?:", 0),
+    ("frame:checkpoint", r"\bin _?save\w*\b|torch\.save\(|save_checkpoint|saving (?:model|checkpoint)", re.I),
+    ("compile", r"torch\.compile|torch/_dynamo|torch/_inductor|\binductor\b", 0),
+    ("library-handle", r"(?:cublas|cudnn) handle|cublasCreate|cudnnCreate\b", re.I),
+    ("index-error", r"index out of (?:range|bounds)|srcIndex < srcSelectDimSize|Assertion `[^`]*(?:<|>=)[^`]*` failed", 0),
+    ("dtype:bf16", r"CUDA_R_16BF|\bbf16\b|\bbfloat16\b|\bBFloat16\b", 0),
+    ("call:extension", r"\b_C\.\w+\(|_ext\.\w+\(|_cuda\.\w+\(|\bcpp_extension\b|[/\\]csrc[/\\]\w+\.cu\b", 0),
+    ("adapter", r"\bpeft\b|\bLoRA\b|\blora_\w+|--lora\w*|\bfinetuning_type lora\b|\bQLoRA\b", 0),
+    # what the message itself states about versions
+    ("api-mismatch", r"has no attribute '?\w+|cannot import name '?\w+|undefined symbol: \w+", 0),
+    ("library-older", r"which is newer|[Oo]utdated \w+ installation|must be at least as new|Minimum supported", 0),
+    # how long things worked before they failed
+    ("long-running", r"daemon-reload|after (?:a |some |random |several |a few |a couple of )?(?:while|time|amount of time|days?|hours?)\b"
+                     r"|\b(?:several|a few|couple of) days\b|\bworks? (?:well|fine)\b[^\n]{0,40}\b(?:until|upon|but)\b", re.I),
+    # the product and runtime that printed the log
+    ("product:ctranslate2", r"ctranslate2|faster[-_ ]?whisper|whisper[-_ ]faster|WhisperModel", re.I),
+    ("product:onnxruntime", r"onnxruntime|OrtException|OrtSession|CUDAExecutionProvider", 0),
+    ("product:tensorflow", r"tensorflow|stream_executor|\bkeras\b", 0),
+    ("product:jax", r"\bjaxlib\b|\bjax\b|XlaRuntimeError", 0),
+    ("product:torch", r"site-packages[/\\]torch[/\\]|\bimport torch\b|\btorch\.(?:cuda|nn|distributed|utils)\b", 0),
+    ("runtime:java", r"\bat [\w.$]+\([\w$]+\.java:\d+\)|\.java:\d+\)", 0),
+    ("os:linux", r"\blib\w+\.so\b|\.so\.\d|/home/|/usr/|/opt/|\bUbuntu\b|\bLinux\b", 0),
+    # where it ran
+    ("container", r"\bdocker\b|--shm-size|--ipc=host|\bkubernetes\b|\bk8s\b|\bcontainer\b|\bpodman\b", re.I),
+    ("shm", r"/dev/shm|shm_open|posix_fallocate|shared memory segment|ncclShmOpen|--ipc=host|shm-size|\bshm\.h\b", 0),
+    ("visible-devices-set", r"CUDA_VISIBLE_DEVICES['\"]?\]?\s*=\s*['\"]?\d|--gpu[-_](?:ids?|devices)|gpu_id", 0),
+))
+FEATURE_NAMES = tuple(name for name, _ in FEATURES) + ("os:windows",)  # os:windows is the `windows` fact
 
 
 def regions(text: str, starts: Iterable[int]) -> List[Tuple[int, int]]:
@@ -110,6 +156,13 @@ def extract(text: str, match_offsets: Iterable[int] = ()) -> Evidence:
         for name, pattern in _PATTERNS:
             for hit in pattern.finditer(text, start, end):
                 _take(evidence, name, hit, text)
+        window = text[start:end]
+        evidence.features.update(name for name, pattern in FEATURES
+                                 if name not in evidence.features and pattern.search(window))
+    if evidence.wsl:
+        evidence.features.add("os:linux")
+    if evidence.windows:
+        evidence.features.add("os:windows")
     _settle(evidence)
     return evidence
 
@@ -194,8 +247,11 @@ def _add_gpu(evidence: Evidence, text: str, name: Optional[str], capability: str
     def same(gpu: Gpu) -> bool:  # "NVIDIA GeForce RTX 3060" is the "... RTX 3060 Laptop GPU" already seen
         return gpu.capability == capability and (not name or not gpu.name or name in gpu.name or gpu.name in name)
 
-    if any(same(gpu) for gpu in gpus):
-        return
+    for position, gpu in enumerate(gpus):
+        if same(gpu):
+            if name and not gpu.name:  # "sm_61" first, "GeForce GTX 1050" later: one GPU, now named
+                gpus[position] = replace(gpu, name=name)
+            return
     gpus.append(Gpu(index=len(gpus), name=name, capability=capability))
     _clue(evidence, text, "gpu", f"{name or 'GPU'} (sm_{capability.replace('.', '')})", at)
 

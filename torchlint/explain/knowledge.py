@@ -9,6 +9,8 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
+from torchlint.explain.evidence import FEATURE_NAMES
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - exercised on Python < 3.11 only
@@ -18,6 +20,7 @@ KNOWLEDGE_FILE = "signatures.toml"
 _TEXT_FIELDS = ("id", "title", "regex", "root_cause", "docs")
 _LIST_FIELDS = ("anchors", "workarounds", "dead_ends", "rules", "doctor_checks", "sources")
 _OPTIONAL_LIST_FIELDS = ("secondary_to", "evidence")
+_CAUSE_LIST_FIELDS = ("when", "unless", "requires", "workarounds")
 EVIDENCE_KINDS = ("kernels", "driver", "visible-devices", "wsl", "loader")  # the diagnoses of explain/reasoning.py
 # A signature's regex runs only near its anchors (literal strings, found with str.find), in a
 # window this wide on each side, at no more than MAX_ANCHOR_HITS places: the cost of a
@@ -25,6 +28,18 @@ EVIDENCE_KINDS = ("kernels", "driver", "visible-devices", "wsl", "loader")  # th
 WINDOW = 8000
 MAX_ANCHOR_HITS = 16
 CONDENSE_ABOVE = 4 << 20
+
+
+@dataclass(frozen=True)
+class Cause:
+    """One of several causes an error can have; the log's evidence features rank them."""
+
+    id: str
+    text: str
+    when: Tuple[str, ...] = ()  # evidence features (explain/evidence.py FEATURES) that support it
+    unless: Tuple[str, ...] = ()  # features that rule it out
+    requires: Tuple[str, ...] = ()  # features without which it is not a candidate
+    workarounds: Tuple[str, ...] = ()  # tried before the signature's own
 
 
 @dataclass(frozen=True)
@@ -46,6 +61,10 @@ class Signature:
     secondary_to: Tuple[str, ...] = ()
     # which environment diagnoses can explain this error (explain/reasoning.py KINDS)
     evidence: Tuple[str, ...] = ()
+    # the causes this error can have, in the order to assume when the log shows nothing more
+    causes: Tuple[Cause, ...] = ()
+    # false for errors that say nothing about a GPU (a shape mismatch, a removed API)
+    gpu: bool = True
 
 
 @dataclass(frozen=True)
@@ -102,6 +121,9 @@ def parse_knowledge(data: Mapping[str, Any]) -> KnowledgeBase:
             pattern = re.compile(entry["regex"], re.MULTILINE)
         except re.error as error:
             raise KnowledgeError(f"{where}: bad regex: {error}") from None
+        causes = tuple(_cause(where, cause) for cause in entry.get("cause", []))
+        if not isinstance(entry.get("gpu", True), bool):
+            raise KnowledgeError(f"{where}: `gpu` must be a boolean")
         signatures.append(Signature(
             id=entry["id"], title=entry["title"], pattern=pattern, anchors=tuple(entry["anchors"]),
             secondary_to=tuple(entry.get("secondary_to", [])), evidence=tuple(entry.get("evidence", [])),
@@ -109,24 +131,54 @@ def parse_knowledge(data: Mapping[str, Any]) -> KnowledgeBase:
             asynchronous=entry["asynchronous"], root_cause=entry["root_cause"],
             workarounds=tuple(entry["workarounds"]), dead_ends=tuple(entry["dead_ends"]),
             rules=tuple(entry["rules"]), doctor_checks=tuple(entry["doctor_checks"]),
-            docs=entry["docs"], sources=tuple(entry["sources"]),
+            docs=entry["docs"], sources=tuple(entry["sources"]), causes=causes, gpu=entry.get("gpu", True),
         ))
     rule_names: Dict[str, str] = dict(data.get("rules", {}))
     return KnowledgeBase(tuple(signatures), rule_names, data.get("asynchronous_note", ""))
 
 
-def condense(text: str) -> str:
-    """A big log with each distinct line kept once, in first-seen order.
+def _cause(where: str, entry: Mapping[str, Any]) -> Cause:
+    if not isinstance(entry.get("id"), str) or not isinstance(entry.get("text"), str):
+        raise KnowledgeError(f"{where}: each cause needs a string `id` and `text`")
+    for key in _CAUSE_LIST_FIELDS:
+        if not isinstance(entry.get(key, []), list) or not all(isinstance(v, str) for v in entry.get(key, [])):
+            raise KnowledgeError(f"{where}: cause `{key}` must be a list of strings")
+    unknown = {f for key in ("when", "unless", "requires") for f in entry.get(key, [])} - set(FEATURE_NAMES)
+    if unknown:
+        raise KnowledgeError(f"{where}: cause {entry['id']}: unknown evidence features {sorted(unknown)}")
+    return Cause(entry["id"], entry["text"], tuple(entry.get("when", [])), tuple(entry.get("unless", [])),
+                 tuple(entry.get("requires", [])), tuple(entry.get("workarounds", [])))
 
-    Huge logs are mostly the same lines repeated (a warning per step, a progress bar);
-    matching and evidence then cost what the distinct lines cost. Small logs are kept whole.
+
+def rank_causes(signature: Signature, features: "frozenset[str] | set[str]") -> List[Cause]:
+    """The signature's causes, those the evidence supports first (most supporting features first),
+    those it rules out (or lacks a required feature for) dropped; otherwise in the order listed."""
+    kept = [cause for cause in signature.causes
+            if not set(cause.unless) & features and set(cause.requires) <= features]
+    return sorted(kept, key=lambda cause: -len(set(cause.when) & features))
+
+
+_DIGITS = str.maketrans("", "", "0123456789")
+KEEP_PER_TEMPLATE = 3
+
+
+def condense(text: str) -> str:
+    """A big log with at most KEEP_PER_TEMPLATE lines of each template, in first-seen order.
+
+    Huge logs are mostly one line repeated with other numbers (a loss per step, a progress bar, a
+    warning per batch); a line's template is the line without its digits. Matching and evidence then
+    cost what the distinct templates cost. Small logs are kept whole.
     """
     if len(text) <= CONDENSE_ABOVE:
         return text
-    sample = text[: 1 << 20].split("\n")
-    if len(set(sample)) > len(sample) // 2:
-        return text  # mostly distinct lines (counters, timestamps): condensing would not pay
-    return "\n".join(dict.fromkeys(text.split("\n")))
+    seen: Dict[str, int] = {}
+    kept = []
+    for line, template in zip(text.split("\n"), text.translate(_DIGITS).split("\n")):
+        count = seen.get(template, 0)
+        if count < KEEP_PER_TEMPLATE:
+            seen[template] = count + 1
+            kept.append(line)
+    return "\n".join(kept)
 
 
 def match(text: str, knowledge: KnowledgeBase, original: Optional[str] = None) -> List[Match]:

@@ -12,7 +12,8 @@ import re
 from dataclasses import dataclass
 from typing import List, Optional, Sequence, Set
 
-from torchlint.doctor.check import _version, kernel_coverage, parse_arch, visible_devices_problem
+from torchlint.doctor.archs import kernel_coverage, parse_arch
+from torchlint.doctor.check import _version, shipped_by_wheel, visible_devices_problem
 from torchlint.doctor.runtimes import library_context
 from torchlint.doctor.compat import (
     COMPATIBILITY_DOC,
@@ -21,6 +22,7 @@ from torchlint.doctor.compat import (
     minimum_driver,
     newest_cuda_of_torch,
 )
+from torchlint.doctor.wheels import cuda_install_advice, runs_on
 from torchlint.explain.evidence import Clue, Evidence
 from torchlint.explain.knowledge import EVIDENCE_KINDS, Match
 
@@ -94,6 +96,16 @@ def _kernels(evidence: Evidence) -> List[Diagnosis]:
                 f"Install a torch build whose torch.cuda.get_arch_list() has an sm_{gpu.capability.split('.')[0]}x "
                 f"entry ({INSTALL_PAGE}; older releases: {PREVIOUS_VERSIONS_PAGE}). Driver and system-toolkit "
                 "changes do not add kernels to torch.", clues))
+            continue
+        wheel = shipped_by_wheel(facts)
+        if wheel is not None:
+            if not runs_on(wheel.archs, gpu.capability):
+                results.append(Diagnosis(
+                    KERNELS,
+                    f"{label} has no kernels in torch {facts.torch_version}: the published torch {wheel.release} "
+                    f"{wheel.variant} wheels ship {' '.join(wheel.archs)} ({wheel.source}).",
+                    cuda_install_advice(facts.torch_version or "", gpu.capability, facts.platform)
+                    + " Driver and system-toolkit changes do not add kernels to torch.", clues))
             continue
         if facts.torch_cuda:
             support = cuda_builds_for(facts.torch_cuda, gpu.capability)

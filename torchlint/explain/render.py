@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import json
 import textwrap
-from dataclasses import dataclass
-from typing import IO, List
+from typing import IO, List, Tuple
 
 from torchlint.explain.evidence import Clue, Evidence
+from torchlint.explain.explanation import Explanation
 from torchlint.explain.guard_advice import guard_line
 from torchlint.explain.knowledge import KnowledgeBase, Match
-from torchlint.explain.reasoning import Diagnosis
 from torchlint.report.visible import visible
 
 NO_MATCH = (
@@ -25,13 +24,6 @@ CONDA_NOTE = ("This is a conda install: its `cudatoolkit` (or `pytorch-cuda`) pa
               "so reinstalling or changing it, matched to the torch build, is a real fix here.")
 
 
-@dataclass(frozen=True)
-class Explanation:
-    matches: List[Match]
-    evidence: Evidence
-    diagnoses: List[Diagnosis]
-
-
 def _clue_text(clue: Clue) -> str:
     return f"{clue.value} (line {clue.line}: {clue.excerpt})"
 
@@ -40,6 +32,20 @@ def _dead_ends(match: Match, evidence: Evidence) -> List[str]:
     if not evidence.conda:
         return list(match.signature.dead_ends)
     return [text for text in match.signature.dead_ends if PIP_ONLY not in text]
+
+
+def _cause_lines(explanation: Explanation, found: Match) -> List[Tuple[str, str]]:
+    """(cause text, the evidence features that support it) for each candidate cause, most supported first."""
+    features = explanation.evidence.features
+    return [(cause.text, ", ".join(sorted(set(cause.when) & features))) for cause in explanation.causes(found)]
+
+
+def _workarounds(explanation: Explanation, found: Match) -> List[str]:
+    """The leading cause's own advice and that of every cause the log supports, then the signature's."""
+    features = explanation.evidence.features
+    causes = explanation.causes(found)
+    chosen = [cause for index, cause in enumerate(causes) if index == 0 or set(cause.when) & features]
+    return [text for cause in chosen for text in cause.workarounds] + list(found.signature.workarounds)
 
 
 def _reraise_broken_pipe() -> None:
@@ -90,11 +96,16 @@ def render_text(explanation: Explanation, knowledge: KnowledgeBase, stream: IO[s
         say(f"line {found.line}: {found.excerpt}", "dim", 3)
         say("Root cause", "bold", 3)
         say(signature.root_cause, "", 5)
+        causes = _cause_lines(explanation, found)
+        if causes:
+            say("Likely causes, the one this log supports most first", "bold", 3)
+            for text, support in causes:
+                say(text + (f" (the log shows: {support})" if support else ""), "", 5, "- ")
         if signature.asynchronous and knowledge.asynchronous_note:
             say("Asynchronous error", "bold", 3)
             say(knowledge.asynchronous_note, "", 5)
         say("Try first", "bold", 3)
-        for step, text in enumerate(signature.workarounds, 1):
+        for step, text in enumerate(_workarounds(explanation, found), 1):
             say(text, "", 5, f"{step}. ")
         dead_ends = _dead_ends(found, explanation.evidence)
         if dead_ends:
@@ -126,6 +137,8 @@ def render_json(explanation: Explanation, knowledge: KnowledgeBase) -> str:
     return json.dumps(
         {
             "matched": bool(matches),
+            "top": explanation.top,
+            "gpu_claim": explanation.gpu_claim,
             "hint": None if matches else NO_MATCH,
             "diagnoses": [
                 {"kind": d.kind, "cause": d.cause, "advice": d.advice,
@@ -136,6 +149,7 @@ def render_json(explanation: Explanation, knowledge: KnowledgeBase) -> str:
             "evidence": [{"fact": c.fact, "value": c.value, "line": c.line, "excerpt": c.excerpt}
                          for c in explanation.evidence.used(*{c.fact for c in explanation.evidence.clues})],
             "conda": explanation.evidence.conda,
+            "features": sorted(explanation.evidence.features),
             "matches": [
                 {
                     "id": m.signature.id,
@@ -146,7 +160,10 @@ def render_json(explanation: Explanation, knowledge: KnowledgeBase) -> str:
                     "root_cause": m.signature.root_cause,
                     "asynchronous": m.signature.asynchronous,
                     "asynchronous_note": knowledge.asynchronous_note if m.signature.asynchronous else None,
-                    "workarounds": list(m.signature.workarounds),
+                    "causes": [{"id": cause.id, "text": cause.text,
+                                "supported_by": sorted(set(cause.when) & explanation.evidence.features)}
+                               for cause in explanation.causes(m)],
+                    "workarounds": _workarounds(explanation, m),
                     "dead_ends": _dead_ends(m, explanation.evidence),
                     "rules": [{"code": code, "name": knowledge.rule_names.get(code)} for code in m.signature.rules],
                     "doctor_checks": list(m.signature.doctor_checks),
