@@ -308,11 +308,11 @@ class ImplicitHostSyncInHotPath(HotPathRule):
         receiver = call.func.value
         if call.args or plainly_host(receiver, imports) or fresh_cpu_tensor(receiver, imports):
             return True
-        node, parent = call, parents.get(call)
+        parent = parents.get(call)
         while isinstance(parent, (cst.Attribute, cst.Call)):
             if isinstance(parent, cst.Attribute) and parent.attr.value in _EXPLICIT_SYNCS:
                 return True
-            node, parent = parent, parents.get(parent)
+            parent = parents.get(parent)
         if isinstance(parent, cst.Arg):
             outer = parents.get(parent)
             return isinstance(outer, cst.Call) and imports.qualified_name(outer.func) == _LENGTHS_ON_CPU

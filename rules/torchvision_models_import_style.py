@@ -3,7 +3,6 @@ from __future__ import annotations
 import ast
 
 from torchlint.ftypes import Applicability, Fix
-from torchlint.lazy import cst
 from torchlint.names import cst_dotted_name
 from torchlint.rule import Invalid, Rule
 from torchlint.site_gate import SiteGate

@@ -10,7 +10,7 @@ and how the read can move after the loop.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, List, Mapping, Optional
+from typing import List, Mapping, Optional
 
 from torchlint.lazy import cst
 from torchlint.walk import walk
