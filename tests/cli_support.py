@@ -49,7 +49,12 @@ def _in_process(args, cwd, input, env):
 
     from torchlint.cli import main
 
+    import signal
+
     saved = (os.environ.copy(), os.getcwd(), sys.stdin, sys.stdout, sys.stderr, sys.argv)
+    # what a run may change of the process's signal state, put back as a child's exit would
+    handlers = {number: signal.getsignal(number) for number in (signal.SIGINT, signal.SIGTERM)}
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, ())
     out, err = io.BytesIO(), io.BytesIO()
     # as the streams of a child process on a pipe: UTF-8, stderr with backslashreplace
     stdout = io.TextIOWrapper(out, encoding="utf-8", newline="\n", write_through=True)
@@ -74,6 +79,9 @@ def _in_process(args, cwd, input, env):
             stream.flush()
     finally:
         environ, directory, sys.stdin, sys.stdout, sys.stderr, sys.argv = saved
+        for number, handler in handlers.items():
+            signal.signal(number, handler)
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         os.chdir(directory)
         os.environ.clear()
         os.environ.update(environ)
