@@ -265,6 +265,36 @@ def test_a_trainers_self_criterion_across_files(tmp_path, capsys):
     assert "(called as `self.criterion` by the step function `Trainer.train_step` of `" in found[0][2]
 
 
+def test_a_plain_class_called_as_the_criterion_runs_its_call_on_every_step(tmp_path, capsys):
+    text = """\
+    import torch
+
+
+    class ComputeLoss:
+        def __init__(self, model, autobalance=False):
+            self.gr, self.autobalance = 1.0, autobalance
+
+        def __call__(self, p, targets):
+            obj = (p - targets).abs().mean()
+            if self.autobalance:
+                self.balance = 0.9999 + 0.0001 / obj.detach().item()
+            self.history.append(obj.item())
+            return obj * self.gr
+
+
+    def train(model, loader, optimizer):
+        compute_loss = ComputeLoss(model)
+        for x, y in loader:
+            loss = compute_loss(model(x), y)
+            loss.backward()
+            optimizer.step()
+    """
+    code, found = _check(tmp_path, capsys, {"train.py": text})
+    # the `autobalance` block runs only if the caller turns the setting on (set in a tuple assignment)
+    assert [f[1] for f in found] == [12]
+    assert found[0][2].endswith("(called as `compute_loss` by the training loop in `train`, whose backward pass it feeds)")
+
+
 @pytest.mark.parametrize(
     "use",
     [
