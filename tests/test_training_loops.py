@@ -15,6 +15,7 @@ from torchlint.analysis.training_loops import LoopGraph, ast_training_call, cst_
 from torchlint.analysis.value_kinds import Kind, ast_bindings, ast_kind, cst_bindings, cst_kind
 from torchlint.lazy import cst
 from torchlint.names import ImportMap
+from torchlint.reach import bound_instance_sources
 from torchlint.rule import SourceView
 from torchlint.step_branches import own_nodes
 from torchlint.walk import ast_nodes, walk
@@ -331,7 +332,7 @@ def train(loader, optimizer, scaler):
         loss.backward()
         optimizer.step()
 """
-    facts = loop_facts(SourceView(text, "pkg/train.py"))["owners"]["pkg.train.train"]
+    facts = loop_facts(SourceView(text, "pkg/train.py"), bound_instance_sources)["owners"]["pkg.train.train"]
     # `head` returns a loss from the batch alone: a model, not a criterion
     assert facts["criteria"] == [["pkg.nets.Focal", 0, "criterion"]]
 

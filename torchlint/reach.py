@@ -452,7 +452,7 @@ class HotPathRule(LoopPass, Rule):
     @classmethod
     def ast_facts(cls, view: SourceView, config: Config) -> Dict[str, Any]:
         facts = dict(class_graph(view))  # a copy: the file pass adds its own candidates
-        loops = loop_facts(view) if cls.training_loops else None
+        loops = loop_facts(view, bound_instance_sources) if cls.training_loops else None
         if loops is not None:
             facts["loops"] = loops
         return facts

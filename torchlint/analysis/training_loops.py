@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
-from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Set, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Set, Tuple
 
 from torchlint.analysis.classes import ast_class_methods, ast_self_name
 from torchlint.lazy import cst
@@ -97,17 +97,26 @@ _AST_LOOPS = (ast.For, ast.AsyncFor, ast.While)
 _AST_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 
 
-def loop_facts(view) -> Optional[Dict[str, Any]]:
+def loop_facts(view, instances: Optional[Callable[..., Set[str]]] = None) -> Optional[Dict[str, Any]]:
     """Per owner (qualified name -> facts): `step` (a training call outside its loops),
     `calls` (callees anywhere), `flat` (callees outside loops) and `loops`, each
     `[training call not in a nested loop (0 none, 1 only in a branch, 2 unconditional),
     callees not in a nested loop, callees anywhere in it, an evaluation loop, the index
-    of the loop around it or -1]`, in source order. None without owners worth keeping."""
+    of the loop around it or -1]`, in source order; with `instances`, also `criteria`
+    (see `_Criteria.criteria`). None without owners worth keeping.
+
+    `instances(view, expression, function, class_node)`: the names of what an instance
+    name holds there (`torchlint.reach.bound_instance_sources`, TL004's instance flow,
+    passed in by the reader: reach reads these facts)."""
     cached = view.__dict__.get("_torchlint_loop_facts", False)
-    if cached is not False:
-        return cached
-    view.__dict__["_torchlint_loop_facts"] = found = _loop_facts(view)
-    return found
+    if cached is False:
+        view.__dict__["_torchlint_loop_facts"] = cached = _loop_facts(view)
+    pending = view.__dict__.pop("_torchlint_criterion_calls", ()) if instances is not None else ()
+    for facts, flow, function, class_node in pending:
+        criteria = flow.criteria(lambda expression: instances(view, expression, function, class_node))
+        if criteria:
+            facts["criteria"] = criteria
+    return cached
 
 
 def _loop_facts(view) -> Optional[Dict[str, Any]]:
@@ -119,17 +128,18 @@ def _loop_facts(view) -> Optional[Dict[str, Any]]:
         return None  # no training call and nothing to report: such a file only passes calls on
     builder = _Facts(view)
     builder.owner(MODULE_OWNER, tree.body, None, False)
+    view.__dict__["_torchlint_criterion_calls"] = builder.criteria
     return {"owners": builder.owners} if builder.owners else None
 
 
 class _Facts:
     def __init__(self, view) -> None:
-        self.view = view
         self.table = view.imports
         self.module = module_name(view.path)
         self.package = is_package(view.path)
         self.top = {n.name for n in view.tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
         self.owners: Dict[str, Dict[str, Any]] = {}
+        self.criteria: List[tuple] = []  # (owner facts, _Criteria, def or None, class or None)
 
     def qualify(self, local: str) -> str:
         return f"{self.module}.{local}" if self.module else local
@@ -176,9 +186,8 @@ class _Facts:
             stack.extend((child, loops, quiet, inner_branch) for child in reversed(list(ast.iter_child_nodes(node))))
         for loop in facts["loops"]:
             loop[3] = loop[3] and not loop[0]
-        criteria = flow.criteria(self.view, node_of_owner, class_node)
-        if criteria:
-            facts["criteria"] = criteria
+        if flow.calls and flow.differentiated:
+            self.criteria.append((facts, flow, node_of_owner, class_node))
         if facts["step"] or facts["calls"] or facts["loops"] or reads:
             self.owners[self.qualify(local) if local != MODULE_OWNER else self.qualify(MODULE_OWNER)] = facts
         for parent, node, owner_cls, quiet in inner:
@@ -272,11 +281,9 @@ class _Criteria:
         if names and node.value is not None:
             self.assigns.append((names, node.value))
 
-    def criteria(self, view, function, class_node) -> List[list]:
+    def criteria(self, instances: Callable[[ast.AST], Set[str]]) -> List[list]:
         """`[source, loop index or -1, callee text]` for each criterion call, `source` the
-        absolute name of what the instance is built by (torchlint.reach's instance flow)."""
-        if not self.calls or not self.differentiated:
-            return []
+        absolute name of what the instance is built by (`instances`: of a callee)."""
         names: Set[str] = set()
         calls: Set[int] = set()
         pending = list(self.assigns)
@@ -290,8 +297,6 @@ class _Criteria:
                     pending.remove(item)
                     _passed_on(item[1], names, calls)
                     changed = True
-        from torchlint.reach import bound_instance_sources  # reach reads these facts: no import at load time
-
         instance_calls = {id(call) for call, _, _ in self.calls}
         outputs = {
             name for targets, value in self.assigns if any(id(n) in instance_calls for n in ast.walk(value)) for name in targets
@@ -301,7 +306,7 @@ class _Criteria:
             inputs = [n for arg in (*call.args, *(k.value for k in call.keywords)) for n in ast.walk(arg)]
             made = any(id(n) in instance_calls or (isinstance(n, ast.Name) and n.id in outputs) for n in inputs)
             if id(call) in calls and made:
-                for source in sorted(bound_instance_sources(view, call.func, function, class_node)):
+                for source in sorted(instances(call.func)):
                     _add(found, [source, loop, dotted])
         return found
 
