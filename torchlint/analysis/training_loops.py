@@ -15,6 +15,10 @@ or another linted one) is hot too, a few calls deep, with the route kept for the
 Loops under `torch.no_grad()` / `torch.inference_mode()` (a `with` or a decorator) that
 run no training call are evaluation loops: hot only when asked.
 
+An instance a hot loop or a step function calls as its *criterion* (`loss =
+criterion(model(x), y)`, then `loss.backward()`) runs loss code: `LoopGraph.criteria`
+names what such instances are built by, for `torchlint.analysis.loss_paths`.
+
 The facts come from the stdlib ast of each file (`loop_facts`, JSON-able: per owner,
 i.e. function, method or the module's own code, by qualified name); `LoopGraph` decides
 over the facts of one file or of the whole tree. The LibCST form (`cst_owners`,
