@@ -296,6 +296,26 @@ def test_a_plain_class_called_as_the_criterion_runs_its_call_on_every_step(tmp_p
     assert found[0][2].endswith("(called as `compute_loss` by the training loop in `train`, whose backward pass it feeds)")
 
 
+def test_a_criterions_own_log_method_gets_no_lightning_fix(tmp_path, capsys):
+    text = """\
+    class Criterion:
+        def __call__(self, p, y):
+            loss = (p - y).abs().mean()
+            self.log("loss", loss.item())
+            return loss
+
+
+    def train(model, loader, optimizer):
+        criterion = Criterion()
+        for x, y in loader:
+            criterion(model(x), y).backward()
+            optimizer.step()
+    """
+    code, found = _check(tmp_path, capsys, {"train.py": text})
+    assert [(f[1], f[3]) for f in found] == [(4, None)]
+    assert "(called as `criterion` by the training loop in `train`" in found[0][2]
+
+
 @pytest.mark.parametrize(
     "use",
     [

@@ -550,6 +550,8 @@ class HotPathRule(LoopPass, Rule):
             if use is not None and (criterion or route is None):
                 self._class_reported.add(id(report.node))
                 report.message += use.describe()
+                if lightning_fix:
+                    report.fix = None  # no Lightning step runs it: `self.log` may be the class's own
                 self.context.reports.append(report)
                 continue
             if route is not None and not criterion:
@@ -606,7 +608,7 @@ class HotPathRule(LoopPass, Rule):
                 if use is not None and (candidate.criterion or route is None):
                     origin_file = loops.files.get(use.route.origin)
                     message = diagnostic.message + use.describe(origin_file if origin_file != display else None)
-                    found.append(replace(diagnostic, message=message))
+                    found.append(replace(diagnostic, message=message, fix=None if candidate.lightning_fix else diagnostic.fix))
                     continue
                 if candidate.criterion or route is None or (candidate.quiet_hooks and route.hooks <= candidate.quiet_hooks):
                     continue
