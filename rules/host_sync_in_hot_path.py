@@ -11,7 +11,7 @@ from torchlint.reach import HotPathRule, ast_fresh_cpu_tensor, fresh_cpu_tensor,
 from torchlint.rule import Invalid, Positions, Report, SourceView
 from torchlint.sync_history import repeated_syncs
 from torchlint.analysis.accumulation import AccumulationPlan, accumulation_plan, accumulator, climb
-from torchlint.analysis.loss_paths import host_value_rewrite, is_loss_code
+from torchlint.analysis.loss_paths import host_value_rewrite, is_loss_code, may_be_criterion
 from torchlint.analysis.value_kinds import Kind, cst_bindings, cst_kind
 
 SYNC_METHODS = ("item", "tolist", "numpy")
@@ -77,8 +77,14 @@ class HostSyncInHotPath(HotPathRule):
     0.9 * ema + 0.1 * loss.item()`) is reported: the tensors can be summed instead.
 
     In loss code (the `forward` of a class whose name or base's name ends in `Loss`,
-    such as torch's `_Loss`, and a function or method whose name ends in `loss`, such as
-    `dice_loss` or `compute_loss`) host values are reported by default, with the
+    such as torch's `_Loss`; a function or method whose name ends in `loss`, such as
+    `dice_loss` or `compute_loss`; and the `forward` or `__call__` of a class whose
+    instance a training loop or step function calls as its criterion: `criterion =
+    FocalCriterion()` or `self.criterion = ...` in `__init__`, then `loss =
+    criterion(model(x), y)` whose result its backward pass differentiates, in this file
+    or another, named in the message; not a call under `torch.no_grad()`, one whose
+    result is only logged, nor a model that computes its own loss from the batch, `loss =
+    model(x, y)`) host values are reported by default, with the
     sync-free rewrite that fits where there is a standard one: hard-negative mining that
     feeds a host count to `topk` can sort once and mask by rank; a Python `min`/`max`
     becomes `clamp_min`/`clamp_max`; a Python branch becomes `torch.where`. No fix is
@@ -286,6 +292,15 @@ class HostSyncInHotPath(HotPathRule):
             line=6,
             column=17,
         ),
+        # the class a training loop calls as its criterion: its `forward` is loss code too
+        Invalid(
+            "import torch\nfrom torch import nn\n\nclass Focal(nn.Module):\n    def forward(self, loss, positive):\n"
+            "        k = int(positive.sum().item())\n        return torch.topk(loss.view(-1), 3 * k)[0].mean()\n\n"
+            "def train(model, loader, opt):\n    criterion = Focal()\n    for x, y in loader:\n"
+            "        loss = criterion(model(x), y)\n        loss.backward()\n        opt.step()\n",
+            line=6,
+            column=17,
+        ),
         Invalid(
             "import pytorch_lightning as pl\n\n\nclass M(pl.LightningModule):\n"
             "    def validation_step(self, batch, batch_idx):\n        loss = self(batch).mean()\n"
@@ -437,6 +452,8 @@ class HostSyncInHotPath(HotPathRule):
         timed = _times(nodes, imports)
         loss_path = not module_code and is_loss_code(function, class_node, imports)
         host_values = bool(self.settings["check-host-values"]) or loss_path
+        # loss code too if a hot loop calls an instance as its criterion (decided by `_place`)
+        criterion = not loss_path and not module_code and may_be_criterion(function, class_node)
         repeated = repeated_syncs(body, imports, _sync_receiver)
         uses = _name_uses(nodes, parents)
         bindings = cst_bindings(nodes)
@@ -484,11 +501,14 @@ class HostSyncInHotPath(HotPathRule):
                 continue
             if _recorded(node, parents, uses):
                 yield Report(self, node, message), False
-            elif host_values:
-                hint = host_value_rewrite(node, parents, uses) if loss_path else None
+            elif host_values or criterion:
+                hint = host_value_rewrite(node, parents, uses) if loss_path or not host_values else None
                 if hint is not None:
                     message += f"; {hint} (no automatic fix)"
-                yield Report(self, node, message), False
+                report = Report(self, node, message)
+                if not host_values:
+                    self.criterion_only.add(id(report))
+                yield report, False
 
     def quiet_hooks(self, report: Report) -> FrozenSet[str]:
         # Lightning's progress bar reads every `prog_bar=True` value logged on step with

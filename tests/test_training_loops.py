@@ -15,6 +15,7 @@ from torchlint.analysis.training_loops import LoopGraph, ast_training_call, cst_
 from torchlint.analysis.value_kinds import Kind, ast_bindings, ast_kind, cst_bindings, cst_kind
 from torchlint.lazy import cst
 from torchlint.names import ImportMap
+from torchlint.reach import bound_instance_sources
 from torchlint.rule import SourceView
 from torchlint.step_branches import own_nodes
 from torchlint.walk import ast_nodes, walk
@@ -194,6 +195,182 @@ def test_host_values_elsewhere_stay_behind_the_option(tmp_path, capsys):
     write_tree(tmp_path, {"pyproject.toml": "[tool.torchlint.host-sync-in-hot-path]\ncheck-host-values = true\n"})
     code, found = _check(tmp_path, capsys, {"losses.py": HARD_NEGATIVES}, "--config", str(tmp_path / "pyproject.toml"))
     assert 28 in {f[1] for f in found}
+
+
+CRITERION = """\
+import torch
+from torch import nn
+
+
+class FocalCriterion(nn.Module):
+    def forward(self, pred, gt):
+        k = int(gt.sum().item())
+        n = max(gt.sum().item(), 1)
+        if gt.any().item():
+            pred = pred * 2
+        return torch.topk(pred.view(-1), k)[0].sum() / n
+"""
+SCRIPT = """\
+import torch
+{imports}
+
+
+def train(model, loader, optimizer, scaler):
+    criterion = FocalCriterion().to("cuda")
+    for x, y in loader:
+        out = model(x)
+        loss = criterion(out, y).mean()
+        scaler.scale(loss).backward()
+        optimizer.step()
+"""
+
+
+def test_a_class_called_as_the_criterion_of_a_training_loop_is_loss_code(tmp_path, capsys):
+    code, found = _check(tmp_path, capsys, {"train.py": CRITERION + "\n\n" + SCRIPT.format(imports="")})
+    rows = {f[1]: f[2] for f in found}
+    assert sorted(rows) == [7, 8, 9]
+    assert "sort once and mask by rank" in rows[7] and "`clamp_min`" in rows[8] and "`torch.where`" in rows[9]
+    assert all(
+        message.endswith("(called as `criterion` by the training loop in `train`, whose backward pass it feeds)")
+        for message in rows.values()
+    )
+    assert all(f[3] is None for f in found)
+
+
+def test_a_criterion_across_files_names_the_route(tmp_path, capsys):
+    files = {"pkg/__init__.py": "", "pkg/losses.py": CRITERION, "pkg/train.py": SCRIPT.format(imports="from .losses import FocalCriterion")}
+    code, found = _check(tmp_path, capsys, files)
+    assert [(f[0], f[1]) for f in found] == [("losses.py", 7), ("losses.py", 8), ("losses.py", 9)]
+    assert found[0][2].endswith(
+        f"(called as `criterion` by the training loop in `train` of `{tmp_path / 'pkg' / 'train.py'}`, whose backward pass it feeds)"
+    )
+
+
+def test_a_trainers_self_criterion_across_files(tmp_path, capsys):
+    trainer = """\
+    from losses import FocalCriterion
+
+
+    class Trainer:
+        def __init__(self, model):
+            self.model = model
+            self.criterion = FocalCriterion()
+
+        def train_step(self, x, y):
+            loss = self.criterion(self.model(x), y)
+            loss.backward()
+            self.optimizer.step()
+    """
+    code, found = _check(tmp_path, capsys, {"losses.py": CRITERION, "train.py": trainer})
+    assert [(f[0], f[1]) for f in found] == [("losses.py", 7), ("losses.py", 8), ("losses.py", 9)]
+    assert "(called as `self.criterion` by the step function `Trainer.train_step` of `" in found[0][2]
+
+
+def test_a_plain_class_called_as_the_criterion_runs_its_call_on_every_step(tmp_path, capsys):
+    text = """\
+    import torch
+
+
+    class ComputeLoss:
+        def __init__(self, model, autobalance=False):
+            self.gr, self.autobalance = 1.0, autobalance
+
+        def __call__(self, p, targets):
+            obj = (p - targets).abs().mean()
+            if self.autobalance:
+                self.balance = 0.9999 + 0.0001 / obj.detach().item()
+            self.history.append(obj.item())
+            return obj * self.gr
+
+
+    def train(model, loader, optimizer):
+        compute_loss = ComputeLoss(model)
+        for x, y in loader:
+            loss = compute_loss(model(x), y)
+            loss.backward()
+            optimizer.step()
+    """
+    code, found = _check(tmp_path, capsys, {"train.py": text})
+    # the `autobalance` block runs only if the caller turns the setting on (set in a tuple assignment)
+    assert [f[1] for f in found] == [12]
+    assert found[0][2].endswith("(called as `compute_loss` by the training loop in `train`, whose backward pass it feeds)")
+
+
+def test_a_criterions_own_log_method_gets_no_lightning_fix(tmp_path, capsys):
+    text = """\
+    class Criterion:
+        def __call__(self, p, y):
+            loss = (p - y).abs().mean()
+            self.log("loss", loss.item())
+            return loss
+
+
+    def train(model, loader, optimizer):
+        criterion = Criterion()
+        for x, y in loader:
+            criterion(model(x), y).backward()
+            optimizer.step()
+    """
+    code, found = _check(tmp_path, capsys, {"train.py": text})
+    assert [(f[1], f[3]) for f in found] == [(4, None)]
+    assert "(called as `criterion` by the training loop in `train`" in found[0][2]
+
+
+def test_a_notebooks_criterion(tmp_path, capsys):
+    cells = [
+        "import torch\nfrom losses import FocalCriterion\ncriterion = FocalCriterion()\n",
+        "for x, y in loader:\n    out = model(x)\n    loss = criterion(out, y)\n    loss.backward()\n    opt.step()\n",
+    ]
+    notebook = {
+        "cells": [{"cell_type": "code", "metadata": {}, "source": c, "outputs": [], "execution_count": None} for c in cells],
+        "metadata": {}, "nbformat": 4, "nbformat_minor": 5,
+    }
+    files = {"pyproject.toml": '[tool.torchlint]\nextend-include = ["*.ipynb"]\n', "losses.py": CRITERION}
+    write_tree(tmp_path, {"train.ipynb": json.dumps(notebook)})
+    code, found = _check(tmp_path, capsys, files, "--config", str(tmp_path / "pyproject.toml"))
+    assert [(f[0], f[1]) for f in found] == [("losses.py", 7), ("losses.py", 8), ("losses.py", 9)]
+    assert f"(called as `criterion` by the training loop in the script of `{tmp_path / 'train.ipynb'}`" in found[0][2]
+
+
+@pytest.mark.parametrize(
+    "use",
+    [
+        # only in an evaluation loop
+        "    with torch.no_grad():\n        for x, y in loader:\n            print(criterion(model(x), y))\n",
+        # its result is logged, not differentiated; the model's output is the criterion's input
+        "    for x, y in loader:\n        out = model(x)\n        metric = criterion(out, y)\n"
+        "        out.sum().backward()\n        optimizer.step()\n        print(metric)\n",
+    ],
+)
+def test_an_instance_whose_result_no_backward_pass_differentiates_is_no_criterion(use, tmp_path, capsys):
+    script = "import torch\nfrom losses import FocalCriterion\n\n\ndef train(model, loader, optimizer):\n"
+    script += "    criterion = FocalCriterion()\n" + use
+    assert _check(tmp_path, capsys, {"losses.py": CRITERION, "train.py": script}) == (0, [])
+
+
+def test_criterion_facts_follow_the_value_the_backward_pass_differentiates():
+    text = """\
+import torch
+from .nets import Net, Focal
+
+
+head = Net()
+
+
+def train(loader, optimizer, scaler):
+    model, criterion = Net(), Focal().cuda()
+    for x, y in loader:
+        with torch.no_grad():
+            teacher = head(x)
+        out = model(x)
+        losses = [criterion(out[0], y), criterion(model(x)[1], y)]
+        loss = sum(losses) + 0.1 * head(x, y).mean()
+        loss.backward()
+        optimizer.step()
+"""
+    facts = loop_facts(SourceView(text, "pkg/train.py"), bound_instance_sources)["owners"]["pkg.train.train"]
+    # `head` returns a loss from the batch alone: a model, not a criterion
+    assert facts["criteria"] == [["pkg.nets.Focal", 0, "criterion"]]
 
 
 NUMPY = """\

@@ -40,13 +40,23 @@ def loop_candidate_nodes(rule, view: SourceView) -> List[ast.AST]:
 class LoopPass:
     """Mixin for `HotPathRule`: `_loop_pass(module)` at the end of the file pass."""
 
+    _loop_graph: Optional[LoopGraph] = None
+
+    def _file_loops(self) -> Optional[LoopGraph]:
+        """The training loops of this file alone (None: it has none worth keeping)."""
+        if self._loop_graph is None:
+            loops = (self.context.facts.get(self.code) or {}).get("loops") if self.training_loops else None
+            if loops:
+                self._loop_graph = LoopGraph({"": loops}, evaluation=bool(self.settings.get("check-evaluation-loops")))
+        return self._loop_graph
+
     def _loop_pass(self, module, facts: Mapping[str, Any], reported: Set[int]) -> List[list]:
         """Report what hot loops and step functions of this file run; return the
         candidates (JSON-able) for the project pass."""
         loops = facts.get("loops")
-        if not loops:
+        graph = self._file_loops()
+        if not loops or graph is None:
             return []
-        graph = LoopGraph({"": loops}, evaluation=bool(self.settings.get("check-evaluation-loops")))
         owners = loops["owners"]
         candidates: List[list] = []
         for qualname, node, class_node in cst_owners(module, module_name(self.context.path)):
@@ -62,7 +72,8 @@ class LoopPass:
             found = self._method_reports.get(id(node))
             if found is None:
                 found = list(self.owner_reports(node, class_node, where))
-            reports = [pair for pair in found if id(pair[0].node) not in reported]
+            # a criterion's loss code is placed with its class (`HotPathRule._place`)
+            reports = [pair for pair in found if id(pair[0].node) not in reported and id(pair[0]) not in self.criterion_only]
             if not reports:
                 continue
             parents = parents_of(body)
@@ -96,9 +107,9 @@ def _enclosing_loops(node, parents: Mapping, loop_index: Mapping[int, int]) -> S
     return found
 
 
-def loop_project_diagnostics(facts: Mapping[str, Mapping[str, Any]], evaluation: bool) -> List[Diagnostic]:
-    """The loop candidates of every file that a hot loop or step function of the tree runs."""
-    graph = LoopGraph({path: file_facts.get("loops") for path, file_facts in facts.items()}, evaluation)
+def loop_project_diagnostics(facts: Mapping[str, Mapping[str, Any]], graph: LoopGraph) -> List[Diagnostic]:
+    """The loop candidates of every file that a hot loop or step function of the tree
+    (`graph`, over every file's loop facts) runs."""
     found = []
     for display, file_facts in facts.items():
         for qualname, enclosing, where, data in file_facts.get("loop_candidates", ()):

@@ -20,7 +20,8 @@ from dataclasses import dataclass, replace
 from typing import AbstractSet, Any, Dict, FrozenSet, Iterator, List, Mapping, Optional, Sequence, Set, Tuple
 
 from torchlint.analysis.classes import ast_class_methods, ast_self_name
-from torchlint.analysis.training_loops import loop_facts, may_run_per_step
+from torchlint.analysis.loss_paths import CRITERION_METHODS
+from torchlint.analysis.training_loops import CriterionUse, LoopGraph, loop_facts, may_run_per_step
 from torchlint.analysis.value_kinds import Kind as ValueKind, cst_kind
 from torchlint.ast_owners import owned_nodes
 from torchlint.loop_reach import LoopPass, loop_candidate_nodes, loop_project_diagnostics
@@ -368,14 +369,33 @@ class Candidate:
     lightning_fix: bool
     diagnostic: Diagnostic
     quiet_hooks: FrozenSet[str] = frozenset()
+    criterion: bool = False  # kept only if a hot loop calls an instance of the class as its criterion
 
     def to_json(self) -> list:
-        return [self.class_name, self.method, self.lightning_fix, self.diagnostic.to_json(), sorted(self.quiet_hooks)]
+        return [
+            self.class_name, self.method, self.lightning_fix, self.diagnostic.to_json(), sorted(self.quiet_hooks),
+            self.criterion,
+        ]
 
     @classmethod
     def from_json(cls, data: Sequence) -> "Candidate":
         quiet = frozenset(data[4]) if len(data) > 4 else frozenset()
-        return cls(data[0], data[1], bool(data[2]), Diagnostic.from_json(data[3]), quiet)
+        return cls(data[0], data[1], bool(data[2]), Diagnostic.from_json(data[3]), quiet, len(data) > 5 and bool(data[5]))
+
+
+def criterion_methods(reach: Reach, loops: LoopGraph) -> Dict[Tuple[str, str], CriterionUse]:
+    """(class, method) -> how a hot loop uses it as its criterion: the `forward` or
+    `__call__` an instance of a class of the tree runs (its own or a base's)."""
+    found: Dict[Tuple[str, str], CriterionUse] = {}
+    for source, use in loops.criteria().items():
+        facts = reach.index.find(source)
+        if facts is None:
+            continue  # a function's result, or a class from outside the tree
+        for method in CRITERION_METHODS:
+            owner = reach.lookup(facts.name, method)
+            if owner is not None:
+                found.setdefault((owner, method), use)
+    return found
 
 
 def _cpu_state(class_node, module, imports) -> Set[str]:
@@ -425,11 +445,14 @@ class HotPathRule(LoopPass, Rule):
         self._class_reported: Set[int] = set()
         self._deferred: Dict[int, int] = {}  # id(node) -> index in `_candidates`
         self._method_reports: Dict[int, List[Tuple[Report, bool]]] = {}  # id(method) -> its reports
+        # ids of reports that hold only in loss code a criterion use makes (see `criterion_methods`)
+        self.criterion_only: Set[int] = set()
+        self._criteria: Optional[Dict[Tuple[str, str], CriterionUse]] = None
 
     @classmethod
     def ast_facts(cls, view: SourceView, config: Config) -> Dict[str, Any]:
         facts = dict(class_graph(view))  # a copy: the file pass adds its own candidates
-        loops = loop_facts(view) if cls.training_loops else None
+        loops = loop_facts(view, bound_instance_sources) if cls.training_loops else None
         if loops is not None:
             facts["loops"] = loops
         return facts
@@ -520,9 +543,18 @@ class HotPathRule(LoopPass, Rule):
 
     def _place(self, class_name: str, method_name: str, reports: List[Tuple[Report, bool]]) -> None:
         route = self._file_reach().route(class_name, method_name)
+        use = self._file_criteria().get((class_name, method_name))
         for report, lightning_fix in reports:
             quiet = self.quiet_hooks(report)
-            if route is not None:
+            criterion = id(report) in self.criterion_only
+            if use is not None and (criterion or route is None):
+                self._class_reported.add(id(report.node))
+                report.message += use.describe()
+                if lightning_fix:
+                    report.fix = None  # no Lightning step runs it: `self.log` may be the class's own
+                self.context.reports.append(report)
+                continue
+            if route is not None and not criterion:
                 self._class_reported.add(id(report.node))
                 if quiet and route.hooks <= quiet:
                     continue
@@ -534,7 +566,14 @@ class HotPathRule(LoopPass, Rule):
             diagnostic = self.context.diagnostic(report)
             if diagnostic is not None:
                 self._deferred[id(report.node)] = len(self._candidates)
-                self._candidates.append(Candidate(class_name, method_name, lightning_fix, diagnostic, quiet).to_json())
+                candidate = Candidate(class_name, method_name, lightning_fix, diagnostic, quiet, criterion)
+                self._candidates.append(candidate.to_json())
+
+    def _file_criteria(self) -> Dict[Tuple[str, str], CriterionUse]:
+        if self._criteria is None:
+            graph = self._file_loops()
+            self._criteria = criterion_methods(self._file_reach(), graph) if graph is not None else {}
+        return self._criteria
 
     def _file_reach(self) -> Reach:
         if self._reach is None:
@@ -553,20 +592,31 @@ class HotPathRule(LoopPass, Rule):
     @classmethod
     def check_project(cls, facts: Mapping[str, Mapping[str, Any]], config: Config) -> List[Diagnostic]:
         reach = Reach(list(facts.values()))
-        found = []
-        for file_facts in facts.values():
-            for item in file_facts.get("candidates", ()):
-                candidate = Candidate.from_json(item)
-                route = reach.route(candidate.class_name, candidate.method)
-                if route is None or (candidate.quiet_hooks and route.hooks <= candidate.quiet_hooks):
-                    continue
-                diagnostic = candidate.diagnostic
-                fix = None if candidate.lightning_fix and not route.lightning else diagnostic.fix
-                found.append(replace(diagnostic, message=diagnostic.message + route.describe(), fix=fix))
+        loops = None
+        criteria: Dict[Tuple[str, str], CriterionUse] = {}
         if cls.training_loops:
             evaluation = bool(config.options_for(cls.name).get("check-evaluation-loops", False))
+            loops = LoopGraph({path: file_facts.get("loops") for path, file_facts in facts.items()}, evaluation)
+            criteria = criterion_methods(reach, loops)
+        found = []
+        for display, file_facts in facts.items():
+            for item in file_facts.get("candidates", ()):
+                candidate = Candidate.from_json(item)
+                diagnostic = candidate.diagnostic
+                route = reach.route(candidate.class_name, candidate.method)
+                use = criteria.get((candidate.class_name, candidate.method))
+                if use is not None and (candidate.criterion or route is None):
+                    origin_file = loops.files.get(use.route.origin)
+                    message = diagnostic.message + use.describe(origin_file if origin_file != display else None)
+                    found.append(replace(diagnostic, message=message, fix=None if candidate.lightning_fix else diagnostic.fix))
+                    continue
+                if candidate.criterion or route is None or (candidate.quiet_hooks and route.hooks <= candidate.quiet_hooks):
+                    continue
+                fix = None if candidate.lightning_fix and not route.lightning else diagnostic.fix
+                found.append(replace(diagnostic, message=diagnostic.message + route.describe(), fix=fix))
+        if loops is not None:
             seen = {(d.filename, d.location, d.cell) for d in found}
-            for diagnostic in loop_project_diagnostics(facts, evaluation):
+            for diagnostic in loop_project_diagnostics(facts, loops):
                 if (diagnostic.filename, diagnostic.location, diagnostic.cell) not in seen:
                     found.append(diagnostic)
         return found
@@ -603,6 +653,15 @@ def instance_flow(view: SourceView) -> Optional[Dict[str, Any]]:
     else:  # no call of anything the tree may define: its functions' parameters suffice
         facts = {"calls": [], "functions": builder.parameters(), "exports": {}}
     return facts if any(facts.values()) else None
+
+
+def bound_instance_sources(view: SourceView, expression: ast.AST, function, class_node) -> Set[str]:
+    """`_FlowBuilder.bound_sources` over one file, the builder kept with the file's view."""
+    builder = view.__dict__.get("_torchlint_bound_flow")
+    if builder is None:
+        builder = view.__dict__["_torchlint_bound_flow"] = _FlowBuilder(view)
+        builder.owned = owned_nodes(view, view.nodes_of(*_FLOW_NODES))
+    return builder.bound_sources(expression, function, class_node)
 
 
 def _parameters(function) -> List[str]:
@@ -653,6 +712,7 @@ class _FlowBuilder:
         self.calls: List[list] = []
         self.functions: Dict[str, list] = {}
         self._cache: Dict[Tuple[str, str], Set[str]] = {}  # one function's names
+        self._owners: Dict[int, Tuple[ast.ClassDef, Dict[str, List[ast.AST]]]] = {}
         self._module_cache: Dict[Tuple[str, str], Set[str]] = {}
 
     def build(self, calls: List[ast.Call]) -> Dict[str, Any]:
@@ -664,15 +724,44 @@ class _FlowBuilder:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 self._function(node, self._collect(node, None), None)
             elif isinstance(node, ast.ClassDef):
-                # every method's `self.<attr> = ...` first: any method may read any attribute
-                methods = [(method, self._collect(method, ast_self_name(method))) for method in ast_class_methods(node)]
-                attrs: Dict[str, List[ast.AST]] = {}
-                for _, collected in methods:
-                    for name, values in collected[3].items():
-                        attrs.setdefault(name, []).extend(values)
+                methods, attrs = self._class_methods(node)
                 for method, collected in methods:
                     self._function(method, collected, (node, attrs))
         return {"calls": self.calls, "functions": self.functions, "exports": exports}
+
+    def _class_methods(self, node: ast.ClassDef):
+        """Each method with what `_collect` finds in it, and every method's `self.<attr> =
+        ...` values together: any method may read any attribute."""
+        methods = [(method, self._collect(method, ast_self_name(method))) for method in ast_class_methods(node)]
+        attrs: Dict[str, List[ast.AST]] = {}
+        for _, collected in methods:
+            for name, values in collected[3].items():
+                attrs.setdefault(name, []).extend(values)
+        return methods, attrs
+
+    def bound_sources(self, expression: ast.AST, function, class_node: Optional[ast.ClassDef]) -> Set[str]:
+        """What a name or `self.<attr>` bound in the code of `function` (None: the module's
+        own code; a method of `class_node`) holds: the absolute names of the classes and
+        functions of the tree it is built by. A class named directly (`Focal(...)` is a
+        construction, not a call of an instance) and a parameter hold nothing here."""
+        scope = None
+        if function is not None:
+            collected = self._collect(function, ast_self_name(function) if class_node is not None else None)
+            owner = None
+            if class_node is not None:
+                owner = self._owners.get(id(class_node))
+                if owner is None:
+                    owner = self._owners[id(class_node)] = (class_node, self._class_methods(class_node)[1])
+            scope = _FlowScope(set(_parameters(function)), collected[0], owner, ast_self_name(function) if owner else None)
+        head = ast_dotted_name(expression)
+        if head is None:
+            return set()
+        first = head.split(".")[0]
+        bound = first in self.module_assigns or (scope is not None and (first in scope.assigns or first == scope.instance))
+        if not bound:
+            return set()
+        self._cache = {}
+        return {source for source in self._sources(expression, scope, 0) if not source.startswith(PARAM)}
 
     def parameters(self) -> Dict[str, list]:
         """`functions` without walking any body: each module-level function's parameters."""

@@ -177,16 +177,29 @@ def class_settings(class_node) -> ClassSettings:
                 targets = [node.target]
             else:
                 continue
-            setting = in_init and not isinstance(node, cst.AugAssign) and _is_setting_value(node.value)
-            turned_on = setting and _names_any(node.value, true_by_default | {"True"})
             for target in targets:
-                for element in target_parts(target):
+                for element, value in _paired(target, node.value):
                     name = self_attribute(element, instance)
-                    if name is not None and not setting:
+                    if name is None:
+                        continue
+                    setting = in_init and not isinstance(node, cst.AugAssign) and _is_setting_value(value)
+                    if not setting:
                         changed.add(name)
-                    elif name is not None and turned_on:
+                    elif _names_any(value, true_by_default | {"True"}):
                         on.add(name)
     return ClassSettings(frozenset(changed), frozenset(on))
+
+
+def _paired(target, value) -> List[Tuple[object, object]]:
+    """Each single target of an assignment with the value it receives: element by element
+    where a tuple target meets a tuple of as many plain values (`self.a, self.b = a, 1.0`),
+    else the whole value."""
+    if isinstance(target, (cst.Tuple, cst.List)) and isinstance(value, (cst.Tuple, cst.List)):
+        if len(target.elements) == len(value.elements) and not any(
+            isinstance(e, cst.StarredElement) for e in (*target.elements, *value.elements)
+        ):
+            return [pair for t, v in zip(target.elements, value.elements) for pair in _paired(t.value, v.value)]
+    return [(part, value) for part in target_parts(target)]
 
 
 def _true_by_default(function) -> FrozenSet[str]:

@@ -5,7 +5,11 @@ Python `min`/`max`, a branch) makes each step wait for the GPU, and is where a C
 fault launched earlier surfaces (the OCR detector's hard-negative mining, issue 22).
 Loss code is the `forward` of a loss module (a class whose name or base's name ends in
 `Loss`, as torch's `_Loss` and `_WeightedLoss` do) and a function or method whose name
-ends in `loss` (`dice_loss`, `compute_loss`).
+ends in `loss` (`dice_loss`, `compute_loss`). It is also what the instance a hot loop
+calls as its criterion runs (`criterion = FocalCriterion()`, then `loss = criterion(out,
+y); loss.backward()`): that class's `forward` (or `__call__`). Only the training loop
+facts of every file can tell (`training_loops.LoopGraph.criteria`), so a host value in a
+`forward` that may be one (`may_be_criterion`) waits for them (`torchlint.reach`).
 """
 
 from __future__ import annotations
@@ -31,6 +35,13 @@ def is_loss_code(function, class_node, imports) -> bool:
         return False
     names = [class_node.name.value] + [cst_dotted_name(base.value) or "" for base in class_node.bases]
     return any(part.rsplit(".", 1)[-1].lower().endswith("loss") for part in names)
+
+
+CRITERION_METHODS = ("forward", "__call__")  # what calling an instance runs
+
+
+def may_be_criterion(function, class_node) -> bool:
+    return class_node is not None and function.name.value in CRITERION_METHODS
 
 
 def host_value_rewrite(call, parents: Mapping, uses: Mapping[str, List]) -> Optional[str]:

@@ -15,6 +15,10 @@ or another linted one) is hot too, a few calls deep, with the route kept for the
 Loops under `torch.no_grad()` / `torch.inference_mode()` (a `with` or a decorator) that
 run no training call are evaluation loops: hot only when asked.
 
+An instance a hot loop or a step function calls as its *criterion* (`loss =
+criterion(model(x), y)`, then `loss.backward()`) runs loss code: `LoopGraph.criteria`
+names what such instances are built by, for `torchlint.analysis.loss_paths`.
+
 The facts come from the stdlib ast of each file (`loop_facts`, JSON-able: per owner,
 i.e. function, method or the module's own code, by qualified name); `LoopGraph` decides
 over the facts of one file or of the whole tree. The LibCST form (`cst_owners`,
@@ -25,7 +29,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
-from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Set, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Set, Tuple
 
 from torchlint.analysis.classes import ast_class_methods, ast_self_name
 from torchlint.lazy import cst
@@ -97,17 +101,26 @@ _AST_LOOPS = (ast.For, ast.AsyncFor, ast.While)
 _AST_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 
 
-def loop_facts(view) -> Optional[Dict[str, Any]]:
+def loop_facts(view, instances: Optional[Callable[..., Set[str]]] = None) -> Optional[Dict[str, Any]]:
     """Per owner (qualified name -> facts): `step` (a training call outside its loops),
     `calls` (callees anywhere), `flat` (callees outside loops) and `loops`, each
     `[training call not in a nested loop (0 none, 1 only in a branch, 2 unconditional),
     callees not in a nested loop, callees anywhere in it, an evaluation loop, the index
-    of the loop around it or -1]`, in source order. None without owners worth keeping."""
+    of the loop around it or -1]`, in source order; with `instances`, also `criteria`
+    (see `_Criteria.criteria`). None without owners worth keeping.
+
+    `instances(view, expression, function, class_node)`: the names of what an instance
+    name holds there (`torchlint.reach.bound_instance_sources`, TL004's instance flow,
+    passed in by the reader: reach reads these facts)."""
     cached = view.__dict__.get("_torchlint_loop_facts", False)
-    if cached is not False:
-        return cached
-    view.__dict__["_torchlint_loop_facts"] = found = _loop_facts(view)
-    return found
+    if cached is False:
+        view.__dict__["_torchlint_loop_facts"] = cached = _loop_facts(view)
+    pending = view.__dict__.pop("_torchlint_criterion_calls", ()) if instances is not None else ()
+    for facts, flow, function, class_node in pending:
+        criteria = flow.criteria(lambda expression: instances(view, expression, function, class_node))
+        if criteria:
+            facts["criteria"] = criteria
+    return cached
 
 
 def _loop_facts(view) -> Optional[Dict[str, Any]]:
@@ -119,6 +132,7 @@ def _loop_facts(view) -> Optional[Dict[str, Any]]:
         return None  # no training call and nothing to report: such a file only passes calls on
     builder = _Facts(view)
     builder.owner(MODULE_OWNER, tree.body, None, False)
+    view.__dict__["_torchlint_criterion_calls"] = builder.criteria
     return {"owners": builder.owners} if builder.owners else None
 
 
@@ -129,15 +143,21 @@ class _Facts:
         self.package = is_package(view.path)
         self.top = {n.name for n in view.tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
         self.owners: Dict[str, Dict[str, Any]] = {}
+        self.criteria: List[tuple] = []  # (owner facts, _Criteria, def or None, class or None)
 
     def qualify(self, local: str) -> str:
         return f"{self.module}.{local}" if self.module else local
 
-    def owner(self, local: str, body: Sequence[ast.stmt], cls: Optional[Tuple[str, str]], no_grad: bool) -> None:
-        """`cls`: (class qualified name, instance name) for a method."""
+    def owner(
+        self, local: str, body: Sequence[ast.stmt], cls: Optional[Tuple[str, str]], no_grad: bool, node_of_owner=None,
+        class_node=None,
+    ) -> None:
+        """`cls`: (class qualified name, instance name) for a method; `node_of_owner`: the def
+        (None: the module's own code), `class_node`: the class of a method."""
         nested = {n.name for n in body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
         facts = {"step": False, "calls": [], "flat": [], "loops": []}
         reads = False  # a host read (`.item()`, ...) that a caller's loop may make hot
+        flow = _Criteria()
         inner: List[Tuple[str, ast.AST, Optional[Tuple[str, str]], bool]] = []
         # (node, open loops: indexes into facts["loops"], under no_grad, in a branch of the innermost loop)
         stack: List[Tuple[ast.AST, Tuple[int, ...], bool, bool]] = [(n, (), no_grad, False) for n in reversed(body)]
@@ -150,6 +170,9 @@ class _Facts:
             if isinstance(node, ast.Call):
                 self.call(node, facts, loops, local, nested, cls, branch)
                 reads = reads or (isinstance(node.func, ast.Attribute) and node.func.attr in HOST_READS)
+                flow.call(node, self.table, loops[-1] if loops else -1, quiet, nested | self.top, cls)
+            elif isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+                flow.assign(node)
             elif isinstance(node, (ast.With, ast.AsyncWith)) and any(
                 _ast_no_grad(item.context_expr, self.table) for item in node.items
             ):
@@ -167,6 +190,8 @@ class _Facts:
             stack.extend((child, loops, quiet, inner_branch) for child in reversed(list(ast.iter_child_nodes(node))))
         for loop in facts["loops"]:
             loop[3] = loop[3] and not loop[0]
+        if flow.calls and flow.differentiated:
+            self.criteria.append((facts, flow, node_of_owner, class_node))
         if facts["step"] or facts["calls"] or facts["loops"] or reads:
             self.owners[self.qualify(local) if local != MODULE_OWNER else self.qualify(MODULE_OWNER)] = facts
         for parent, node, owner_cls, quiet in inner:
@@ -175,13 +200,13 @@ class _Facts:
                 self.klass(prefix + node.name, node, quiet)
             else:
                 quiet = quiet or any(_ast_no_grad(d, self.table) for d in node.decorator_list)
-                self.owner(prefix + node.name, node.body, owner_cls if parent != MODULE_OWNER and owner_cls else None, quiet)
+                self.owner(prefix + node.name, node.body, owner_cls if parent != MODULE_OWNER and owner_cls else None, quiet, node)
 
     def klass(self, local: str, node: ast.ClassDef, quiet: bool) -> None:
         for function in ast_class_methods(node):
             no_grad = quiet or any(_ast_no_grad(d, self.table) for d in function.decorator_list)
             instance = ast_self_name(function)
-            self.owner(f"{local}.{function.name}", function.body, (local, instance) if instance else None, no_grad)
+            self.owner(f"{local}.{function.name}", function.body, (local, instance) if instance else None, no_grad, function, node)
         for statement in node.body:
             if isinstance(statement, ast.ClassDef):
                 self.klass(f"{local}.{statement.name}", statement, quiet)
@@ -226,7 +251,109 @@ class _Facts:
         return resolved
 
 
-def _add(items: List[str], item: str) -> None:
+class _Criteria:
+    """The calls of one owner that run an instance as its *criterion*: `criterion(out, y)`
+    or `self.criterion(out, y)` whose result its backward pass differentiates (`loss =
+    criterion(out, y)`, `loss += ...`, `loss.backward()`, `scaler.scale(loss).backward()`,
+    `accelerator.backward(loss)`), not under `no_grad`, on what another such call made
+    (`criterion(model(x), y)`, `out = self.model(x)`): a model that returns its own
+    loss (`loss = model(x, y)`) is no criterion. A value reaches the backward
+    through assignments, arithmetic, methods on it (`.mean()`) and a few calls that pass
+    it on (`sum(...)`, `torch.stack(...)`, `scaler.scale(...)`), not as the argument of
+    another call: `model(x)` in `criterion(model(x), y)` is the criterion's input."""
+
+    def __init__(self) -> None:
+        self.calls: List[Tuple[ast.Call, int, str]] = []  # (call, innermost loop or -1, callee text)
+        self.assigns: List[Tuple[Set[str], ast.AST]] = []
+        self.differentiated: List[ast.AST] = []
+
+    def call(self, node: ast.Call, table, loop: int, quiet: bool, functions: Set[str], cls) -> None:
+        inputs = _backward_inputs(node, table)
+        if inputs is not None:
+            self.differentiated.extend(inputs)
+            return
+        dotted = ast_dotted_name(node.func)
+        if quiet or not dotted:
+            return
+        head, _, rest = dotted.partition(".")
+        if (not rest and head not in functions) or (cls is not None and head == cls[1] and rest and "." not in rest):
+            self.calls.append((node, loop, dotted))
+
+    def assign(self, node) -> None:
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        names = {n.id for target in targets if isinstance(target, (ast.Name, ast.Tuple, ast.List)) for n in ast.walk(target) if isinstance(n, ast.Name)}
+        if names and node.value is not None:
+            self.assigns.append((names, node.value))
+
+    def criteria(self, instances: Callable[[ast.AST], Set[str]]) -> List[list]:
+        """`[source, loop index or -1, callee text]` for each criterion call, `source` the
+        absolute name of what the instance is built by (`instances`: of a callee)."""
+        names: Set[str] = set()
+        calls: Set[int] = set()
+        pending = list(self.assigns)
+        for expression in self.differentiated:
+            _passed_on(expression, names, calls)
+        changed = True
+        while changed:
+            changed = False
+            for item in list(pending):
+                if item[0] & names:
+                    pending.remove(item)
+                    _passed_on(item[1], names, calls)
+                    changed = True
+        instance_calls = {id(call) for call, _, _ in self.calls}
+        outputs = {
+            name for targets, value in self.assigns if any(id(n) in instance_calls for n in ast.walk(value)) for name in targets
+        }
+        found: List[list] = []
+        for call, loop, dotted in self.calls:
+            inputs = [n for arg in (*call.args, *(k.value for k in call.keywords)) for n in ast.walk(arg)]
+            made = any(id(n) in instance_calls or (isinstance(n, ast.Name) and n.id in outputs) for n in inputs)
+            if id(call) in calls and made:
+                for source in sorted(instances(call.func)):
+                    _add(found, [source, loop, dotted])
+        return found
+
+
+# calls whose arguments a differentiated value passes through (`sum(losses)`, `scaler.scale(loss)`)
+_PASS_ON = frozenset({"sum", "mean", "stack", "cat", "scale", "add", "mul", "div"})
+
+
+def _passed_on(expression: ast.AST, names: Set[str], calls: Set[int]) -> None:
+    """The names and calls whose value `expression`'s value is made of (not the inputs of
+    the calls it makes)."""
+    stack = [expression]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Name):
+            names.add(node.id)
+        elif isinstance(node, ast.Call):
+            calls.add(id(node))
+            func = node.func
+            if isinstance(func, ast.Attribute):
+                stack.append(func.value)  # a method of the value (`.mean()`)
+            last = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+            if last in _PASS_ON:
+                stack.extend(node.args)
+        elif isinstance(node, (ast.BinOp, ast.UnaryOp, ast.Subscript, ast.Tuple, ast.List, ast.Starred, ast.IfExp)):
+            stack.extend(n for n in ast.iter_child_nodes(node) if isinstance(n, ast.expr) and n is not getattr(node, "slice", None))
+        elif isinstance(node, (ast.GeneratorExp, ast.ListComp)):
+            stack.append(node.elt)
+
+
+def _backward_inputs(call: ast.Call, table: Mapping[str, str]) -> Optional[List[ast.AST]]:
+    """What a backward pass differentiates (`loss` of `loss.backward()`, `scaler.scale(loss)`
+    of `scaler.scale(loss).backward()`, the argument of `accelerator.backward(loss)`,
+    `self.manual_backward(loss)`, `torch.autograd.grad(loss, ...)`), None for another call."""
+    func = call.func
+    if isinstance(func, ast.Attribute) and func.attr in BACKWARD_METHODS:
+        return [func.value, *call.args[:1]]  # the tensor's own method, or a trainer's (`accelerator.backward(loss)`)
+    if resolve(ast_dotted_name(func), table) in BACKWARD_FUNCTIONS:
+        return list(call.args[:1]) + [k.value for k in call.keywords if k.arg in ("outputs", "tensors")]
+    return None
+
+
+def _add(items: List, item) -> None:
     if item not in items:
         items.append(item)
 
@@ -250,10 +377,25 @@ class LoopRoute:
         if not self.via:
             return ""
         steps = " -> ".join(f"`{short_name(name)}`" for name in self.via)
+        return f" (reached from {self.describe_origin(origin_file)} via {steps})"
+
+    def describe_origin(self, origin_file: Optional[str] = None) -> str:
+        """"the training loop in `Trainer.fit`" or "the step function `train_step`",
+        with " of `train.py`" when the origin is in another file."""
         where = f"the training loop in {describe_owner(self.origin)}" if self.loop else f"the step function `{short_name(self.origin)}`"
-        if origin_file:
-            where += f" of `{origin_file}`"
-        return f" (reached from {where} via {steps})"
+        return where + (f" of `{origin_file}`" if origin_file else "")
+
+
+@dataclass(frozen=True)
+class CriterionUse:
+    """A hot loop or step function (`route.origin`) that calls an instance as its
+    criterion (`call`: `criterion`, `self.criterion`): what the instance runs is loss code."""
+
+    call: str
+    route: LoopRoute
+
+    def describe(self, origin_file: Optional[str] = None) -> str:
+        return f" (called as `{self.call}` by {self.route.describe_origin(origin_file)}, whose backward pass it feeds)"
 
 
 def short_name(qualified: str) -> str:
@@ -288,6 +430,7 @@ class LoopGraph:
         self._resolved: Dict[str, Optional[str]] = {}
         self.steps = self._step_owners()
         self.routes = self._routes()
+        self._criteria: Optional[Dict[str, CriterionUse]] = None
 
     def resolve(self, callee: str) -> Optional[str]:
         """The owner a callee name stands for (exactly, or the run's path being longer)."""
@@ -349,6 +492,27 @@ class LoopGraph:
     def route(self, owner: str) -> Optional[LoopRoute]:
         """How a hot loop or step function reaches `owner` (itself, for a step function)."""
         return self.routes.get(owner)
+
+    def criteria(self) -> Dict[str, CriterionUse]:
+        """The names of what instances called as the criterion of a hot loop or a step
+        function are built by (a class of the tree, if the class graph finds one), each with
+        its first use: in a loop that is hot or inside one, or anywhere in a step function."""
+        if self._criteria is None:
+            self._criteria = {}
+            for name in sorted(self.owners):
+                for source, index, call in self.owners[name].get("criteria", ()):
+                    loop = self._in_hot_loop(name, index)
+                    if (loop or name in self.steps) and source not in self._criteria:
+                        self._criteria[source] = CriterionUse(call, LoopRoute(name, loop, ()))
+        return self._criteria
+
+    def _in_hot_loop(self, owner: str, index: int) -> bool:
+        loops = self.owners[owner]["loops"]
+        while 0 <= index < len(loops):
+            if self.hot_loop(owner, index):
+                return True
+            index = loops[index][4]
+        return False
 
 
 # ---- LibCST: the same owners and loops, for a rule's traversal ------------------------
