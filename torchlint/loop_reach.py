@@ -6,14 +6,14 @@ from __future__ import annotations
 
 import ast
 from dataclasses import replace
-from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Set, Tuple
+from typing import Any, List, Mapping, Optional, Set
 
 from torchlint.analysis.training_loops import LoopGraph, cst_owners, describe_owner, loop_facts, may_run_per_step
 from torchlint.ast_owners import owned_nodes
 from torchlint.ftypes import Diagnostic
 from torchlint.lazy import cst
 from torchlint.project import module_name
-from torchlint.rule import Report, SourceView
+from torchlint.rule import SourceView
 from torchlint.step_branches import own_nodes, parents_of
 
 LOOP_PREFIX = "the training loop in "

@@ -33,7 +33,7 @@ from torchlint.modules import LIGHTNING_STEPS, ClassFacts, ClassIndex, methods, 
 from torchlint.modules import assigned_names, parameter_names, self_name
 from torchlint.names import ast_dotted_name, cst_dotted_name, module_level_ast_statements, resolve
 from torchlint.project import absolute_import, is_package, module_name, suffix_matches
-from torchlint.walk import blocks, children
+from torchlint.walk import blocks
 from torchlint.rule import Report, Rule, SourceView
 from torchlint.step_branches import (  # noqa: F401  (own_nodes, parents_of: used by the rules through this module)
     ClassSettings, StepScope, class_settings, in_error_path, in_periodic_branch, own_nodes, parents_of, step_scope,

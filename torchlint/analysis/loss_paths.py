@@ -14,11 +14,10 @@ facts of every file can tell (`training_loops.LoopGraph.criteria`), so a host va
 
 from __future__ import annotations
 
-from typing import Dict, List, Mapping, Optional
+from typing import List, Mapping, Optional
 
 from torchlint.lazy import cst
 from torchlint.names import cst_dotted_name
-from torchlint.walk import walk
 
 _REWRITES = {
     "topk": "sort once and mask by rank instead of `topk` with a host `k` (hard-negative mining)",
@@ -84,11 +83,11 @@ def _use_kinds(nodes, parents: Mapping) -> set:
 
 def _bound_name(node, parents: Mapping) -> Optional[str]:
     """The name an expression's value is assigned to (`k = int(x.item())`, `n = min(...)`)."""
-    child, parent = node, parents.get(node)
+    parent = parents.get(node)
     while parent is not None and not isinstance(parent, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
         if isinstance(parent, cst.Assign) and len(parent.targets) == 1 and type(parent.targets[0].target) is cst.Name:
             return parent.targets[0].target.value
-        child, parent = parent, parents.get(parent)
+        parent = parents.get(parent)
     return None
 
 

@@ -33,7 +33,7 @@ from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Seque
 
 from torchlint.analysis.classes import ast_class_methods, ast_self_name
 from torchlint.lazy import cst
-from torchlint.names import ast_dotted_name, cst_dotted_name, resolve
+from torchlint.names import ast_dotted_name, resolve
 from torchlint.project import absolute_import, is_package, module_name, suffix_matches
 
 MODULE_OWNER = "<module>"
