@@ -445,9 +445,12 @@ class HostSyncInHotPath(HotPathRule):
         module_code = isinstance(function, cst.Module)
         body = function if module_code else function.body
         instance = self_name(function) if class_node is not None and not module_code else None
-        parents = parents_of(body)
         imports = self.context.imports
         nodes = list(own_nodes(body))  # walked once, read by each helper
+        if not any(type(node) is cst.Call and (_sync_method(node) is not None
+                                               or imports.qualified_name(node.func) == SYNCHRONIZE) for node in nodes):
+            return  # nothing here to report: spare the analyses below (most owners a loop pass asks about)
+        parents = parents_of(body)
         logged = _logged_values(nodes, instance, imports)
         timed = _times(nodes, imports)
         loss_path = not module_code and is_loss_code(function, class_node, imports)
