@@ -230,14 +230,16 @@ def test_a_long_editing_session_does_not_grow_the_servers_memory(server):
         return version
 
     # bursts of one size: the first sets the heap's high-water mark (2,000 edits queued
-    # at once), the next ones must fit in it. Unfixed, each burst added about 5 MB.
+    # at once), the next ones must fit in it. Unfixed, each burst added about 5 MB (15 MB
+    # over the three); fixed, 0.5-1 MB alone and up to 4.7 MB once in a full suite run,
+    # where the allocator's high-water mark moved once more.
     version = edit(BURST, 1)
     before = rss_kib(server.process.pid)
     for _ in range(3):
         version = edit(BURST, version)
     grown = rss_kib(server.process.pid) - before
     print(f"RSS {before} KiB after {BURST:,} edits, {grown:+} KiB over {3 * BURST:,} more")
-    assert grown < 2 * 1024, f"the server grew {grown} KiB over {3 * BURST:,} edits"
+    assert grown < 8 * 1024, f"the server grew {grown} KiB over {3 * BURST:,} edits"
 
 
 BURST = 2000

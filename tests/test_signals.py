@@ -26,28 +26,40 @@ def test_a_signal_in_the_parallel_phase_stops_the_workers(tmp_path, signum, code
     assert sorted(p.name for p in (tmp_path / "tree").iterdir()) == before  # no .tmp left
 
 
-def test_sigterm_during_a_write_takes_effect_once_the_file_is_whole(tmp_path, monkeypatch):
-    # SIGTERM arrives while the temp file is being synced: the write completes (no temp
-    # file, no half-written file), then the run stops.
-    import os
+_WRITE_INTERRUPTED = """
+import os, signal, sys
+from pathlib import Path
+from torchlint.interrupts import Terminated, raise_on_sigterm
+from torchlint.write import Snapshot, write_fixed
 
-    from torchlint.interrupts import Terminated, raise_on_sigterm
-    from torchlint.write import Snapshot, write_fixed
+path = Path(sys.argv[1])
+real_fsync = os.fsync
+
+def fsync_then_signal(fd):
+    real_fsync(fd)
+    os.kill(os.getpid(), signal.SIGTERM)
+
+raise_on_sigterm()
+os.fsync = fsync_then_signal
+try:
+    write_fixed(path, b"a = 2\\n", Snapshot.of(b"a = 1\\n"))
+except Terminated:
+    sys.exit(143)
+sys.exit(0)
+"""
+
+
+def test_sigterm_during_a_write_takes_effect_once_the_file_is_whole(tmp_path):
+    # SIGTERM arrives while the temp file is being synced: the write completes (no temp
+    # file, no half-written file), then the run stops. In a process of its own, as the
+    # CLI's: a process-directed signal goes to any thread that does not block it, and the
+    # test process has other threads (torch's, once a test has imported it).
+    import subprocess
+    import sys
 
     path = tmp_path / "x.py"
     path.write_bytes(b"a = 1\n")
-    real_fsync = os.fsync
-
-    def fsync_then_signal(fd):
-        real_fsync(fd)
-        os.kill(os.getpid(), signal.SIGTERM)
-
-    previous = raise_on_sigterm()
-    monkeypatch.setattr(os, "fsync", fsync_then_signal)
-    try:
-        with pytest.raises(Terminated):
-            write_fixed(path, b"a = 2\n", Snapshot.of(b"a = 1\n"))
-    finally:
-        signal.signal(signal.SIGTERM, previous)
+    completed = subprocess.run([sys.executable, "-c", _WRITE_INTERRUPTED, str(path)], capture_output=True, timeout=60)
+    assert completed.returncode == 143, completed.stderr.decode()
     assert path.read_bytes() == b"a = 2\n"
     assert [p.name for p in tmp_path.iterdir()] == ["x.py"]
