@@ -228,7 +228,7 @@ class TorchLoadWithoutWeightsOnly(LoadSites, Rule):
             self.report(node, message + _HOLDS_OBJECTS.format(evidence=evidence))
             return
         key = source_key(node)
-        if key is not None and key in self._unrestricted_here():
+        if key is not None and key in self._unrestricted_here:
             evidence = f"`{key}` is loaded with `weights_only=False` in this file"
             self.report(node, message + _HOLDS_OBJECTS.format(evidence=evidence))
             return
@@ -279,16 +279,15 @@ class TorchLoadWithoutWeightsOnly(LoadSites, Rule):
             if key not in sources:
                 sources.append(key)
 
+    @cached_property
     def _unrestricted_here(self) -> set:
-        """The sources this file loads with `weights_only=False` (anywhere in it)."""
-        found = self.__dict__.get("_unrestricted")
-        if found is None:
-            found = self.__dict__["_unrestricted"] = set()
-            for call in walk(self.context.module):
-                if isinstance(call, cst.Call):
-                    load = read_load(call, self.context.imports.qualified_name(call.func), self.context.config)
-                    if load is not None and load.unrestricted in DELIBERATE:
-                        found.add(source_key(call))
+        """The sources this file loads with `weights_only=False` or a `pickle_module` (anywhere in it)."""
+        found = set()
+        for call in walk(self.context.module):
+            if isinstance(call, cst.Call):
+                load = read_load(call, self.context.imports.qualified_name(call.func), self.context.config)
+                if load is not None and load.unrestricted in DELIBERATE:
+                    found.add(source_key(call))
         return found
 
     @classmethod

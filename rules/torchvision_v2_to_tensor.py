@@ -6,7 +6,7 @@ from typing import Optional
 from torchlint.ftypes import Applicability, Fix
 from torchlint.lazy import cst
 from torchlint.names import ast_dotted_name, cst_dotted_name, resolve
-from torchlint.rule import Invalid, Rule
+from torchlint.rule import Invalid, Rule, RuleContext
 from torchlint.site_gate import SiteGate
 
 V2 = "torchvision.transforms.v2"
@@ -93,6 +93,12 @@ class TorchvisionV2ToTensor(SiteGate, Rule):
         Invalid("from torchvision.transforms import v2\n\nSTEPS = [v2.RandomCrop, v2.ToTensor]\n", line=3, column=25),
     )
 
+    def __init__(self, context: RuleContext) -> None:
+        super().__init__(context)
+        self._items = set()  # calls that are elements of a list (`Compose([...])`)
+        self._skip = set()  # names that are part of another reference (`x.ToTensor`, a call's func)
+        self._in_import = False
+
     @classmethod
     def sites(cls, view, config) -> list:
         imports = view.imports
@@ -103,10 +109,10 @@ class TorchvisionV2ToTensor(SiteGate, Rule):
     def visit_Element(self, node) -> None:
         # pre-order: the element is seen before its call, which then knows it sits in a list
         if isinstance(node.value, cst.Call):
-            self.__dict__.setdefault("_items", set()).add(node.value)
+            self._items.add(node.value)
 
     def visit_ImportFrom(self, node) -> None:
-        self.__dict__["_in_import"] = True
+        self._in_import = True
         module = cst_dotted_name(node.module) if node.module is not None and not node.relative else None
         if module != V2 or isinstance(node.names, cst.ImportStar):
             return
@@ -115,30 +121,27 @@ class TorchvisionV2ToTensor(SiteGate, Rule):
                 self.report(alias, f"`{TO_TENSOR}` is deprecated: {_INSTEAD}")
 
     def leave_ImportFrom(self, node) -> None:
-        self.__dict__["_in_import"] = False
+        self._in_import = False
 
     def visit_Attribute(self, node) -> None:
-        self._skipped().add(node.attr)  # `x.ToTensor`'s name is no reference of its own
+        self._skip.add(node.attr)  # `x.ToTensor`'s name is no reference of its own
         self._reference(node)
 
     def visit_Name(self, node) -> None:
         self._reference(node)
 
-    def _skipped(self) -> set:
-        return self.__dict__.setdefault("_skip", set())
-
     def _reference(self, node) -> None:
         """A reference to v2.ToTensor that is not called (calls are `visit_Call`'s)."""
-        if node in self._skipped() or self.__dict__.get("_in_import"):
+        if node in self._skip or self._in_import:
             return
         if self.context.imports.qualified_name(node) == TO_TENSOR:
             self.report(node, f"`{self.context.module.code_for_node(node)}` is deprecated: {_INSTEAD}")
 
     def visit_Call(self, node) -> None:
-        self._skipped().add(node.func)
+        self._skip.add(node.func)
         if self.context.imports.qualified_name(node.func) != TO_TENSOR:
             return
-        replacement = self._replacement(node, node in self.__dict__.get("_items", ()))
+        replacement = self._replacement(node, node in self._items)
         fix = None
         if replacement is not None:
             def fix(positions, call=node, replacement=replacement):
