@@ -50,6 +50,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from torchlint import __version__
+from torchlint.bounded_read import loads_json
 from torchlint.cache_ground import PACK, SUPPORTED, Directory, UntrustedCache, written_by_torchlint
 from torchlint.cache_key import signed, user_key, verified
 from torchlint.console import warning
@@ -212,8 +213,8 @@ class Cache:
             return None
         body = verified(self._key, name, data)
         try:
-            return {} if body is None else json.loads(body)
-        except (ValueError, RecursionError):
+            return {} if body is None else loads_json(body)
+        except ValueError:
             return {}
 
     def _write_pack(self, directory: str, suffix: str) -> None:

@@ -21,6 +21,8 @@ import stat
 from contextlib import suppress
 from typing import Iterator, Optional
 
+from torchlint.bounded_read import ReadRefused, read_stream
+
 _DIRECTORY = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 _READ = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
 _CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
@@ -77,23 +79,13 @@ class Directory:
             handle = os.open(name, _READ, dir_fd=self.handle)
         except OSError:
             return None
-        try:
-            info = os.fstat(handle)
-            if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
+        with os.fdopen(handle, "rb") as stream:
+            try:
+                if not stat.S_ISREG(os.fstat(stream.fileno()).st_mode):
+                    return None
+                return read_stream(stream, limit)
+            except (OSError, ReadRefused):
                 return None
-            chunks = []
-            size = 0
-            while size <= limit:
-                chunk = os.read(handle, 1 << 20)
-                if not chunk:
-                    return b"".join(chunks)
-                chunks.append(chunk)
-                size += len(chunk)
-            return None
-        except OSError:
-            return None
-        finally:
-            os.close(handle)
 
     def write(self, name: str, data: bytes) -> None:
         """Replace `name` atomically (a reader sees the old file or the new one); a link

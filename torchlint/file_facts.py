@@ -12,6 +12,8 @@ from __future__ import annotations
 import json
 from typing import Any, Callable, Iterator, Mapping, Optional
 
+from torchlint.bounded_read import loads_json
+
 
 class EncodedFacts(Mapping):
     """Facts as `{code: JSON text}`, decoded on each read."""
@@ -27,8 +29,8 @@ class EncodedFacts(Mapping):
 
     def __getitem__(self, code: str) -> Any:
         try:
-            return json.loads(self.texts[code])
-        except (ValueError, RecursionError):  # a cache entry altered behind our back: no facts, not a crash
+            return loads_json(self.texts[code])
+        except ValueError:  # a cache entry altered behind our back: no facts, not a crash
             raise KeyError(code) from None
 
     def __iter__(self) -> Iterator[str]:
