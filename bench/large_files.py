@@ -9,7 +9,7 @@ Files (each holds a trigger, so it reaches LibCST, and real findings):
 - `data_literal_10mb.py`: the same at 10 MB (the bound: under 30 s and 1 GiB);
 - `generated.py`: 150,000 lines of generated functions and modules;
 - `statements_1m.py`: 1,000,000 one-line top-level statements (about 10 MB) around the
-  header's functions, linted through the statements rules need (torchlint/large_text.py).
+  header's functions, linted through the statements rules need (torchlint/core/large_files.py).
 
 Targets: any file up to 10 MB under 30 s and 1 GiB peak RSS; no more CPU per line than
 twice timm's. timm's CPU per line is measured with `--timm PATH` (a `--jobs 1

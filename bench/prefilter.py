@@ -2,7 +2,7 @@
 
 Run as `python bench/prefilter.py TREE`; prints JSON. It runs in its own process so that
 the benchmark process stays small (see measure.py on RSS across exec). It mirrors
-`torchlint.engine.lint_text` up to the parse: the file's own `# torchlint: noqa`, then
+`torchlint.core.engine.lint_text` up to the parse: the file's own `# torchlint: noqa`, then
 `triggered_rules` (trigger substrings), then `gated_rules` (each rule's `gate`).
 """
 
@@ -15,12 +15,12 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import List
 
-from torchlint.config import load_config
-from torchlint.discovery import discover
-from torchlint.engine import gated_rules, triggered_rules
-from torchlint.registry import all_rules, option_defaults, rule_codes, select_rules
-from torchlint.rule import SourceView
-from torchlint.source import DecodeError, decode_source
+from torchlint.core.config import load_config
+from torchlint.run.discovery import discover
+from torchlint.core.engine import gated_rules, triggered_rules
+from torchlint.core.registry import all_rules, option_defaults, rule_codes, select_rules
+from torchlint.core.rule import SourceView
+from torchlint.core.source import DecodeError, decode_source
 
 
 @dataclass

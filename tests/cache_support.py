@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from torchlint.cache_key import signed, user_key, verified
+from torchlint.run.cache_key import signed, user_key, verified
 
 
 def read_pack(path: Path) -> Any:

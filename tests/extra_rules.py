@@ -21,8 +21,8 @@ _DRIVER = textwrap.dedent(
 MAINS = {"torchlint": "torchlint.cli", "flake8": "flake8.main.cli"}
 
 HEADER = (
-    "from torchlint.ftypes import Applicability, Edit, Fix, Location\n"
-    "from torchlint.rule import Rule\n\n\n"
+    "from torchlint.core.diagnostics import Applicability, Edit, Fix, Location\n"
+    "from torchlint.core.rule import Rule\n\n\n"
 )
 
 

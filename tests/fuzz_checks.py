@@ -11,7 +11,7 @@ For a module that compiles:
 - every top-level statement that no applied edit touches is, after the round, the
   same (`ast.dump`) top-level statement at its shifted offset;
 - fixing the fixed module changes nothing (idempotence);
-- leaving the definitions no rule needs out of the LibCST parse (torchlint/elide.py)
+- leaving the definitions no rule needs out of the LibCST parse (torchlint/core/partial_parse.py)
   changes no finding, fix, error or fact, with every rule and option on and with the
   defaults.
 
@@ -28,16 +28,16 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from torchlint.config import Config
-from torchlint import engine
-from torchlint.engine import lint_text
-from torchlint.fix import apply_checked, dropped_message, fix_text, is_applicable, parses
-from torchlint.ftypes import SYNTAX_CODE, Diagnostic, FileResult, Fix, Location
-from torchlint.lazy import cst
-from torchlint.parse import cst_source
-from torchlint.registry import all_rules
-from torchlint.runner import MAX_PROJECT_ROUNDS
-from torchlint.source import DecodeError, decode_source, split_lines
+from torchlint.core.config import Config
+from torchlint.core import engine
+from torchlint.core.engine import lint_text
+from torchlint.fixing.apply import apply_checked, dropped_message, fix_text, is_applicable, parses
+from torchlint.core.diagnostics import SYNTAX_CODE, Diagnostic, FileResult, Fix, Location
+from torchlint.core.lazy import cst
+from torchlint.core.parse import cst_source
+from torchlint.core.registry import all_rules
+from torchlint.run.runner import MAX_PROJECT_ROUNDS
+from torchlint.core.source import DecodeError, decode_source, split_lines
 
 PATH = "fuzzed.py"
 PROPERTIES = ("no-crash", "positions", "reparse", "newlines", "untouched", "idempotent", "elision")

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import List, Tuple
 
-from torchlint.config import Config
-from torchlint.engine import lint_text
+from torchlint.core.config import Config
+from torchlint.core.engine import lint_text
 
 
 def config_for(rule, options=()) -> Config:

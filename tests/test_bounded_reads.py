@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from torchlint import baseline
+from torchlint.run import baseline
 from torchlint.cli import main
 
 DEEP = "[" * 200_000 + "]" * 200_000

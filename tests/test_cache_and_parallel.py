@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-import torchlint.cache
+import torchlint.run.cache
 from cli_support import FIXTURES, run_torchlint
-from torchlint.config import Config
-from torchlint.registry import all_rules
-from torchlint.runner import RunSettings, run
+from torchlint.core.config import Config
+from torchlint.core.registry import all_rules
+from torchlint.run.runner import RunSettings, run
 
 BAD = "import wandb\n\n\ndef train():\n    wandb.init()\n"
 
@@ -43,7 +43,7 @@ def test_edit_config_and_version_changes_miss(project, monkeypatch):
     assert lint(path, settings).cached
     other = replace(settings, config=replace(settings.config, lazy_imports=("wandb", "numba")))
     assert not lint(path, other).cached
-    monkeypatch.setattr(torchlint.cache, "__version__", "999.0")
+    monkeypatch.setattr(torchlint.run.cache, "__version__", "999.0")
     assert not lint(path, settings).cached
 
 

@@ -11,7 +11,7 @@ import pytest
 
 from cache_support import read_pack, write_pack, write_pack_text
 from cli_support import run_torchlint, write_tree
-from torchlint.cache_key import signed, user_key
+from torchlint.run.cache_key import signed, user_key
 from test_tl004_cudnn_rnn_double_backward import GRU_MODEL, penalty
 
 BAD = "import wandb\n\n\ndef train():\n    wandb.init()\n"

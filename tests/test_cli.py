@@ -320,7 +320,7 @@ def test_a_clean_file_needs_no_libcst_rich_or_torch(tmp_path):
 
 def test_an_internal_error_is_not_all_checks_passed(tmp_path, monkeypatch, capsys):
     from torchlint.commands import check
-    from torchlint import runner
+    from torchlint.run import runner
 
     write(tmp_path, "ok.py", CLEAN)
     monkeypatch.chdir(tmp_path)

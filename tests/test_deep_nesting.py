@@ -79,8 +79,8 @@ def test_flake8_plugin_on_deeply_nested_valid_code(tmp_path, shape):
 def test_an_elif_chain_costs_linear_work(tmp_path, monkeypatch):
     """Each branch of an `elif` chain is classified once (periodic? an error path? what
     it writes), not once per finding below it: doubling the chain doubles the work."""
-    import torchlint.step_branches as step_branches
-    import torchlint.sync_history as sync_history
+    import torchlint.analysis.every_step as step_branches
+    import torchlint.analysis.sync_history as sync_history
 
     counts = {}
 

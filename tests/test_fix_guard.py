@@ -8,7 +8,7 @@ import pytest
 
 from cli_support import run_torchlint
 from extra_rules import run_with_rules, write_rule
-from torchlint import fix_guard
+from torchlint.fixing import guard as fix_guard
 
 # the rule means to rewrite `import wandb, json` as `import json`, but its span ends one
 # column short, as a position miscounted after a form feed does: `import jsonn` parses

@@ -8,7 +8,7 @@ import ast
 
 import pytest
 
-from torchlint import runner
+from torchlint.run import runner
 from torchlint.cli import main
 
 HEADER = "import torch\nimport torchvision\nfrom torch.utils.checkpoint import checkpoint\n\n\n"

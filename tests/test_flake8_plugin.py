@@ -66,7 +66,7 @@ def test_unparsable_file_yields_only_flake8s_own_error(tmp_path):
 
 
 def test_files_without_triggers_are_not_parsed(tmp_path):
-    code = "import sys\nfrom torchlint.flake8 import TorchlintChecker\n" \
+    code = "import sys\nfrom torchlint.integrations.flake8 import TorchlintChecker\n" \
            "list(TorchlintChecker(None, ['import os\\n'], 'x.py').run())\n" \
            "print('libcst' in sys.modules and not type(sys.modules['libcst']).__name__.startswith('_Lazy'))\n"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True)

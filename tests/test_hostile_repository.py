@@ -16,7 +16,7 @@ import pytest
 
 from cli_support import FIXTURES, run_torchlint, write_tree
 from torchlint import __version__
-from torchlint.cache_key import signed
+from torchlint.run.cache_key import signed
 
 PAYLOAD = 'import os; os.system("touch PWNED")\n'
 DAY = 86400
@@ -53,7 +53,7 @@ def _doctor(value):
 
 def _doctor_cache(repository: Path, resign_with: Path = None, erase_facts: bool = False) -> int:
     """Doctor the committed cache as the attacker would; returns how many packs changed."""
-    from torchlint.cache_key import _read_key
+    from torchlint.run.cache_key import _read_key
 
     changed = 0
     for pack in (repository / ".torchlint_cache").glob("v*/*"):

@@ -94,7 +94,7 @@ def test_a_large_file_parses_only_what_rules_need_and_keeps_positions_fixes_and_
 
 # ---- files with more top-level statements than a whole parse should hold (issue 23, 13) ----
 
-from torchlint import large_text  # noqa: E402
+from torchlint.core import large_files as large_text  # noqa: E402
 from torchlint.cli import main  # noqa: E402
 
 # findings among filler statements: a heavy import read later (TL001), torch.load in a

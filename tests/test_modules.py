@@ -1,11 +1,11 @@
-"""torchlint.modules: which classes are modules, across imports, files and aliases."""
+"""torchlint.analysis.modules: which classes are modules, across imports, files and aliases."""
 
 from __future__ import annotations
 
 import pytest
 
-from torchlint.lazy import cst
-from torchlint.modules import (
+from torchlint.core.lazy import cst
+from torchlint.analysis.modules import (
     ClassIndex,
     Deferred,
     FileClasses,
@@ -19,8 +19,8 @@ from torchlint.modules import (
     reads_name,
     root_kind,
 )
-from torchlint.ftypes import Diagnostic, Location
-from torchlint.names import ImportMap
+from torchlint.core.diagnostics import Diagnostic, Location
+from torchlint.analysis.names import ImportMap
 
 
 def _classes(source: str, path: str = "pkg/models.py") -> FileClasses:

@@ -88,7 +88,7 @@ def test_an_unreachable_index_skips_the_install_tests_with_the_reason():
 
 def test_readme_pre_commit_config_works_and_autoupdate_pins_a_commit(tmp_path):
     require_package_index()
-    from torchlint.ftypes import REPOSITORY_URL
+    from torchlint.core.diagnostics import REPOSITORY_URL
 
     readme = (REPO / "README.md").read_text(encoding="utf-8")
     section = readme.split("\n## pre-commit\n")[1].split("\n## ")[0]

@@ -8,8 +8,8 @@ import os
 import pathspec
 import pytest
 
-from torchlint.config import Config
-from torchlint.discovery import PathPatterns
+from torchlint.core.config import Config
+from torchlint.run.discovery import PathPatterns
 
 PATHS = [
     "build", "build/x.py", "src/build/x.py", "src/builder.py", "rebuild/x.py", "src/x.build", ".venv/lib/a.py",

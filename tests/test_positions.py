@@ -10,8 +10,8 @@ import pytest
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from cli_support import FIXTURES
-from torchlint.positions import StatementRanges
-from torchlint.walk import walk
+from torchlint.core.positions import StatementRanges
+from torchlint.core.walk import walk
 
 TRICKY = '''#!/usr/bin/env python
 # header comment

@@ -1,4 +1,4 @@
-"""TL003 and TL005 across files through torchlint.reach, run through the real CLI: class
+"""TL003 and TL005 across files through torchlint.analysis.hot_paths, run through the real CLI: class
 facts from files no rule parses, hot paths followed through `self.method()` calls, the
 noise TL003 drops, and TL005 being opt-in."""
 

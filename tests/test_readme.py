@@ -11,8 +11,8 @@ from packaging.requirements import Requirement
 
 from cli_support import FIXTURES, REPO
 from torchlint.commands.rule import rules_table
-from torchlint.ftypes import RULE_PAGES_DIR
-from torchlint.registry import SYNTAX_ERROR, all_rules
+from torchlint.core.diagnostics import RULE_PAGES_DIR
+from torchlint.core.registry import SYNTAX_ERROR, all_rules
 
 try:
     import tomllib

@@ -11,16 +11,16 @@ import sys
 import pytest
 
 from cli_support import FIXTURES, REPO, run_torchlint
-from torchlint.ftypes import REPOSITORY_URL, RULE_PAGES_DIR
-from torchlint.registry import rule_infos
-from torchlint.rule_pages import generated_files, stale_pages
+from torchlint.core.diagnostics import REPOSITORY_URL, RULE_PAGES_DIR
+from torchlint.core.registry import rule_infos
+from torchlint.report.rule_pages import generated_files, stale_pages
 
 try:
     import tomllib
 except ModuleNotFoundError:  # Python < 3.11
     import tomli as tomllib
 
-REGENERATE = "run `python -m torchlint.rule_pages` and commit the result"
+REGENERATE = "run `python -m torchlint.report.rule_pages` and commit the result"
 
 
 def test_pages_and_readme_table_are_generated_from_the_rules():
@@ -92,7 +92,7 @@ def test_generator_writes_missing_pages_and_the_table_and_removes_orphans(repo_c
     orphan = repo_copy / RULE_PAGES_DIR / "TL999.md"
     orphan.write_text("# TL999: gone\n")
     result = subprocess.run(
-        [sys.executable, "-m", "torchlint.rule_pages", str(repo_copy)], capture_output=True, timeout=120
+        [sys.executable, "-m", "torchlint.report.rule_pages", str(repo_copy)], capture_output=True, timeout=120
     )
     assert result.returncode == 0, result.stderr.decode()
     assert not orphan.exists()
@@ -102,6 +102,6 @@ def test_generator_writes_missing_pages_and_the_table_and_removes_orphans(repo_c
 
 
 def test_generator_outside_a_repository_is_one_line_and_exit_2(tmp_path):
-    result = subprocess.run([sys.executable, "-m", "torchlint.rule_pages", str(tmp_path)], capture_output=True)
+    result = subprocess.run([sys.executable, "-m", "torchlint.report.rule_pages", str(tmp_path)], capture_output=True)
     assert result.returncode == 2
     assert len(result.stderr.decode().splitlines()) == 1 and result.stderr.startswith(b"error: ")

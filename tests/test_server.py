@@ -14,9 +14,9 @@ from lsprotocol import types  # noqa: E402
 from cli_support import write_tree  # noqa: E402
 from lsp_support import Session, apply_text_edits, run, text_edits_for  # noqa: E402
 from test_tl004_cudnn_rnn_double_backward import GRU_MODEL, penalty  # noqa: E402
-from torchlint.server.actions import whole_text_edit  # noqa: E402
-from torchlint.server.protocol import TextPositions  # noqa: E402
-from torchlint.ftypes import Location  # noqa: E402
+from torchlint.integrations.server.actions import whole_text_edit  # noqa: E402
+from torchlint.integrations.server.protocol import TextPositions  # noqa: E402
+from torchlint.core.diagnostics import Location  # noqa: E402
 
 TL003_URL = "https://github.com/torchlint/torchlint/blob/main/docs/rules/TL003.md"
 

@@ -8,12 +8,12 @@ import ast
 import pytest
 
 from cli_support import FIXTURES, REPO
-from torchlint.config import Config
-from torchlint.engine import lint_text
-from torchlint.lazy import cst
-from torchlint.parse import cst_source
-from torchlint.registry import all_rules, select_rules
-from torchlint.statement_parse import StatementParser
+from torchlint.core.config import Config
+from torchlint.core.engine import lint_text
+from torchlint.core.lazy import cst
+from torchlint.core.parse import cst_source
+from torchlint.core.registry import all_rules, select_rules
+from torchlint.core.incremental_parse import StatementParser
 
 SOURCES = sorted(FIXTURES.rglob("*.py")) + sorted((REPO / "rules").glob("*.py"))
 

@@ -7,11 +7,11 @@ from __future__ import annotations
 import pytest
 
 from rule_support import config_for, findings
-from torchlint.config import Config
-from torchlint.engine import lint_text
-from torchlint.fix import fix_text
-from torchlint.registry import find_rule
-from torchlint.rule import SourceView
+from torchlint.core.config import Config
+from torchlint.core.engine import lint_text
+from torchlint.fixing.apply import fix_text
+from torchlint.core.registry import find_rule
+from torchlint.core.rule import SourceView
 
 TL002 = find_rule("TL002")
 TL003 = find_rule("TL003")

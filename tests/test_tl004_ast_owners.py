@@ -10,9 +10,9 @@ import textwrap
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from fuzz_strategies import salted_hypothesmith, torch_programs
-from torchlint.ast_owners import owned_nodes
-from torchlint.reach import ast_own_nodes
-from torchlint.rule import SourceView
+from torchlint.analysis.owners import owned_nodes
+from torchlint.analysis.hot_paths import ast_own_nodes
+from torchlint.core.rule import SourceView
 
 KINDS = (ast.Call, ast.Assign, ast.AnnAssign, ast.NamedExpr, ast.Return, ast.Name)
 SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)

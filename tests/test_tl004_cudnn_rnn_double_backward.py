@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from cli_support import FIXTURES, run_torchlint, write_tree
-from torchlint.config import Config
-from torchlint.engine import lint_text
-from torchlint.registry import all_rules
-from torchlint.runner import RunSettings, run
+from torchlint.core.config import Config
+from torchlint.core.engine import lint_text
+from torchlint.core.registry import all_rules
+from torchlint.run.runner import RunSettings, run
 
 RULE = next(rule for rule in all_rules() if rule.code == "TL004")
 SEQGAN = FIXTURES / "seqgan"

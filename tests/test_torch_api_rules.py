@@ -237,10 +237,10 @@ GATE_SHAPES = [
 
 @pytest.mark.parametrize("source", GATE_SHAPES)
 def test_the_text_gate_passes_every_shape_the_rules_report(source):
-    from torchlint.config import Config
-    from torchlint.engine import lint_text
-    from torchlint.registry import find_rule
-    from torchlint.rule import SourceView
+    from torchlint.core.config import Config
+    from torchlint.core.engine import lint_text
+    from torchlint.core.registry import find_rule
+    from torchlint.core.rule import SourceView
 
     rules = [find_rule(code) for code in ("TL101", "TL102", "TL103")]
     config = Config()
@@ -361,9 +361,9 @@ print(json.dumps(seen))
 def test_the_runtime_warning_column_matches_the_installed_torch():
     torch = pytest.importorskip("torch")
     pytest.importorskip("functorch")
-    from torchlint.config import Config
-    from torchlint.torch_api_rule import at_target, selects_deprecated
-    from torchlint.torch_api_table import TABLE
+    from torchlint.core.config import Config
+    from torchlint.core.torch_api_rule import at_target, selects_deprecated
+    from torchlint.analysis.torch_api_table import TABLE
 
     installed = Config(target_torch=torch.__version__.split("+")[0])
     rows = [api for api in TABLE if at_target(api.deprecated_in, installed) and not api.removed_in]

@@ -13,12 +13,12 @@ from cli_support import write_tree
 from torchlint import cli
 from torchlint.analysis.training_loops import LoopGraph, ast_training_call, cst_owners, cst_training_call, loop_facts
 from torchlint.analysis.value_kinds import Kind, ast_bindings, ast_kind, cst_bindings, cst_kind
-from torchlint.lazy import cst
-from torchlint.names import ImportMap
-from torchlint.reach import bound_instance_sources
-from torchlint.rule import SourceView
-from torchlint.step_branches import own_nodes
-from torchlint.walk import ast_nodes, walk
+from torchlint.core.lazy import cst
+from torchlint.analysis.names import ImportMap
+from torchlint.analysis.hot_paths import bound_instance_sources
+from torchlint.core.rule import SourceView
+from torchlint.analysis.every_step import own_nodes
+from torchlint.core.walk import ast_nodes, walk
 
 
 def _check(tmp_path, capsys, files, *flags):

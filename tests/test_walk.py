@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from torchlint.walk import statements, visit_batched, walk
+from torchlint.core.walk import statements, visit_batched, walk
 
 SOURCE = '''
 @deco

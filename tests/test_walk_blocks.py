@@ -7,7 +7,7 @@ import ast
 import libcst as cst
 import pytest
 
-from torchlint.walk import blocks
+from torchlint.core.walk import blocks
 
 SOURCES = [
     "if a:\n    x = 1\nelif b:\n    y = 2\nelse:\n    z = 3\n",

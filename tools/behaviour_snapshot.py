@@ -61,9 +61,9 @@ def _first(*names: str):
 
 
 def examples_snapshot() -> Dict[str, object]:
-    registry = _first("torchlint.core.registry", "torchlint.registry")
-    engine = _first("torchlint.core.engine", "torchlint.engine")
-    config_module = _first("torchlint.core.config", "torchlint.config")
+    registry = _first("torchlint.core.registry", "torchlint.core.registry")
+    engine = _first("torchlint.core.engine", "torchlint.core.engine")
+    config_module = _first("torchlint.core.config", "torchlint.core.config")
     recorded: Dict[str, object] = {}
     for rule in registry.all_rules():
         cases = [("valid", text, ()) for text in rule.VALID]

@@ -1,6 +1,6 @@
-"""Regenerate torchlint/torchvision_weights.py from an unpacked torchvision source tree.
+"""Regenerate torchlint/analysis/torchvision_weights.py from an unpacked torchvision source tree.
 
-    python tools/torchvision_weights_table.py /path/to/torchvision-0.29.1 > torchlint/torchvision_weights.py
+    python tools/torchvision_weights_table.py /path/to/torchvision-0.29.1 > torchlint/analysis/torchvision_weights.py
 
 Reads each builder's `@handle_legacy_interface(weights=("pretrained", X), ...)`: X is what
 the legacy `pretrained=True` loads (not always the enum's DEFAULT: resnet50's is

@@ -10,7 +10,7 @@ import sys
 from typing import Optional, Sequence
 
 from torchlint.commands import COMMANDS
-from torchlint.console import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, error, warning  # noqa: F401 (public names)
+from torchlint.report.console import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, error, warning  # noqa: F401 (public names)
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -47,7 +47,7 @@ def run_command(name: str, argv: Sequence[str]) -> int:
 
         return explain_main(rest)
     if name == "server":
-        from torchlint.server import main as server_main
+        from torchlint.integrations.server import main as server_main
 
         return server_main(rest)
     from torchlint.commands.parser import run_guarded

@@ -4,7 +4,7 @@ import dataclasses
 
 import pytest
 
-from torchlint.config_files import ConfigError
+from torchlint.core.config_files import ConfigError
 from torchlint.doctor.check import CHECK_NAMES, run_checks
 from torchlint.doctor.requirements import Requirements, parse_requirements
 from torchlint.doctor.results import FAIL, PASS, SKIP, WARN

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 
-from torchlint.ftypes import Applicability, Diagnostic, Edit, Fix, Location, RuleInfo
+from torchlint.core.diagnostics import Applicability, Diagnostic, Edit, Fix, Location, RuleInfo
 from torchlint.report import render
 
 RULES = {

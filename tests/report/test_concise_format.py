@@ -1,6 +1,6 @@
 from report_builders import diag, fix, output
 
-from torchlint.ftypes import Applicability
+from torchlint.core.diagnostics import Applicability
 
 
 def test_one_line_per_finding_with_fix_marker(make_ctx):

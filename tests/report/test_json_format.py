@@ -3,7 +3,7 @@ import os
 
 from report_builders import diag, fix, output
 
-from torchlint.ftypes import Applicability, Diagnostic
+from torchlint.core.diagnostics import Applicability, Diagnostic
 
 RUFF_FIELDS = ["cell", "code", "end_location", "filename", "fix", "location", "message", "noqa_row", "url"]
 

@@ -47,7 +47,7 @@ def test_non_full_formats_do_not_import_rich(fmt):
     code = (
         "import io, pathlib\n"
         "from torchlint.report import render, ReportContext, summary_lines, render_statistics\n"
-        "from torchlint.ftypes import Diagnostic, Location\n"
+        "from torchlint.core.diagnostics import Diagnostic, Location\n"
         "d = [Diagnostic('TL001', 'm', 'a.py', Location(1, 1), Location(1, 2))]\n"
         "ctx = ReportContext(rules={}, root=pathlib.Path('.'), color=True)\n"
         f"render({fmt!r}, d, ctx, io.StringIO())\n"

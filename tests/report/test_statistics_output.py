@@ -3,7 +3,7 @@ import json
 
 from report_builders import diag, fix
 
-from torchlint.ftypes import Applicability
+from torchlint.core.diagnostics import Applicability
 from torchlint.report import render_statistics
 
 

@@ -1,7 +1,7 @@
 import pytest
 from report_builders import diag, fix
 
-from torchlint.ftypes import Applicability
+from torchlint.core.diagnostics import Applicability
 from torchlint.report import summary_lines
 
 SAFE = fix()

@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import List, Mapping, Optional
 
-from torchlint.lazy import cst
-from torchlint.walk import walk
+from torchlint.core.lazy import cst
+from torchlint.core.walk import walk
 
 ARITHMETIC = ("Add", "Subtract", "Multiply", "Divide", "FloorDivide", "Power", "Modulo")
 # calls that keep a number a number (`float(x.item())`)

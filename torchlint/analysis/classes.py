@@ -1,12 +1,12 @@
-"""Classes and their methods, from the stdlib ast (the LibCST form: `torchlint.modules.methods`, `self_name`)."""
+"""Classes and their methods, from the stdlib ast (the LibCST form: `torchlint.analysis.modules.methods`, `self_name`)."""
 
 from __future__ import annotations
 
 import ast
 from typing import List, Optional
 
-from torchlint.names import ast_dotted_name
-from torchlint.walk import blocks
+from torchlint.analysis.names import ast_dotted_name
+from torchlint.core.walk import blocks
 
 
 def ast_class_methods(node: ast.ClassDef) -> List[ast.AST]:

@@ -13,9 +13,9 @@ import posixpath
 from typing import Any, Collection, Dict, List, Optional, Tuple
 
 from torchlint.analysis.value_kinds import cst_bindings, cst_is_numpy
-from torchlint.lazy import cst
-from torchlint.names import cst_dotted_name
-from torchlint.walk import walk
+from torchlint.core.lazy import cst
+from torchlint.analysis.names import cst_dotted_name
+from torchlint.core.walk import walk
 
 # keys under which a checkpoint keeps its run's arguments or configuration: objects
 # (Namespace, OmegaConf, yacs CfgNode, Lightning's AttributeDict), not tensors

@@ -9,15 +9,15 @@ ends in `loss` (`dice_loss`, `compute_loss`). It is also what the instance a hot
 calls as its criterion runs (`criterion = FocalCriterion()`, then `loss = criterion(out,
 y); loss.backward()`): that class's `forward` (or `__call__`). Only the training loop
 facts of every file can tell (`training_loops.LoopGraph.criteria`), so a host value in a
-`forward` that may be one (`may_be_criterion`) waits for them (`torchlint.reach`).
+`forward` that may be one (`may_be_criterion`) waits for them (`torchlint.analysis.hot_paths`).
 """
 
 from __future__ import annotations
 
 from typing import List, Mapping, Optional
 
-from torchlint.lazy import cst
-from torchlint.names import cst_dotted_name
+from torchlint.core.lazy import cst
+from torchlint.analysis.names import cst_dotted_name
 
 _REWRITES = {
     "topk": "sort once and mask by rank instead of `topk` with a host `k` (hard-negative mining)",

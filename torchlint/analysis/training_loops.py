@@ -32,9 +32,9 @@ from dataclasses import dataclass
 from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Set, Tuple
 
 from torchlint.analysis.classes import ast_class_methods, ast_self_name
-from torchlint.lazy import cst
-from torchlint.names import ast_dotted_name, resolve
-from torchlint.project import absolute_import, is_package, module_name, suffix_matches
+from torchlint.core.lazy import cst
+from torchlint.analysis.names import ast_dotted_name, resolve
+from torchlint.index.module_names import absolute_import, is_package, module_name, suffix_matches
 
 MODULE_OWNER = "<module>"
 MAX_DEPTH = 3  # calls followed from a hot loop or a step function
@@ -110,7 +110,7 @@ def loop_facts(view, instances: Optional[Callable[..., Set[str]]] = None) -> Opt
     (see `_Criteria.criteria`). None without owners worth keeping.
 
     `instances(view, expression, function, class_node)`: the names of what an instance
-    name holds there (`torchlint.reach.bound_instance_sources`, TL004's instance flow,
+    name holds there (`torchlint.analysis.hot_paths.bound_instance_sources`, TL004's instance flow,
     passed in by the reader: reach reads these facts)."""
     cached = view.__dict__.get("_torchlint_loop_facts", False)
     if cached is False:
@@ -548,7 +548,7 @@ def cst_owners(module, module_qualname: str) -> Iterator[Tuple[str, Any, Optiona
             nested = [s for s in _cst_walk_defs(node)]
             stack.extend((f"{local}.", s, None) for s in reversed(nested))
         elif isinstance(node, cst.BaseCompoundStatement):
-            from torchlint.walk import blocks
+            from torchlint.core.walk import blocks
 
             for block in reversed(blocks(node)):
                 stack.extend((prefix, s, cls) for s in reversed(block))
@@ -560,7 +560,7 @@ def _cst_body(node) -> Sequence:
 
 def _cst_walk_defs(function) -> List:
     """The defs and classes a function's own code holds (at any block depth)."""
-    from torchlint.walk import children
+    from torchlint.core.walk import children
 
     found, stack = [], list(reversed(children(function.body)))
     while stack:

@@ -24,9 +24,9 @@ import ast
 import enum
 from typing import Callable, Dict, List, Mapping, Optional, Sequence
 
-from torchlint.lazy import cst
-from torchlint.modules import assigned_names
-from torchlint.names import ast_dotted_name, resolve
+from torchlint.core.lazy import cst
+from torchlint.analysis.modules import assigned_names
+from torchlint.analysis.names import ast_dotted_name, resolve
 
 
 class Kind(enum.Enum):

@@ -10,11 +10,11 @@ from dataclasses import replace
 from pathlib import Path
 from typing import List, Sequence
 
-from torchlint.baseline import BaselineError
+from torchlint.run.baseline import BaselineError
 from torchlint.commands import adoption
 from torchlint.commands.parser import OneLineParser, UsageError
-from torchlint.config import Config, ConfigError, glob_patterns, load_config, selector_problem
-from torchlint.console import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, error, warning
+from torchlint.core.config import Config, ConfigError, glob_patterns, load_config, selector_problem
+from torchlint.report.console import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, error, warning
 from torchlint.report.visible import visible
 
 FORMATS = ("full", "concise", "json", "json-lines", "github", "sarif", "junit")
@@ -22,7 +22,7 @@ FORMATS = ("full", "concise", "json", "json-lines", "github", "sarif", "junit")
 
 def _codes(text: str) -> List[str]:
     codes = [code.strip().upper() for code in text.split(",") if code.strip()]
-    from torchlint.registry import rule_codes
+    from torchlint.core.registry import rule_codes
 
     for code in codes:
         problem = selector_problem(code, rule_codes())
@@ -101,7 +101,7 @@ def run_check_command(argv: Sequence[str]) -> int:
 
 
 def _effective_config(args: argparse.Namespace, paths: Sequence[str]) -> Config:
-    from torchlint.registry import option_defaults, rule_codes
+    from torchlint.core.registry import option_defaults, rule_codes
 
     anchor = Path(paths[0]) if paths and paths[0] != "-" else Path.cwd()
     start = anchor if anchor.is_dir() else anchor.parent
@@ -123,12 +123,12 @@ def _effective_config(args: argparse.Namespace, paths: Sequence[str]) -> Config:
 
 
 def _jobs(args, paths: Sequence[str], config: Config):
-    from torchlint.discovery import discover
+    from torchlint.run.discovery import discover
 
     if paths == ["-"]:
         display = args.stdin_filename or "-"
         if args.force_exclude and args.stdin_filename:
-            from torchlint.discovery import Excluder
+            from torchlint.run.discovery import Excluder
 
             if Excluder(config).excluded(Path(args.stdin_filename), False):
                 return []
@@ -149,9 +149,9 @@ def _check_named(name: str) -> None:
 
 
 def _run(args, paths: Sequence[str], config: Config, output_format: str, baseline=(None, "")) -> int:
-    from torchlint.registry import all_rules, rule_infos, select_rules
+    from torchlint.core.registry import all_rules, rule_infos, select_rules
     from torchlint.report import ReportContext, render, render_statistics, summary_lines
-    from torchlint.runner import RunSettings, fixed_bytes, run
+    from torchlint.run.runner import RunSettings, fixed_bytes, run
 
     try:
         jobs = _jobs(args, paths, config)
@@ -245,7 +245,7 @@ def _exit_code(args, result, mode: str, fixed_total: int) -> int:
 
 def _report_root(config: Config) -> Path:
     """Paths in annotations and SARIF are relative to the repository, where GitHub reads them."""
-    from torchlint.discovery import repository_root
+    from torchlint.run.discovery import repository_root
 
     return repository_root(config.root) or config.root
 

@@ -6,7 +6,7 @@ import json
 from typing import Sequence
 
 from torchlint.commands.parser import OneLineParser
-from torchlint.console import EXIT_CLEAN, EXIT_ERROR, error
+from torchlint.report.console import EXIT_CLEAN, EXIT_ERROR, error
 
 
 def run_rule_command(argv: Sequence[str]) -> int:
@@ -18,7 +18,7 @@ def run_rule_command(argv: Sequence[str]) -> int:
         args = parser.parse_args(list(argv))
     except SystemExit as exit_:
         return EXIT_CLEAN if exit_.code == 0 else EXIT_ERROR
-    from torchlint.registry import SYNTAX_ERROR, all_rules, find_rule
+    from torchlint.core.registry import SYNTAX_ERROR, all_rules, find_rule
 
     if args.all:
         infos = [SYNTAX_ERROR] + [rule.info() for rule in all_rules()]

@@ -12,10 +12,10 @@ import sys
 from pathlib import Path
 from typing import List, Optional
 
-from torchlint.bounded_read import ReadRefused, loads_json, read_bounded, read_stream
+from torchlint.run.bounded_read import ReadRefused, loads_json, read_bounded, read_stream
 from torchlint.commands.parser import OneLineParser, UsageError, run_guarded
 
-from torchlint.config import ConfigError
+from torchlint.core.config import ConfigError
 from torchlint.doctor.facts import Facts, FactsError, facts_from_dict
 from torchlint.doctor.results import failed
 

@@ -10,7 +10,7 @@ from dataclasses import replace
 from importlib import import_module
 from typing import Callable, Sequence, TextIO
 
-from torchlint.ftypes import Diagnostic
+from torchlint.core.diagnostics import Diagnostic
 from torchlint.report.context import ReportContext
 
 __all__ = ["FORMATS", "ReportContext", "render", "render_statistics", "summary_lines"]

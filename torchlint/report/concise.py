@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Sequence, TextIO
 
-from torchlint.ftypes import Diagnostic
+from torchlint.core.diagnostics import Diagnostic
 from torchlint.report import paths
 from torchlint.report.context import ReportContext
 from torchlint.report.fix_summary import fix_summary_lines
-from torchlint.fix import is_applicable
+from torchlint.fixing.apply import is_applicable
 from torchlint.report.fixability import show_fix_marker
 from torchlint.report.styled import Line, write_lines
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping
 
-from torchlint.ftypes import RuleInfo
+from torchlint.core.diagnostics import RuleInfo
 
 
 @dataclass(frozen=True)

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-from torchlint.fix import is_applicable
-from torchlint.ftypes import Applicability, Diagnostic
+from torchlint.fixing.apply import is_applicable
+from torchlint.core.diagnostics import Applicability, Diagnostic
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import unicodedata
 from typing import Optional
 
-from torchlint.ftypes import Diagnostic
+from torchlint.core.diagnostics import Diagnostic
 from torchlint.report.sources import SourceLines
 from torchlint.report.styled import Line
 from torchlint.report.visible import CONTROL, escaped

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Sequence, TextIO
 
-from torchlint.ftypes import Diagnostic
+from torchlint.core.diagnostics import Diagnostic
 from torchlint.report.concise import header
 from torchlint.report.context import ReportContext
 from torchlint.report.fix_summary import fix_summary_lines

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Sequence, TextIO
 
-from torchlint.ftypes import Diagnostic, cell_name
+from torchlint.core.diagnostics import Diagnostic, cell_name
 from torchlint.report import paths
 from torchlint.report.context import ReportContext
 from torchlint.report.visible import visible

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Sequence, TextIO
 
-from torchlint.ftypes import Diagnostic
+from torchlint.core.diagnostics import Diagnostic
 from torchlint.report import paths
 from torchlint.report.context import ReportContext
 

@@ -7,7 +7,7 @@ import re
 import xml.etree.ElementTree as ET
 from typing import Sequence, TextIO
 
-from torchlint.ftypes import Diagnostic
+from torchlint.core.diagnostics import Diagnostic
 from torchlint.report import paths
 from torchlint.report.context import ReportContext
 

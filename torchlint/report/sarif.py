@@ -6,8 +6,8 @@ import json
 import re
 from typing import Optional, Sequence, TextIO
 
-from torchlint.fingerprint import FingerprintKeys, line_hashes
-from torchlint.ftypes import Diagnostic, Edit, Fix, RuleInfo
+from torchlint.report.fingerprint import FingerprintKeys, line_hashes
+from torchlint.core.diagnostics import Diagnostic, Edit, Fix, RuleInfo
 from torchlint.report import paths
 from torchlint.report.context import ReportContext
 from torchlint.report.sources import SourceLines

@@ -6,9 +6,9 @@ import json
 from collections import Counter
 from typing import Sequence, TextIO
 
-from torchlint.ftypes import Diagnostic
+from torchlint.core.diagnostics import Diagnostic
 from torchlint.report.context import ReportContext
-from torchlint.fix import is_applicable
+from torchlint.fixing.apply import is_applicable
 from torchlint.report.styled import Line, write_lines
 
 

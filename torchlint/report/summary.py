@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from torchlint.ftypes import Diagnostic
+from torchlint.core.diagnostics import Diagnostic
 from torchlint.report.context import ReportContext
 from torchlint.report.fixability import count_fixable
 from torchlint.report.styled import ansi

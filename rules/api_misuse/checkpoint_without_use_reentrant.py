@@ -1,0 +1,113 @@
+from __future__ import annotations
+
+import ast
+
+from torchlint.analysis.call_arguments import append_keyword, has_double_star, keyword_argument
+from torchlint.core.diagnostics import Applicability, Fix
+from torchlint.analysis.names import ast_dotted_name, resolve
+from torchlint.core.rule import Invalid, Rule
+from torchlint.core.gating import SiteGate
+
+CHECKPOINTS = ("torch.utils.checkpoint.checkpoint", "torch.utils.checkpoint.checkpoint_sequential")
+
+
+class CheckpointWithoutUseReentrant(SiteGate, Rule):
+    """
+    ## What it does
+    Flags `torch.utils.checkpoint.checkpoint(...)` and `checkpoint_sequential(...)` calls
+    that do not pass `use_reentrant` (under any import spelling: `checkpoint(...)` after
+    `from torch.utils.checkpoint import checkpoint`, `cp.checkpoint(...)` after
+    `import torch.utils.checkpoint as cp`). A call passing `**kwargs` is not reported.
+
+    ## Why is this bad?
+    Without it, torch picks the old reentrant implementation and warns on every call
+    (torch 2.13 still does: "Starting in PyTorch 2.9, calling checkpoint without
+    use_reentrant will raise an exception"), and the docs recommend
+    `use_reentrant=False`. The reentrant variant gives no gradients to the checkpointed
+    part unless an input requires grad (a frozen embedding feeding a checkpointed block
+    silently trains nothing inside it), ignores tensors inside nested structures, does
+    not support `torch.autograd.grad` or `backward(inputs=...)`, and fails on detached
+    tensors in the region.
+
+    ## Example
+    ```python
+    x = checkpoint(self.block, x)
+    ```
+
+    ## Use instead
+    ```python
+    x = checkpoint(self.block, x, use_reentrant=False)
+    ```
+
+    ## Fix safety
+    Unsafe fix: adds `use_reentrant=False`. The non-reentrant variant differs (torch's
+    `checkpoint` docs list the differences): it records the autograd graph during the
+    forward pass instead of running it under `no_grad`, stops recomputing as soon as
+    the needed activations are back, gives gradients when no input requires grad, counts
+    tensors inside nested structures, and accepts detached tensors in the region. Code
+    that relied on the reentrant behaviour (a region whose parameters were meant to get
+    no gradient because its input did not require one, hooks on tensors inside the
+    region, a custom `autograd.Function` in it) may behave differently.
+    `use_reentrant=True` keeps today's behaviour exactly and only silences the warning.
+    """
+
+    code = "TL202"
+    name = "checkpoint-without-use-reentrant"
+    summary = "Activation checkpoint without use_reentrant (warns; the reentrant default is deprecated)"
+    fixable = True
+    triggers = ("checkpoint",)
+
+    VALID = (
+        "from torch.utils.checkpoint import checkpoint\n\ndef f(block, x):\n"
+        "    return checkpoint(block, x, use_reentrant=False)\n",
+        "import torch.utils.checkpoint as cp\n\ndef f(block, x, **kw):\n    return cp.checkpoint(block, x, **kw)\n",
+        "import deepspeed\n\ndef f(block, x):\n    return deepspeed.checkpointing.checkpoint(block, x)\n",
+        "def checkpoint(fn, x):\n    return fn(x)\n\ny = checkpoint(abs, -1)\n",
+    )
+    INVALID = (
+        Invalid(
+            "from torch.utils.checkpoint import checkpoint\n\ndef f(block, x):\n    return checkpoint(block, x)\n",
+            unsafe_fixed="from torch.utils.checkpoint import checkpoint\n\ndef f(block, x):\n"
+            "    return checkpoint(block, x, use_reentrant=False)\n",
+            line=4,
+            column=12,
+        ),
+        Invalid(
+            "import torch\n\ndef f(layers, x):\n    return torch.utils.checkpoint.checkpoint_sequential(layers, 2, x)\n",
+            unsafe_fixed="import torch\n\ndef f(layers, x):\n"
+            "    return torch.utils.checkpoint.checkpoint_sequential(\n        layers, 2, x, use_reentrant=False\n    )\n",
+            line=4,
+            column=12,
+        ),
+    )
+
+    @classmethod
+    def sites(cls, view, config) -> list:
+        imports = view.imports
+        return [
+            node for node in view.nodes_of(ast.Call)
+            if resolve(ast_dotted_name(node.func), imports) in CHECKPOINTS and not _ast_passes(node)
+        ]
+
+    def visit_Call(self, node) -> None:
+        qualified = self.context.imports.qualified_name(node.func)
+        if qualified not in CHECKPOINTS:
+            return
+        if keyword_argument(node, "use_reentrant") is not None or has_double_star(node):
+            return
+        short = qualified.rsplit(".", 1)[1]
+
+        def fix(positions, call=node):
+            edit = append_keyword(positions, call, "use_reentrant=False", self.context.newline)
+            return Fix("Pass `use_reentrant=False`", (edit,), Applicability.UNSAFE) if edit else None
+
+        self.report(
+            node,
+            f"`{short}` without `use_reentrant`: torch warns and uses the deprecated reentrant variant; "
+            "pass `use_reentrant=False` (recommended) or `use_reentrant=True` (today's behaviour)",
+            fix,
+        )
+
+
+def _ast_passes(call: ast.Call) -> bool:
+    return any(keyword.arg in ("use_reentrant", None) for keyword in call.keywords)

@@ -1,0 +1,308 @@
+from __future__ import annotations
+
+from dataclasses import replace
+from functools import cached_property
+from typing import AbstractSet, Any, Dict, Mapping, Optional
+
+from torchlint.analysis.loaded_objects import numpy_saved_keys, object_read, source_key
+from torchlint.analysis.call_arguments import append_keyword
+from torchlint.core.diagnostics import Applicability, Diagnostic, Fix
+from torchlint.core.rule import Invalid, Report, Rule
+from torchlint.analysis.torch_calls import call_definitions
+from torchlint.core.lazy import cst
+from torchlint.analysis.torch_load import LOAD_TRIGGERS, LoadSites, read_load, untrusted_load_selected
+from torchlint.core.walk import walk
+
+REPORT_EXPLICIT_FALSE = "report-explicit-false"
+# how a load says it means to unpickle objects: reported only with the option
+DELIBERATE = ("explicit", "pickle-module")
+
+_MESSAGES = {
+    "explicit": "`{loader}(..., weights_only=False)` unpickles arbitrary objects: a crafted file runs code when loaded",
+    "pickle-module": "`{loader}` with a `pickle_module` unpickles arbitrary objects in every torch version "
+    "(`weights_only=True` cannot be combined with it)",
+    "hub-default": "`{loader}` without `weights_only` unpickles arbitrary objects in every torch version "
+    "(its default is False)",
+    "old-default": "`{loader}` without `weights_only` unpickles arbitrary objects before torch 2.6 "
+    "(target-torch is {target})",
+}
+_PASS_TRUE = "; pass `weights_only=True`"  # the advice where `weights_only` is missing
+# the checkpoint holds objects: `weights_only=True` would fail to load it
+_HOLDS_OBJECTS = (
+    "; the checkpoint holds objects ({evidence}) that `weights_only=True` refuses: pass "
+    "`weights_only=False` if the file is trusted, or allow-list them with "
+    "`torch.serialization.add_safe_globals`"
+)
+
+
+class TorchLoadWithoutWeightsOnly(LoadSites, Rule):
+    """
+    ## What it does
+    Flags loads that run Python's full unpickler on a checkpoint:
+
+    - `torch.load(path)` without `weights_only` when `target-torch` is below 2.6 (torch
+      1.13 added `weights_only`; 2.6 made `True` its default);
+    - `torch.hub.load_state_dict_from_url(url)` (also spelt
+      `torch.utils.model_zoo.load_url`, the same function) without `weights_only`: its
+      default is still `False` (torch 2.13 included);
+    - with `report-explicit-false`, `torch.load(..., weights_only=False)` and
+      `torch.load(path, pickle_module=...)` (a custom pickle module turns the default to
+      `False` in every version) too, whatever the target version. Off by default: written
+      out, either is mostly deliberate (the file holds more than tensors: a training
+      state, random states, a dataset's arrays).
+
+    Calls that pass `**kwargs` (which may hold `weights_only`) or a non-literal
+    `weights_only` are not reported, nor the fallback for torch < 1.13 in
+    `try: torch.load(f, weights_only=True) except TypeError: torch.load(f)`. When the
+    path comes from outside the code (a parameter, a configuration or command-line value)
+    and the load is unrestricted in every version, the message says so; with TL209
+    (`untrusted-torch-load`, off by default) selected, TL209 reports those calls instead.
+
+    ## Why is this bad?
+    Unpickling runs code: a checkpoint file can hold an object whose unpickling calls
+    `os.system`. With `weights_only=True`, `torch.load` accepts only tensors, primitive
+    types, dicts, lists and types allow-listed with
+    `torch.serialization.add_safe_globals`. On torch older than 2.6, a call without
+    `weights_only` gets the unsafe default.
+
+    ## Example
+    ```python
+    state = torch.load("model.pt", map_location="cpu")
+    ```
+
+    ## Use instead
+    ```python
+    state = torch.load("model.pt", map_location="cpu", weights_only=True)
+    ```
+
+    ## Fix safety
+    Unsafe fix: adds `weights_only=True` where `weights_only` is missing (not with a
+    `pickle_module`, which `weights_only=True` rejects with a RuntimeError; not below
+    the version that has the argument: 1.13 for `torch.load`, 2.1 for
+    `load_state_dict_from_url`). A file that
+    holds more than tensors and plain containers (an `argparse.Namespace`, a numpy array,
+    a whole pickled `nn.Module`, an optimizer's custom state) then fails to load with an
+    `UnpicklingError` naming the type; allow-list it with
+    `torch.serialization.add_safe_globals([...])` or save a `state_dict` instead.
+    `weights_only=False` written out is reported (with the option) without a fix: it is
+    there because the file holds such objects.
+
+    No fix either, and the message says to pass `weights_only=False` explicitly (for a
+    trusted file) or to allow-list the types, where the checkpoint plainly holds objects:
+    the code reads it as one (`ckpt["args"]`, `ckpt.get("cfg")`, `torch.load(f).cfg`: a
+    key such as `args`, `opt`, `cfg`, `config` or `hparams`, or an attribute that no dict
+    has, or a key under which the same file saves a NumPy value, as in
+    `torch.save({"best_acc": np.mean(accs)}, path)`), or the same source is loaded with
+    `weights_only=False` elsewhere: a literal
+    file name in the same file, a configured path (`args.resume`, `cfg.MODEL.WEIGHTS`)
+    anywhere in the linted project.
+
+    ## Options
+    - `report-explicit-false` (default `false`): report `weights_only=False` and
+      `pickle_module=` written out.
+      TL209 (`untrusted-torch-load`, off by default) reports those whose path comes from
+      outside the code, the ones that matter for security:
+      ```toml
+      [tool.torchlint.torch-load-without-weights-only]
+      report-explicit-false = true
+      ```
+
+    `target-torch` in `[tool.torchlint]` (default "2.2"): a call without `weights_only`
+    is reported only when the target is below 2.6.
+    """
+
+    code = "TL201"
+    name = "torch-load-without-weights-only"
+    summary = "torch.load runs the full unpickler (weights_only missing before torch 2.6, or a pickle_module)"
+    fixable = True
+    options = {REPORT_EXPLICIT_FALSE: False}
+    triggers = LOAD_TRIGGERS
+    project_rule = True  # another file's `weights_only=False` load of the same source decides the fix
+
+    VALID = (
+        "import torch\n\nstate = torch.load('m.pt', weights_only=True)\n",
+        "import torch\n\ndef load(path, **kwargs):\n    return torch.load(path, **kwargs)\n",
+        "import torch\n\ndef load(path, safe):\n    return torch.load(path, weights_only=safe)\n",
+        "import numpy as np\n\ndata = np.load('x.npy')\n",
+        "import json\n\nwith open('c.json') as f:\n    cfg = json.load(f)\n",
+        # written out: deliberate, reported only with `report-explicit-false`
+        "import torch\n\nckpt = torch.load('full.pt', weights_only=False)\n",
+        "import dill\nimport torch\n\nobj = torch.load('o.pt', pickle_module=dill)\n",
+        "import torch\n\nsd = torch.hub.load_state_dict_from_url('https://x/m.pt', weights_only=True)\n",
+        "import torch\n\ndef load(f):\n    try:\n        return torch.load(f, weights_only=True)\n"
+        "    except TypeError:  # torch < 1.13\n        return torch.load(f)\n",
+    )
+    INVALID = (
+        Invalid(
+            "import torch\n\nstate = torch.load('m.pt', map_location='cpu')\n",
+            unsafe_fixed="import torch\n\nstate = torch.load('m.pt', map_location='cpu', weights_only=True)\n",
+            line=3,
+            column=9,
+        ),
+        Invalid(
+            "from torch import load\n\nstate = load(\n    'm.pt',\n)\n",
+            unsafe_fixed="from torch import load\n\nstate = load(\n    'm.pt',\n    weights_only=True,\n)\n",
+            line=3,
+            column=9,
+        ),
+        # written out, with the option: reported without a fix, whatever the target
+        Invalid(
+            "import torch\n\nckpt = torch.load('full.pt', weights_only=False)\n",
+            line=3,
+            column=8,
+            options=((REPORT_EXPLICIT_FALSE, True),),
+        ),
+        # a pickle module, with the option: the default is False in every version, and no fix
+        Invalid(
+            "import dill\nimport torch\n\nobj = torch.load('o.pt', pickle_module=dill)\n",
+            line=4,
+            column=7,
+            options=((REPORT_EXPLICIT_FALSE, True),),
+        ),
+        # a path from a parameter: the message names it
+        Invalid(
+            "import torch\n\ndef resume(path):\n    return torch.load(path, weights_only=False)\n",
+            line=4,
+            column=12,
+            options=((REPORT_EXPLICIT_FALSE, True),),
+        ),
+        # the file saves a NumPy value under a key the load reads: no fix
+        Invalid(
+            "import numpy as np\nimport torch\n\n\ndef save(model, accs, path):\n"
+            "    torch.save({'model': model.state_dict(), 'best_acc': np.mean(accs)}, path)\n\n\n"
+            "def resume(model, path):\n    ckpt = torch.load(path)\n    model.load_state_dict(ckpt['model'])\n"
+            "    return ckpt['best_acc']\n",
+            line=10,
+            column=12,
+        ),
+        # the same function under its old name
+        Invalid(
+            "from torch.utils import model_zoo\n\nsd = model_zoo.load_url('https://x/m.pt')\n",
+            unsafe_fixed="from torch.utils import model_zoo\n\nsd = model_zoo.load_url('https://x/m.pt', weights_only=True)\n",
+            line=3,
+            column=6,
+        ),
+        # read as an object: `weights_only=True` would refuse the Namespace, so no fix
+        Invalid(
+            "import torch\n\ndef show(path):\n    ckpt = torch.load(path)\n    return ckpt['args'].lr\n",
+            line=4,
+            column=12,
+        ),
+        # the same file is loaded with weights_only=False elsewhere in the file
+        Invalid(
+            "import torch\n\nfull = torch.load('last.pth', weights_only=False)\nsd = torch.load('last.pth')\n",
+            line=4,
+            column=6,
+        ),
+        Invalid(
+            "import torch.hub\n\nsd = torch.hub.load_state_dict_from_url('https://x/m.pt')\n",
+            unsafe_fixed="import torch.hub\n\nsd = torch.hub.load_state_dict_from_url('https://x/m.pt', weights_only=True)\n",
+            line=3,
+            column=6,
+        ),
+    )
+
+    def visit_Call(self, node) -> None:
+        load = self.read_call(node)
+        if load is not None and load.unrestricted in DELIBERATE:
+            self._note_unrestricted_source(node)
+        if load is None or (load.unrestricted in DELIBERATE and not self.settings[REPORT_EXPLICIT_FALSE]):
+            return
+        source = self.load_source(node) if load.everywhere else None
+        if source is not None and untrusted_load_selected(self.context.config):
+            return  # TL209's
+        target = self.context.config.target_torch
+        message = _MESSAGES[load.unrestricted].format(loader=load.loader, target=target)
+        if source is not None:
+            message += f"; the file comes from outside the code ({source})"
+        if load.unrestricted in ("hub-default", "old-default") and not load.fixable:
+            message += _PASS_TRUE  # once the target has the argument
+        if not load.fixable:
+            self.report(node, message)
+            return
+        numpy_keys = self._numpy_saved_keys
+        read = object_read(node, self._functions[-1] if self._functions else self.context.module, numpy_keys)
+        if read is not None:
+            saved = next((value for key, value in numpy_keys.items() if f'"{key}"' in read), None)
+            evidence = f"`{read}` is read" if saved is None else f"`{read}` is saved as a NumPy value, `{saved}`"
+            self.report(node, message + _HOLDS_OBJECTS.format(evidence=evidence))
+            return
+        key = source_key(node)
+        if key is not None and key in self._unrestricted_here:
+            evidence = f"`{key}` is loaded with `weights_only=False` in this file"
+            self.report(node, message + _HOLDS_OBJECTS.format(evidence=evidence))
+            return
+        if key is None or key.startswith('"'):  # a file's name says little across a project
+            self.report(node, message + _PASS_TRUE, self._fix(node))
+            return
+        # a configured path (`args.resume`) is decided in the project pass: without a fix
+        # if another file loads it with `weights_only=False`
+        deferred = [self.context.diagnostic(report) for report in self._reports(node, message, key)]
+        if deferred[0] is not None:
+            facts = self.context.facts.setdefault(self.code, {})
+            facts.setdefault("deferred", []).append(
+                {"source": key, "fixed": deferred[0].to_json(), "objects": deferred[1].to_json()}
+            )
+
+    def _reports(self, node, message: str, key: str):
+        """The finding with its fix, and the one for a source loaded elsewhere as objects."""
+        evidence = f"`{key}` is loaded with `weights_only=False` in {{where}}"
+        return (Report(self, node, message + _PASS_TRUE, self._fix(node)),
+                Report(self, node, message + _HOLDS_OBJECTS.format(evidence=evidence)))
+
+    def _fix(self, call):
+        def fix(positions):
+            edit = append_keyword(positions, call, "weights_only=True", self.context.newline)
+            if edit is None:
+                return None
+            return Fix("Pass `weights_only=True`", (edit,), Applicability.UNSAFE)
+
+        return fix
+
+    @classmethod
+    def needed_definitions(cls, view, config) -> Optional[AbstractSet[int]]:
+        """Around the loads, and around the file's `torch.save` calls (what it saves tells
+        what its loads read: see `numpy_saved_keys`)."""
+        loads = super().needed_definitions(view, config)
+        saves = call_definitions(view, ("save(",), "torch.save")
+        return None if loads is None or saves is None else set(loads) | set(saves)
+
+    @cached_property
+    def _numpy_saved_keys(self) -> Dict[str, str]:
+        """The keys under which this file saves NumPy values into checkpoints."""
+        return numpy_saved_keys(self.context.module, self.context.imports)
+
+    def _note_unrestricted_source(self, call) -> None:
+        key = source_key(call)
+        if key is not None and not key.startswith('"'):
+            sources = self.context.facts.setdefault(self.code, {}).setdefault("unrestricted", [])
+            if key not in sources:
+                sources.append(key)
+
+    @cached_property
+    def _unrestricted_here(self) -> set:
+        """The sources this file loads with `weights_only=False` or a `pickle_module` (anywhere in it)."""
+        found = set()
+        for call in walk(self.context.module):
+            if isinstance(call, cst.Call):
+                load = read_load(call, self.context.imports.qualified_name(call.func), self.context.config)
+                if load is not None and load.unrestricted in DELIBERATE:
+                    found.add(source_key(call))
+        return found
+
+    @classmethod
+    def check_project(cls, facts: Mapping[str, Mapping[str, Any]], config) -> list:
+        unrestricted = {}
+        for display, data in sorted(facts.items()):
+            for key in data.get("unrestricted", ()):
+                unrestricted.setdefault(key, display)
+        diagnostics = []
+        for data in facts.values():
+            for item in data.get("deferred", ()):
+                where = unrestricted.get(item["source"])
+                if where is None:
+                    diagnostics.append(Diagnostic.from_json(item["fixed"]))
+                else:
+                    diagnostic = Diagnostic.from_json(item["objects"])
+                    diagnostics.append(replace(diagnostic, message=diagnostic.message.replace("{where}", where)))
+        return diagnostics

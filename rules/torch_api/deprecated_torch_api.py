@@ -1,0 +1,192 @@
+from __future__ import annotations
+
+from torchlint.core.config import Config
+from torchlint.core.rule import Invalid
+from torchlint.core.torch_api_rule import TorchApiRule, selects_deprecated
+from torchlint.analysis.torch_api_table import TorchApi
+
+REPORT_DOCUMENTATION_ONLY = "report-documentation-only"
+
+
+class DeprecatedTorchApi(TorchApiRule):
+    """
+    ## What it does
+    Flags uses and imports of deprecated PyTorch APIs that still exist: `torch.qr`,
+    `torch.cholesky`, `torch.chain_matmul`, `torch.svd`, `torch.norm` (1.9),
+    `torch.triangular_solve` (1.11), `torch.lu`, `torch.lu_solve` (1.13), `torch.ger`
+    (1.8), `torch.range`, `torch.autograd.Variable` (0.4), `nn.UpsamplingNearest2d`,
+    `nn.UpsamplingBilinear2d` (0.4.1), `torch.testing.assert_allclose` (1.12),
+    `functorch` (2.0, merged into `torch.func`), `torch.nn.utils.weight_norm` (2.1),
+    `torch.backends.cuda.sdp_kernel` (2.3), and the device-specific mixed-precision
+    names `torch.cuda.amp.autocast`, `torch.cpu.amp.autocast`,
+    `torch.cuda.amp.GradScaler`, `torch.cuda.amp.custom_fwd` / `custom_bwd` (2.4).
+    Names are resolved through the file's imports (`import torch as T`,
+    `from torch import cuda`, `from torch.cuda.amp import autocast`). The table, with
+    each API's versions, replacement and reference, is `torchlint/analysis/torch_api_table.py`.
+
+    An API is reported only once it is deprecated at `target-torch` (default 2.2, the
+    last release with Intel-Mac wheels): the mixed-precision names need
+    `target-torch = "2.4"`, since older releases have no `torch.amp.custom_fwd`. The fix
+    is offered only where the replacement exists at the target. `F.sigmoid` and `F.tanh`
+    were deprecated in 0.4.1 but un-deprecated in 2.0 (they are plain aliases again), so
+    they are reported only for a target below 2.0.
+
+    By default only APIs that warn when used are reported. `torch.norm`, `torch.svd`,
+    `torch.ger`, `torch.autograd.Variable`, `nn.UpsamplingNearest2d`,
+    `nn.UpsamplingBilinear2d` and `torch.nn.utils.remove_weight_norm` are deprecated in
+    their documentation only: torch 2.13 runs them without a warning. They are reported
+    (and fixed) only with `report-documentation-only`.
+
+    ## Why is this bad?
+    These APIs warn at run time (a `FutureWarning` or `UserWarning` on every process)
+    and will be removed: the linear-algebra functions of the same generation
+    (`torch.solve`, `torch.symeig`) already are (TL101). Several old APIs also have traps
+    their replacements fix: `torch.range` includes its end point, unlike Python's
+    `range`, and always returns floating-point values. A name deprecated in the
+    documentation only is another matter: it works without a warning, and on 40 real
+    packages such names made 207 of 280 findings (188 of them `torch.norm`), none of them
+    in a hand-read sample worth changing.
+
+    ## Example
+    ```python
+    from torch.cuda.amp import autocast
+    import torch
+
+    with autocast(dtype=torch.bfloat16):
+        q, r = torch.qr(a, some=False)
+        idx = torch.range(0, 9)
+    ```
+
+    ## Use instead
+    ```python
+    import torch
+
+    with torch.amp.autocast("cuda", dtype=torch.bfloat16):
+        q, r = torch.linalg.qr(a, mode="complete")
+        idx = torch.arange(0.0, 10.0)
+    ```
+
+    ## Fix safety
+    Safe fixes (same values, same types): `torch.qr(a, some=<literal>)` ->
+    `torch.linalg.qr(a, mode="reduced"|"complete")`; `torch.cholesky(a, upper=True)` ->
+    `torch.linalg.cholesky(a).mH`; `torch.chain_matmul(a, b, c)` ->
+    `torch.linalg.multi_dot([a, b, c])`; `torch.ger` -> `torch.outer`; `torch.lu(a)` ->
+    `torch.linalg.lu_factor(a)`; `torch.lu_solve(b, lu, piv)` ->
+    `torch.linalg.lu_solve(lu, piv, b)`; `torch.range(a, b, s)` with integer literals ->
+    `torch.arange(a.0, (b+1).0, s.0)` (float literals keep the floating dtype;
+    `b - 1` for a negative step; integers if `dtype=` is given); `functorch.vmap` and the
+    other transforms -> `torch.func`; `torch.cuda.amp.autocast(**kw)` ->
+    `torch.amp.autocast("cuda", **kw)` (keyword arguments only: the positional order
+    differs); `torch.cuda.amp.GradScaler(...)` -> `torch.amp.GradScaler("cuda", ...)`;
+    `custom_fwd`/`custom_bwd` -> `torch.amp.custom_fwd(..., device_type="cuda")`.
+    The fix adds the imports it needs (`import torch`) and removes an import it leaves
+    unused.
+
+    Unsafe fixes: `torch.testing.assert_allclose` -> `assert_close` (other default
+    tolerances, and it checks dtypes); `nn.UpsamplingNearest2d(...)` /
+    `UpsamplingBilinear2d(...)` -> `nn.Upsample(..., mode=...)` (same output, but the
+    module's class and printed form change); `torch.autograd.Variable(t)` -> `t` (no
+    copy, and the result is the very tensor); `torch.nn.utils.weight_norm` ->
+    `torch.nn.utils.parametrizations.weight_norm` (the module has no `weight_g` /
+    `weight_v` attributes and saves `parametrizations.weight.original0/1` instead, which
+    the old API cannot load; old checkpoints still load into it through a hook that torch
+    registers; not offered in a file that calls `remove_weight_norm`, which fails on a
+    parametrized module, or names `weight_g` / `weight_v`). The fixes of names
+    deprecated in the documentation only (`ger`, the upsampling modules, `Variable`) are
+    offered only with `report-documentation-only`.
+
+    No fix: `torch.svd` (returns `Vh`, and `some` is the opposite of `full_matrices`),
+    `torch.norm` (the replacement depends on what the call means), `triangular_solve`
+    (other argument order and return value), `sdp_kernel` (other signature), arguments
+    that cannot be read as literals (`torch.qr(a, some=cfg.some)`,
+    `torch.cholesky(a, upper=flag)`), and imported names also used in ways a rewrite does
+    not reach (passed as a value).
+
+    ## Options
+    - `report-documentation-only` (default `false`): report, and fix where a rewrite
+      exists, also the APIs deprecated in the documentation only, which torch runs
+      without a warning (listed above):
+      ```toml
+      [tool.torchlint.deprecated-torch-api]
+      report-documentation-only = true
+      ```
+
+    `target-torch` (`[tool.torchlint]`) decides what is reported and fixed.
+    """
+
+    code = "TL102"
+    name = "deprecated-torch-api"
+    summary = "Use of a deprecated PyTorch API"
+    options = {REPORT_DOCUMENTATION_ONLY: False}
+
+    @classmethod
+    def selects(cls, api: TorchApi, config: Config) -> bool:
+        if not selects_deprecated(api, config):
+            return False
+        if api.runtime_warning is not None:
+            return True
+        return config.options_for(cls.name).get(REPORT_DOCUMENTATION_ONLY, cls.options[REPORT_DOCUMENTATION_ONLY])
+
+    VALID = (
+        "import torch\n\nq, r = torch.linalg.qr(a)\nx = torch.arange(10)\n",
+        # AOT Autograd stayed in functorch.compile: torch.func has no counterpart
+        "from functorch.compile import aot_function, make_boxed_func\n\ncompiled = aot_function(f, make_boxed_func)\n",
+        # not yet deprecated at the default target (2.2): the 2.4 mixed-precision names
+        "import torch\n\nwith torch.cuda.amp.autocast():\n    pass\n",
+        # un-deprecated in 2.0
+        "import torch.nn.functional as F\n\ny = F.sigmoid(x) + F.tanh(x)\n",
+        # methods and local names that only look alike
+        "import torch\n\ny = x.norm() + x.qr()[0].sum()\nfor i in range(3):\n    pass\n",
+        # deprecated in the documentation only (no run-time warning): reported only with
+        # `report-documentation-only`
+        "import torch\nfrom torch.autograd import Variable\n\n"
+        "n = torch.norm(Variable(x), dim=1) + torch.ger(a, b)\nup = torch.nn.UpsamplingBilinear2d(scale_factor=2)\n",
+    )
+    INVALID = (
+        Invalid(
+            "import torch as T\n\nq, r = T.qr(a, some=False)\nL = T.cholesky(a, upper=True)\n",
+            fixed="import torch as T\n\nq, r = T.linalg.qr(a, mode=\"complete\")\nL = T.linalg.cholesky(a).mH\n",
+            line=3,
+            column=8,
+        ),
+        # `ger` is deprecated in the documentation only: reported and fixed with the option
+        Invalid(
+            "from torch import ger, chain_matmul\n\ny = ger(a, b) + chain_matmul(a, b, c)\n",
+            fixed="import torch\n\ny = torch.outer(a, b) + torch.linalg.multi_dot([a, b, c])\n",
+            line=1,
+            column=19,
+            options=((REPORT_DOCUMENTATION_ONLY, True),),
+        ),
+        Invalid(
+            "import torch\n\nidx = torch.range(0, 9)\nback = torch.range(10, 2, -2, dtype=torch.long)\n",
+            fixed="import torch\n\nidx = torch.arange(0.0, 10.0)\nback = torch.arange(10, 1, -2, dtype=torch.long)\n",
+            line=3,
+            column=7,
+        ),
+        # an argument that cannot be reasoned about: reported, not fixed
+        Invalid("import torch\n\nL = torch.cholesky(a, upper=cfg.upper)\n", line=3, column=5),
+        Invalid(
+            "import functorch\n\ng = functorch.vmap(f)\n",
+            line=1,
+            column=8,
+        ),
+        Invalid(
+            "from functorch import vmap, grad\n\ng = vmap(grad(f))\n",
+            fixed="from torch.func import vmap, grad\n\ng = vmap(grad(f))\n",
+            line=1,
+            column=23,
+        ),
+        Invalid(
+            "import torch.nn as nn\n\nup = nn.UpsamplingBilinear2d(scale_factor=2)\n",
+            unsafe_fixed="import torch.nn as nn\n\nup = nn.Upsample(scale_factor=2, mode=\"bilinear\", align_corners=True)\n",
+            line=3,
+            column=6,
+            options=((REPORT_DOCUMENTATION_ONLY, True),),
+        ),
+        Invalid(
+            "from torch.nn.utils import weight_norm\n\nconv = weight_norm(conv)\n",
+            unsafe_fixed="from torch.nn.utils.parametrizations import weight_norm\n\nconv = weight_norm(conv)\n",
+            line=1,
+            column=28,
+        ),
+    )

@@ -1,0 +1,587 @@
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, replace
+from typing import AbstractSet, Any, Dict, List, Mapping, Optional, Tuple
+
+from torchlint.core.config import Config
+from torchlint.fixing.cudnn_off import (
+    CUDNN_ENABLED, RnnLayer, already_fixed, cudnn_off_fix, layer_message, no_fix_reason, projection_of,
+    turns_cudnn_off,
+)
+from torchlint.core.lazy import cst
+from torchlint.analysis.modules import (
+    ClassFacts, ClassIndex, Deferred, ast_bases, canonical, defer_reports, file_classes, root_kind, self_attribute,
+    torch_base, undecided_base,
+)
+from torchlint.analysis.names import ast_dotted_name, cst_dotted_name, module_level_ast_statements, resolve
+from torchlint.index.module_names import absolute_import, is_package, module_name
+from torchlint.analysis.hot_paths import (
+    MODULE_SCOPE, FileFlow, InstanceFlow, Scope, candidates_for, instance_flow, outside_tree,
+)
+from torchlint.core.rule import Invalid, Report, Rule, SourceView
+from torchlint.analysis.second_order import (
+    ast_differentiates_twice, create_graph_note, differentiated, literal_truth, runs_first_argument,
+    second_order_call,
+)
+
+RNN_LAYERS = frozenset({"torch.nn.LSTM", "torch.nn.GRU", "torch.nn.RNN"})
+
+_KINDS = ("LSTM", "GRU", "RNN")  # what an imported RNN subclass's name must say for the gate
+STRONG_TRIGGERS = (
+    "LSTM", "GRU", "RNN", "create_graph", "hessian", "hvp", "vhp", "jvp", "jacrev", "jacfwd", "gradgradcheck",
+)
+
+
+# ---- the cheap gate (stdlib ast) ---------------------------------------------------
+
+
+def _ast_has_role(view: SourceView, table: Mapping[str, str]) -> bool:
+    """Whether the file builds an RNN (or subclasses one) or differentiates twice."""
+    for node in view.nodes_of(ast.ClassDef):
+        if any(canonical(resolve(ast_dotted_name(base), table)) in RNN_LAYERS for base in node.bases):
+            return True
+    calls = [(node, canonical(resolve(ast_dotted_name(node.func), table))) for node in view.nodes_of(ast.Call)]
+    for _, qualified in calls:
+        if qualified in RNN_LAYERS:
+            return True
+        if qualified and not outside_tree(qualified) and any(kind in qualified.rsplit(".", 1)[-1] for kind in _KINDS):
+            return True  # an imported `TimeLSTM`: perhaps a subclass of an RNN defined in another file
+    return ast_differentiates_twice(calls)
+
+
+# ---- what the traversal collects ----------------------------------------------------
+
+
+@dataclass(eq=False)
+class _Site:
+    node: Any
+    scope: Scope
+    what: str
+    value: Any  # the create_graph expression (None: always second order)
+    disabled: bool  # inside `with torch.backends.cudnn.flags(enabled=False)`
+    outputs: Any = None  # what is differentiated: grad's `outputs`, the receiver of `.backward`
+    inputs: Any = None  # grad's `inputs`: the graph above them is differentiated once only
+
+
+def _code(module, node) -> str:
+    return " ".join(module.code_for_node(node).split())
+
+
+class CudnnRnnDoubleBackward(FileFlow, Rule):
+    """
+    ## What it does
+    Flags an `nn.LSTM(...)`, `nn.GRU(...)` or `nn.RNN(...)` (or a subclass, defined in
+    any linted file) that double backward reaches: `torch.autograd.grad(...,
+    create_graph=True)`, `.backward(create_graph=True)`,
+    `torch.autograd.functional.hessian`/`hvp`/`vhp`/`jvp`, `jacobian`/`vjp` with
+    `create_graph=True`, `torch.func.hessian`, nested function transforms
+    (`jacrev(jacrev(f))`, `jacfwd(jacrev(f))`, `grad(grad(f))`) and `gradgradcheck`. A
+    `create_graph` that is not a literal counts when it can be true: a variable not only
+    assigned false literals, a parameter without a false default, or one with a false
+    default that a call in the same file sets to something else.
+
+    "Reaches" means: the function holding the second-order call runs the layer's holder
+    (the class or function whose definition builds it, or anything of the file that uses
+    that), directly, through `self.<attr>`, through functions of the file it calls, or
+    through a parameter: a model it calls, or a tensor that flows into what is
+    differentiated (`outputs` of `autograd.grad`, the receiver of `.backward`); data that
+    only feeds `inputs`, or passes through `.data` or `.detach()`, is differentiated once
+    and does not count. A parameter is followed to what its callers pass in, in any
+    linted file, through the import graph (absolute, aliased and relative imports,
+    package re-exports; positional and keyword arguments; `Critic().cuda()`, a local
+    variable, `self.critic`, a factory function's return value; callers that pass on
+    their own parameter are followed in turn), or to what its annotation names
+    (`critic: Critic`). When no call site binds the parameter, the candidates are the
+    `nn.Module` classes of the same file (a single-file MAML loop over an LSTM learner);
+    an RNN in another file is never connected by its mere presence. The finding sits on
+    the constructor and names the second-order call; a projected LSTM (`proj_size` not
+    literally 0) says so.
+
+    Not flagged: RNNs that only see first-order backward; second-order calls that reach
+    no RNN; calls under `with torch.backends.cudnn.flags(enabled=False):` (or in a file
+    that sets `torch.backends.cudnn.enabled = False`); a plain RNN whose every call in
+    `forward` already runs with cuDNN off. `nn.LSTMCell`/`GRUCell` are not flagged: they
+    never use cuDNN. The flake8 plugin sees one file, so there only callers in that file
+    count. A subclass defined in another file is recognised where it is built only if its
+    name says `LSTM`, `GRU` or `RNN` (`TimeLSTM`): the cheap gate reads no other file.
+
+    ## Why is this bad?
+    cuDNN implements no double backward for its RNN kernels, and PyTorch uses cuDNN for
+    every `nn.LSTM`/`GRU`/`RNN` on a CUDA tensor. The model runs and trains on CPU, and
+    then fails on the first second-order step on GPU: `NotImplementedError: the
+    derivative for '_cudnn_rnn_backward' is not implemented. Double backwards is not
+    supported for CuDNN RNNs due to limitations in the CuDNN API` (pytorch/pytorch#5261,
+    #25315; the message was added in #33884). The typical victims are WGAN-GP critics,
+    gradient or Jacobian regularisers, MAML-style meta-learning and physics-informed
+    losses over sequence models.
+
+    The recommended way out is PyTorch's own non-cuDNN path, which has a differentiable
+    backward for LSTM and GRU since pytorch/pytorch#26660: run the layer under
+    `torch.backends.cudnn.flags(enabled=False)`. A projected LSTM (`proj_size > 0`) is
+    the worst case: cuDNN's projected RNN is its own code path (cuDNN reports
+    `CUDNN_STATUS_NOT_SUPPORTED` from `cudnnRNNBackwardData` there), and the
+    differentiable cell backward that the non-cuDNN path relies on was written without
+    projections (pytorch/pytorch#47725 left them out of
+    `_thnn_differentiable_lstm_cell_backward`), so disabling cuDNN is not known to make
+    double backward through a projected LSTM work on GPU. Such a layer is flagged even
+    under `cudnn.flags(enabled=False)`, and has no automatic fix. Options, best first:
+    drop the projection (`proj_size=0`, then a `nn.Linear` on the outputs, which is not
+    the same recurrence but often as good); write the LSTM cell by hand (a few
+    `nn.Linear` layers in a loop, or TorchScript, both double-differentiable); compute the
+    penalty on a CPU copy of the critic; or replace the gradient penalty with one that
+    needs no second derivative (spectral normalisation, weight clipping). What does not
+    work: `model.train()`/`eval()` toggles, `torch.backends.cudnn.benchmark`,
+    `retain_graph=True`, or `torch.no_grad()` around the critic (the penalty needs its
+    graph).
+
+    ## Example
+    ```python
+    class Critic(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.rnn = nn.GRU(32, 64, batch_first=True)
+
+        def forward(self, x):
+            out, _ = self.rnn(x)
+            return out[:, -1].sum(-1)
+
+    def gradient_penalty(critic, real):
+        real.requires_grad_(True)
+        grad, = torch.autograd.grad(critic(real).sum(), real, create_graph=True)
+        return ((grad.norm(2, dim=-1) - 1) ** 2).mean()
+
+    penalty = gradient_penalty(Critic().cuda(), batch)
+    ```
+
+    ## Use instead
+    ```python
+        def forward(self, x):
+            with torch.backends.cudnn.flags(enabled=False):
+                out, _ = self.rnn(x)
+            return out[:, -1].sum(-1)
+    ```
+
+    ## Fix safety
+    For a plain (non-projected) RNN held as `self.<attr>` of a class, the fix wraps each
+    statement of `forward` (and of the methods `forward` calls on `self`) that calls
+    `self.<attr>(...)` in `with torch.backends.cudnn.flags(enabled=False):`, adding
+    `import torch` if the file lacks it. It is unsafe: the layer then runs PyTorch's
+    native kernels, which are slower than cuDNN (markedly so for deep or long
+    sequences), and its floating-point results may differ from cuDNN's in the last bits.
+    On CPU nothing changes. A call already wrapped counts as fixed and is not flagged
+    again. There is no fix for a projected LSTM, for a layer used other than as
+    `self.<attr>(...)` in `forward`, or for a call inside a one-line block. An LSTM whose
+    constructor receives `*args` or `**kwargs` and no `proj_size=` keyword might be
+    projected: it is treated conservatively, flagged without a fix, and the message says
+    that the projection could not be ruled out (as for a plain RNN, a layer whose calls
+    all run with cuDNN off is not flagged). When the holder and the second-order call
+    are in different files, the fix is still applied to the file that builds the layer.
+    """
+
+    code = "TL004"
+    name = "cudnn-rnn-double-backward"
+    summary = "cuDNN RNN reached by double backward (fails on CUDA)"
+    fixable = True
+    project_rule = True
+    triggers = STRONG_TRIGGERS
+
+    @classmethod
+    def trigger_strings(cls, config: Config, path: str) -> Tuple[str, ...]:
+        # a package __init__ may re-export the class that holds an RNN: always look at it
+        return () if is_package(path) else cls.triggers
+
+    VALID = (
+        # first-order backward only
+        "import torch\nfrom torch import nn\n\nclass LM(nn.Module):\n    def __init__(self):\n"
+        "        super().__init__()\n        self.rnn = nn.LSTM(8, 8)\n\n    def forward(self, x):\n"
+        "        return self.rnn(x)[0]\n\ndef step(model, x):\n    model(x).sum().backward()\n\n"
+        "step(LM(), torch.zeros(2, 3, 8))\n",
+        # double backward on a model without RNN
+        "import torch\n\nnet = torch.nn.Linear(4, 1)\nx = torch.ones(2, 4, requires_grad=True)\n"
+        "g, = torch.autograd.grad(net(x).sum(), x, create_graph=True)\n",
+        # an unrelated RNN in the same file
+        "import torch\nimport torch.nn as nn\n\ndef make_lm():\n    return nn.GRU(4, 4)\n\n"
+        "def penalty(net, x):\n    g, = torch.autograd.grad(net(x).sum(), x, create_graph=True)\n    return g\n\n"
+        "def main(x):\n    lm = make_lm()\n    lm(x)[0].sum().backward()\n    return penalty(nn.Linear(4, 1), x)\n",
+        # create_graph that cannot be true
+        "import torch\nrnn = torch.nn.RNN(4, 4)\nx = torch.ones(3, 1, 4, requires_grad=True)\n"
+        "flag = False\ng, = torch.autograd.grad(rnn(x)[0].sum(), x, create_graph=flag)\n",
+        # the second-order call already runs with cuDNN off
+        "import torch\nrnn = torch.nn.GRU(4, 4)\nx = torch.ones(3, 1, 4, requires_grad=True)\n"
+        "with torch.backends.cudnn.flags(enabled=False):\n"
+        "    g, = torch.autograd.grad(rnn(x)[0].sum(), x, create_graph=True)\n",
+        # already fixed: the forward call is wrapped
+        "import torch\nfrom torch import nn\n\nclass M(nn.Module):\n    def __init__(self):\n"
+        "        super().__init__()\n        self.rnn = nn.LSTM(4, 4)\n\n    def forward(self, x):\n"
+        "        with torch.backends.cudnn.flags(enabled=False):\n            y, _ = self.rnn(x)\n"
+        "        return y\n\ndef hess(x):\n    return torch.autograd.functional.hessian(lambda t: M()(t).sum(), x)\n",
+        # a cell never uses cuDNN; not resolved by spelling either
+        "import torch\ncell = torch.nn.LSTMCell(4, 4)\nLSTM = object\nrnn = LSTM()\n"
+        "x = torch.ones(1, 4, requires_grad=True)\n"
+        "g, = torch.autograd.grad(cell(x)[0].sum(), x, create_graph=True)\n",
+        # a false default nobody in the file overrides
+        "import torch\nrnn = torch.nn.GRU(4, 4)\n\ndef grads(x, create_graph=False):\n"
+        "    return torch.autograd.grad(rnn(x)[0].sum(), x, create_graph=create_graph)\n",
+        # a model passed in from nowhere, and an RNN held by no module class of the file
+        "import torch\n\nrnn = torch.nn.LSTM(4, 4)\n\ndef jac(model, x):\n"
+        "    return torch.autograd.grad(model(x).sum(), x, create_graph=True)\n",
+        # the penalty's caller passes in another model
+        "import torch\nfrom torch import nn\n\nclass LM(nn.Module):\n    def __init__(self):\n"
+        "        super().__init__()\n        self.rnn = nn.GRU(4, 4)\n\n"
+        "def penalty(critic, x):\n    return torch.autograd.grad(critic(x).sum(), x, create_graph=True)\n\n"
+        "penalty(critic=nn.Linear(4, 1), x=None)\n",
+    )
+    INVALID = (
+        # MAML in one file: the learner arrives from no call site; the file's module holds an LSTM
+        Invalid(
+            "import torch\nfrom torch import nn\n\n\nclass Learner(nn.Module):\n    def __init__(self):\n"
+            "        super().__init__()\n        self.lstm = nn.LSTM(4, 8)\n\n    def forward(self, x):\n"
+            "        return self.lstm(x)[0].sum()\n\n\n"
+            "def inner_loop(learner, batch, lr=0.1):\n"
+            "    grads = torch.autograd.grad(learner(batch), learner.parameters(), create_graph=True)\n"
+            "    return [p - lr * g for p, g in zip(learner.parameters(), grads)]\n",
+            line=8,
+            column=21,
+        ),
+        # passed by keyword
+        Invalid(
+            "import torch\nfrom torch import nn\n\nclass Critic(nn.Module):\n    def __init__(self):\n"
+            "        super().__init__()\n        self.rnn = nn.GRU(4, 4)\n\n"
+            "def penalty(x, critic=None):\n    return torch.autograd.grad(critic(x).sum(), x, create_graph=True)\n\n"
+            "def step(x):\n    return penalty(critic=Critic(), x=x)\n",
+            line=7,
+            column=20,
+        ),
+        Invalid(
+            "import torch\nfrom torch import nn\n\n\nclass Critic(nn.Module):\n    def __init__(self):\n"
+            "        super().__init__()\n        self.rnn = nn.GRU(8, 16, batch_first=True)\n\n"
+            "    def forward(self, x):\n        out, _ = self.rnn(x)  # the recurrent pass\n"
+            "        return out[:, -1].sum(-1)\n\n\n"
+            "def gradient_penalty(critic, real):\n    real.requires_grad_(True)\n"
+            "    grad, = torch.autograd.grad(critic(real).sum(), real, create_graph=True)\n"
+            "    return ((grad.norm(2, dim=-1) - 1) ** 2).mean()\n\n\n"
+            "def train_step(batch):\n    critic = Critic()\n    return gradient_penalty(critic, batch)\n",
+            unsafe_fixed="import torch\nfrom torch import nn\n\n\nclass Critic(nn.Module):\n    def __init__(self):\n"
+            "        super().__init__()\n        self.rnn = nn.GRU(8, 16, batch_first=True)\n\n"
+            "    def forward(self, x):\n        with torch.backends.cudnn.flags(enabled=False):\n"
+            "            out, _ = self.rnn(x)  # the recurrent pass\n"
+            "        return out[:, -1].sum(-1)\n\n\n"
+            "def gradient_penalty(critic, real):\n    real.requires_grad_(True)\n"
+            "    grad, = torch.autograd.grad(critic(real).sum(), real, create_graph=True)\n"
+            "    return ((grad.norm(2, dim=-1) - 1) ** 2).mean()\n\n\n"
+            "def train_step(batch):\n    critic = Critic()\n    return gradient_penalty(critic, batch)\n",
+            line=8,
+            column=20,
+        ),
+        # `import torch` is added; the call is reached through `self.encode`
+        Invalid(
+            '"""Energy model."""\nimport torch.nn as nn\nfrom torch.autograd import grad\n\n\n'
+            "class Energy(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+            "        self.lstm = nn.LSTM(4, 4, num_layers=2)\n\n    def encode(self, x):\n"
+            "        return self.lstm(x)[0]\n\n    def forward(self, x):\n        return self.encode(x).sum()\n\n"
+            "    def score(self, x):\n        return grad(self(x), x, create_graph=True)[0]\n",
+            unsafe_fixed='"""Energy model."""\nimport torch\nimport torch.nn as nn\nfrom torch.autograd import grad\n\n\n'
+            "class Energy(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+            "        self.lstm = nn.LSTM(4, 4, num_layers=2)\n\n    def encode(self, x):\n"
+            "        with torch.backends.cudnn.flags(enabled=False):\n"
+            "            return self.lstm(x)[0]\n\n    def forward(self, x):\n        return self.encode(x).sum()\n\n"
+            "    def score(self, x):\n        return grad(self(x), x, create_graph=True)[0]\n",
+            line=9,
+            column=21,
+        ),
+        # projected: flagged, no fix, even with cuDNN off at the call
+        Invalid(
+            "import torch\n\nlstm = torch.nn.LSTM(16, 32, proj_size=8)\n\n"
+            "def penalty(x):\n    with torch.backends.cudnn.flags(enabled=False):\n"
+            "        return torch.func.hessian(lambda t: lstm(t)[0].sum())(x)\n",
+            line=3,
+            column=8,
+        ),
+        # nested transforms through a name; a parameter passed as true in the file
+        Invalid(
+            "from torch.func import jacrev, functional_call\nfrom torch.nn import RNN as Recurrent\n\n"
+            "net = Recurrent(2, 2)\n\ndef curvature(params, x):\n    first = jacrev(lambda p: functional_call(net, p, (x,))[0].sum())\n"
+            "    return jacrev(first)(params)\n",
+        ),
+        Invalid(
+            "import torch\n\nclass MyGRU(torch.nn.GRU):\n    pass\n\nrnn = MyGRU(4, 4)\n\n"
+            "def grads(loss, x, create_graph=False):\n    return torch.autograd.grad(loss, x, create_graph=create_graph)\n\n"
+            "def main(x):\n    return grads(rnn(x)[0].sum(), x, create_graph=True)\n",
+            line=6,
+            column=7,
+        ),
+        Invalid(
+            "import torch\nimport torch.nn as nn\n\nclass Seq(nn.Module):\n    def __init__(self, **kw):\n"
+            "        super().__init__()\n        self.rnn = nn.LSTM(4, 4, **kw)\n\n    def forward(self, x):\n"
+            "        return self.rnn(x)[0]\n\ndef meta_step(model, x, second_order):\n"
+            "    model(x).sum().backward(create_graph=second_order)\n\nmeta_step(Seq(), None, True)\n",
+            line=7,
+            column=20,
+        ),
+    )
+
+    # ---- gate -------------------------------------------------------------------
+
+    @classmethod
+    def gate(cls, view: SourceView, config: Config) -> bool:
+        init = is_package(view.path)
+        if not init and not any(trigger in view.text for trigger in STRONG_TRIGGERS):
+            return False
+        if view.tree is None:
+            return True
+        if init and any(isinstance(n, ast.ImportFrom) for n in module_level_ast_statements(view.tree)):
+            return True
+        return _ast_has_role(view, view.imports)
+
+    # ---- collection (one traversal) ------------------------------------------------
+
+    def __init__(self, context) -> None:
+        super().__init__(context)
+        self._start_flow()
+        self._off: List[bool] = []  # with-blocks, True where cuDNN is turned off
+        self._outer_off: List[List[bool]] = []  # the with-blocks around each enclosing def
+        self._layers: List[RnnLayer] = []
+        self._maybe_layers: List[Tuple[Any, Tuple]] = []
+        self._sites: List[_Site] = []
+        self._cudnn_off_in_file = False
+
+    def visit_FunctionDef(self, node) -> None:
+        super().visit_FunctionDef(node)
+        # a function body runs when called, not under the with-blocks around its `def`
+        self._outer_off.append(self._off)
+        self._off = []
+
+    def leave_FunctionDef(self, node) -> None:
+        super().leave_FunctionDef(node)
+        self._off = self._outer_off.pop()
+
+    def _assigned(self, target, value) -> None:
+        if self.context.imports.qualified_name(target) == CUDNN_ENABLED and literal_truth(value) is False:
+            self._cudnn_off_in_file = True
+
+    def visit_With(self, node) -> None:
+        self._off.append(any(turns_cudnn_off(item.item, self.context.imports) for item in node.items))
+
+    def leave_With(self, node) -> None:
+        self._off.pop()
+
+    def visit_Call(self, node) -> None:
+        self._record_call(node)
+        callee = cst_dotted_name(node.func)
+        scope = self._scope
+        qualified = canonical(self.context.imports.qualified_name(node.func))
+        if runs_first_argument(qualified, callee) and node.args:
+            first = cst_dotted_name(node.args[0].value)
+            if first:
+                scope.called.add(first)
+        where = (scope, self._class_stack[-1] if self._class_stack else None, set(self._current_top()))
+        if qualified in RNN_LAYERS:
+            self._add_layer(node, qualified, where)
+        elif isinstance(node.func, (cst.Name, cst.Attribute)):
+            self._maybe_layers.append((node, where))  # a subclass, of this file or another
+        cls = scope.cls
+        if cls is not None and callee and scope.instance and callee.startswith(scope.instance + "."):
+            attr = callee[len(scope.instance) + 1 :]
+            if "." not in attr:
+                statement = self._statements[-1] if self._statements else None
+                cls.self_calls.append((attr, scope, statement, any(self._off)))
+        site = second_order_call(node, qualified, scope, self.context.imports)
+        if site is not None:
+            what, value = site
+            off = any(self._off)
+            outputs, inputs = differentiated(node, qualified)
+            self._sites.append(_Site(node, scope, what, value, off, outputs, inputs))
+
+    def _add_layer(self, node, qualified: str, where) -> None:
+        scope, cls, top = where
+        projection, unknown = projection_of(node, qualified, self.context.module)
+        attrs = [self_attribute(target, scope.instance) for target in self._targets.get(id(node), ())]
+        attr = [None, *filter(None, attrs)][-1]  # `self.<attr> = nn.LSTM(...)`: the last such target
+        owner = cls if scope.cls is cls else None
+        label = _code(self.context.module, node.func)
+        self._layers.append(RnnLayer(node, qualified, label, projection, unknown, top, owner, attr))
+
+    # ---- decision --------------------------------------------------------------------
+
+    def leave_Module(self, node) -> None:
+        self._resolve_subclass_layers()
+        self._top_names = set(self._top_refs) - {MODULE_SCOPE}
+        sites = []
+        for site in self._sites:
+            note = self._value_note(site)
+            if note is not None:
+                sites.append((site, note, self._reach(site.scope, site.outputs, site.inputs)))
+        unreached, deferred = [], []
+        for layer in self._layers:
+            if already_fixed(layer):
+                continue
+            holders = self._holders(layer.top)
+            hits = [
+                (site, note)
+                for site, note, reach in sites
+                if (layer.projection or not self._site_off(site)) and (reach.local & holders)
+            ]
+            reason = no_fix_reason(layer, self.context)
+            if hits and layer.kind not in RNN_LAYERS:  # a subclass whose bases are in other files
+                site, note = min(hits, key=lambda hit: self._row_of(hit[0]))
+                report = Report(self, layer.node, self._message(layer, reason, site, note, len(hits) - 1), None)
+                deferred.extend(defer_reports([report], self.context, layer.kind, "rnn"))
+            elif hits:
+                site, note = min(hits, key=lambda hit: self._row_of(hit[0]))
+                fix = None if reason else (lambda positions, layer=layer: cudnn_off_fix(layer, self.context, positions))
+                self.report(layer.node, self._message(layer, reason, site, note, len(hits) - 1), fix)
+            else:
+                unreached.append((layer, holders, reason))
+        facts = {**self.context.facts.get(self.code, {}), **self._facts(sites, unreached, deferred)}
+        if facts:
+            self.context.facts[self.code] = facts
+
+    def _message(self, layer: RnnLayer, reason: Optional[str], site: _Site, note: str, more: int) -> str:
+        where = f"{self.context.path}:{self._row_of(site)}"
+        return layer_message(self._layer_json(layer, reason), where, self._describe(site, note), more)
+
+    def _resolve_subclass_layers(self) -> None:
+        """Calls of classes that are (or, through bases in other files, may be) RNN layers."""
+        classes = file_classes(self.context)
+        local = {facts.name.rsplit(".", 1)[-1]: facts.name for facts in classes.by_node.values()}
+        for node, where in self._maybe_layers:
+            dotted = cst_dotted_name(node.func)
+            name = resolve(dotted, self.context.imports.table) or local.get(dotted or "")
+            if name and name.startswith("."):
+                name = absolute_import(classes.module_name, is_package(self.context.path), name)
+            if not name or outside_tree(name) or not name.rsplit(".", 1)[-1][:1].isupper():
+                continue  # a function's call, not a class's (spelling only saves work here)
+            kind = torch_base(classes.index, name, RNN_LAYERS)
+            if kind is not None:
+                self._add_layer(node, kind, where)
+            elif undecided_base(classes.index, name):
+                self._add_layer(node, name, where)
+
+    def _row_of(self, site: _Site) -> int:
+        return self.context.positions.start(site.node).row
+
+    def _site_off(self, site: _Site) -> bool:
+        return site.disabled or self._cudnn_off_in_file
+
+    def _describe(self, site: _Site, note: str) -> str:
+        if site.value is None:
+            return site.what
+        return site.what % _code(self.context.module, site.value) + note
+
+    def _value_note(self, site: _Site) -> Optional[str]:
+        """None if create_graph cannot be true; "" if literally true; else why it can be."""
+        code = _code(self.context.module, site.value) if site.value is not None else ""
+        return create_graph_note(site.value, site.scope, self._passed, code)
+
+    def _passed(self, scope: Scope, param: str) -> list:
+        return [value for _, value in self._arguments_for(scope, param) if value is not None]
+
+    # ---- facts for the project pass ----------------------------------------------------
+
+    def _layer_json(self, layer: RnnLayer, reason: Optional[str]) -> Dict[str, Any]:
+        return {"label": layer.label, "projection": layer.projection, "no_fix": reason}
+
+    def _facts(self, sites, unreached, deferred) -> Dict[str, Any]:
+        site_facts = []
+        for site, note, reach in sites:
+            imported = {name for name in reach.imported if not outside_tree(name)}
+            if imported or reach.params:
+                site_facts.append(
+                    {
+                        "row": self._row_of(site),
+                        "what": self._describe(site, note),
+                        "off": self._site_off(site),
+                        "reaches": sorted(imported),
+                        "params": sorted(reach.params, key=str),
+                    }
+                )
+        candidates = []
+        for layer, holders, reason in unreached:
+            fix = None if reason else (lambda positions, layer=layer: cudnn_off_fix(layer, self.context, positions))
+            diagnostic = self.context.diagnostic(Report(self, layer.node, "", fix))
+            if diagnostic is not None:
+                candidates.append(
+                    {
+                        "deferred": Deferred(layer.kind, "rnn", diagnostic).to_json(),
+                        "layer": self._layer_json(layer, reason),
+                        "holders": sorted(holders),
+                        "module_class": self._in_module_class(layer),
+                    }
+                )
+        if not site_facts and not candidates and not deferred and not is_package(self.context.path):
+            return {}
+        found = {"sites": site_facts, "candidates": candidates, "imports": dict(self.context.imports.table)}
+        found["deferred"] = [item.to_json() for item in deferred]
+        return found
+
+    def _in_module_class(self, layer: RnnLayer) -> bool:
+        """Whether the layer is held by an nn.Module class of this file (or may be)."""
+        return layer.cls is not None and file_classes(self.context).verdict(layer.cls.node) is not False
+
+    # ---- project pass ---------------------------------------------------------------------
+
+    @classmethod
+    def needed_definitions(cls, view: SourceView, config: Config) -> Optional[AbstractSet[int]]:
+        return None  # what double backward reaches runs through any function of the file
+
+    @classmethod
+    def ast_facts(cls, view: SourceView, config: Config) -> Optional[Dict[str, Any]]:
+        facts: Dict[str, Any] = {}
+        flow = instance_flow(view)
+        if flow:
+            facts["flow"] = flow
+        # only classes that may be RNN layers: a base is one, or is not torch's nor stdlib's;
+        # a nested class is named as if at the top level
+        module, package = module_name(view.path), is_package(view.path)
+        top = {statement.name for statement in view.tree.body if isinstance(statement, ast.ClassDef)}
+        classes = []
+        for node in view.nodes_of(ast.ClassDef):
+            bases = ast_bases(node, view.imports, module, package, top)
+            if any(base is None or root_kind(base) is None or canonical(base) in RNN_LAYERS for base in bases):
+                classes.append(ClassFacts(f"{module}.{node.name}" if module else node.name, bases, ()).to_json())
+        if classes:
+            facts["classes"] = classes
+        return facts or None
+
+    @classmethod
+    def check_project(cls, facts: Mapping[str, Mapping[str, Any]], config: Config) -> list:
+        files = {display: (module_name(display), is_package(display), data) for display, data in facts.items()}
+        flow = InstanceFlow({display: data["flow"] for display, data in facts.items() if "flow" in data})
+        index = ClassIndex(ClassFacts.from_json(item) for data in facts.values() for item in data.get("classes", ()))
+        hits: Dict[Tuple[str, int], List[Tuple[str, int, str]]] = {}
+        for display, (module, package, data) in files.items():
+            for site in data.get("sites", ()):
+                targets, reached = set(site["reaches"]), set()
+                for function, param in site["params"]:
+                    names, bound = flow.instances_into(function, param) if function else (set(), False)
+                    targets |= names
+                    if not bound:  # nobody passes it in: the modules of the same file are the candidates
+                        reached.update((display, i) for i, c in enumerate(data["candidates"]) if c["module_class"])
+                for dotted in targets:
+                    target = absolute_import(module, package, dotted) if dotted.startswith(".") else dotted
+                    reached.update(candidates_for(target, files, 0) if target else ())
+                for owner, number in reached:
+                    candidate = files[owner][2]["candidates"][number]
+                    if site["off"] and not candidate["layer"]["projection"]:
+                        continue
+                    entry = (display, site["row"], site["what"])
+                    found = hits.setdefault((owner, number), [])
+                    if entry not in found:
+                        found.append(entry)
+        diagnostics = []
+        for (owner, number), sites in sorted(hits.items()):
+            candidate = files[owner][2]["candidates"][number]
+            deferred = Deferred.from_json(candidate["deferred"])
+            if torch_base(index, deferred.class_name, RNN_LAYERS) is None:
+                continue
+            display, row, what = min(sites)
+            message = layer_message(candidate["layer"], f"{display}:{row}", what, len(sites) - 1)
+            diagnostics.append(replace(deferred.diagnostic, message=message, filename=owner))
+        for data in facts.values():
+            for item in data.get("deferred", ()):
+                deferred = Deferred.from_json(item)
+                if torch_base(index, deferred.class_name, RNN_LAYERS) is not None:
+                    diagnostics.append(deferred.diagnostic)
+        return diagnostics
+

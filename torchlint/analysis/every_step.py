@@ -1,0 +1,393 @@
+"""Which parts of a hot path run on every step.
+
+A hot path runs once per step, but not every block in it does. Error paths run only
+when something went wrong. Some blocks run only now and then: under an interval or a
+first-steps test (`if step % 100 == 0:`, `if batch_idx == 0:`), under a logging or
+plotting switch (`if self.log_images:`), under a setting of the object
+(`if self.collect_stats:`), once (lazy initialisation: `if self._iter == -1:
+self._iter = ...`), or only when the step produced something (`if evicted is not
+None:`). The rules that report per-step work (TL003, TL005) skip such blocks unless
+asked (`check-error-paths`, `check-periodic-branches`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Dict, FrozenSet, Iterator, List, Mapping, Optional, Set, Tuple
+
+from torchlint.core.lazy import cst
+from torchlint.analysis.modules import assigned_names, methods, parameter_names, self_attribute, self_name
+from torchlint.analysis.names import cst_dotted_name
+from torchlint.core.walk import children
+
+
+def own_nodes(body) -> Iterator:
+    """Nodes of a function body, nested functions and classes excluded."""
+    stack = [body]
+    scopes = (cst.FunctionDef, cst.ClassDef)  # final classes: `type in` spares an ABC check
+    while stack:
+        node = stack.pop()
+        yield node
+        if type(node) in scopes:
+            continue
+        stack.extend(reversed(children(node)))
+
+
+def parents_of(body) -> Dict:
+    """Each node under `body` mapped to its parent."""
+    parents = {}
+    stack = [body]
+    while stack:
+        node = stack.pop()
+        for child in children(node):
+            parents[child] = node
+            stack.append(child)
+    return parents
+
+
+# ---- error paths ---------------------------------------------------------------------
+
+
+def _ends_in_raise(block) -> bool:
+    body = getattr(block, "body", ())
+    if not body:
+        return False
+    last = body[-1]
+    if isinstance(last, cst.SimpleStatementLine):
+        last = last.body[-1] if last.body else None
+    return isinstance(last, cst.Raise)
+
+
+# blocks that run only if something holds (a function's or a loop's body ending in
+# `raise` is no error path: its other statements run every time)
+_BRANCHES = frozenset({"If", "Else", "ExceptHandler", "ExceptStarHandler"})
+
+
+def in_error_path(node, parents: Mapping, check_conditions: bool = False, scope: Optional[StepScope] = None) -> bool:
+    """Whether `node` runs only when something has gone wrong: in a `raise`, an
+    `assert`'s message, or a block that ends in `raise` (`if bad: log(x.item()); raise`).
+    The condition of such an `if`, and an `assert`'s test, do run on every step but are
+    deliberate checks: they count as error paths unless `check_conditions`. With the
+    method's `scope`, answers are kept there (see `StepScope.answered`)."""
+    answered = scope.errors_answered if scope is not None else {}
+    passed = []
+    answer = False
+    child, parent = node, parents.get(node)
+    while parent is not None:
+        if (id(child), check_conditions) in answered:
+            answer = answered[id(child), check_conditions]
+            break
+        passed.append(child)
+        decided = _error_level(child, parent, parents, check_conditions)
+        if decided is not None:
+            answer = decided
+            break
+        child, parent = parent, parents.get(parent)
+    answered.update(((id(passed_node), check_conditions), answer) for passed_node in passed)
+    return answer
+
+
+def _error_level(child, parent, parents: Mapping, check_conditions: bool) -> Optional[bool]:
+    """What `parent` says of the code in its part `child`: an error path (True), not one
+    and no block above can change that (False), or nothing yet (None)."""
+    if isinstance(parent, cst.Raise):
+        return True
+    if isinstance(parent, cst.Assert):
+        return child is parent.msg or not check_conditions
+    if (
+        isinstance(parent, (cst.IndentedBlock, cst.SimpleStatementSuite))
+        and type(parents.get(parent)).__name__ in _BRANCHES
+        and _ends_in_raise(parent)
+    ):
+        return True
+    if isinstance(parent, cst.If) and child is parent.test and _ends_in_raise(parent.body):
+        return not check_conditions
+    if isinstance(parent, (cst.FunctionDef, cst.Lambda)):
+        return False
+    return None
+
+
+# ---- blocks that run now and then ----------------------------------------------------
+
+# words of a condition that runs its block now and then, not on every step: logging
+# or plotting switches, intervals (`if self.log_images:`, `if step % self.plot_every == 0:`)
+_PERIODIC_WORDS = frozenset(
+    {
+        "plot", "plots", "image", "images", "visualize", "visualise", "visualization", "vis", "every",
+        "interval", "freq", "frequency", "debug", "verbose", "tensorboard", "tb", "wandb", "figure", "figures",
+    }
+)
+_STEP_COUNTERS = frozenset({"batch_idx", "batch_nb", "batch_num", "global_step", "step", "iteration"})
+# nn.Module's own flag: true on every training step, no setting
+_PER_STEP_FLAGS = frozenset({"training"})
+# node types a setting's value is built from (`flag`, `cfg.flag`, `True`, `a if b is None
+# else b`, `kwargs.get("flag", False)`): never a layer or a tensor
+_SETTING_NODES = frozenset(
+    {
+        "Name", "Attribute", "Integer", "Float", "SimpleString", "Comparison", "ComparisonTarget",
+        "BooleanOperation", "UnaryOperation", "IfExp", "Arg",
+    }
+)
+_SETTING_CALLS = frozenset({"getattr", "bool", "get"})
+
+
+@dataclass(frozen=True)
+class ClassSettings:
+    """The attributes of `self` a class changes (assigned outside `__init__`, or in
+    `__init__` to anything but a setting: an argument, a config value, a literal), and
+    the settings it plainly turns on by default (`self.x = True`, or an `__init__`
+    argument whose default is `True`)."""
+
+    changed: FrozenSet[str]
+    on_by_default: FrozenSet[str]
+
+
+@dataclass(frozen=True)
+class StepScope:
+    """What a method's blocks are tested against: the name of its instance (`self`),
+    the names it binds itself (not its parameters), and its class's settings."""
+
+    instance: Optional[str]
+    step_locals: FrozenSet[str]
+    settings: ClassSettings
+    # `in_periodic_branch`'s answers for the method's nodes, by id: each climb answers
+    # every node it passes, so an elif chain of n branches costs n tests, not n²/2
+    answered: Dict[int, bool] = field(default_factory=dict, compare=False, repr=False)
+    # the same for `in_error_path`, by (id, check_conditions)
+    errors_answered: Dict[Tuple[int, bool], bool] = field(default_factory=dict, compare=False, repr=False)
+
+
+def class_settings(class_node) -> ClassSettings:
+    """What a class does with the attributes of `self` (see `ClassSettings`); none
+    without a class (`class_node` None: a function's or a module's code)."""
+    changed: Set[str] = set()
+    on: Set[str] = set()
+    if class_node is None:
+        return ClassSettings(frozenset(), frozenset())
+    for function in methods(class_node):
+        instance = self_name(function)
+        if instance is None:
+            continue
+        in_init = function.name.value == "__init__"
+        true_by_default = _true_by_default(function) if in_init else frozenset()
+        for node in own_nodes(function.body):
+            if isinstance(node, cst.Assign):
+                targets = [target.target for target in node.targets]
+            elif isinstance(node, cst.AugAssign) or (isinstance(node, cst.AnnAssign) and node.value is not None):
+                targets = [node.target]
+            else:
+                continue
+            for target in targets:
+                for element, value in _paired(target, node.value):
+                    name = self_attribute(element, instance)
+                    if name is None:
+                        continue
+                    setting = in_init and not isinstance(node, cst.AugAssign) and _is_setting_value(value)
+                    if not setting:
+                        changed.add(name)
+                    elif _names_any(value, true_by_default | {"True"}):
+                        on.add(name)
+    return ClassSettings(frozenset(changed), frozenset(on))
+
+
+def _paired(target, value) -> List[Tuple[object, object]]:
+    """Each single target of an assignment with the value it receives: element by element
+    where a tuple target meets a tuple of as many plain values (`self.a, self.b = a, 1.0`),
+    else the whole value."""
+    if isinstance(target, (cst.Tuple, cst.List)) and isinstance(value, (cst.Tuple, cst.List)):
+        if len(target.elements) == len(value.elements) and not any(
+            isinstance(e, cst.StarredElement) for e in (*target.elements, *value.elements)
+        ):
+            return [pair for t, v in zip(target.elements, value.elements) for pair in _paired(t.value, v.value)]
+    return [(part, value) for part in target_parts(target)]
+
+
+def _true_by_default(function) -> FrozenSet[str]:
+    params = function.params
+    return frozenset(
+        param.name.value
+        for param in (*params.posonly_params, *params.params, *params.kwonly_params)
+        if isinstance(param.default, cst.Name) and param.default.value == "True"
+    )
+
+
+def _names_any(value, names: FrozenSet[str]) -> bool:
+    return any(isinstance(node, cst.Name) and node.value in names for node in own_nodes(value))
+
+
+def step_scope(function, settings: ClassSettings) -> StepScope:
+    """The `StepScope` of one method, given its class's settings (or of a function, or
+    of a module's own code: `function` a `cst.Module`)."""
+    bound: Set[str] = set()
+    if isinstance(function, cst.Module):
+        body, instance, params = function, None, ()
+    else:
+        body, instance, params = function.body, self_name(function), parameter_names(function)
+    for node in own_nodes(body):
+        if isinstance(node, cst.AssignTarget):
+            bound.update(assigned_names(node.target))
+        elif isinstance(node, (cst.AnnAssign, cst.AugAssign, cst.For, cst.CompFor, cst.NamedExpr)):
+            bound.update(assigned_names(node.target))
+        elif isinstance(node, cst.AsName):
+            bound.update(assigned_names(node.name))
+    return StepScope(instance, frozenset(bound - set(params)), settings)
+
+
+def in_periodic_branch(node, parents: Mapping, scope: Optional[StepScope] = None) -> bool:
+    """Whether `node` runs only under a condition that holds now and then: one with a
+    modulo (`step % n == 0`), a step counter compared to pick the first steps
+    (`batch_idx == 0`, `batch_idx < 10`), or a logging/plotting switch (`if
+    self.log_images:`, `if self.debug:`); with a `scope`, also in the block of a setting
+    (`if self.collect_stats:`), of a run-once test (`if self._iter == -1: self._iter =
+    ...`) or of a None-check of a value the step made (`if evicted is not None:`)."""
+    answered = scope.answered if scope is not None else {}
+    passed = []
+    answer = False
+    child, parent = node, parents.get(node)
+    while parent is not None and not isinstance(parent, (cst.FunctionDef, cst.Lambda)):
+        if id(child) in answered:
+            answer = answered[id(child)]
+            break
+        passed.append(child)
+        if isinstance(parent, cst.If) and child is not parent.test:
+            if _periodic(parent.test) or (scope is not None and _rare(parent, child is parent.body, scope)):
+                answer = True
+                break
+        child, parent = parent, parents.get(parent)
+    # every node passed climbs through the same blocks to the same answer
+    answered.update((id(passed_node), answer) for passed_node in passed)
+    return answer
+
+
+def _rare(branch, in_body: bool, scope: StepScope) -> bool:
+    tests = _conjuncts(branch.test)
+    if any(_none_check_of_step_value(test, scope) for test in tests):
+        return True  # either side: the step made the value this time, or it did not
+    if not in_body:
+        return False  # `else:` of a setting or a run-once test is the usual path
+    if any(_setting(test, scope) for test in tests):
+        return True
+    return any(_assigned_in(branch.body, target) for target in map(_sentinel_target, tests) if target)
+
+
+def _conjuncts(test) -> List:
+    """`a and b and c` -> [a, b, c]: each holds whenever the block runs."""
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+        return _conjuncts(test.left) + _conjuncts(test.right)
+    return [test]
+
+
+def _setting(test, scope: StepScope) -> bool:
+    """`self.collect_stats`, `self.hparams.log_stats`: an attribute of `self` the class
+    never changes and does not plainly turn on by default, other than `training`."""
+    dotted = cst_dotted_name(test)
+    if dotted is None or scope.instance is None:
+        return False
+    parts = dotted.split(".")
+    return (
+        len(parts) >= 2
+        and parts[0] == scope.instance
+        and parts[1] not in _PER_STEP_FLAGS
+        and parts[1] not in scope.settings.changed
+        and parts[1] not in scope.settings.on_by_default
+    )
+
+
+def _sentinel_target(test) -> Optional[str]:
+    """`x` for `x is None`, `x == -1`, `not x` (x a name or an attribute chain)."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        return cst_dotted_name(test.expression)
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
+        comparison = test.comparisons[0]
+        if isinstance(comparison.operator, (cst.Is, cst.Equal)) and _is_literal(comparison.comparator):
+            return cst_dotted_name(test.left)
+    return None
+
+
+def _none_check_of_step_value(test, scope: StepScope) -> bool:
+    """`x is None` / `x is not None` for a name the method binds itself."""
+    return (
+        isinstance(test, cst.Comparison)
+        and len(test.comparisons) == 1
+        and isinstance(test.comparisons[0].operator, (cst.Is, cst.IsNot))
+        and isinstance(test.comparisons[0].comparator, cst.Name)
+        and test.comparisons[0].comparator.value == "None"
+        and isinstance(test.left, cst.Name)
+        and test.left.value in scope.step_locals
+    )
+
+
+def _assigned_in(block, dotted: str) -> bool:
+    for node in own_nodes(block):
+        if isinstance(node, (cst.AssignTarget, cst.AnnAssign, cst.AugAssign)) and any(
+            cst_dotted_name(part) == dotted for part in target_parts(node.target)
+        ):
+            return True
+    return False
+
+
+def target_parts(target) -> List:
+    """The single targets of an assignment target: `a, (b, *c)` -> a, b, c; `self.x` and
+    `d[k]` stay whole."""
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [part for element in target.elements for part in target_parts(element.value)]
+    if isinstance(target, cst.StarredElement):
+        return target_parts(target.value)
+    return [target]
+
+
+def _is_literal(node) -> bool:
+    if isinstance(node, cst.UnaryOperation):
+        node = node.expression
+    return isinstance(node, (cst.Integer, cst.Float, cst.SimpleString)) or (
+        isinstance(node, cst.Name) and node.value in ("None", "True", "False")
+    )
+
+
+def _is_setting_value(value) -> bool:
+    """Built only from names, attributes, literals, comparisons, `and`/`or`/`not`, `x if
+    c else y` and `getattr`/`bool`/`.get` calls: an argument, a config value or a literal."""
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Call):
+            func = node.func
+            name = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", None)
+            if name not in _SETTING_CALLS:
+                return False
+            stack.extend(arg.value for arg in node.args)
+            continue
+        if isinstance(node, (cst.BaseCompOp, cst.BaseBooleanOp, cst.BaseUnaryOp)):
+            continue
+        if type(node).__name__ not in _SETTING_NODES:
+            return False
+        stack.extend(children(node))
+    return True
+
+
+def _periodic(test) -> bool:
+    stack = [test]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Modulo):
+            return True
+        # `batch_idx == 0`, `batch_idx < 10`: the first steps only
+        first_steps = (cst.Equal, cst.LessThan, cst.LessThanEqual)
+        if isinstance(node, cst.Comparison) and any(isinstance(t.operator, first_steps) for t in node.comparisons):
+            names = [node.left] + [t.comparator for t in node.comparisons]
+            if any(_last_name(name) in _STEP_COUNTERS for name in names):
+                return True
+        if isinstance(node, (cst.Name, cst.Attribute)):
+            words = set(_last_name(node).lower().split("_"))
+            if words & _PERIODIC_WORDS or {"should", "log"} <= words:
+                return True
+            if isinstance(node, cst.Attribute):
+                continue
+        stack.extend(children(node))
+    return False
+
+
+def _last_name(node) -> str:
+    if isinstance(node, cst.Attribute):
+        return node.attr.value
+    return node.value if isinstance(node, cst.Name) else ""

@@ -1,0 +1,126 @@
+"""The training-loop half of a hot-path rule: what training loops and step functions
+run (torchlint/analysis/training_loops.py), found in the file pass where the file alone
+decides it, else kept as candidates the project pass decides over every file's facts."""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import replace
+from typing import Any, List, Mapping, Optional, Set
+
+from torchlint.analysis.training_loops import LoopGraph, cst_owners, describe_owner, loop_facts, may_run_per_step
+from torchlint.analysis.owners import owned_nodes
+from torchlint.core.diagnostics import Diagnostic
+from torchlint.core.lazy import cst
+from torchlint.index.module_names import module_name
+from torchlint.core.rule import SourceView
+from torchlint.analysis.every_step import own_nodes, parents_of
+
+LOOP_PREFIX = "the training loop in "
+
+
+
+def loop_candidate_nodes(rule, view: SourceView) -> List[ast.AST]:
+    """The rule's candidate nodes in functions and module code (not class bodies), in a
+    file that may hold training code or be called from it."""
+    if loop_facts(view) is None:
+        return []
+    found = [node for node in view.nodes_of(ast.Call) if rule.ast_candidate(node, view)]
+    if not found:
+        return []
+    owners = owned_nodes(view, found)
+    return [
+        node
+        for owner, nodes in owners.items()
+        if owner is None or (isinstance(owner, (ast.FunctionDef, ast.AsyncFunctionDef)) and may_run_per_step(owner.name))
+        for node in nodes
+    ]
+
+
+class LoopPass:
+    """Mixin for `HotPathRule`: `_loop_pass(module)` at the end of the file pass."""
+
+    _loop_graph: Optional[LoopGraph] = None
+
+    def _file_loops(self) -> Optional[LoopGraph]:
+        """The training loops of this file alone (None: it has none worth keeping)."""
+        if self._loop_graph is None:
+            loops = (self.context.facts.get(self.code) or {}).get("loops") if self.training_loops else None
+            if loops:
+                self._loop_graph = LoopGraph({"": loops}, evaluation=bool(self.settings.get("check-evaluation-loops")))
+        return self._loop_graph
+
+    def _loop_pass(self, module, facts: Mapping[str, Any], reported: Set[int]) -> List[list]:
+        """Report what hot loops and step functions of this file run; return the
+        candidates (JSON-able) for the project pass."""
+        loops = facts.get("loops")
+        graph = self._file_loops()
+        if not loops or graph is None:
+            return []
+        owners = loops["owners"]
+        candidates: List[list] = []
+        for qualname, node, class_node in cst_owners(module, module_name(self.context.path)):
+            owner = owners.get(qualname)
+            if owner is None or not may_run_per_step(qualname.rsplit(".", 1)[-1]):
+                continue
+            body = node if isinstance(node, cst.Module) else node.body
+            if not isinstance(body, (cst.Module, cst.IndentedBlock)):
+                continue
+            self._class_node, self._cpu_state, self._settings = class_node, None, None
+            self._function, self._scope = node, None
+            where = describe_owner(qualname)
+            found = self._method_reports.get(id(node))
+            if found is None:
+                found = list(self.owner_reports(node, class_node, where))
+            # a criterion's loss code is placed with its class (`HotPathRule._place`)
+            reports = [pair for pair in found if id(pair[0].node) not in reported and id(pair[0]) not in self.criterion_only]
+            if not reports:
+                continue
+            parents = parents_of(body)
+            loop_index = {id(loop): i for i, loop in enumerate(n for n in own_nodes(body) if isinstance(n, (cst.For, cst.While)))}
+            route = graph.route(qualname)
+            for report, lightning_fix in reports:
+                enclosing = _enclosing_loops(report.node, parents, loop_index)
+                if lightning_fix:
+                    report.fix = None  # `self.log` of a hand-written trainer need not take tensors
+                if any(graph.hot_loop(qualname, i) for i in enclosing):
+                    report.message = report.message.replace(f" in {where} ", f" in {LOOP_PREFIX}{where} ", 1)
+                    self.context.reports.append(report)
+                elif route is not None:
+                    report.message += route.describe()
+                    self.context.reports.append(report)
+                else:
+                    diagnostic = self.context.diagnostic(report)
+                    if diagnostic is not None:
+                        candidates.append([qualname, sorted(enclosing), where, diagnostic.to_json()])
+        return candidates
+
+
+def _enclosing_loops(node, parents: Mapping, loop_index: Mapping[int, int]) -> Set[int]:
+    found: Set[int] = set()
+    child, parent = node, parents.get(node)
+    while parent is not None:
+        index = loop_index.get(id(parent))
+        if index is not None and child is not getattr(parent, "iter", None) and child is not getattr(parent, "test", None):
+            found.add(index)
+        child, parent = parent, parents.get(parent)
+    return found
+
+
+def loop_project_diagnostics(facts: Mapping[str, Mapping[str, Any]], graph: LoopGraph) -> List[Diagnostic]:
+    """The loop candidates of every file that a hot loop or step function of the tree
+    (`graph`, over every file's loop facts) runs."""
+    found = []
+    for display, file_facts in facts.items():
+        for qualname, enclosing, where, data in file_facts.get("loop_candidates", ()):
+            diagnostic = Diagnostic.from_json(data)
+            if any(graph.hot_loop(qualname, i) for i in enclosing):
+                message = diagnostic.message.replace(f" in {where} ", f" in {LOOP_PREFIX}{where} ", 1)
+            else:
+                route = graph.route(qualname)
+                if route is None:
+                    continue
+                origin_file = graph.files.get(route.origin)
+                message = diagnostic.message + route.describe(origin_file if origin_file != display else None)
+            found.append(replace(diagnostic, message=message))
+    return found

@@ -1,0 +1,152 @@
+"""Resolve names through a module's own import statements.
+
+`nn.Conv2d` after `import torch.nn as nn` is `torch.nn.Conv2d`; `Conv2d` after
+`from torch.nn import Conv2d` is too. Only module-level imports (including those in
+module-level `if`/`try`/`with` blocks) are read: one walk over the top of the module,
+no scope analysis. The same table is built from LibCST for rules and from the stdlib
+`ast` for the cheap gates, so both answer the same question the same way.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Dict, Iterator, Optional
+
+from torchlint.core.lazy import cst
+from torchlint.core.walk import blocks
+
+# local name -> the dotted name it stands for
+ImportTable = Dict[str, str]
+
+
+def resolve(dotted: Optional[str], table: ImportTable) -> Optional[str]:
+    """The full dotted name of `dotted` if its head is bound by an import, else None."""
+    if not dotted:
+        return None
+    head, _, rest = dotted.partition(".")
+    target = table.get(head)
+    if target is None:
+        return None
+    return f"{target}.{rest}" if rest else target
+
+
+def _bind_import(table: ImportTable, module: str, alias: Optional[str]) -> None:
+    if alias:
+        table[alias] = module
+    else:
+        head = module.split(".")[0]
+        table[head] = head
+
+
+def _bind_from(table: ImportTable, module: str, name: str, alias: Optional[str]) -> None:
+    if name != "*":
+        # `from . import x` binds `.x`, not `..x` (which would mean the parent package)
+        separator = "" if not module or module.endswith(".") else "."
+        table[alias or name] = f"{module}{separator}{name}"
+
+
+# ---- stdlib ast ---------------------------------------------------------------
+
+
+def module_level_ast_statements(tree: ast.Module) -> Iterator[ast.stmt]:
+    """Statements executed at import time: the module body and its if/try/with blocks."""
+    stack = list(reversed(tree.body))
+    while stack:
+        node = stack.pop()
+        yield node
+        for block in blocks(node) if isinstance(node, _AST_IMPORT_TIME) else ():
+            stack.extend(reversed(block))
+
+
+# the statements whose blocks run at import time (not a def's or a class's body)
+_AST_IMPORT_TIME = (ast.If, ast.While, ast.For, ast.With, ast.Try) + ((ast.TryStar,) if hasattr(ast, "TryStar") else ())
+
+
+def ast_import_table(tree: ast.Module) -> ImportTable:
+    table: ImportTable = {}
+    for node in module_level_ast_statements(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                _bind_import(table, alias.name, alias.asname)
+        elif isinstance(node, ast.ImportFrom):
+            module = "." * node.level + (node.module or "")
+            for alias in node.names:
+                _bind_from(table, module, alias.name, alias.asname)
+    return table
+
+
+def ast_dotted_name(node: ast.AST) -> Optional[str]:
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(node.id)
+    return ".".join(reversed(parts))
+
+
+# ---- LibCST -------------------------------------------------------------------
+
+
+def cst_dotted_name(node) -> Optional[str]:
+    """`a.b.c` for a Name/Attribute chain, else None."""
+    parts = []
+    while isinstance(node, cst.Attribute):
+        parts.append(node.attr.value)
+        node = node.value
+    if not isinstance(node, cst.Name):
+        return None
+    parts.append(node.value)
+    return ".".join(reversed(parts))
+
+
+def cst_module_name(node) -> str:
+    """The dotted text of an import's module expression (Name or Attribute)."""
+    return cst_dotted_name(node) or ""
+
+
+def module_level_cst_statements(module) -> Iterator:
+    stack = list(reversed(module.body))
+    while stack:
+        node = stack.pop()
+        yield node
+        if isinstance(node, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+            stack.extend(reversed(node.body))
+        elif isinstance(node, (cst.If, cst.With, cst.For, cst.While, cst.Try, cst.TryStar)):
+            for block in blocks(node):
+                stack.extend(reversed(block))
+
+
+def import_module_name(node) -> str:
+    """The dotted module of a `from ... import` (with leading dots for relative)."""
+    dots = "." * len(node.relative)
+    return dots + (cst_module_name(node.module) if node.module is not None else "")
+
+
+def cst_import_table(module) -> ImportTable:
+    table: ImportTable = {}
+    for node in module_level_cst_statements(module):
+        if isinstance(node, cst.Import):
+            for alias in node.names:
+                asname = alias.asname.name.value if alias.asname else None
+                _bind_import(table, cst_module_name(alias.name), asname)
+        elif isinstance(node, cst.ImportFrom) and not isinstance(node.names, cst.ImportStar):
+            source = import_module_name(node)
+            for alias in node.names:
+                asname = alias.asname.name.value if alias.asname else None
+                _bind_from(table, source, cst_module_name(alias.name), asname)
+    return table
+
+
+class ImportMap:
+    """The import table of one LibCST module, with resolution helpers."""
+
+    def __init__(self, module) -> None:
+        self.table = cst_import_table(module)
+
+    def qualified_name(self, node) -> Optional[str]:
+        return resolve(cst_dotted_name(node), self.table)
+
+    def matches(self, node, *names: str) -> bool:
+        return self.qualified_name(node) in names

@@ -1,0 +1,307 @@
+"""Settings: `[tool.torchlint]` in the nearest pyproject.toml (or torchlint.toml), then flags.
+
+The configuration is one frozen dataclass built in one pass. Anything the file gets
+wrong raises `ConfigError` with a one-line message that names the file and the key.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Collection, Dict, Mapping, Optional, Tuple
+
+# ConfigError, find_config_file, read_table and read_toml are used from here too
+from torchlint.core.config_files import (  # noqa: F401
+    CONFIG_FILENAMES,
+    ConfigError,
+    find_config_file,
+    is_file,
+    read_table,
+    read_toml,
+    trusted_above,
+)
+from torchlint.report.console import did_you_mean
+
+DEFAULT_EXCLUDE = (
+    ".bzr",
+    ".direnv",
+    ".eggs",
+    ".git",
+    ".git-rewrite",
+    ".hg",
+    ".mypy_cache",
+    ".nox",
+    ".pants.d",
+    ".pytype",
+    ".ruff_cache",
+    ".svn",
+    ".torchlint_cache",
+    ".tox",
+    ".venv",
+    "__pypackages__",
+    "_build",
+    "buck-out",
+    "build",
+    "dist",
+    "node_modules",
+    "site-packages",
+    "venv",
+)
+
+# the keys of [tool.torchlint] besides the rules' option tables
+KEYS = (
+    "select", "extend-select", "ignore", "per-file-ignores", "exclude", "extend-exclude",
+    "extend-include", "fix", "unsafe-fixes", "lazy-imports", "extend-lazy-imports",
+    "line-length", "target-torch", "baseline", "runtime",
+)
+
+DEFAULT_LINE_LENGTH = 88  # ruff's and black's
+
+# The oldest torch release still in common use: 2.2 is the last release with wheels for
+# Intel Macs (x86_64 macOS), so projects that support those machines stay on it.
+DEFAULT_TARGET_TORCH = "2.2"
+
+DEFAULT_LAZY_IMPORTS = (
+    "wandb",
+    "tensorboard",
+    "tensorboardX",
+    "torch.utils.tensorboard",
+    "numba",
+    "mlflow",
+    "comet_ml",
+    "neptune",
+    # measured like wandb (python -X importtime, median of 3): clearml 5.5 s, aim 5.2 s,
+    # dvclive 2.8 s, against wandb 3.0 s and mlflow 8.4 s on the same machine
+    "clearml",
+    "aim",
+    "dvclive",
+)
+
+
+@dataclass(frozen=True)
+class Config:
+    """The effective settings of one run."""
+
+    root: Path = field(default_factory=Path.cwd)
+    source: Optional[Path] = None
+    select: Tuple[str, ...] = ()
+    extend_select: Tuple[str, ...] = ()
+    ignore: Tuple[str, ...] = ()
+    per_file_ignores: Tuple[Tuple[str, Tuple[str, ...]], ...] = ()
+    exclude: Tuple[str, ...] = DEFAULT_EXCLUDE
+    extend_exclude: Tuple[str, ...] = ()
+    extend_include: Tuple[str, ...] = ()  # more files to find in directories (`*.ipynb`)
+    fix: bool = False
+    unsafe_fixes: bool = False
+    lazy_imports: Tuple[str, ...] = DEFAULT_LAZY_IMPORTS
+    rule_options: Tuple[Tuple[str, Tuple[Tuple[str, Any], ...]], ...] = ()
+    line_length: int = DEFAULT_LINE_LENGTH  # the width fixes wrap the code they write to
+    baseline: Optional[Path] = None
+    target_torch: str = DEFAULT_TARGET_TORCH  # the oldest torch the project supports
+
+    def options_for(self, rule_name: str) -> Dict[str, Any]:
+        return dict(dict(self.rule_options).get(rule_name, ()))
+
+    def fingerprint(self) -> str:
+        """What of this config can change a file's findings (for the cache key)."""
+        return repr(
+            (
+                self.select,
+                self.extend_select,
+                self.ignore,
+                self.per_file_ignores,
+                self.lazy_imports,
+                self.rule_options,
+                self.line_length,
+                self.target_torch,
+            )
+        )
+
+    def targets_at_least(self, version: str) -> bool:
+        """Whether every torch the project supports is `version` or newer."""
+        from packaging.version import Version
+
+        return Version(self.target_torch) >= Version(version)
+
+
+def _string_list(path: Path, key: str, value: Any) -> Tuple[str, ...]:
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise ConfigError(f"{path}: `{key}` must be a list of strings")
+    return tuple(value)
+
+
+def _bool(path: Path, key: str, value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise ConfigError(f"{path}: `{key}` must be true or false")
+    return value
+
+
+def _codes(path: Path, key: str, value: Any, known: Collection[str]) -> Tuple[str, ...]:
+    codes = _string_list(path, key, value)
+    for code in codes:
+        problem = selector_problem(code, known)
+        if problem:
+            raise ConfigError(f"{path}: `{key}` has {code!r}, which {problem}")
+    return tuple(code.upper() for code in codes)
+
+
+def selector_problem(text: str, known: Collection[str]) -> Optional[str]:
+    """Why `text` cannot select any of the `known` codes (None when it selects some): a
+    selector that matches no rule would silently turn a check off."""
+    text = text.upper()
+    if not (text in ("ALL", "TL") or (text.startswith("TL") and len(text) <= 5 and text[2:].isdigit())):
+        return "is not a rule code or prefix (e.g. TL001, TL0, TL or ALL)"
+    if text != "ALL" and not any(code.startswith(text) for code in known):
+        return "matches no rule (`torchlint rule --all` lists them)"
+    return None
+
+
+def _per_file_ignores(path: Path, key: str, value: Any, known: Collection[str]) -> Tuple[Tuple[str, Tuple[str, ...]], ...]:
+    if not isinstance(value, dict):
+        raise ConfigError(f"{path}: `{key}` must be a table of glob = [codes]")
+    glob_patterns(path, key, tuple(value))
+    return tuple((pattern, _codes(path, f"{key}.{pattern}", codes, known)) for pattern, codes in value.items())
+
+
+def glob_patterns(source: Any, key: str, patterns: Tuple[str, ...]) -> Tuple[str, ...]:
+    """`patterns`, if each is a valid gitignore-style glob; else a ConfigError naming
+    `source` (a file or a flag) and `key`."""
+    import pathspec
+
+    for pattern in patterns:
+        try:
+            compiled = pathspec.GitIgnoreSpec.from_lines([pattern]).patterns
+            # pathspec compiles what git cannot match (an unclosed `[`) to "no pattern"
+            valid = pattern.strip() == "" or pattern.startswith("#") or compiled[0].regex is not None
+            reason = "it can never match"
+        except re.error as error:
+            valid, reason = False, error.msg
+        except ValueError as error:
+            valid, reason = False, str(error)
+        if not valid:
+            raise ConfigError(f"{source}: `{key}` has an invalid glob {pattern!r} ({reason})")
+    return patterns
+
+
+def _line_length(path: Path, key: str, value: Any) -> int:
+    if type(value) is not int or not 1 <= value <= 320:
+        raise ConfigError(f"{path}: `{key}` must be an integer from 1 to 320")
+    return value
+
+
+def _target_torch(path: Path, key: str, value: Any) -> str:
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        version = Version(value) if isinstance(value, str) else None
+    except InvalidVersion:
+        version = None
+    if version is None or len(version.release) < 2 or version.pre or version.local:
+        raise ConfigError(f'{path}: `{key}` must be a torch release such as "2.4"')
+    return value
+
+
+def formatter_line_length(directory: Path) -> int:
+    """The line length of the project's formatter: `line-length` in the nearest
+    .ruff.toml / ruff.toml, else pyproject.toml's [tool.ruff], else its [tool.black];
+    88 when none sets it."""
+    for folder in (directory, *directory.parents):
+        for name in (".ruff.toml", "ruff.toml", "pyproject.toml"):
+            candidate = folder / name
+            if not is_file(candidate) or not trusted_above(directory, candidate):
+                continue
+            try:
+                data = read_toml(candidate)
+            except ConfigError:
+                continue  # the formatter's file is not ours to judge
+            tool = data.get("tool", {}) if name == "pyproject.toml" else {"ruff": data}
+            for table in (tool.get("ruff"), tool.get("black")):
+                value = table.get("line-length") if isinstance(table, dict) else None
+                if type(value) is int and value > 0:
+                    return value
+    return DEFAULT_LINE_LENGTH
+
+
+def _baseline(path: Path, key: str, value: Any) -> Path:
+    if not isinstance(value, str) or not value.strip():
+        raise ConfigError(f"{path}: `{key}` must be the path of a baseline file")
+    return path.parent.resolve() / value
+
+
+def _rule_options(path: Path, name: str, value: Any, known: Mapping[str, Mapping[str, Any]]):
+    if not isinstance(value, dict):
+        raise ConfigError(f"{path}: `{name}` must be a table of options")
+    defaults = known[name]
+    for option, setting in value.items():
+        if option not in defaults:
+            allowed = ", ".join(sorted(defaults)) or "none"
+            raise ConfigError(
+                f"{path}: unknown option `{name}.{option}`{did_you_mean(option, defaults)} (known: {allowed})"
+            )
+        if type(setting) is not type(defaults[option]):
+            raise ConfigError(
+                f"{path}: `{name}.{option}` must be {type(defaults[option]).__name__}"
+            )
+    return tuple(sorted(value.items()))
+
+
+def load_config(
+    config_path: Optional[Path],
+    cwd: Path,
+    rule_option_defaults: Mapping[str, Mapping[str, Any]],
+    rule_codes: Collection[str],
+) -> Config:
+    """Build the Config from a file (given, or the nearest one above `cwd`); the rules'
+    option tables and codes (the registry's) are what it may name.
+
+    Without a file, the project root (for the cache and relative paths) is the working
+    directory."""
+    path = config_path or find_config_file(cwd)
+    if path is None:
+        return Config(root=Path.cwd(), line_length=formatter_line_length(cwd.resolve()))
+    if not path.is_file():
+        raise ConfigError(f"{path}: no such config file")
+    table = read_table(path)
+    if not isinstance(table, dict):
+        raise ConfigError(f"{path}: [tool.torchlint] must be a table")
+    settings: Dict[str, Any] = {}
+    rule_options = []
+    extend_lazy: Tuple[str, ...] = ()
+    for key, value in table.items():
+        attr = key.replace("-", "_")
+        if key in ("select", "extend-select", "ignore"):
+            settings[attr] = _codes(path, key, value, rule_codes)
+        elif key in ("exclude", "extend-exclude", "extend-include"):
+            settings[attr] = glob_patterns(path, key, _string_list(path, key, value))
+        elif key == "lazy-imports":
+            settings[attr] = _string_list(path, key, value)
+        elif key == "extend-lazy-imports":
+            extend_lazy = _string_list(path, key, value)
+        elif key == "line-length":
+            settings[attr] = _line_length(path, key, value)
+        elif key == "target-torch":
+            settings[attr] = _target_torch(path, key, value)
+        elif key == "baseline":
+            settings[attr] = _baseline(path, key, value)
+        elif key in ("fix", "unsafe-fixes"):
+            settings[attr] = _bool(path, key, value)
+        elif key == "per-file-ignores":
+            settings[attr] = _per_file_ignores(path, key, value, rule_codes)
+        elif key == "runtime":  # read by `torchlint doctor`; a typo is an error here too
+            from torchlint.doctor.requirements import parse_requirements
+
+            parse_requirements(value, path)
+        elif key in rule_option_defaults:
+            rule_options.append((key, _rule_options(path, key, value, rule_option_defaults)))
+        else:
+            known = (*KEYS, *rule_option_defaults)
+            raise ConfigError(f"{path}: unknown key `{key}` in [tool.torchlint]{did_you_mean(key, known)}")
+    if "line_length" not in settings:
+        settings["line_length"] = formatter_line_length(path.parent.resolve())
+    config = Config(root=path.parent.resolve(), source=path, **settings)
+    if extend_lazy:
+        config = replace(config, lazy_imports=config.lazy_imports + extend_lazy)
+    return replace(config, rule_options=tuple(sorted(rule_options)))

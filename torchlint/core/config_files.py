@@ -1,0 +1,93 @@
+"""Finding and reading torchlint's configuration file; the error every config fault raises.
+
+Apart from `torchlint.core.config` so that what reads the file for its own table (the doctor's
+`[tool.torchlint.runtime]`) does not import the whole configuration, which validates
+that table in turn.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import sys
+from pathlib import Path
+from typing import Any, Dict, Optional
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on Python < 3.11 only
+    import tomli as tomllib
+
+CONFIG_FILENAMES = ("torchlint.toml", "pyproject.toml")
+
+
+class ConfigError(Exception):
+    """A problem in a configuration file or in flags; the message is one line."""
+
+
+def find_config_file(start: Path) -> Optional[Path]:
+    """The nearest torchlint.toml, or pyproject.toml with a [tool.torchlint] table."""
+    start = start.resolve()
+    for directory in (start, *start.parents):
+        for name in CONFIG_FILENAMES:
+            candidate = directory / name
+            if not is_file(candidate) or not trusted_above(start, candidate):
+                continue
+            if name == "torchlint.toml":
+                return candidate
+            try:
+                if "torchlint" in read_toml(candidate).get("tool", {}):
+                    return candidate
+            except ConfigError:
+                return candidate
+    return None
+
+
+def trusted_above(start: Path, candidate: Path) -> bool:
+    """Whether a config file found while walking up from `start` may be used: one above
+    the project (not in `start` itself) must not be another user's to plant. Its file
+    and its directory belong to this user or root, and a directory anyone may write to
+    is used only if it is sticky and the file is this user's own. Warns where refused."""
+    if candidate.parent == start:
+        return True
+    try:
+        link, folder = candidate.lstat(), candidate.parent.stat()
+        target = candidate.stat()
+    except OSError:
+        return False
+    mine = (os.getuid(), 0)
+    owners_ok = link.st_uid in mine and target.st_uid in mine and folder.st_uid in mine
+    open_folder = bool(folder.st_mode & stat.S_IWOTH)
+    sticky_ok = not open_folder or (folder.st_mode & stat.S_ISVTX and link.st_uid == os.getuid())
+    if owners_ok and sticky_ok:
+        return True
+    from torchlint.report.console import warning
+
+    warning(f"{candidate}: not used: another user can write it (it lies above the project, in a shared directory)")
+    return False
+
+
+def is_file(path: Path) -> bool:
+    """Whether `path` is a file; False where the directory cannot be looked into."""
+    try:
+        return path.is_file()
+    except OSError:  # a directory we may not look into holds no config we could read
+        return False
+
+
+def read_table(path: Path) -> Dict[str, Any]:
+    """The torchlint table of a config file (the whole file for torchlint.toml)."""
+    data = read_toml(path)
+    if path.name == "torchlint.toml":
+        return data.get("tool", {}).get("torchlint", data)
+    return data.get("tool", {}).get("torchlint", {})
+
+
+def read_toml(path: Path) -> Dict[str, Any]:
+    try:
+        with open(path, "rb") as handle:
+            return tomllib.load(handle)
+    except OSError as error:
+        raise ConfigError(f"{path}: cannot read: {error.strerror or error}") from None
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"{path}: invalid TOML: {error}") from None

@@ -1,0 +1,266 @@
+"""The per-file pass: prefilter, gate, parse once, one traversal for all rules, suppress.
+
+This is the one function that both the CLI and the flake8 plugin call.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import replace
+from functools import lru_cache
+from typing import Callable, Dict, List, Optional, Sequence, Set
+
+from torchlint.core.config import Config
+from torchlint.core.partial_parse import elide_statements
+from torchlint.core import large_files as large_text
+from torchlint.core.diagnostics import SYNTAX_CODE, Diagnostic, FileResult, Location
+from torchlint.core.lazy import cst
+from torchlint.core.noqa import code_matches, file_exemption
+from torchlint.core.parse import cst_source, elide_data, in_deep_stack
+from torchlint.core.rule import Rule, RuleContext, SourceView
+from torchlint.core.source import DecodeError, decode_source, detect_newline
+from torchlint.core.incremental_parse import StatementParser
+from torchlint.core.walk import visit_batched
+
+
+
+def triggered_rules(text: str, path: str, config: Config, rules: Sequence[type]) -> List[type]:
+    """The rules not disabled for the file whose trigger substrings occur in its text."""
+    disabled_file, disabled_codes = file_exemption(text)
+    if disabled_file:
+        return []
+    candidates = []
+    for rule in rules:
+        if disabled_codes and code_matches(rule.code, disabled_codes):
+            continue
+        triggers = rule.trigger_strings(config, path)
+        if not triggers or any(trigger in text for trigger in triggers):
+            candidates.append(rule)
+    return candidates
+
+
+def gated_rules(view: SourceView, config: Config, rules: Sequence[type]) -> List[type]:
+    """The rules whose cheap gate holds: only these make the file worth a LibCST parse."""
+    return [rule for rule in rules if rule.gate(view, config)]
+
+
+def needed_definitions(view: SourceView, config: Config, rules: Sequence[type]) -> Optional[Set[int]]:
+    """The top-level definitions some rule needs parsed (None: all of them)."""
+    needed: Set[int] = set()
+    for rule in rules:
+        own = rule.needed_definitions(view, config)
+        if own is None:
+            return None
+        needed.update(own)
+    return needed
+
+
+def ast_facts(view: SourceView, config: Config, rules: Sequence[type], errors: List[str]) -> Dict:
+    """The facts rules record for every file from its stdlib ast (see `Rule.ast_facts`)."""
+    found = {}
+    for rule in rules:
+        try:
+            facts = rule.ast_facts(view, config)
+        except Exception as error:  # a rule bug must not cost the other rules their findings
+            errors.append(f"{view.path}: rule {rule.code} crashed: {describe(error)}")
+            continue
+        if facts is not None:
+            found[rule.code] = facts
+    return found
+
+
+def syntax_diagnostic(path: str, message: str, row: int, column: int) -> Diagnostic:
+    location = Location(max(row, 1), max(column, 1))
+    return Diagnostic(SYNTAX_CODE, message, path, location, location, noqa_row=location.row)
+
+
+def lint_bytes(data: bytes, path: str, config: Config, rules: Sequence[type]) -> FileResult:
+    try:
+        source = decode_source(data)
+    except DecodeError as error:
+        return FileResult(path, [syntax_diagnostic(path, f"Cannot decode file: {error}", 1, 1)])
+    return lint_text(source.text, path, config, rules, newline=source.newline)
+
+
+def lint_text(
+    text: str,
+    path: str,
+    config: Config,
+    rules: Sequence[type],
+    newline: Optional[str] = None,
+    tree: Optional[ast.Module] = None,
+    flake8: bool = False,
+    parser: Optional[StatementParser] = None,
+) -> FileResult:
+    """Lint one file's text with the given (already selected) rules; `tree`, the text's
+    stdlib ast if the caller has it, saves the gates a parse. `flake8`: leave `# noqa`
+    to flake8 and compute no fixes. `parser`: the one that parsed this file's previous
+    versions (the language server's), which re-parses only the statements that changed."""
+    problem = large_text.beyond_bound(text)
+    if problem is not None:
+        return FileResult(path, [syntax_diagnostic(path, f"Not linted: {problem}", 1, 1)])
+    if large_text.is_large(text):
+        return _lint_large(text, path, config, rules, newline or detect_newline(text), flake8)
+    return _lint_whole(text, path, config, rules, newline, tree, flake8, parser)
+
+
+def _lint_whole(
+    text: str, path: str, config: Config, rules: Sequence[type], newline, tree, flake8: bool, parser
+) -> FileResult:
+    result = FileResult(path)
+    view = SourceView(text, path, tree, elide_data(text))
+    if view.tree is None:  # every file is checked, triggered or not: TL000 promises it
+        if not _syntax_code_disabled(text):
+            result.diagnostics.append(_syntax_error(path, view.syntax_error))
+        return result
+    try:
+        return in_deep_stack(lambda: _lint_tree(result, view, config, rules, newline, flake8, parser))
+    except (RecursionError, MemoryError) as error:
+        # more than the deep stack gives: this file only, one line
+        result.diagnostics.clear()
+        result.facts.clear()
+        result.errors[:] = [f"{path}: too deeply nested to analyse: {describe(error)}"]
+        return result
+
+
+def _lint_large(text: str, path: str, config: Config, rules: Sequence[type], newline: str, flake8: bool) -> FileResult:
+    """A file with more top-level statements than a whole parse should hold: the rules
+    run on the statements they can need (`torchlint.core.large_files`), without fixes or facts."""
+    # every rule's triggers: those that do not occur keep nothing, and searching the
+    # whole text for each rule's first costs more than the cut (the reduced text is
+    # what triggered_rules then reads, own-line file noqa comments included)
+    needles = [trigger for rule in rules for trigger in rule.trigger_strings(config, path)]
+    try:
+        reduced = large_text.reduce(text, needles)
+    except SyntaxError as error:
+        return FileResult(path, [] if _syntax_code_disabled(text) else [_syntax_error(path, error)])
+    if reduced.statements > large_text.LARGE_STATEMENTS:
+        message = (
+            f"Not linted: {reduced.statements:,} of its top-level statements hold what rules look for; "
+            f"in a file this long torchlint lints up to {large_text.LARGE_STATEMENTS:,}"
+        )
+        return FileResult(path, [syntax_diagnostic(path, message, 1, 1)])
+    result = _lint_whole(reduced.text, path, config, rules, newline, None, flake8, None)
+    result.diagnostics = [_in_file(diagnostic, reduced) for diagnostic in result.diagnostics]
+    result.facts = {}
+    return result
+
+
+def _in_file(diagnostic: Diagnostic, reduced) -> Diagnostic:
+    """A finding in the reduced text at the file's rows, without its fix."""
+    start, end = diagnostic.location, diagnostic.end_location
+    noqa_row = diagnostic.noqa_row
+    return replace(
+        diagnostic,
+        location=Location(reduced.file_row(start.row), start.column),
+        end_location=Location(reduced.file_row(end.row), end.column),
+        noqa_row=None if noqa_row is None else reduced.file_row(noqa_row),
+        fix=None,
+    )
+
+
+def _lint_tree(
+    result: FileResult, view: SourceView, config: Config, rules: Sequence[type], newline, flake8: bool, parser=None
+) -> FileResult:
+    """Everything after CPython's parse, on the deep stack: valid code of any nesting
+    CPython accepts must not exhaust the stack in a gate, a rule or LibCST."""
+    result.facts = ast_facts(view, config, rules, result.errors)
+    rules = gated_rules(view, config, triggered_rules(view.text, view.path, config, rules))
+    if not rules:
+        return result
+    return _lint_parsed(result, view, config, rules, newline, flake8, parser)
+
+
+def _syntax_code_disabled(text: str) -> bool:
+    disabled_file, disabled_codes = file_exemption(text)
+    return disabled_file or bool(disabled_codes and code_matches(SYNTAX_CODE, disabled_codes))
+
+
+def _syntax_error(path: str, error: SyntaxError) -> Diagnostic:
+    return syntax_diagnostic(path, f"SyntaxError: {error.msg}", error.lineno or 1, error.offset or 1)
+
+
+def _lint_parsed(
+    result: FileResult, view: SourceView, config: Config, rules: Sequence[type], newline, flake8: bool, parser=None
+) -> FileResult:
+    """Parse with LibCST (the file is known to parse for CPython) and run the rules."""
+    text, path = view.text, view.path
+    source = cst_source(view.parse_text)
+    elided = elide_statements(source.text, view.tree, needed_definitions(view, config, rules))
+    try:
+        if parser is None:
+            module = cst.parse_module(source.text if elided is None else elided.text)
+        elif elided is None:
+            module = parser.parse(source.text, view.tree)
+        else:
+            module = parser.parse(elided.text, elided.tree, elided.rows)
+    except cst.ParserSyntaxError as error:
+        # CPython accepts the file: a LibCST limitation, not the user's syntax error
+        result.errors.append(f"{path}: cannot be analysed: LibCST rejects it: {' '.join(error.message.split())}")
+        return result
+    result.parsed = True
+    context = RuleContext(
+        module,
+        text,
+        path,
+        config,
+        newline or detect_newline(text),
+        view,
+        flake8,
+        source.column_shifts,
+        elided,
+    )
+    context.facts.update(result.facts)
+    if parser is not None:
+        context.known_ranges = parser.ranges
+        context.known_suppressions = parser.suppressions
+    crashed = _traverse(module, [rule(context) for rule in rules])
+    findings = []
+    for report in context.reports:
+        code = report.rule.code
+        if code in crashed:
+            continue
+        try:  # positions and fixes run rule code too
+            findings.append((code, context.diagnostic(report)))
+        except Exception as error:
+            crashed[code] = error
+    result.diagnostics.extend(d for code, d in findings if d is not None and code not in crashed)
+    result.facts = {code: facts for code, facts in context.facts.items() if code not in crashed}
+    for code, error in crashed.items():
+        result.errors.append(f"{path}: rule {code} crashed: {describe(error)}")
+    return result
+
+
+def describe(error: BaseException) -> str:
+    """An exception as one short line, for an internal-error report."""
+    text = " ".join(str(error).split())
+    return f"{type(error).__name__}: {text[:157] + '...' if len(text) > 160 else text}"
+
+
+def _traverse(module, rules: Sequence[Rule]) -> Dict[str, BaseException]:
+    """Run every rule in one batched traversal; a rule that raises is switched off."""
+    crashed: Dict[str, BaseException] = {}
+    visitors = [
+        (name, _guard(rule, getattr(rule, name), crashed))
+        for rule in rules
+        for name in _visitor_names(type(rule))
+    ]
+    visit_batched(module, visitors)
+    return crashed
+
+
+@lru_cache(maxsize=None)
+def _visitor_names(rule_class: type) -> tuple:
+    return tuple(name for name in dir(rule_class) if name.startswith(("visit_", "leave_")))
+
+
+def _guard(rule: Rule, method: Callable, crashed: Dict[str, BaseException]) -> Callable:
+    def guarded(node):
+        if rule.code in crashed:
+            return
+        try:
+            method(node)
+        except Exception as error:  # a rule bug must not cost the other rules their findings
+            crashed[rule.code] = error
+
+    return guarded

@@ -1,0 +1,144 @@
+"""The text LibCST parses: only the top-level statements some rule can need.
+
+LibCST's parse costs about four times CPython's, and a generated file of 150,000 lines
+holds mostly functions and classes no rule can act on. Each rule names, with
+`Rule.needed_definitions`, the top-level `def`s and `class`es it needs (by default those
+that hold one of its trigger strings); LibCST parses the file without the others. Other
+statements (imports, assignments, `if`/`try` blocks) are always kept: they are what
+rules read for context. A kept statement also keeps the top-level functions and classes
+it names (its bases, the helpers it calls), so what a rule resolves in its own file is
+still there. Positions need nothing more: they are resolved per top-level statement and
+placed at the rows the stdlib ast gives (torchlint/core/positions.py); `Elided.file_row`
+maps a row of the parsed text back for anything resolved on the whole module.
+"""
+
+from __future__ import annotations
+
+import ast
+import bisect
+from dataclasses import dataclass
+from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
+
+from torchlint.core.source import split_lines
+from torchlint.core.walk import ast_nodes
+
+_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+@dataclass(frozen=True)
+class Elided:
+    """The text to parse: the file's rows that kept statements span, in order; the row
+    of the file each of its rows is (`rows[i]` for row i + 1); and the ast of the kept
+    statements (which lines up with the LibCST module's body)."""
+
+    text: str
+    rows: List[int]
+    tree: ast.Module
+
+    def file_row(self, row: int) -> int:
+        return self.rows[row - 1] if 0 < row <= len(self.rows) else row
+
+
+def definition_spans(tree: ast.Module) -> Dict[int, Tuple[int, int]]:
+    """Index in `tree.body` -> (first row, last row) of each top-level `def`/`class`, the
+    first row being its first decorator's."""
+    return {index: span for index, span in enumerate(statement_spans(tree)) if isinstance(tree.body[index], _DEFINITIONS)}
+
+
+def statement_spans(tree: ast.Module) -> List[Tuple[int, int]]:
+    """(first row, last row) of each top-level statement, from its first decorator on."""
+    spans = []
+    for statement in tree.body:
+        decorators = getattr(statement, "decorator_list", None)
+        first = min(d.lineno for d in decorators) if decorators else statement.lineno
+        spans.append((first, statement.end_lineno or statement.lineno))
+    return spans
+
+
+def definitions_holding(view, needles: Iterable[str]) -> Optional[Set[int]]:
+    """The top-level definitions (indexes in `view.tree.body`) whose text holds one of
+    `needles`; None (all of them) without needles."""
+    if view.tree is None or not needles:
+        return None
+    body = view.tree.body
+    return {index for index in statements_holding(view, needles) if isinstance(body[index], _DEFINITIONS)}
+
+
+def statements_holding(view, needles: Iterable[str]) -> List[int]:
+    """The top-level statements (indexes in `view.tree.body`) whose text holds one of `needles`."""
+    needles = tuple(set(needles))
+    lines = cached_lines(view)
+    return [
+        index
+        for index, (first, last) in enumerate(cached_statement_spans(view))
+        if any(needle in "".join(lines[first - 1 : last]) for needle in needles)
+    ]
+
+
+def definitions_around(view, nodes: Iterable[ast.AST]) -> Set[int]:
+    """The top-level definitions (indexes in `view.tree.body`) that hold these nodes."""
+    body = view.tree.body
+    spans = [(first, last, index) for index, (first, last) in enumerate(cached_statement_spans(view)) if isinstance(body[index], _DEFINITIONS)]
+    starts = [first for first, _, _ in spans]
+    found = set()
+    for node in nodes:
+        at = bisect.bisect_right(starts, node.lineno) - 1
+        if at >= 0 and spans[at][1] >= node.lineno:
+            found.add(spans[at][2])
+    return found
+
+
+def elide_statements(text: str, tree: ast.Module, needed: Optional[Set[int]]) -> Optional[Elided]:
+    """`text` (which `tree` was parsed from) without the top-level definitions that are
+    not `needed` and that no kept statement names (nor the blank and comment rows just
+    above them); None when every statement is kept (`needed` None: a rule needs all)."""
+    if needed is None:
+        return None
+    body = tree.body
+    spans = definition_spans(tree)
+    keep = [index not in spans or index in needed for index in range(len(body))]
+    _keep_named(body, keep)
+    if all(keep):
+        return None
+    dropped = set()
+    previous_end = 0
+    for index, statement in enumerate(body):
+        end = statement.end_lineno or statement.lineno
+        if not keep[index]:
+            dropped.update(range(previous_end + 1, end + 1))
+        previous_end = end
+    lines = split_lines(text)
+    rows = [row for row in range(1, len(lines) + 1) if row not in dropped]
+    kept_text = "".join(lines[row - 1] for row in rows)
+    return Elided(kept_text, rows, ast.Module(body=[s for s, kept in zip(body, keep) if kept], type_ignores=[]))
+
+
+def cached_statement_spans(view) -> List[Tuple[int, int]]:
+    """`statement_spans` of a SourceView's tree, computed once per view."""
+    cached = view.__dict__.get("_torchlint_statement_spans")
+    if cached is None:
+        cached = view.__dict__["_torchlint_statement_spans"] = statement_spans(view.tree)
+    return cached
+
+
+def cached_lines(view) -> List[str]:
+    """The rows of a SourceView's parse text, split once per view."""
+    cached = view.__dict__.get("_torchlint_lines")
+    if cached is None:
+        cached = view.__dict__["_torchlint_lines"] = split_lines(view.parse_text)
+    return cached
+
+
+def _keep_named(body: Sequence[ast.stmt], keep: List[bool]) -> None:
+    """Keep, transitively, the top-level definitions that kept statements name."""
+    defined: Dict[str, List[int]] = {}
+    for index, statement in enumerate(body):
+        if isinstance(statement, _DEFINITIONS) and not keep[index]:
+            defined.setdefault(statement.name, []).append(index)
+    pending = [index for index, kept in enumerate(keep) if kept]
+    while pending and defined:
+        for node in ast_nodes(body[pending.pop()]):
+            if isinstance(node, ast.Name) and node.id in defined:
+                for index in defined.pop(node.id):
+                    keep[index] = True
+                    pending.append(index)

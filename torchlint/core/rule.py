@@ -1,0 +1,324 @@
+"""The rule base class, and what a rule sees of the file it checks.
+
+A rule is a class in `rules/` with a code, a kebab-case name, a one-line summary, a
+doc (its docstring), the substrings without which it cannot fire (`triggers`), an
+optional cheap `gate` on the stdlib `ast`, its own VALID/INVALID examples, and LibCST
+visitor methods (`visit_Call`, `leave_FunctionDef`, ...). All selected rules run in
+one batched traversal of one parse; positions are computed only if something is
+reported, which is why a fix is given as a function of `Positions`.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+from collections import Counter
+from dataclasses import dataclass, replace
+from functools import cached_property
+from typing import AbstractSet, Any, Callable, ClassVar, Dict, List, Mapping, Optional, Sequence, Tuple
+
+from torchlint.core.config import Config
+from torchlint.core.partial_parse import Elided, cached_lines, cached_statement_spans
+from torchlint.core.diagnostics import Diagnostic, Edit, Fix, Location, RuleInfo
+from torchlint.fixing.layout import fit_edit
+from torchlint.analysis.names import ImportMap, ImportTable, ast_import_table
+from torchlint.core.noqa import LineSuppressions, StatementSuppressions
+from torchlint.core.positions import KnownRanges, StatementRanges
+from torchlint.core.source import split_lines
+from torchlint.core.walk import ast_nodes
+
+
+@dataclass(frozen=True)
+class Invalid:
+    """An example the rule must flag; `fixed` is the file after `--fix`, `unsafe_fixed` after
+    `--unsafe-fixes` (None: no such fix). `line`/`column` (1-based) pin the first finding."""
+
+    code: str
+    fixed: Optional[str] = None
+    unsafe_fixed: Optional[str] = None
+    line: Optional[int] = None
+    column: Optional[int] = None
+    options: Tuple[Tuple[str, Any], ...] = ()
+
+
+class SourceView:
+    """The cheap views of a file that gates may use; each is computed at most once."""
+
+    def __init__(
+        self, text: str, path: str = "<string>", tree: Optional[ast.Module] = None, parse_text: Optional[str] = None
+    ) -> None:
+        self.text = text
+        self.path = path
+        # what the parsers see: the text, or the same rows and columns with bulk data
+        # blanked out (torchlint.core.parse.elide_data)
+        self.parse_text = text if parse_text is None else parse_text
+        self.syntax_error: Optional[SyntaxError] = None
+        if tree is not None:  # already parsed by the caller (flake8 hands plugins its tree)
+            self.__dict__["tree"] = tree
+
+    @cached_property
+    def tree(self) -> Optional[ast.Module]:
+        try:
+            try:
+                return ast.parse(self.parse_text, self.path)
+            except SyntaxError:
+                if self.parse_text is self.text:
+                    raise
+                self.parse_text = self.text  # the elided text is no guide here: use the file's
+                return ast.parse(self.text, self.path)
+        except SyntaxError as error:
+            self.syntax_error = error
+        except ValueError as error:  # null bytes
+            self.syntax_error = SyntaxError(str(error))
+        except (RecursionError, MemoryError) as error:  # CPython cannot compile it either
+            detail = f": {error}" if str(error) else ""
+            self.syntax_error = SyntaxError(f"too deeply nested for Python's parser ({type(error).__name__}{detail})")
+        return None
+
+    @cached_property
+    def imports(self) -> ImportTable:
+        return ast_import_table(self.tree) if self.tree is not None else {}
+
+    def nodes_of(self, *kinds: type) -> List[ast.AST]:
+        """Every node of these ast types, from one shared walk of the tree."""
+        index = self._index
+        if len(kinds) == 1:
+            return index.get(kinds[0], [])
+        return [node for kind in kinds for node in index.get(kind, [])]
+
+    @cached_property
+    def _index(self) -> Dict[type, List[ast.AST]]:
+        index: Dict[type, List[ast.AST]] = {}
+        if self.tree is None:
+            return index
+        for node in ast_nodes(self.tree):
+            index.setdefault(type(node), []).append(node)
+        return index
+
+
+class Positions:
+    """Source positions of the nodes of one parsed module (1-based rows, 1-based columns
+    in code points, as ruff counts them). `column_shifts` maps a row to what LibCST's
+    columns on it miss (see torchlint.core.parse)."""
+
+    def __init__(
+        self, ranges: Mapping[Any, Any], lines: Sequence[str], column_shifts: Optional[Mapping[int, int]] = None
+    ) -> None:
+        self._ranges = ranges
+        self.lines = lines
+        self._shifts = column_shifts or {}
+
+    def start(self, node) -> Location:
+        return self._location(self._ranges[node].start)
+
+    def end(self, node) -> Location:
+        return self._location(self._ranges[node].end)
+
+    def _location(self, position) -> Location:
+        return Location(position.line, position.column + 1 + self._shifts.get(position.line, 0))
+
+    def line_text(self, row: int) -> str:
+        return self.lines[row - 1] if 0 < row <= len(self.lines) else ""
+
+    def indent_of(self, node) -> str:
+        """The whitespace before the node on its line, from its last form feed on (CPython
+        counts indentation from there; a copied form feed would be a stray page break)."""
+        start = self.start(node)
+        indent = self.line_text(start.row)[: start.column - 1]
+        return indent[indent.rfind("\x0c") + 1 :]
+
+    def replace(self, node, content: str) -> Edit:
+        return Edit(self.start(node), self.end(node), content)
+
+    def insert_lines_before(self, statement, lines: Sequence[str], newline: str) -> Edit:
+        """New lines at the statement's indentation, just above it."""
+        indent = self.indent_of(statement)
+        row = self.start(statement).row
+        text = "".join(f"{indent}{line}{newline}" if line else newline for line in lines)
+        return Edit(Location(row, 1), Location(row, 1), text)
+
+    def insert_lines_after(self, statement, lines: Sequence[str], newline: str, indent: str) -> Edit:
+        row = self.end(statement).row + 1
+        text = "".join(f"{indent}{line}{newline}" if line else newline for line in lines)
+        return Edit(Location(row, 1), Location(row, 1), text)
+
+    def delete_lines(self, statement) -> Edit:
+        """Remove the physical lines a statement occupies, its trailing comment included."""
+        return Edit(
+            Location(self.start(statement).row, 1), Location(self.end(statement).row + 1, 1), ""
+        )
+
+
+FixFactory = Callable[[Positions], Optional[Fix]]
+
+
+@dataclass
+class Report:
+    """A finding as a rule makes it, before positions are known."""
+
+    rule: "Rule"
+    node: Any
+    message: str
+    fix: Optional[FixFactory] = None
+
+
+class RuleContext:
+    """What one rule instance knows of the file it checks."""
+
+    def __init__(
+        self,
+        module,
+        text: str,
+        path: str,
+        config: Config,
+        newline: str,
+        view: Optional[SourceView] = None,
+        flake8: bool = False,
+        column_shifts: Optional[Mapping[int, int]] = None,
+        elided: Optional[Elided] = None,
+    ) -> None:
+        self.module = module
+        self.elided = elided  # the statements left out of `module`, if any
+        self.column_shifts = column_shifts or {}
+        # flake8 applies its own `# noqa` and never applies fixes: skip both
+        self.flake8 = flake8
+        self.view = view or SourceView(text, path)
+        self.text = text
+        self.path = path
+        self.config = config
+        self.newline = newline
+        self.reports: List[Report] = []
+        self.facts: Dict[str, Any] = {}
+        self.known_ranges: Optional[KnownRanges] = None  # positions kept from the file's previous versions
+        self.known_suppressions: Optional[Dict[str, LineSuppressions]] = None  # and `# noqa` comments
+
+    @property
+    def statement_tree(self) -> Optional[ast.Module]:
+        """The stdlib ast of the statements `module` holds (its body lines up with
+        `module.body`): the whole file's, unless statements were left out of the parse."""
+        return self.view.tree if self.elided is None else self.elided.tree
+
+    @cached_property
+    def imports(self) -> ImportMap:
+        return ImportMap(self.module)
+
+    @cached_property
+    def positions(self) -> Positions:
+        """Node positions, computed on first use for the statements that need them."""
+        lines = [line.rstrip("\r\n") for line in split_lines(self.text)]
+        file_row = None if self.elided is None else self.elided.file_row
+        ranges = StatementRanges(self.module, lambda: self.statement_tree, file_row, self.known_ranges)
+        return Positions(ranges, lines, self.column_shifts)
+
+    @cached_property
+    def suppressions(self) -> StatementSuppressions:
+        # the parse text: same rows and comments, no bulk data
+        return StatementSuppressions(cached_lines(self.view), cached_statement_spans(self.view), self.known_suppressions)
+
+    def diagnostic(self, report: Report) -> Optional[Diagnostic]:
+        """The finding a report becomes, with position and fix; None if `# noqa` hides it."""
+        positions = self.positions
+        start, end = positions.start(report.node), positions.end(report.node)
+        if self.flake8:
+            return Diagnostic(report.rule.code, report.message, self.path, start, end)
+        if self.suppressions.suppresses(start.row, report.rule.code):
+            return None
+        return Diagnostic(
+            report.rule.code,
+            report.message,
+            self.path,
+            start,
+            end,
+            fix=self._fitted(report.fix(positions) if report.fix is not None else None, positions),
+            noqa_row=self.suppressions.noqa_row(start.row),
+        )
+
+
+    def _fitted(self, fix: Optional[Fix], positions: Positions) -> Optional[Fix]:
+        """The fix (if any), with each edit that alone rewrites part of one row and pushes its
+        statement past the line length written as a formatter would split it."""
+        if fix is None:
+            return None
+        rows = Counter(row for edit in fix.edits for row in {edit.start.row, edit.end.row})
+        edits = tuple(
+            self._fit(edit, positions) if rows[edit.start.row] == 1 and edit.start.row == edit.end.row else edit
+            for edit in fix.edits
+        )
+        return fix if edits == fix.edits else replace(fix, edits=edits)
+
+    def _fit(self, edit: Edit, positions: Positions) -> Edit:
+        row = edit.start.row
+        ends = self.suppressions
+        whole = ends.noqa_row(row) == row and ends.noqa_row(row - 1) != row  # one logical line
+        return fit_edit(edit, positions.line_text(row), whole, self.config.line_length, self.newline)
+
+
+class Rule:
+    """Base class of all rules. Subclasses set the class attributes and visitor methods."""
+
+    code: ClassVar[str]
+    name: ClassVar[str]
+    summary: ClassVar[str]
+    triggers: ClassVar[Tuple[str, ...]] = ()
+    default_enabled: ClassVar[bool] = True
+    level: ClassVar[str] = "warning"  # "error" for code that fails at run time
+    fixable: ClassVar[bool] = False
+    options: ClassVar[Mapping[str, Any]] = {}
+    project_rule: ClassVar[bool] = False
+    # False: not run on Jupyter notebooks, where what it reports is how notebooks are written
+    applies_to_notebooks: ClassVar[bool] = True
+    VALID: ClassVar[Sequence[str]] = ()
+    INVALID: ClassVar[Sequence[Invalid]] = ()
+
+    def __init__(self, context: RuleContext) -> None:
+        self.context = context
+        self.settings = {**self.options, **context.config.options_for(self.name)}
+
+    @classmethod
+    def trigger_strings(cls, config: Config, path: str) -> Tuple[str, ...]:
+        """Substrings of which at least one must occur for the rule to fire (none: always)."""
+        return cls.triggers
+
+    @classmethod
+    def needed_definitions(cls, view: SourceView, config: Config) -> Optional[AbstractSet[int]]:
+        """The top-level `def`s/`class`es (indexes in `view.tree.body`) this rule needs in
+        the LibCST parse (see torchlint/core/partial_parse.py); None: all of them. Default: all."""
+        return None
+
+    @classmethod
+    def gate(cls, view: SourceView, config: Config) -> bool:
+        """A cheap test that must hold for the rule to fire. Default: always parse."""
+        return True
+
+    @classmethod
+    def ast_facts(cls, view: SourceView, config: Config) -> Optional[Any]:
+        """JSON-able facts this rule records for every file that parses, triggered, gated
+        or not, from the stdlib ast alone (e.g. the classes a project pass resolves bases
+        through); they start the file's `context.facts[cls.code]`. Default: none."""
+        return None
+
+    @classmethod
+    def check_project(cls, facts: Mapping[str, Mapping[str, Any]], config: Config) -> list:
+        """Project-level rules decide here, from every file's `context.facts[cls.code]`,
+        which Diagnostics to emit. Per-file rules never override this."""
+        return []
+
+    @classmethod
+    def info(cls) -> RuleInfo:
+        return RuleInfo(
+            code=cls.code,
+            name=cls.name,
+            summary=cls.summary,
+            doc=rule_doc(cls),
+            fixable=cls.fixable,
+            default_enabled=cls.default_enabled,
+            level=cls.level,
+        )
+
+    def report(self, node, message: str, fix: Optional[FixFactory] = None) -> None:
+        self.context.reports.append(Report(self, node, message, fix))
+
+
+
+def rule_doc(cls: type) -> str:
+    return inspect.cleandoc(cls.__doc__ or "")

@@ -1,0 +1,205 @@
+"""Lay out the code a fix writes as a formatter (ruff format, black) would, so that a
+formatter run after `--fix` finds nothing to change in it: within the line length, split
+inside the last brackets; their contents on one line of their own if they fit there,
+else one item per line with a trailing comma."""
+
+from __future__ import annotations
+
+import io
+import tokenize
+from typing import List, Optional, Sequence
+
+from torchlint.core.diagnostics import Edit, Location
+
+INDENT = "    "
+_OPENING = {"(": ")", "[": "]", "{": "}"}
+
+
+def width(line: str) -> int:
+    return len(line.expandtabs(len(INDENT)))
+
+
+def bracket_lines(head: str, items: Sequence[str], tail: str, line_length: int, indent: str = "") -> List[str]:
+    """`head` (ending in an opening bracket), `items` (comma-separated), `tail` (starting
+    with the closing bracket), for a line indented by `indent`; the lines are returned
+    without that indentation."""
+    joined = ", ".join(items)
+    if width(f"{indent}{head}{joined}{tail}") <= line_length:
+        return [f"{head}{joined}{tail}"]
+    if width(f"{indent}{INDENT}{joined}") <= line_length:
+        return [head, f"{INDENT}{joined}", tail]
+    return [head, *(f"{INDENT}{item}," for item in items), tail]
+
+
+def call_lines(function: str, arguments: Sequence[str], line_length: int, indent: str = "") -> List[str]:
+    """A call statement `function(arguments)` laid out for a line indented by `indent`."""
+    return bracket_lines(f"{function}(", arguments, ")", line_length, indent)
+
+
+def argument_lines(function: str, arguments: Sequence[Sequence[str]], line_length: int, indent: str = "") -> List[str]:
+    """A call statement whose arguments are each given as lines (`comparison_lines`,
+    `string_lines`): on one line if every argument is one line and it fits, else as
+    `call_lines` lays it out if that fits, else one argument per line, each taking as
+    many lines as it was given (the last with the comma)."""
+    if all(len(lines) == 1 for lines in arguments):
+        lines = call_lines(function, [only for only, in arguments], line_length, indent)
+        if all(width(f"{indent}{line}") <= line_length for line in lines):
+            return lines
+    body = [f"{INDENT}{line}" for lines in arguments for line in (*lines[:-1], f"{lines[-1]},")]
+    return [f"{function}(", *body, ")"]
+
+
+def comparison_lines(left: str, operator: str, right: str, room: int) -> List[str]:
+    """`left operator right` in at most `room` columns: one line, else in parentheses
+    with the operator leading the right side's line, as black splits it."""
+    one = f"{left} {operator} {right}"
+    if width(one) <= room:
+        return [one]
+    return ["(", f"{INDENT}{left}", f"{INDENT}{operator} {right}", ")"]
+
+
+def string_lines(text: str, room: int) -> List[str]:
+    """The f-string whose content is `text` as adjacent literals of at most `room`
+    columns each where it can be (a placeholder or a word is never split): cut after a
+    clause's comma if that is enough, else after spaces, never inside a placeholder; a
+    literal without a placeholder is a plain string."""
+    for separator in (", ", " "):
+        pieces = _packed(_cut_after(text, separator), room)
+        if all(width(_literal(piece)) <= room for piece in pieces):
+            break
+    return [_literal(piece) for piece in pieces]
+
+
+def _cut_after(text: str, separator: str) -> List[str]:
+    """`text` cut after each `separator` outside braces."""
+    parts: List[str] = []
+    depth, start = 0, 0
+    for index, char in enumerate(text):
+        depth += {"{": 1, "}": -1}.get(char, 0)
+        if depth == 0 and text.startswith(separator, index):
+            parts.append(text[start : index + len(separator)])
+            start = index + len(separator)
+    return [*parts, text[start:]] if text[start:] else parts
+
+
+def _packed(parts: Sequence[str], room: int) -> List[str]:
+    pieces: List[str] = []
+    for part in parts:
+        if pieces and width(_literal(pieces[-1] + part)) <= room:
+            pieces[-1] += part
+        else:
+            pieces.append(part)
+    return pieces
+
+
+def _literal(piece: str) -> str:
+    return f'f"{piece}"' if "{" in piece else f'"{piece}"'
+
+
+def fit_edit(edit: Edit, line: str, whole_statement: bool, line_length: int, newline: str) -> Edit:
+    """`edit`, or, when it would push its one-line statement past the line length, an edit
+    that writes the whole statement split as a formatter would split it.
+
+    `line` is the edited row's text (no newline); `whole_statement` says that the row is
+    one complete logical line (not part of a bracket, string or continued line), which
+    is what makes re-splitting it safe."""
+    if edit.start.row != edit.end.row or "\n" in edit.content or "\r" in edit.content:
+        return edit
+    after = line[: edit.start.column - 1] + edit.content + line[edit.end.column - 1 :]
+    # a line that was already too long is its author's layout, not the fix's
+    if width(after) <= line_length or width(line) > line_length or not whole_statement:
+        return edit
+    lines = split_statement(after, line_length)
+    if lines is None:
+        return edit
+    return Edit(Location(edit.start.row, 1), Location(edit.start.row, len(line) + 1), newline.join(lines))
+
+
+def split_statement(line: str, line_length: int) -> Optional[List[str]]:
+    """A one-line statement split inside its last brackets (black's right-hand split), or
+    None when it does not end in a non-empty bracket pair (and attributes of its result)
+    or would still not fit."""
+    code = line.lstrip(" \t")
+    indent = line[: len(line) - len(code)]
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(code + "\n").readline))
+    except (tokenize.TokenError, SyntaxError):
+        return None
+    significant = [t for t in tokens if t.type not in (tokenize.NEWLINE, tokenize.NL, tokenize.ENDMARKER, tokenize.COMMENT)]
+    close = len(significant) - 1
+    # attributes after the brackets stay on the closing line: `f(a).layer4`
+    while close >= 2 and significant[close].type == tokenize.NAME and significant[close - 1].string == ".":
+        close -= 2
+    if close < 0 or significant[close].string not in _OPENING.values():
+        return None
+    depth = 0
+    for index in range(close, -1, -1):
+        text = significant[index].string
+        if significant[index].type != tokenize.OP:
+            continue
+        if text in _OPENING.values():
+            depth += 1
+        elif text in _OPENING:
+            depth -= 1
+            if depth == 0:
+                break
+    else:
+        return None
+    opening = significant[index]
+    inner = significant[index + 1 : close]
+    # a formatter splits a trailing subscript (`f(a)[0]`) elsewhere: only calls are split
+    if not inner or opening.string != "(":
+        return None
+    items = _top_level_items(code, inner)
+    if items is None:
+        return None
+    head = code[: opening.end[1]]
+    tail = code[significant[close].start[1] :]
+    lines = bracket_lines(head, items, tail, line_length, indent)
+    if any(width(indent + text) > line_length for text in lines):
+        return None
+    return [indent + text for text in lines]
+
+
+def _top_level_items(code: str, inner: List[tokenize.TokenInfo]) -> Optional[List[str]]:
+    """The comma-separated items between a pair of brackets; None with a trailing comma
+    (a formatter keeps such a collection exploded: not a shape to guess)."""
+    items: List[str] = []
+    depth = 0
+    start = inner[0].start[1]
+    for token in inner:
+        if token.type != tokenize.OP:
+            continue
+        if token.string in _OPENING:
+            depth += 1
+        elif token.string in _OPENING.values():
+            depth -= 1
+        elif token.string == "," and depth == 0:
+            items.append(code[start : token.start[1]].strip())
+            start = token.end[1]
+    last = code[start : inner[-1].end[1]].strip()
+    if not last:
+        return None
+    items.append(last)
+    return items
+
+
+def tidy_line_deletion(edit: Edit, lines: Sequence[str]) -> Edit:
+    """A deletion of whole lines (rows `edit.start.row` up to `edit.end.row`, exclusive),
+    extended over the blank lines after it: at the top of the file all of them (a file
+    does not start with blank lines), elsewhere as many as leave the larger of the two
+    gaps that met (two blank lines around a removed import stay two, not four)."""
+
+    def blank(row: int) -> bool:
+        return 1 <= row <= len(lines) and not lines[row - 1].strip()
+
+    row = edit.start.row - 1
+    before = 0
+    while blank(row):
+        before, row = before + 1, row - 1
+    at_top = row == 0
+    following = 0
+    while blank(edit.end.row + following):
+        following += 1
+    extra = following if at_top else min(before, following)
+    return Edit(edit.start, Location(edit.end.row + extra, 1), edit.content)

@@ -1,0 +1,179 @@
+"""The open documents: how each is configured, what the per-file pass found in its latest
+version, and in the latest version that parsed (shown while the text does not parse)."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from concurrent.futures import Executor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Dict, Iterator, List, Optional, Tuple
+
+from lsprotocol import types
+
+from torchlint.core.config import Config, ConfigError
+from torchlint.core.engine import describe, lint_text
+from torchlint.fixing.apply import fix_text
+from torchlint.core.diagnostics import SYNTAX_CODE, FileResult, RuleInfo
+from torchlint.core.registry import all_rules
+from torchlint.run.runner import RunSettings, rules_for
+from torchlint.integrations.server.protocol import Findings, findings_in
+from torchlint.integrations.server.settings import SettingsByDirectory
+from torchlint.core.incremental_parse import StatementParser
+
+# a finding with a fix: the parse, positions and fixes all run once
+WARM_UP = "def reset(optimizer):\n    optimizer.zero_grad(set_to_none=False)\n"
+
+
+@dataclass(frozen=True)
+class Linted:
+    """One version of a document and what the per-file pass found in it."""
+
+    version: Optional[int]
+    result: FileResult
+    findings: Findings
+
+    @property
+    def parses(self) -> bool:
+        return not any(d.code == SYNTAX_CODE for d in self.result.diagnostics)
+
+
+@dataclass
+class OpenDocument:
+    uri: str
+    path: Path
+    display: str
+    settings: Optional[RunSettings] = None  # None while its config file is wrong
+    latest: Optional[Linted] = None
+    good: Optional[Linted] = None  # the latest version that parsed
+    parser: StatementParser = field(default_factory=StatementParser)  # used by one lint at a time
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+    def shown(self) -> List[types.Diagnostic]:
+        if self.latest is None:
+            return []
+        if self.latest.parses or self.good is None:
+            return list(self.latest.findings.published)
+        return list(self.good.findings.published) + list(self.latest.findings.published)
+
+    def record(self, linted: Linted) -> None:
+        self.latest = linted
+        if linted.parses:
+            self.good = linted
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def lintable(text: str) -> str:
+    """The text with each lone surrogate (an editor's buffer may hold one, which no file
+    can: it would make the whole text one TL000) as U+FFFD, one code point and one UTF-16
+    unit for another, so that every position holds."""
+    return _LONE_SURROGATE.sub("\ufffd", text) if _LONE_SURROGATE.search(text) else text
+
+
+def lint_document(text: str, display: str, settings: RunSettings, parser: Optional[StatementParser] = None) -> FileResult:
+    return lint_text(lintable(text), display, settings.config, rules_for(display, settings), parser=parser)
+
+
+def fix_document(text: str, display: str, settings: RunSettings) -> str:
+    """The text with every safe fix applied, as `torchlint check --fix` would; unchanged
+    while it holds a lone surrogate (fixing `lintable`'s text would replace it)."""
+    if lintable(text) != text:
+        return text
+    rules = rules_for(display, settings)
+    parser = StatementParser()  # each round changes a few statements of the last one's text
+
+    def lint(current: str) -> FileResult:
+        return lint_text(current, display, settings.config, rules, parser=parser)
+
+    return fix_text(text, lint, unsafe=False).text
+
+
+class OpenDocuments:
+    """Lints open documents in `executor` (one thread: lints never contend for the GIL),
+    at most one lint per document at a time and only of its newest text."""
+
+    def __init__(
+        self,
+        executor: Executor,
+        current: Callable[[str], Tuple[str, Optional[int]]],
+        encoding: Callable[[], str],
+        infos: Dict[str, RuleInfo],
+        linted: Callable[[OpenDocument], None],
+        config_error: Callable[[ConfigError], None],
+        failed: Callable[[str], None],
+    ) -> None:
+        self._executor = executor
+        self._current = current
+        self._encoding = encoding
+        self._infos = infos
+        self._linted = linted
+        self._config_error = config_error
+        self._failed = failed
+        self._settings = SettingsByDirectory()
+        self._open: Dict[str, OpenDocument] = {}
+
+    def __iter__(self) -> Iterator[OpenDocument]:
+        return iter(list(self._open.values()))
+
+    def get(self, uri: str) -> Optional[OpenDocument]:
+        return self._open.get(uri)
+
+    def open(self, uri: str, path: Path, display: str) -> OpenDocument:
+        document = OpenDocument(uri, path, display)
+        self._configure(document)
+        self._open[uri] = document
+        return document
+
+    def close(self, uri: str) -> None:
+        self._open.pop(uri, None)
+
+    def reconfigure(self) -> None:
+        """Read the config files again (one changed); every document is linted anew."""
+        self._settings.forget()
+        for document in self._open.values():
+            self._configure(document)
+            document.latest = document.good = None
+
+    async def refresh(self, uri: str) -> Optional[OpenDocument]:
+        """The document with its newest text linted (and reported to `linted`)."""
+        document = self._open.get(uri)
+        if document is None:
+            return None
+        async with document.lock:
+            text, version = self._current(uri)
+            latest = document.latest
+            if document.settings is None or (latest and latest.version == version and latest.findings.text == text):
+                return document
+            loop = asyncio.get_running_loop()
+            try:
+                linted = await loop.run_in_executor(self._executor, self._lint, document, text, version, self._encoding())
+            except Exception as error:  # an engine bug: this version goes unreported, the server goes on
+                self._failed(f"{document.display}: internal error: {describe(error)}")
+                return document
+            if self._open.get(uri) is document:
+                document.record(linted)
+                self._linted(document)
+        return document
+
+    async def fixed(self, document: OpenDocument, text: str) -> str:
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._executor, fix_document, text, document.display, document.settings)
+
+    def warm_up(self) -> None:
+        """Import and exercise LibCST and the rules now, not on the first document opened."""
+        settings = RunSettings(Config(), tuple(rule.code for rule in all_rules()))
+        self._executor.submit(lint_document, WARM_UP, "warm_up.py", settings)
+
+    def _configure(self, document: OpenDocument) -> None:
+        try:
+            document.settings = self._settings.get(document.path.parent)
+        except ConfigError as error:
+            document.settings = None
+            self._config_error(error)
+
+    def _lint(self, document: OpenDocument, text: str, version: Optional[int], encoding: str) -> Linted:
+        result = lint_document(text, document.display, document.settings, document.parser)
+        return Linted(version, result, findings_in(text, result.diagnostics, encoding, self._infos))
