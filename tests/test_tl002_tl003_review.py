@@ -9,6 +9,7 @@ import pytest
 from rule_support import config_for, findings
 from torchlint.core.config import Config
 from torchlint.core.engine import lint_text
+from torchlint.core.gating import may_fire
 from torchlint.fixing.apply import fix_text
 from torchlint.core.registry import find_rule
 from torchlint.core.rule import SourceView
@@ -27,7 +28,7 @@ def _fixed(rule, text, unsafe=False):
 
 
 def _gate(rule, text, options=()) -> bool:
-    return rule.gate(SourceView(text, "x.py"), config_for(rule, options))
+    return may_fire(rule, SourceView(text, "x.py"), config_for(rule, options))
 
 
 # ---- TL003: the safe `.detach()` fix of logged values ---------------------------------

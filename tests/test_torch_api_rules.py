@@ -239,6 +239,7 @@ GATE_SHAPES = [
 def test_the_text_gate_passes_every_shape_the_rules_report(source):
     from torchlint.core.config import Config
     from torchlint.core.engine import lint_text
+    from torchlint.core.gating import may_fire
     from torchlint.core.registry import find_rule
     from torchlint.core.rule import SourceView
 
@@ -247,9 +248,9 @@ def test_the_text_gate_passes_every_shape_the_rules_report(source):
     reported = {d.code for d in lint_text(source, "m.py", config, rules).diagnostics}
     assert reported
     view = SourceView(source, "m.py")
-    assert {rule.code for rule in rules if rule.gate(view, config)} >= reported
+    assert {rule.code for rule in rules if may_fire(rule, view, config)} >= reported
     # without the gate (a rule that always passes it) the findings are the same
-    ungated = [type(r.__name__, (r,), {"gate": classmethod(lambda cls, v, c: True)}) for r in rules]
+    ungated = [type(r.__name__, (r,), {"sites": classmethod(lambda cls, v, c: (v.tree,))}) for r in rules]
     assert {d.code for d in lint_text(source, "m.py", config, ungated).diagnostics} == reported
 
 
@@ -362,7 +363,7 @@ def test_the_runtime_warning_column_matches_the_installed_torch():
     torch = pytest.importorskip("torch")
     pytest.importorskip("functorch")
     from torchlint.core.config import Config
-    from torchlint.core.torch_api_rule import at_target, selects_deprecated
+    from torchlint.core.bases.torch_api import at_target, selects_deprecated
     from torchlint.analysis.torch_api_table import TABLE
 
     installed = Config(target_torch=torch.__version__.split("+")[0])

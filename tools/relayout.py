@@ -25,8 +25,8 @@ MODULES = {
     "statement_parse": "core.incremental_parse",
     "large_text": "core.large_files",
     "site_gate": "core.gating",
-    "expression_rule": "core.expression_rule",
-    "torch_api_rule": "core.torch_api_rule",
+    "expression_rule": "core.bases.expression",
+    "torch_api_rule": "core.bases.torch_api",
     "walk": "core.walk",
     "lazy": "core.lazy",
     # analysis: what the code means

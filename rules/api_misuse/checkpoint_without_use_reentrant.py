@@ -6,12 +6,11 @@ from torchlint.analysis.call_arguments import append_keyword, has_double_star, k
 from torchlint.core.diagnostics import Applicability, Fix
 from torchlint.analysis.names import ast_dotted_name, resolve
 from torchlint.core.rule import Invalid, Rule
-from torchlint.core.gating import SiteGate
 
 CHECKPOINTS = ("torch.utils.checkpoint.checkpoint", "torch.utils.checkpoint.checkpoint_sequential")
 
 
-class CheckpointWithoutUseReentrant(SiteGate, Rule):
+class CheckpointWithoutUseReentrant(Rule):
     """
     ## What it does
     Flags `torch.utils.checkpoint.checkpoint(...)` and `checkpoint_sequential(...)` calls

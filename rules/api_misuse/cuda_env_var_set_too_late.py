@@ -5,7 +5,6 @@ from typing import Optional
 
 from torchlint.core.lazy import cst
 from torchlint.core.rule import Invalid, Rule
-from torchlint.core.gating import SiteGate
 from torchlint.core.walk import walk
 
 LAUNCH_BLOCKING = "CUDA_LAUNCH_BLOCKING"
@@ -22,7 +21,7 @@ _NO_CONTEXT = frozenset(
 )
 
 
-class CudaEnvVarSetTooLate(SiteGate, Rule):
+class CudaEnvVarSetTooLate(Rule):
     """
     ## What it does
     Flags two environment variables set from Python where they cannot take effect:

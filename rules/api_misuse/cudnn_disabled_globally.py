@@ -6,13 +6,12 @@ from torchlint.analysis.call_arguments import literal_bool
 from torchlint.core.lazy import cst
 from torchlint.analysis.names import ast_dotted_name, resolve
 from torchlint.core.rule import Invalid, Rule
-from torchlint.core.gating import SiteGate
 from torchlint.core.walk import walk
 
 ENABLED = "torch.backends.cudnn.enabled"
 
 
-class CudnnDisabledGlobally(SiteGate, Rule):
+class CudnnDisabledGlobally(Rule):
     """
     ## What it does
     Flags `torch.backends.cudnn.enabled = False` (under any import spelling, e.g.

@@ -5,14 +5,13 @@ import ast
 from torchlint.core.diagnostics import Applicability, Fix
 from torchlint.core.lazy import cst
 from torchlint.core.rule import Invalid, Rule
-from torchlint.core.gating import SiteGate
 
 # misspellings of `requires_grad` seen in real code; each is a new, unused attribute
 TYPOS = frozenset({"require_grad", "require_grads", "requires_grads", "required_grad", "requires_gard", "requries_grad"})
 _OWNERS = ("self", "cls")
 
 
-class RequiresGradTypo(SiteGate, Rule):
+class RequiresGradTypo(Rule):
     """
     ## What it does
     Flags an assignment to a misspelled `requires_grad` attribute: `p.require_grad = False`

@@ -1,14 +1,16 @@
 from __future__ import annotations
 
+import ast
 from dataclasses import replace
 from functools import cached_property
-from typing import AbstractSet, Any, Dict, Mapping, Optional
+from typing import Any, Dict, Iterator, Mapping
 
 from torchlint.analysis.loaded_objects import numpy_saved_keys, object_read, source_key
 from torchlint.analysis.call_arguments import append_keyword
 from torchlint.core.diagnostics import Applicability, Diagnostic, Fix
+from torchlint.core.gating import with_context
 from torchlint.core.rule import Invalid, Report, Rule
-from torchlint.analysis.torch_calls import call_definitions
+from torchlint.analysis.torch_calls import definitions_calling
 from torchlint.core.lazy import cst
 from torchlint.analysis.torch_load import LOAD_TRIGGERS, LoadSites, read_load, untrusted_load_selected
 from torchlint.core.walk import walk
@@ -260,12 +262,10 @@ class TorchLoadWithoutWeightsOnly(LoadSites, Rule):
         return fix
 
     @classmethod
-    def needed_definitions(cls, view, config) -> Optional[AbstractSet[int]]:
-        """Around the loads, and around the file's `torch.save` calls (what it saves tells
+    def sites(cls, view, config) -> Iterator[ast.AST]:
+        """The loads, and the definitions that call `torch.save` (what the file saves tells
         what its loads read: see `numpy_saved_keys`)."""
-        loads = super().needed_definitions(view, config)
-        saves = call_definitions(view, ("save(",), "torch.save")
-        return None if loads is None or saves is None else set(loads) | set(saves)
+        return with_context(super().sites(view, config), lambda: definitions_calling(view, ("save(",), "torch.save"))
 
     @cached_property
     def _numpy_saved_keys(self) -> Dict[str, str]:

@@ -5,12 +5,11 @@ import ast
 from torchlint.core.diagnostics import Applicability, Fix
 from torchlint.analysis.names import cst_dotted_name
 from torchlint.core.rule import Invalid, Rule
-from torchlint.core.gating import SiteGate
 
 MODULE = "torchvision.models"
 
 
-class TorchvisionModelsImportStyle(SiteGate, Rule):
+class TorchvisionModelsImportStyle(Rule):
     """
     ## What it does
     Flags `import torchvision.models as <name>` and suggests

@@ -8,7 +8,6 @@ from torchlint.core.lazy import cst
 from torchlint.core.diagnostics import Applicability, Fix
 from torchlint.analysis.names import ast_dotted_name, resolve
 from torchlint.core.rule import Invalid, Rule
-from torchlint.core.gating import SiteGate
 from torchlint.analysis.torchvision_weights import BUILDERS, ENUM_HOMES
 
 LEGACY = ("pretrained", "pretrained_backbone")
@@ -49,7 +48,7 @@ def builder_entry(qualified: Optional[str]):
     return found
 
 
-class TorchvisionPretrainedArgument(SiteGate, Rule):
+class TorchvisionPretrainedArgument(Rule):
     """
     ## What it does
     Flags `pretrained=` and `pretrained_backbone=` passed to a torchvision model builder

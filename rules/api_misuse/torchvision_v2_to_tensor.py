@@ -7,7 +7,6 @@ from torchlint.core.diagnostics import Applicability, Fix
 from torchlint.core.lazy import cst
 from torchlint.analysis.names import ast_dotted_name, cst_dotted_name, resolve
 from torchlint.core.rule import Invalid, Rule, RuleContext
-from torchlint.core.gating import SiteGate
 
 V2 = "torchvision.transforms.v2"
 TO_TENSOR = f"{V2}.ToTensor"
@@ -18,7 +17,7 @@ def _imports_to_tensor(node: ast.ImportFrom) -> bool:
     return node.module == V2 and not node.level and any(alias.name == "ToTensor" for alias in node.names)
 
 
-class TorchvisionV2ToTensor(SiteGate, Rule):
+class TorchvisionV2ToTensor(Rule):
     """
     ## What it does
     Flags `torchvision.transforms.v2.ToTensor` under any import spelling: its calls

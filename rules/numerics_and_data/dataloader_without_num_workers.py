@@ -1,11 +1,12 @@
 from __future__ import annotations
 
 import ast
-from typing import AbstractSet, Optional
+from typing import Iterator
 
 from torchlint.core.config import Config
+from torchlint.core.gating import with_context
 from torchlint.core.rule import Invalid, Rule, SourceView
-from torchlint.analysis.torch_calls import TORCH_DATALOADERS, ast_is_dataloader, call_definitions, split_args
+from torchlint.analysis.torch_calls import TORCH_DATALOADERS, ast_is_dataloader, definitions_calling, split_args
 
 # DataLoader(dataset, batch_size, shuffle, sampler, batch_sampler, num_workers, ...)
 _NUM_WORKERS_POSITION = 5
@@ -91,15 +92,13 @@ class DataLoaderWithoutNumWorkers(Rule):
     )
 
     @classmethod
-    def needed_definitions(cls, view: SourceView, config: Config) -> Optional[AbstractSet[int]]:
-        return call_definitions(view, cls.triggers, *TORCH_DATALOADERS)
-
-    @classmethod
-    def gate(cls, view: SourceView, config: Config) -> bool:
-        if view.tree is None:
-            return True
+    def sites(cls, view: SourceView, config: Config) -> Iterator[ast.AST]:
+        """The DataLoaders built without `num_workers`, and the definitions that name one."""
         table = view.imports
-        return any(_ast_without_num_workers(call, table) for call in view.nodes_of(ast.Call))
+        return with_context(
+            (call for call in view.nodes_of(ast.Call) if _ast_without_num_workers(call, table)),
+            lambda: definitions_calling(view, cls.triggers, *TORCH_DATALOADERS),
+        )
 
     def visit_Call(self, node) -> None:
         if self.context.imports.qualified_name(node.func) not in TORCH_DATALOADERS:

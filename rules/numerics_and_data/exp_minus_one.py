@@ -1,8 +1,9 @@
 from __future__ import annotations
 
 import ast
+from typing import Iterator
 
-from torchlint.core.expression_rule import TorchExpressionRule
+from torchlint.core.bases.expression import TorchExpressionRule
 from torchlint.core.lazy import cst
 from torchlint.core.rule import Invalid, SourceView
 from torchlint.analysis.torch_calls import ast_is_one, ast_unary_operand, is_one, rewritten_call, unary_operand
@@ -125,11 +126,12 @@ class ExpMinusOne(TorchExpressionRule):
     )
 
     @classmethod
-    def ast_may_fire(cls, view: SourceView) -> bool:
+    def ast_expressions(cls, view: SourceView) -> Iterator[ast.AST]:
         table = view.imports
-        return any(
-            isinstance(node.op, ast.Sub) and ast_is_one(node.right) and ast_unary_operand(node.left, table, "exp") is not None
+        return (
+            node
             for node in view.nodes_of(ast.BinOp)
+            if isinstance(node.op, ast.Sub) and ast_is_one(node.right) and ast_unary_operand(node.left, table, "exp") is not None
         )
 
     def __init__(self, context) -> None:

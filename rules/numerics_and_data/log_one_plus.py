@@ -1,9 +1,9 @@
 from __future__ import annotations
 
 import ast
-from typing import Optional
+from typing import Iterator, Optional
 
-from torchlint.core.expression_rule import TorchExpressionRule
+from torchlint.core.bases.expression import TorchExpressionRule
 from torchlint.core.lazy import cst
 from torchlint.core.rule import Invalid, SourceView
 from torchlint.analysis.torch_calls import ast_is_one, ast_unary_operand, is_one, rewritten_call, unary_operand
@@ -129,9 +129,9 @@ class LogOnePlus(TorchExpressionRule):
     )
 
     @classmethod
-    def ast_may_fire(cls, view: SourceView) -> bool:
+    def ast_expressions(cls, view: SourceView) -> Iterator[ast.AST]:
         table = view.imports
-        return any(ast_plus_one(ast_unary_operand(call, table, "log")) for call in view.nodes_of(ast.Call))
+        return (call for call in view.nodes_of(ast.Call) if ast_plus_one(ast_unary_operand(call, table, "log")))
 
     def visit_Call(self, node) -> None:
         imports = self.context.imports

@@ -2,9 +2,9 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
-from typing import Any, List, Optional
+from typing import Any, Iterator, List, Optional
 
-from torchlint.core.expression_rule import TorchExpressionRule
+from torchlint.core.bases.expression import TorchExpressionRule
 from torchlint.core.lazy import cst
 from torchlint.core.rule import Invalid, SourceView
 from torchlint.analysis.torch_calls import (
@@ -161,10 +161,10 @@ class LogSumExp(TorchExpressionRule):
     )
 
     @classmethod
-    def ast_may_fire(cls, view: SourceView) -> bool:
+    def ast_expressions(cls, view: SourceView) -> Iterator[ast.AST]:
         table = view.imports
-        return any(
-            _ast_sums_exp_over_dim(ast_unary_operand(call, table, "log"), table) for call in view.nodes_of(ast.Call)
+        return (
+            call for call in view.nodes_of(ast.Call) if _ast_sums_exp_over_dim(ast_unary_operand(call, table, "log"), table)
         )
 
     def visit_Call(self, node) -> None:

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 import ast
-from typing import AbstractSet, List, Optional, Set, Tuple
+from typing import Iterator, List, Optional, Set, Tuple
 
 from torchlint.core.config import Config
 from torchlint.core.diagnostics import Applicability, Fix
@@ -13,7 +13,7 @@ from torchlint.analysis.torch_calls import (
     ast_is_dataloader,
     ast_keyword_is,
     ast_method_receiver,
-    call_definitions,
+    definitions_calling,
     is_name,
     keyword_arg,
     method_receiver,
@@ -148,21 +148,21 @@ class PinMemoryOffWithNonBlocking(Rule):
     )
 
     @classmethod
-    def needed_definitions(cls, view: SourceView, config: Config) -> Optional[AbstractSet[int]]:
-        # the copies may sit in a function that never mentions pin_memory
-        return call_definitions(view, cls.triggers + ("non_blocking",))
-
-    @classmethod
-    def gate(cls, view: SourceView, config: Config) -> bool:
-        if view.tree is None:
-            return True
+    def sites(cls, view: SourceView, config: Config) -> Iterator[ast.AST]:
+        """A non-blocking copy and an unpinned DataLoader, then the definitions that
+        mention either (the copies may sit in a function that never mentions pin_memory)."""
         if "non_blocking" not in view.text:
-            return False
+            return
         calls = view.nodes_of(ast.Call)
         table = view.imports
-        return any(_ast_copies_non_blocking(call) for call in calls) and any(
-            ast_is_dataloader(call, table) and ast_keyword_is(call, "pin_memory", False) for call in calls
-        )
+        copy = next((call for call in calls if _ast_copies_non_blocking(call)), None)
+        if copy is None:
+            return
+        loader = next((c for c in calls if ast_is_dataloader(c, table) and ast_keyword_is(c, "pin_memory", False)), None)
+        if loader is None:
+            return
+        yield from (copy, loader)
+        yield from definitions_calling(view, cls.triggers + ("non_blocking",))
 
     def __init__(self, context) -> None:
         super().__init__(context)

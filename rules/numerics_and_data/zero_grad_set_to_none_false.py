@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import ast
+from typing import Tuple
 
 from torchlint.core.config import Config
 from torchlint.core.diagnostics import Applicability, Fix
@@ -82,10 +83,9 @@ class ZeroGradSetToNoneFalse(Rule):
     )
 
     @classmethod
-    def gate(cls, view: SourceView, config: Config) -> bool:
-        if view.tree is None:
-            return True
-        return any(_ast_keeps_zeros(call) for call in view.nodes_of(ast.Call))
+    def sites(cls, view: SourceView, config: Config) -> Tuple[ast.AST, ...]:
+        """The whole file, if a call may keep zeros."""
+        return (view.tree,) if any(_ast_keeps_zeros(call) for call in view.nodes_of(ast.Call)) else ()
 
     def visit_Call(self, node) -> None:
         if method_receiver(node, "zero_grad") is None or len(node.args) != 1:

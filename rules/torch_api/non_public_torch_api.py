@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from torchlint.core.config import Config
 from torchlint.core.rule import Invalid
-from torchlint.core.torch_api_rule import TorchApiRule
+from torchlint.core.bases.torch_api import TorchApiRule
 from torchlint.analysis.torch_api_table import TorchApi
 
 

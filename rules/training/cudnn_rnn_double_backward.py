@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, replace
-from typing import AbstractSet, Any, Dict, List, Mapping, Optional, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 from torchlint.core.config import Config
 from torchlint.fixing.cudnn_off import (
@@ -321,18 +321,18 @@ class CudnnRnnDoubleBackward(FileFlow, Rule):
         ),
     )
 
-    # ---- gate -------------------------------------------------------------------
+    # ---- sites -------------------------------------------------------------------
 
     @classmethod
-    def gate(cls, view: SourceView, config: Config) -> bool:
+    def sites(cls, view: SourceView, config: Config) -> Tuple[ast.AST, ...]:
+        """The whole file (what double backward reaches runs through any function of it),
+        if it may hold an RNN layer or a double backward, or re-export one."""
         init = is_package(view.path)
         if not init and not any(trigger in view.text for trigger in STRONG_TRIGGERS):
-            return False
-        if view.tree is None:
-            return True
+            return ()
         if init and any(isinstance(n, ast.ImportFrom) for n in module_level_ast_statements(view.tree)):
-            return True
-        return _ast_has_role(view, view.imports)
+            return (view.tree,)
+        return (view.tree,) if _ast_has_role(view, view.imports) else ()
 
     # ---- collection (one traversal) ------------------------------------------------
 
@@ -520,10 +520,6 @@ class CudnnRnnDoubleBackward(FileFlow, Rule):
         return layer.cls is not None and file_classes(self.context).verdict(layer.cls.node) is not False
 
     # ---- project pass ---------------------------------------------------------------------
-
-    @classmethod
-    def needed_definitions(cls, view: SourceView, config: Config) -> Optional[AbstractSet[int]]:
-        return None  # what double backward reaches runs through any function of the file
 
     @classmethod
     def ast_facts(cls, view: SourceView, config: Config) -> Optional[Dict[str, Any]]:

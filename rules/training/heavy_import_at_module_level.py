@@ -3,9 +3,10 @@ from __future__ import annotations
 import ast
 import importlib
 from dataclasses import dataclass
-from typing import AbstractSet, Any, Dict, Iterator, List, Mapping, Optional, Sequence, Set, Tuple
+from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Set, Tuple
 
 from torchlint.core.config import Config
+from torchlint.core.gating import with_context
 from torchlint.core.partial_parse import definitions_holding, statements_holding
 from torchlint.core.diagnostics import Applicability, Diagnostic, Edit, Fix, Location
 from torchlint.fixing.layout import tidy_line_deletion
@@ -78,8 +79,8 @@ def _cst_called_import(statement) -> Optional[str]:
     return None
 
 
-def ast_heavy_imports(tree: ast.Module, lazy: Sequence[str]) -> Iterator[str]:
-    """The configured lazy modules this module imports when it is imported."""
+def ast_heavy_imports(tree: ast.Module, lazy: Sequence[str]) -> Iterator[ast.stmt]:
+    """The statements that import a configured lazy module when this module is imported."""
     for node in _ast_import_time_statements(tree):
         if isinstance(node, ast.Import):
             found = [lazy_module_of(a.name, None, lazy) for a in node.names]
@@ -89,7 +90,8 @@ def ast_heavy_imports(tree: ast.Module, lazy: Sequence[str]) -> Iterator[str]:
         else:
             called = ast_called_import(node)
             found = [lazy_module_of(called, None, lazy)] if called else []
-        yield from (module for module in found if module)
+        if any(found):
+            yield node
 
 
 def ast_imported_modules(tree: ast.Module) -> List[str]:
@@ -341,16 +343,13 @@ class HeavyImportAtModuleLevel(Rule):
         return tuple({module.rsplit(".", 1)[-1] for module in config.lazy_imports})
 
     @classmethod
-    def gate(cls, view: SourceView, config: Config) -> bool:
-        if view.tree is None:
-            return True
-        return next(ast_heavy_imports(view.tree, config.lazy_imports), None) is not None
+    def sites(cls, view: SourceView, config: Config) -> Iterator[ast.AST]:
+        """The module-level heavy imports, and the definitions that mention a heavy module
+        or a name one is bound to (where the fix moves the imports)."""
+        return with_context(ast_heavy_imports(view.tree, config.lazy_imports), lambda: cls._users(view, config))
 
     @classmethod
-    def needed_definitions(cls, view: SourceView, config: Config) -> Optional[AbstractSet[int]]:
-        """The definitions that mention a heavy module or a name one is bound to."""
-        if view.tree is None:
-            return None
+    def _users(cls, view: SourceView, config: Config) -> List[ast.stmt]:
         bound = [local for local, target in view.imports.items() if lazy_module_of(target, None, config.lazy_imports)]
         for node in module_level_ast_statements(view.tree):
             called = ast_called_import(node)

@@ -2,10 +2,9 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
-from typing import AbstractSet, Any, Dict, Iterator, List, Mapping, Optional, Sequence, Set, Tuple
+from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Set, Tuple
 
 from torchlint.core.config import Config
-from torchlint.core.partial_parse import definitions_around
 from torchlint.core.diagnostics import Applicability, Diagnostic, Fix
 from torchlint.fixing.layout import argument_lines, comparison_lines, INDENT, string_lines, width
 from torchlint.core.lazy import cst
@@ -641,19 +640,13 @@ class UnvalidatedConvInput(Rule):
         self._skips: List[Dict[str, Any]] = []
         self._functions = None
 
-    # ---- gate ---------------------------------------------------------------
+    # ---- sites ---------------------------------------------------------------
 
     @classmethod
-    def gate(cls, view: SourceView, config: Config) -> bool:
-        if not any(marker in view.text for marker in _TEXT_MARKERS):
-            return False
-        if view.tree is None:
-            return True
-        return next(cls._firing_classes(view, config), None) is not None
-
-    @classmethod
-    def _firing_classes(cls, view: SourceView, config: Config) -> Iterator[ast.ClassDef]:
+    def sites(cls, view: SourceView, config: Config) -> Iterator[ast.ClassDef]:
         """The classes whose `forward` may hold a finding, by the stdlib ast alone."""
+        if not any(marker in view.text for marker in _TEXT_MARKERS):
+            return
         settings = {**cls.options, **config.options_for(cls.name)}
         imports = view.imports
         factories = _AstFactories(view.nodes_of(ast.FunctionDef, ast.AsyncFunctionDef), imports)
@@ -663,13 +656,6 @@ class UnvalidatedConvInput(Rule):
                 for forward in ast_methods(node)
             ):
                 yield node
-
-    @classmethod
-    def needed_definitions(cls, view: SourceView, config: Config) -> Optional[AbstractSet[int]]:
-        """The definitions holding a class whose `forward` the gate says may fire."""
-        if view.tree is None:
-            return None
-        return definitions_around(view, cls._firing_classes(view, config))
 
     @classmethod
     def ast_facts(cls, view: SourceView, config: Config) -> Optional[Dict[str, Any]]:

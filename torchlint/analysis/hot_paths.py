@@ -17,7 +17,7 @@ import ast
 import sys
 import dataclasses
 from dataclasses import dataclass, replace
-from typing import AbstractSet, Any, Dict, FrozenSet, Iterator, List, Mapping, Optional, Sequence, Set, Tuple
+from typing import Any, Dict, FrozenSet, Iterator, List, Mapping, Optional, Sequence, Set, Tuple
 
 from torchlint.analysis.classes import ast_class_methods, ast_self_name
 from torchlint.analysis.loss_paths import CRITERION_METHODS
@@ -26,7 +26,6 @@ from torchlint.analysis.value_kinds import Kind as ValueKind, cst_kind
 from torchlint.analysis.owners import owned_nodes
 from torchlint.analysis.loop_reach import LoopPass, loop_candidate_nodes, loop_project_diagnostics
 from torchlint.core.config import Config
-from torchlint.core.partial_parse import definitions_around
 from torchlint.core.diagnostics import Diagnostic
 from torchlint.core.lazy import cst
 from torchlint.analysis.modules import LIGHTNING_STEPS, ClassFacts, ClassIndex, methods, ast_bases, root_kind, Kind
@@ -423,7 +422,8 @@ def _cpu_state(class_node, module, imports) -> Set[str]:
 class HotPathRule(LoopPass, Rule):
     """A rule that checks every method of every class, and reports what it finds where a
     hot path reaches that method (in the file at once, else in the project pass).
-    Subclasses give `ast_candidate` (the gate's necessary condition on one ast node) and
+    Subclasses give `ast_candidate` (whether one stdlib-ast node may be a finding: the
+    sites follow from it) and
     `method_reports` (the findings of one method, each with whether its fix needs a
     Lightning step)."""
 
@@ -462,21 +462,12 @@ class HotPathRule(LoopPass, Rule):
         raise NotImplementedError
 
     @classmethod
-    def gate(cls, view: SourceView, config: Config) -> bool:
-        if view.tree is None:
-            return True
-        if next(cls._candidate_classes(view), None) is not None:
-            return True
-        return cls.training_loops and bool(loop_candidate_nodes(cls, view))
-
-    @classmethod
-    def needed_definitions(cls, view: SourceView, config: Config) -> Optional[AbstractSet[int]]:
-        if view.tree is None:
-            return None
-        around = list(cls._candidate_classes(view))
+    def sites(cls, view: SourceView, config: Config) -> Iterator[ast.AST]:
+        """The classes with a candidate in a method that may run per step, then (with
+        `training_loops`) the candidates in functions that may run per step."""
+        yield from cls._candidate_classes(view)
         if cls.training_loops:
-            around.extend(loop_candidate_nodes(cls, view))
-        return definitions_around(view, around)
+            yield from loop_candidate_nodes(cls, view)
 
     @classmethod
     def _candidate_classes(cls, view: SourceView) -> Iterator[ast.ClassDef]:

@@ -9,7 +9,7 @@ visitors, the same way in both.
 from __future__ import annotations
 
 import ast
-from typing import AbstractSet, Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
 from torchlint.core.lazy import cst
 from torchlint.analysis.names import ImportMap, ImportTable, ast_dotted_name, resolve
@@ -165,10 +165,10 @@ def rewritten_call(module, call, function_form: bool, imports, operand, name: st
     return f"{receiver_code(module, operand)}.{name}()"
 
 
-def call_definitions(view, words: Tuple[str, ...], *functions: str) -> Optional[AbstractSet[int]]:
-    """The top-level definitions a rule needs parsed (see torchlint/core/partial_parse.py): those holding
-    one of `words` or a call of one of `functions` imported under another name (`e(` after
-    `from torch import exp as e`, which a trigger such as `exp(` misses)."""
+def definitions_calling(view, words: Tuple[str, ...], *functions: str) -> List[ast.stmt]:
+    """The top-level definitions holding one of `words` or a call of one of `functions`
+    imported under another name (`e(` after `from torch import exp as e`, which a trigger
+    such as `exp(` misses), as rule sites (see `Rule.sites`)."""
     from torchlint.core.partial_parse import definitions_holding
 
     renamed = tuple(

@@ -22,7 +22,6 @@ from torchlint.analysis.call_arguments import has_double_star, keyword_argument,
 from torchlint.core.lazy import cst
 from torchlint.analysis.modules import parameter_names
 from torchlint.analysis.names import ast_dotted_name, cst_dotted_name, resolve
-from torchlint.core.gating import SiteGate
 from torchlint.core.walk import walk
 
 TORCH_LOAD = "torch.load"
@@ -151,7 +150,7 @@ def _leaves(expression):
         stack.extend(child for child in node.children if isinstance(child, cst.CSTNode))
 
 
-class LoadSites(SiteGate):
+class LoadSites:
     """The functions around the visited node (a rule mixin: TL201 and TL209 both need to
     know whether a load's path comes from a parameter or a value derived from one)."""
 

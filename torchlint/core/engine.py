@@ -11,6 +11,7 @@ from functools import lru_cache
 from typing import Callable, Dict, List, Optional, Sequence, Set
 
 from torchlint.core.config import Config
+from torchlint.core.gating import definitions_needed, may_fire
 from torchlint.core.partial_parse import elide_statements
 from torchlint.core import large_files as large_text
 from torchlint.core.diagnostics import SYNTAX_CODE, Diagnostic, FileResult, Location
@@ -40,15 +41,15 @@ def triggered_rules(text: str, path: str, config: Config, rules: Sequence[type])
 
 
 def gated_rules(view: SourceView, config: Config, rules: Sequence[type]) -> List[type]:
-    """The rules whose cheap gate holds: only these make the file worth a LibCST parse."""
-    return [rule for rule in rules if rule.gate(view, config)]
+    """The rules with a site in the file (`Rule.sites`): only these make it worth a LibCST parse."""
+    return [rule for rule in rules if may_fire(rule, view, config)]
 
 
 def needed_definitions(view: SourceView, config: Config, rules: Sequence[type]) -> Optional[Set[int]]:
-    """The top-level definitions some rule needs parsed (None: all of them)."""
+    """The top-level definitions holding some rule's sites (None: all of them)."""
     needed: Set[int] = set()
     for rule in rules:
-        own = rule.needed_definitions(view, config)
+        own = definitions_needed(rule, view, config)
         if own is None:
             return None
         needed.update(own)

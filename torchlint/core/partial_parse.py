@@ -1,9 +1,9 @@
 """The text LibCST parses: only the top-level statements some rule can need.
 
 LibCST's parse costs about four times CPython's, and a generated file of 150,000 lines
-holds mostly functions and classes no rule can act on. Each rule names, with
-`Rule.needed_definitions`, the top-level `def`s and `class`es it needs (by default those
-that hold one of its trigger strings); LibCST parses the file without the others. Other
+holds mostly functions and classes no rule can act on. The engine keeps the top-level
+`def`s and `class`es that hold a site of some rule (`Rule.sites`, see
+torchlint/core/gating.py); LibCST parses the file without the others. Other
 statements (imports, assignments, `if`/`try` blocks) are always kept: they are what
 rules read for context. A kept statement also keeps the top-level functions and classes
 it names (its bases, the helpers it calls), so what a rule resolves in its own file is
@@ -55,22 +55,22 @@ def statement_spans(tree: ast.Module) -> List[Tuple[int, int]]:
     return spans
 
 
-def definitions_holding(view, needles: Iterable[str]) -> Optional[Set[int]]:
-    """The top-level definitions (indexes in `view.tree.body`) whose text holds one of
-    `needles`; None (all of them) without needles."""
-    if view.tree is None or not needles:
-        return None
+def definitions_holding(view, needles: Iterable[str]) -> List[ast.stmt]:
+    """The top-level definitions whose text holds one of `needles`, as sites (see
+    `Rule.sites`); without needles, the whole tree."""
+    if not needles:
+        return [view.tree]
     body = view.tree.body
-    return {index for index in statements_holding(view, needles) if isinstance(body[index], _DEFINITIONS)}
+    return [body[index] for index in statements_holding(view, needles) if isinstance(body[index], _DEFINITIONS)]
 
 
 def statements_holding(view, needles: Iterable[str]) -> List[int]:
     """The top-level statements (indexes in `view.tree.body`) whose text holds one of `needles`."""
     needles = tuple(set(needles))
-    lines = cached_lines(view)
+    lines = view.parse_lines
     return [
         index
-        for index, (first, last) in enumerate(cached_statement_spans(view))
+        for index, (first, last) in enumerate(view.statement_spans)
         if any(needle in "".join(lines[first - 1 : last]) for needle in needles)
     ]
 
@@ -78,7 +78,7 @@ def statements_holding(view, needles: Iterable[str]) -> List[int]:
 def definitions_around(view, nodes: Iterable[ast.AST]) -> Set[int]:
     """The top-level definitions (indexes in `view.tree.body`) that hold these nodes."""
     body = view.tree.body
-    spans = [(first, last, index) for index, (first, last) in enumerate(cached_statement_spans(view)) if isinstance(body[index], _DEFINITIONS)]
+    spans = [(first, last, index) for index, (first, last) in enumerate(view.statement_spans) if isinstance(body[index], _DEFINITIONS)]
     starts = [first for first, _, _ in spans]
     found = set()
     for node in nodes:
@@ -111,22 +111,6 @@ def elide_statements(text: str, tree: ast.Module, needed: Optional[Set[int]]) ->
     rows = [row for row in range(1, len(lines) + 1) if row not in dropped]
     kept_text = "".join(lines[row - 1] for row in rows)
     return Elided(kept_text, rows, ast.Module(body=[s for s, kept in zip(body, keep) if kept], type_ignores=[]))
-
-
-def cached_statement_spans(view) -> List[Tuple[int, int]]:
-    """`statement_spans` of a SourceView's tree, computed once per view."""
-    cached = view.__dict__.get("_torchlint_statement_spans")
-    if cached is None:
-        cached = view.__dict__["_torchlint_statement_spans"] = statement_spans(view.tree)
-    return cached
-
-
-def cached_lines(view) -> List[str]:
-    """The rows of a SourceView's parse text, split once per view."""
-    cached = view.__dict__.get("_torchlint_lines")
-    if cached is None:
-        cached = view.__dict__["_torchlint_lines"] = split_lines(view.parse_text)
-    return cached
 
 
 def _keep_named(body: Sequence[ast.stmt], keep: List[bool]) -> None:

@@ -1,11 +1,9 @@
 """The rule base class, and what a rule sees of the file it checks.
 
-A rule is a class in `rules/` with a code, a kebab-case name, a one-line summary, a
-doc (its docstring), the substrings without which it cannot fire (`triggers`), an
-optional cheap `gate` on the stdlib `ast`, its own VALID/INVALID examples, and LibCST
-visitor methods (`visit_Call`, `leave_FunctionDef`, ...). All selected rules run in
-one batched traversal of one parse; positions are computed only if something is
-reported, which is why a fix is given as a function of `Positions`.
+A rule is a class in `rules/` (see `Rule` for what it declares). All selected rules
+run in one batched traversal of one parse; positions are computed only if something is
+reported, which is why a fix is given as a function of `Positions`. The bases a rule can
+extend besides `Rule` live in torchlint/core/bases/.
 """
 
 from __future__ import annotations
@@ -15,10 +13,10 @@ import inspect
 from collections import Counter
 from dataclasses import dataclass, replace
 from functools import cached_property
-from typing import AbstractSet, Any, Callable, ClassVar, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Callable, ClassVar, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from torchlint.core.config import Config
-from torchlint.core.partial_parse import Elided, cached_lines, cached_statement_spans
+from torchlint.core.partial_parse import Elided, statement_spans
 from torchlint.core.diagnostics import Diagnostic, Edit, Fix, Location, RuleInfo
 from torchlint.fixing.layout import fit_edit
 from torchlint.analysis.names import ImportMap, ImportTable, ast_import_table
@@ -42,7 +40,7 @@ class Invalid:
 
 
 class SourceView:
-    """The cheap views of a file that gates may use; each is computed at most once."""
+    """The cheap views of a file that rules' sites may use; each is computed at most once."""
 
     def __init__(
         self, text: str, path: str = "<string>", tree: Optional[ast.Module] = None, parse_text: Optional[str] = None
@@ -53,11 +51,14 @@ class SourceView:
         # blanked out (torchlint.core.parse.elide_data)
         self.parse_text = text if parse_text is None else parse_text
         self.syntax_error: Optional[SyntaxError] = None
-        if tree is not None:  # already parsed by the caller (flake8 hands plugins its tree)
-            self.__dict__["tree"] = tree
+        self._given_tree = tree  # already parsed by the caller (flake8 hands plugins its tree)
+        # rule class -> its sites here (torchlint.core.gating.rule_sites)
+        self.rule_sites: Dict[type, Any] = {}
 
     @cached_property
     def tree(self) -> Optional[ast.Module]:
+        if self._given_tree is not None:
+            return self._given_tree
         try:
             try:
                 return ast.parse(self.parse_text, self.path)
@@ -78,6 +79,16 @@ class SourceView:
     @cached_property
     def imports(self) -> ImportTable:
         return ast_import_table(self.tree) if self.tree is not None else {}
+
+    @cached_property
+    def statement_spans(self) -> List[Tuple[int, int]]:
+        """(first row, last row) of each top-level statement of the tree."""
+        return statement_spans(self.tree)
+
+    @cached_property
+    def parse_lines(self) -> List[str]:
+        """The rows of the parse text (read after `tree`, which may fall back to the text)."""
+        return split_lines(self.parse_text)
 
     def nodes_of(self, *kinds: type) -> List[ast.AST]:
         """Every node of these ast types, from one shared walk of the tree."""
@@ -213,7 +224,7 @@ class RuleContext:
     @cached_property
     def suppressions(self) -> StatementSuppressions:
         # the parse text: same rows and comments, no bulk data
-        return StatementSuppressions(cached_lines(self.view), cached_statement_spans(self.view), self.known_suppressions)
+        return StatementSuppressions(self.view.parse_lines, self.view.statement_spans, self.known_suppressions)
 
     def diagnostic(self, report: Report) -> Optional[Diagnostic]:
         """The finding a report becomes, with position and fix; None if `# noqa` hides it."""
@@ -254,7 +265,28 @@ class RuleContext:
 
 
 class Rule:
-    """Base class of all rules. Subclasses set the class attributes and visitor methods."""
+    """The base of every rule. A rule is one class in `rules/<family>/` that declares:
+
+    - `code` ("TL203", stable once released), `name` (kebab-case), `summary` (one line),
+      and its doc as the class docstring (What it does / Why is this bad? / Example /
+      Use instead / Fix safety / Options / References): `torchlint rule CODE` prints it;
+    - `triggers`: substrings of which one must occur in the file for the rule to run
+      (none: always; `trigger_strings` when they depend on the config or the path);
+    - `sites(view, config)`: the stdlib-ast nodes where it could fire, found cheaply on
+      `view` (a `SourceView`). The engine parses the file with LibCST only if some rule
+      has a site, and only the top-level definitions that hold one. Default: the tree
+      (anywhere in the file, whenever the triggers occur);
+    - `VALID` and `INVALID` examples (`Invalid(code, fixed=..., unsafe_fixed=...)`): the
+      test suite runs them, and `sites` must hold wherever the rule reports;
+    - LibCST visitor methods (`visit_Call`, `leave_FunctionDef`, ...) that call
+      `self.report(node, message, fix)`, with the fix a function of `Positions`;
+    - optionally `fixable`, `default_enabled`, `level` ("error" for code that fails at
+      run time), `options` (defaults of `[tool.torchlint.<name>]`, read as
+      `self.settings`) and `applies_to_notebooks`.
+
+    A rule that needs other files records facts (`ast_facts`, `context.facts`) and
+    decides in `check_project` (`project_rule = True`).
+    """
 
     code: ClassVar[str]
     name: ClassVar[str]
@@ -280,15 +312,11 @@ class Rule:
         return cls.triggers
 
     @classmethod
-    def needed_definitions(cls, view: SourceView, config: Config) -> Optional[AbstractSet[int]]:
-        """The top-level `def`s/`class`es (indexes in `view.tree.body`) this rule needs in
-        the LibCST parse (see torchlint/core/partial_parse.py); None: all of them. Default: all."""
-        return None
-
-    @classmethod
-    def gate(cls, view: SourceView, config: Config) -> bool:
-        """A cheap test that must hold for the rule to fire. Default: always parse."""
-        return True
+    def sites(cls, view: SourceView, config: Config) -> Iterable[ast.AST]:
+        """The stdlib-ast nodes of `view.tree` where the rule could fire; the tree itself
+        means anywhere. A generator is drawn only as far as the engine asks (the gate
+        needs one site). See torchlint/core/gating.py."""
+        return (view.tree,)
 
     @classmethod
     def ast_facts(cls, view: SourceView, config: Config) -> Optional[Any]:

@@ -8,13 +8,15 @@ one torchlint.fixing.name_rewrites group, so imports they leave unread go with t
 
 from __future__ import annotations
 
-from typing import AbstractSet, Callable, ClassVar, Optional, Tuple
+import ast
+from typing import Callable, ClassVar, Iterator, Optional, Tuple
 
 from torchlint.core.config import Config
 from torchlint.core.diagnostics import Applicability
 from torchlint.fixing.name_rewrites import RewriteGroup
+from torchlint.core.gating import with_context
 from torchlint.core.rule import Rule, SourceView
-from torchlint.analysis.torch_calls import ast_imports_torch, call_definitions, has_comment
+from torchlint.analysis.torch_calls import ast_imports_torch, definitions_calling, has_comment
 
 
 class TorchExpressionRule(Rule):
@@ -23,18 +25,16 @@ class TorchExpressionRule(Rule):
     functions: ClassVar[Tuple[str, ...]] = ()
 
     @classmethod
-    def needed_definitions(cls, view: SourceView, config: Config) -> Optional[AbstractSet[int]]:
-        return call_definitions(view, cls.triggers, *cls.functions)
+    def sites(cls, view: SourceView, config: Config) -> Iterator[ast.AST]:
+        """The expressions the stdlib ast finds in a file that imports torch, and the
+        definitions that call the functions (the visitor judges each expression again)."""
+        if not ast_imports_torch(view.imports):
+            return iter(())
+        return with_context(cls.ast_expressions(view), lambda: definitions_calling(view, cls.triggers, *cls.functions))
 
     @classmethod
-    def gate(cls, view: SourceView, config: Config) -> bool:
-        if view.tree is None:
-            return True
-        return ast_imports_torch(view.imports) and cls.ast_may_fire(view)
-
-    @classmethod
-    def ast_may_fire(cls, view: SourceView) -> bool:
-        """Whether the stdlib ast holds the expression (the gate, after the torch import)."""
+    def ast_expressions(cls, view: SourceView) -> Iterator[ast.AST]:
+        """The stdlib-ast nodes that spell the expression."""
         raise NotImplementedError
 
     def __init__(self, context) -> None:

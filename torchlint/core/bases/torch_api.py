@@ -1,4 +1,4 @@
-"""What TL101, TL102 and TL103 share: finding uses of the APIs in torchlint.analysis.torch_api_table
+"""The base of TL101, TL102 and TL103: finding uses of the APIs in torchlint.analysis.torch_api_table
 and building their fixes. Each rule picks the rows it reports (`selects`).
 
 A name is found where it is written in full through the file's imports (`T.qr(...)` after
@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 import re
 from functools import lru_cache
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
 from packaging.version import Version
 
@@ -63,11 +63,15 @@ class TorchApiRule(Rule):
         raise NotImplementedError
 
     @classmethod
-    def gate(cls, view: SourceView, config: Config) -> bool:
+    def sites(cls, view: SourceView, config: Config) -> Tuple[ast.AST, ...]:
+        """The whole file (a fix rewrites every use of a name it imports), if it names a
+        selected API."""
+        return (view.tree,) if cls._names_selected(view, config) else ()
+
+    @classmethod
+    def _names_selected(cls, view: SourceView, config: Config) -> bool:
         if not any(pattern.search(view.text) for pattern in _mention(cls, config.target_torch, config.rule_options)):
             return False
-        if view.tree is None:
-            return True
         for node in view.nodes_of(ast.ImportFrom):
             if node.level == 0 and node.module:
                 if any(cls._selected(f"{node.module}.{alias.name}", config) for alias in node.names):
