@@ -7,7 +7,8 @@ from torchlint.core.diagnostics import Applicability, Fix
 from torchlint.core.lazy import cst
 from torchlint.analysis.modules import self_attribute, self_name
 from torchlint.analysis.names import ast_dotted_name, resolve
-from torchlint.analysis.hot_paths import HotPathRule, ast_fresh_cpu_tensor, fresh_cpu_tensor, own_nodes, parents_of, plainly_host
+from torchlint.analysis.hot_paths import ast_fresh_cpu_tensor, fresh_cpu_tensor, own_nodes, parents_of, plainly_host
+from torchlint.core.bases.hot_path import HotPathRule
 from torchlint.core.rule import Invalid, Positions, Report, SourceView
 from torchlint.analysis.sync_history import repeated_syncs
 from torchlint.analysis.accumulation import AccumulationPlan, accumulation_plan, accumulator, climb

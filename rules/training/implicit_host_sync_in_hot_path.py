@@ -5,7 +5,8 @@ from typing import Dict, Iterator, Optional, Tuple
 
 from torchlint.core.lazy import cst
 from torchlint.analysis.names import ast_dotted_name, resolve
-from torchlint.analysis.hot_paths import HotPathRule, fresh_cpu_tensor, own_nodes, parents_of, plainly_host
+from torchlint.analysis.hot_paths import fresh_cpu_tensor, own_nodes, parents_of, plainly_host
+from torchlint.core.bases.hot_path import HotPathRule
 from torchlint.core.rule import Invalid, Report, SourceView
 
 # torch functions whose result is a tensor (or, for equal/allclose, a bool computed on the

@@ -1,0 +1,241 @@
+"""The base of the rules that report what a hot path must not do (TL003, TL005): every
+method of every class is checked, and a finding is reported where a hot path reaches its
+method (torchlint/analysis/hot_paths.py), in the file at once, else in the project pass."""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import replace
+from typing import Any, Dict, FrozenSet, Iterator, List, Mapping, Optional, Set, Tuple
+
+from torchlint.analysis.classes import ast_class_methods
+from torchlint.analysis.every_step import (
+    ClassSettings, StepScope, class_settings, in_error_path, in_periodic_branch, own_nodes, step_scope,
+)
+from torchlint.analysis.hot_paths import (
+    Candidate, Reach, ast_own_nodes, bound_instance_sources, class_graph, criterion_methods, fresh_cpu_tensor,
+)
+from torchlint.analysis.loop_reach import LoopPass, loop_candidate_nodes, loop_project_diagnostics
+from torchlint.analysis.modules import methods
+from torchlint.analysis.training_loops import CriterionUse, LoopGraph, loop_facts, may_run_per_step
+from torchlint.core.config import Config
+from torchlint.core.diagnostics import Diagnostic
+from torchlint.core.lazy import cst
+from torchlint.core.rule import Report, Rule, SourceView
+from torchlint.index.module_names import module_name
+
+
+def _cpu_state(class_node, module, imports) -> Set[str]:
+    values: Dict[str, List] = {}
+    if class_node is None:
+        return set()
+    for function in methods(class_node):
+        for node in own_nodes(function.body):
+            if isinstance(node, cst.Assign):
+                pairs = [(target.target, node.value) for target in node.targets]
+            elif isinstance(node, cst.AnnAssign) and node.value is not None:
+                pairs = [(node.target, node.value)]
+            else:
+                continue
+            for target, value in pairs:
+                if isinstance(target, (cst.Attribute, cst.Subscript)):
+                    values.setdefault(module.code_for_node(target), []).append(value)
+    return {
+        text
+        for text, assigned in values.items()
+        if text.startswith("self") and all(fresh_cpu_tensor(value, imports) for value in assigned)
+    }
+
+
+class HotPathRule(LoopPass, Rule):
+    """A rule that checks every method of every class, and reports what it finds where a
+    hot path reaches that method (in the file at once, else in the project pass).
+    Subclasses give `ast_candidate` (whether one stdlib-ast node may be a finding: the
+    sites follow from it) and
+    `method_reports` (the findings of one method, each with whether its fix needs a
+    Lightning step)."""
+
+    project_rule = True
+    options: Mapping[str, Any] = {"check-error-paths": False, "check-periodic-branches": False}
+    # True: training loops and step functions are hot paths too (torchlint/analysis/loop_reach.py)
+    training_loops = False
+
+    def __init__(self, context) -> None:
+        super().__init__(context)
+        self._class_names: List[str] = []
+        self._candidates: List[list] = []
+        self._reach: Optional[Reach] = None
+        self._class_node = None
+        self._cpu_state: Optional[Set[str]] = None
+        self._settings: Optional[ClassSettings] = None
+        self._function = None
+        self._scope: Optional[StepScope] = None
+        self._class_reported: Set[int] = set()
+        self._deferred: Dict[int, int] = {}  # id(node) -> index in `_candidates`
+        self._method_reports: Dict[int, List[Tuple[Report, bool]]] = {}  # id(method) -> its reports
+        # ids of reports that hold only in loss code a criterion use makes (see `criterion_methods`)
+        self.criterion_only: Set[int] = set()
+        self._criteria: Optional[Dict[Tuple[str, str], CriterionUse]] = None
+
+    @classmethod
+    def ast_facts(cls, view: SourceView, config: Config) -> Dict[str, Any]:
+        facts = dict(class_graph(view))  # a copy: the file pass adds its own candidates
+        loops = loop_facts(view, bound_instance_sources) if cls.training_loops else None
+        if loops is not None:
+            facts["loops"] = loops
+        return facts
+
+    @classmethod
+    def ast_candidate(cls, node: ast.AST, view: SourceView) -> bool:
+        raise NotImplementedError
+
+    @classmethod
+    def sites(cls, view: SourceView, config: Config) -> Iterator[ast.AST]:
+        """The classes with a candidate in a method that may run per step, then (with
+        `training_loops`) the candidates in functions that may run per step."""
+        yield from cls._candidate_classes(view)
+        if cls.training_loops:
+            yield from loop_candidate_nodes(cls, view)
+
+    @classmethod
+    def _candidate_classes(cls, view: SourceView) -> Iterator[ast.ClassDef]:
+        """The classes with a candidate in a method that may run per step."""
+        for node in view.nodes_of(ast.ClassDef):
+            if any(
+                may_run_per_step(function.name) and any(cls.ast_candidate(inner, view) for inner in ast_own_nodes(function))
+                for function in ast_class_methods(node)
+            ):
+                yield node
+
+    def method_reports(self, class_name: str, function) -> Iterator[Tuple[Report, bool]]:
+        raise NotImplementedError
+
+    def owner_reports(self, function, class_node, where: str) -> Iterator[Tuple[Report, bool]]:
+        """The findings of a function, a method or a module's own code (`function` a
+        `cst.Module`), for rules with `training_loops`; `where` names it in messages."""
+        raise NotImplementedError
+
+    def quiet_hooks(self, report: Report) -> FrozenSet[str]:
+        """Hot methods a report does not hold for: it is dropped when every hot method
+        that reaches its method is one of them (none by default)."""
+        return frozenset()
+
+    def cpu_state(self, expression) -> bool:
+        """Whether `expression` is state of the class (`self.x`, `self._state["offset"]`)
+        that every assignment in the class sets to a fresh CPU tensor (`torch.tensor(0)`;
+        `+=` keeps it there): reading it syncs nothing."""
+        if self._cpu_state is None:
+            self._cpu_state = _cpu_state(self._class_node, self.context.module, self.context.imports)
+        return bool(self._cpu_state) and self.context.module.code_for_node(expression) in self._cpu_state
+
+    def off_step(self, node, parents: Mapping) -> bool:
+        """Whether `node` does not run on every step: an error path, or a block that runs
+        now and then (as the rule's `check-error-paths` / `check-periodic-branches` say)."""
+        if in_error_path(node, parents, bool(self.settings["check-error-paths"]), self._step_scope()):
+            return True
+        return not self.settings["check-periodic-branches"] and in_periodic_branch(node, parents, self._step_scope())
+
+    def _step_scope(self) -> StepScope:
+        if self._scope is None:
+            if self._settings is None:
+                self._settings = class_settings(self._class_node)
+            self._scope = step_scope(self._function, self._settings)
+        return self._scope
+
+    def visit_ClassDef(self, node) -> None:
+        self._class_names.append(node.name.value)
+        module = module_name(self.context.path)
+        dotted = ".".join(self._class_names)
+        class_name = f"{module}.{dotted}" if module else dotted
+        self._class_node, self._cpu_state, self._settings = node, None, None
+        for function in methods(node):
+            if not isinstance(function.body, cst.IndentedBlock) or not may_run_per_step(function.name.value):
+                continue
+            self._function, self._scope = function, None
+            reports = list(self.method_reports(node.name.value, function))
+            self._method_reports[id(function)] = reports  # the loop pass reads them again
+            if reports:
+                self._place(class_name, function.name.value, reports)
+
+    def leave_ClassDef(self, node) -> None:
+        self._class_names.pop()
+
+    def _place(self, class_name: str, method_name: str, reports: List[Tuple[Report, bool]]) -> None:
+        route = self._file_reach().route(class_name, method_name)
+        use = self._file_criteria().get((class_name, method_name))
+        for report, lightning_fix in reports:
+            quiet = self.quiet_hooks(report)
+            criterion = id(report) in self.criterion_only
+            if use is not None and (criterion or route is None):
+                self._class_reported.add(id(report.node))
+                report.message += use.describe()
+                if lightning_fix:
+                    report.fix = None  # no Lightning step runs it: `self.log` may be the class's own
+                self.context.reports.append(report)
+                continue
+            if route is not None and not criterion:
+                self._class_reported.add(id(report.node))
+                if quiet and route.hooks <= quiet:
+                    continue
+                report.message += route.describe()
+                if lightning_fix and not route.lightning:
+                    report.fix = None
+                self.context.reports.append(report)
+                continue
+            diagnostic = self.context.diagnostic(report)
+            if diagnostic is not None:
+                self._deferred[id(report.node)] = len(self._candidates)
+                candidate = Candidate(class_name, method_name, lightning_fix, diagnostic, quiet, criterion)
+                self._candidates.append(candidate.to_json())
+
+    def _file_criteria(self) -> Dict[Tuple[str, str], CriterionUse]:
+        if self._criteria is None:
+            graph = self._file_loops()
+            self._criteria = criterion_methods(self._file_reach(), graph) if graph is not None else {}
+        return self._criteria
+
+    def _file_reach(self) -> Reach:
+        if self._reach is None:
+            graph = self.context.facts.get(self.code) or class_graph(self.context.view)
+            self._reach = Reach([graph], decided_only=True)
+        return self._reach
+
+    def leave_Module(self, node) -> None:
+        facts = self.context.facts.setdefault(self.code, dict(class_graph(self.context.view)))
+        if self.training_loops:
+            facts["loop_candidates"] = self._loop_pass(node, facts, self._class_reported)
+            settled = {self._deferred[id(report.node)] for report in self.context.reports if id(report.node) in self._deferred}
+            self._candidates = [c for i, c in enumerate(self._candidates) if i not in settled]
+        facts["candidates"] = self._candidates
+
+    @classmethod
+    def check_project(cls, facts: Mapping[str, Mapping[str, Any]], config: Config) -> List[Diagnostic]:
+        reach = Reach(list(facts.values()))
+        loops = None
+        criteria: Dict[Tuple[str, str], CriterionUse] = {}
+        if cls.training_loops:
+            evaluation = bool(config.options_for(cls.name).get("check-evaluation-loops", False))
+            loops = LoopGraph({path: file_facts.get("loops") for path, file_facts in facts.items()}, evaluation)
+            criteria = criterion_methods(reach, loops)
+        found = []
+        for display, file_facts in facts.items():
+            for item in file_facts.get("candidates", ()):
+                candidate = Candidate.from_json(item)
+                diagnostic = candidate.diagnostic
+                route = reach.route(candidate.class_name, candidate.method)
+                use = criteria.get((candidate.class_name, candidate.method))
+                if use is not None and (candidate.criterion or route is None):
+                    origin_file = loops.files.get(use.route.origin)
+                    message = diagnostic.message + use.describe(origin_file if origin_file != display else None)
+                    found.append(replace(diagnostic, message=message, fix=None if candidate.lightning_fix else diagnostic.fix))
+                    continue
+                if candidate.criterion or route is None or (candidate.quiet_hooks and route.hooks <= candidate.quiet_hooks):
+                    continue
+                fix = None if candidate.lightning_fix and not route.lightning else diagnostic.fix
+                found.append(replace(diagnostic, message=diagnostic.message + route.describe(), fix=fix))
+        if loops is not None:
+            seen = {(d.filename, d.location, d.cell) for d in found}
+            for diagnostic in loop_project_diagnostics(facts, loops):
+                if (diagnostic.filename, diagnostic.location, diagnostic.cell) not in seen:
+                    found.append(diagnostic)
+        return found
