@@ -3,7 +3,7 @@
 Run as `python bench/prefilter.py TREE`; prints JSON. It runs in its own process so that
 the benchmark process stays small (see measure.py on RSS across exec). It mirrors
 `torchlint.core.engine.lint_text` up to the parse: the file's own `# torchlint: noqa`, then
-`triggered_rules` (trigger substrings), then `gated_rules` (each rule's `gate`).
+`triggered_rules` (trigger substrings), then `gated_rules` (whether each rule has a site: `Rule.sites`).
 """
 
 from __future__ import annotations

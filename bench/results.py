@@ -42,7 +42,7 @@ stay below so that regressions show. How it measures:
   nothing changed. **one file touched**: a comment line appended to one file (the largest
   file that reaches LibCST) before the run, removed after it.
 - **Prefilter**: computed in-process with torchlint's own `triggered_rules` (trigger
-  substrings) and each rule's `gate` (stdlib `ast`): the files and lines that never reach
+  substrings) and each rule's `sites` (stdlib `ast`): the files and lines that never reach
   a LibCST parse.
 - **flake8 plugin cost**: plain flake8 runs in a venv with only flake8 (the same flake8,
   pyflakes, pycodestyle and mccabe versions); "flake8 + torchlint plugin" is the same

@@ -9,10 +9,11 @@ from torchlint.analysis.loaded_objects import numpy_saved_keys, object_read, sou
 from torchlint.analysis.call_arguments import append_keyword
 from torchlint.core.diagnostics import Applicability, Diagnostic, Fix
 from torchlint.core.gating import with_context
-from torchlint.core.rule import Invalid, Report, Rule
+from torchlint.core.rule import Invalid, Report
 from torchlint.analysis.torch_calls import definitions_calling
 from torchlint.core.lazy import cst
-from torchlint.analysis.torch_load import LOAD_TRIGGERS, LoadSites, read_load, untrusted_load_selected
+from torchlint.analysis.torch_load import LOAD_TRIGGERS, read_load, untrusted_load_selected
+from torchlint.core.bases.torch_load import TorchLoadRule
 from torchlint.core.walk import walk
 
 REPORT_EXPLICIT_FALSE = "report-explicit-false"
@@ -37,7 +38,7 @@ _HOLDS_OBJECTS = (
 )
 
 
-class TorchLoadWithoutWeightsOnly(LoadSites, Rule):
+class TorchLoadWithoutWeightsOnly(TorchLoadRule):
     """
     ## What it does
     Flags loads that run Python's full unpickler on a checkpoint:

@@ -1,10 +1,11 @@
 from __future__ import annotations
 
-from torchlint.core.rule import Invalid, Rule
-from torchlint.analysis.torch_load import LOAD_TRIGGERS, LoadSites
+from torchlint.analysis.torch_load import LOAD_TRIGGERS
+from torchlint.core.bases.torch_load import TorchLoadRule
+from torchlint.core.rule import Invalid
 
 
-class UntrustedTorchLoad(LoadSites, Rule):
+class UntrustedTorchLoad(TorchLoadRule):
     """
     ## What it does
     Flags a load that runs Python's full unpickler on a file or URL chosen outside the

@@ -20,9 +20,7 @@ from typing import Optional, Set, Tuple
 
 from torchlint.analysis.call_arguments import has_double_star, keyword_argument, literal_bool, positional_count
 from torchlint.core.lazy import cst
-from torchlint.analysis.modules import parameter_names
 from torchlint.analysis.names import ast_dotted_name, cst_dotted_name, resolve
-from torchlint.core.walk import walk
 
 TORCH_LOAD = "torch.load"
 HUB_LOAD = "torch.hub.load_state_dict_from_url"
@@ -148,76 +146,6 @@ def _leaves(expression):
                 stack.append(node.func.value)  # `path.replace(...)`: the receiver is a value
             continue
         stack.extend(child for child in node.children if isinstance(child, cst.CSTNode))
-
-
-class LoadSites:
-    """The functions around the visited node (a rule mixin: TL201 and TL209 both need to
-    know whether a load's path comes from a parameter or a value derived from one)."""
-
-    @classmethod
-    def sites(cls, view, config) -> list:
-        return ast_loads(view)
-
-    def read_call(self, call) -> Optional[Load]:
-        """The loader call's Load, if it is a loader call that unpickles without restriction."""
-        load = read_load(call, self.context.imports.qualified_name(call.func), self.context.config)
-        return None if load is None or load.unrestricted is None or self.is_fallback(call) else load
-
-    def visit_FunctionDef(self, node) -> None:
-        self._functions.append(node)
-
-    def leave_FunctionDef(self, node) -> None:
-        self._functions.pop()
-
-    @property
-    def _functions(self) -> list:
-        stack = self.__dict__.get("_function_stack")
-        if stack is None:
-            stack = self.__dict__["_function_stack"] = []
-        return stack
-
-    def visit_Try(self, node) -> None:
-        # `try: torch.load(f, weights_only=...) except TypeError: torch.load(f)` is the
-        # fallback for torch < 1.13, which has no `weights_only`: not a finding
-        passes = any(
-            isinstance(inner, cst.Call) and keyword_argument(inner, "weights_only") is not None
-            for inner in walk(node.body, into_functions=False)
-        )
-        if passes:
-            fallbacks = self.__dict__.setdefault("_fallbacks", set())
-            for handler in node.handlers:
-                fallbacks.update(inner for inner in walk(handler, into_functions=False) if isinstance(inner, cst.Call))
-
-    def is_fallback(self, call) -> bool:
-        return call in self.__dict__.get("_fallbacks", ())
-
-    def load_source(self, call) -> Optional[str]:
-        """Where the loaded path or URL comes from, if from outside the code; None otherwise."""
-        if not call.args or call.args[0].keyword is not None or call.args[0].star:
-            return None
-        function = self._functions[-1] if self._functions else None
-        parameters: Set[str] = set()
-        outside_locals: Set[str] = set()
-        if function is not None:
-            parameters = set(parameter_names(function)) - {"self", "cls"}
-            outside_locals = self._outside_locals(function, parameters)
-        return outside_source(call.args[0].value, function, parameters, outside_locals)
-
-    def _outside_locals(self, function, parameters: Set[str]) -> Set[str]:
-        cache = self.__dict__.setdefault("_outside_cache", {})
-        found = cache.get(function)
-        if found is None:
-            found = set()
-            assigns = [
-                node for node in walk(function.body, into_functions=False)
-                if isinstance(node, cst.Assign) and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name)
-            ]
-            for _ in range(2):  # `p = args.ckpt; path = os.path.join(root, p)`
-                for node in assigns:
-                    if outside_source(node.value, function, parameters, found):
-                        found.add(node.targets[0].target.value)
-            cache[function] = found
-        return found
 
 
 @lru_cache(maxsize=64)
