@@ -17,8 +17,9 @@ from torchlint.analysis.modules import (
 from torchlint.analysis.names import ast_dotted_name, cst_dotted_name, module_level_ast_statements, resolve
 from torchlint.index.module_names import absolute_import, is_package, module_name
 from torchlint.analysis.hot_paths import (
-    MODULE_SCOPE, FileFlow, InstanceFlow, Scope, candidates_for, instance_flow, outside_tree,
+    MODULE_SCOPE, InstanceFlow, Scope, candidates_for, instance_flow, outside_tree,
 )
+from torchlint.core.bases.file_flow import FileFlow
 from torchlint.core.rule import Invalid, Report, Rule, SourceView
 from torchlint.analysis.second_order import (
     ast_differentiates_twice, create_graph_note, differentiated, literal_truth, runs_first_argument,
