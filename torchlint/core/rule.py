@@ -277,7 +277,7 @@ class Rule:
       has a site, and only the top-level definitions that hold one. Default: the tree
       (anywhere in the file, whenever the triggers occur);
     - `VALID` and `INVALID` examples (`Invalid(code, fixed=..., unsafe_fixed=...)`): the
-      test suite runs them, and `sites` must hold wherever the rule reports;
+      test suite runs them, and checks that the sites hold wherever the rule reports;
     - LibCST visitor methods (`visit_Call`, `leave_FunctionDef`, ...) that call
       `self.report(node, message, fix)`, with the fix a function of `Positions`;
     - optionally `fixable`, `default_enabled`, `level` ("error" for code that fails at
@@ -285,7 +285,8 @@ class Rule:
       `self.settings`) and `applies_to_notebooks`.
 
     A rule that needs other files records facts (`ast_facts`, `context.facts`) and
-    decides in `check_project` (`project_rule = True`).
+    decides in `check_project` (`project_rule = True`). Families of rules extend a base
+    from torchlint/core/bases/ instead, which gives their sites and traversal.
     """
 
     code: ClassVar[str]
