@@ -331,6 +331,8 @@ class CudnnRnnDoubleBackward(FileFlow, Rule):
         init = is_package(view.path)
         if not init and not any(trigger in view.text for trigger in STRONG_TRIGGERS):
             return ()
+        if view.tree is None:  # a file that does not parse (only outside the engine)
+            return ()
         if init and any(isinstance(n, ast.ImportFrom) for n in module_level_ast_statements(view.tree)):
             return (view.tree,)
         return (view.tree,) if _ast_has_role(view, view.imports) else ()

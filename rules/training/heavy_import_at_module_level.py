@@ -346,6 +346,8 @@ class HeavyImportAtModuleLevel(Rule):
     def sites(cls, view: SourceView, config: Config) -> Iterator[ast.AST]:
         """The module-level heavy imports, and the definitions that mention a heavy module
         or a name one is bound to (where the fix moves the imports)."""
+        if view.tree is None:  # a file that does not parse (only outside the engine)
+            return iter(())
         return with_context(ast_heavy_imports(view.tree, config.lazy_imports), lambda: cls._users(view, config))
 
     @classmethod

@@ -10,52 +10,56 @@ model file with one checkpoint call parses one class, not the file.
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 from typing import Callable, Iterable, Iterator, List, Optional, Set
 
 from torchlint.core.partial_parse import definitions_around
 
 
+@dataclass
 class RuleSites:
-    """One rule's sites in one file, drawn from `Rule.sites` only as far as asked: the
-    gate needs the first, the definitions all of them."""
+    """What is known of one rule's sites in one file: whether it has any, and all of
+    them. Plain data: a suspended walk kept here would tie the view to itself and keep
+    every file's tree alive until the cycle collector runs."""
 
-    def __init__(self, found: Iterable[ast.AST]) -> None:
-        self._pending = iter(found)
-        self._drawn: List[ast.AST] = []
-
-    def any(self) -> bool:
-        if not self._drawn:
-            first = next(self._pending, None)
-            if first is None:
-                return False
-            self._drawn.append(first)
-        return True
-
-    def all(self) -> List[ast.AST]:
-        self._drawn.extend(self._pending)
-        return self._drawn
-
-
-def rule_sites(rule: type, view, config) -> RuleSites:
-    """The rule's sites in the view's file, asked of the rule once per file."""
-    found = view.rule_sites.get(rule)
-    if found is None:
-        found = view.rule_sites[rule] = RuleSites(rule.sites(view, config) if view.tree is not None else ())
-    return found
+    any: Optional[bool] = None
+    all: Optional[List[ast.AST]] = None
 
 
 def may_fire(rule: type, view, config) -> bool:
-    """The rule's gate: whether it has a site in the file."""
-    return rule_sites(rule, view, config).any()
+    """The rule's gate: whether it has a site in the file (a lazy `sites` is drawn once)."""
+    known = view.rule_sites.setdefault(rule, RuleSites())
+    if known.any is None:
+        sites = rule.sites(view, config)
+        if isinstance(sites, (list, tuple)):  # found whole already: keep them
+            known.all = list(_in_parsed_file(view, sites))
+            known.any = bool(known.all)
+        else:
+            drawn = _in_parsed_file(view, sites)
+            known.any = next(drawn, None) is not None
+            drawn.close()
+    return known.any
 
 
 def definitions_needed(rule: type, view, config) -> Optional[Set[int]]:
     """The top-level definitions (indexes in `view.tree.body`) holding the rule's sites;
     None (all of them) when the whole tree is a site."""
-    sites = rule_sites(rule, view, config).all()
-    if any(isinstance(site, ast.Module) for site in sites):
+    known = view.rule_sites.setdefault(rule, RuleSites())
+    if known.all is None:
+        known.all = list(_in_parsed_file(view, rule.sites(view, config)))
+    if any(isinstance(site, ast.Module) for site in known.all):
         return None
-    return definitions_around(view, sites)
+    return definitions_around(view, known.all)
+
+
+def _in_parsed_file(view, sites: Iterable[ast.AST]) -> Iterator[ast.AST]:
+    """The sites, none in a file that does not parse. The tree is asked for only once a
+    site is drawn: a rule's sites test the text first, so a file none of them passes is
+    never parsed."""
+    for site in sites:
+        if view.tree is None:
+            return
+        yield site
 
 
 def with_context(found: Iterable[ast.AST], context: Callable[[], Iterable[ast.AST]]) -> Iterator[ast.AST]:

@@ -16,6 +16,7 @@ from functools import cached_property
 from typing import Any, Callable, ClassVar, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from torchlint.core.config import Config
+from torchlint.core.gating import RuleSites
 from torchlint.core.partial_parse import Elided, statement_spans
 from torchlint.core.diagnostics import Diagnostic, Edit, Fix, Location, RuleInfo
 from torchlint.fixing.layout import fit_edit
@@ -52,8 +53,7 @@ class SourceView:
         self.parse_text = text if parse_text is None else parse_text
         self.syntax_error: Optional[SyntaxError] = None
         self._given_tree = tree  # already parsed by the caller (flake8 hands plugins its tree)
-        # rule class -> its sites here (torchlint.core.gating.rule_sites)
-        self.rule_sites: Dict[type, Any] = {}
+        self.rule_sites: Dict[type, RuleSites] = {}  # what each rule's sites are here
 
     @cached_property
     def tree(self) -> Optional[ast.Module]:
