@@ -22,40 +22,41 @@ class RuleSites:
     them. Plain data: a suspended walk kept here would tie the view to itself and keep
     every file's tree alive until the cycle collector runs."""
 
-    any: Optional[bool] = None
-    all: Optional[List[ast.AST]] = None
+    has_site: Optional[bool] = None
+    sites: Optional[List[ast.AST]] = None
 
 
 def may_fire(rule: type, view, config) -> bool:
-    """The rule's gate: whether it has a site in the file (a lazy `sites` is drawn once)."""
+    """The rule's gate: whether it has a site in the file. A generator is drawn to its
+    first site only; `definitions_needed` asks the rule again for all of them."""
     known = view.rule_sites.setdefault(rule, RuleSites())
-    if known.any is None:
+    if known.has_site is None:
         sites = rule.sites(view, config)
         if isinstance(sites, (list, tuple)):  # found whole already: keep them
-            known.all = list(_in_parsed_file(view, sites))
-            known.any = bool(known.all)
+            known.sites = list(_in_parsed_file(view, sites))
+            known.has_site = bool(known.sites)
         else:
             drawn = _in_parsed_file(view, sites)
-            known.any = next(drawn, None) is not None
+            known.has_site = next(drawn, None) is not None
             drawn.close()
-    return known.any
+    return known.has_site
 
 
 def definitions_needed(rule: type, view, config) -> Optional[Set[int]]:
     """The top-level definitions (indexes in `view.tree.body`) holding the rule's sites;
     None (all of them) when the whole tree is a site."""
     known = view.rule_sites.setdefault(rule, RuleSites())
-    if known.all is None:
-        known.all = list(_in_parsed_file(view, rule.sites(view, config)))
-    if any(isinstance(site, ast.Module) for site in known.all):
+    if known.sites is None:
+        known.sites = list(_in_parsed_file(view, rule.sites(view, config)))
+    if any(isinstance(site, ast.Module) for site in known.sites):
         return None
-    return definitions_around(view, known.all)
+    return definitions_around(view, known.sites)
 
 
 def _in_parsed_file(view, sites: Iterable[ast.AST]) -> Iterator[ast.AST]:
     """The sites, none in a file that does not parse. The tree is asked for only once a
-    site is drawn: a rule's sites test the text first, so a file none of them passes is
-    never parsed."""
+    site is drawn, after the rule's own text tests: where nothing has parsed the file yet
+    (bench/prefilter.py), a file none of them passes is never parsed."""
     for site in sites:
         if view.tree is None:
             return

@@ -315,8 +315,8 @@ class Rule:
     @classmethod
     def sites(cls, view: SourceView, config: Config) -> Iterable[ast.AST]:
         """The stdlib-ast nodes of `view.tree` where the rule could fire; the tree itself
-        means anywhere. A generator is drawn only as far as the engine asks (the gate
-        needs one site). See torchlint/core/gating.py."""
+        means anywhere. A generator is drawn to its first site for the gate (see
+        torchlint/core/gating.py)."""
         return (view.tree,)
 
     @classmethod
