@@ -10,7 +10,7 @@ from torchlint.core.diagnostics import Applicability, Diagnostic, Fix
 from torchlint.core.rule import Invalid, Report, Rule
 from torchlint.analysis.torch_calls import call_definitions
 from torchlint.core.lazy import cst
-from torchlint.analysis.torch_load import LOAD_TRIGGERS, LoadSites, read_load, untrusted_load_selected
+from torchlint.analysis.torch_load import LOAD_TRIGGERS, UNTRUSTED_CODE, LoadSites, read_load
 from torchlint.core.walk import walk
 
 REPORT_EXPLICIT_FALSE = "report-explicit-false"
@@ -209,8 +209,8 @@ class TorchLoadWithoutWeightsOnly(LoadSites, Rule):
         if load is None or (load.unrestricted in DELIBERATE and not self.settings[REPORT_EXPLICIT_FALSE]):
             return
         source = self.load_source(node) if load.everywhere else None
-        if source is not None and untrusted_load_selected(self.context.config):
-            return  # TL209's
+        # TL209 reports a load of a file from outside the code, unrestricted in every version
+        superseded_by = UNTRUSTED_CODE if source is not None else None
         target = self.context.config.target_torch
         message = _MESSAGES[load.unrestricted].format(loader=load.loader, target=target)
         if source is not None:
@@ -218,37 +218,37 @@ class TorchLoadWithoutWeightsOnly(LoadSites, Rule):
         if load.unrestricted in ("hub-default", "old-default") and not load.fixable:
             message += _PASS_TRUE  # once the target has the argument
         if not load.fixable:
-            self.report(node, message)
+            self.report(node, message, superseded_by=superseded_by)
             return
         numpy_keys = self._numpy_saved_keys
         read = object_read(node, self._functions[-1] if self._functions else self.context.module, numpy_keys)
         if read is not None:
             saved = next((value for key, value in numpy_keys.items() if f'"{key}"' in read), None)
             evidence = f"`{read}` is read" if saved is None else f"`{read}` is saved as a NumPy value, `{saved}`"
-            self.report(node, message + _HOLDS_OBJECTS.format(evidence=evidence))
+            self.report(node, message + _HOLDS_OBJECTS.format(evidence=evidence), superseded_by=superseded_by)
             return
         key = source_key(node)
         if key is not None and key in self._unrestricted_here:
             evidence = f"`{key}` is loaded with `weights_only=False` in this file"
-            self.report(node, message + _HOLDS_OBJECTS.format(evidence=evidence))
+            self.report(node, message + _HOLDS_OBJECTS.format(evidence=evidence), superseded_by=superseded_by)
             return
         if key is None or key.startswith('"'):  # a file's name says little across a project
-            self.report(node, message + _PASS_TRUE, self._fix(node))
+            self.report(node, message + _PASS_TRUE, self._fix(node), superseded_by)
             return
         # a configured path (`args.resume`) is decided in the project pass: without a fix
         # if another file loads it with `weights_only=False`
-        deferred = [self.context.diagnostic(report) for report in self._reports(node, message, key)]
+        deferred = [self.context.diagnostic(report) for report in self._reports(node, message, key, superseded_by)]
         if deferred[0] is not None:
             facts = self.context.facts.setdefault(self.code, {})
             facts.setdefault("deferred", []).append(
                 {"source": key, "fixed": deferred[0].to_json(), "objects": deferred[1].to_json()}
             )
 
-    def _reports(self, node, message: str, key: str):
+    def _reports(self, node, message: str, key: str, superseded_by: Optional[str]):
         """The finding with its fix, and the one for a source loaded elsewhere as objects."""
         evidence = f"`{key}` is loaded with `weights_only=False` in {{where}}"
-        return (Report(self, node, message + _PASS_TRUE, self._fix(node)),
-                Report(self, node, message + _HOLDS_OBJECTS.format(evidence=evidence)))
+        return (Report(self, node, message + _PASS_TRUE, self._fix(node), superseded_by),
+                Report(self, node, message + _HOLDS_OBJECTS.format(evidence=evidence), superseded_by=superseded_by))
 
     def _fix(self, call):
         def fix(positions):
