@@ -30,18 +30,15 @@ class HostSyncInHotPath(HotPathRule):
     and its bases in any file). The message names the route ("reached from
     `Model.training_step` via `_shared_step`").
 
-    Hot paths: `forward` of a module (loss modules included); `training_step`,
-    `validation_step`, `test_step`, `predict_step` of a `LightningModule`; `forward` /
-    `backward` of an `autograd.Function`; `training_step` / `compute_loss` of a Hugging Face
-    `Trainer` subclass. A class is a module if a base resolves (through imports, across the
-    linted files) to `nn.Module` or `LightningModule`, or, for a base from outside the tree,
-    if its body says so (layers or parameters set on `self` in `__init__`,
-    `register_buffer`; `self.log(...)` for Lightning); a `forward` alone does not. Training
-    loops are hot too, anywhere: a loop that runs a backward pass or an optimizer step (not
-    a scheduler's `step()` alone), directly or through a step function it calls, and what
-    such a loop or function calls on every iteration, in this file or another. Not hot: a
-    loop that only calls a function holding its own training loop (once per epoch), and
-    loops under `torch.no_grad()` / `torch.inference_mode()` (`check-evaluation-loops`).
+    Hot paths: `forward` of a module; `training_step`, `validation_step`, `test_step`,
+    `predict_step` of a `LightningModule`; `forward` / `backward` of an `autograd.Function`;
+    `training_step` / `compute_loss` of a Hugging Face `Trainer` subclass. A class is a module if a base resolves, across the linted files, to
+    `nn.Module` or `LightningModule`, or, for a base from outside the tree, if its body says
+    so (layers set on `self` in `__init__`, `register_buffer`, `self.log(...)`). Training
+    loops are hot too: a loop that runs a backward pass or an optimizer step (not a
+    scheduler's alone), directly or through a step function, and what they call on every
+    iteration, in any linted file. Not hot: a loop that only calls a function holding its own
+    training loop, and loops under `torch.no_grad()` / `torch.inference_mode()`.
 
     Reported by default: values only recorded or reported (given to `self.log`, a logger,
     `print`, a progress bar, a stats dict kept, returned or handed to one of them, a list
@@ -66,10 +63,9 @@ class HostSyncInHotPath(HotPathRule):
     (`if t.any():`, `float(t)`, `t.cpu()`) are TL005's.
 
     ## Why is this bad?
-    CUDA runs asynchronously: Python queues kernels and moves on. Reading a value on the
-    host waits for every queued kernel and copies the value back, so the GPU idles while
-    Python prepares the next step: typically 5-30 % of throughput once per step, and CUDA
-    errors then surface at the sync, far from the kernel at fault.
+    CUDA runs asynchronously. Reading a value on the host waits for every queued kernel, so
+    the GPU idles while Python prepares the next step: typically 5-30 % of throughput once
+    per step, and CUDA errors surface at the sync, far from the kernel at fault.
 
     ## Example
     ```python
