@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Dict, List
 
 
-SCRATCH = re.compile(r"/[^\"\\s]*/tl-snapshot-[^/\"]+/")
+SCRATCH = re.compile(r'/[^"\s]*?/tl-snapshot-[^/"]+/')
 
 
 def _torchlint(arguments: List[str], cwd: Path) -> str:
