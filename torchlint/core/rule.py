@@ -20,6 +20,8 @@ from typing import AbstractSet, Any, Callable, ClassVar, Dict, List, Mapping, Op
 from torchlint.core.config import Config
 from torchlint.core.partial_parse import Elided, cached_lines, cached_statement_spans
 from torchlint.core.diagnostics import Diagnostic, Edit, Fix, Location, RuleInfo
+from torchlint.index.pending import Condition, Pending
+from torchlint.index.record import FileRecord
 from torchlint.fixing.layout import fit_edit
 from torchlint.analysis.names import ImportMap, ImportTable, ast_import_table
 from torchlint.core.noqa import LineSuppressions, StatementSuppressions
@@ -188,7 +190,8 @@ class RuleContext:
         self.config = config
         self.newline = newline
         self.reports: List[Report] = []
-        self.facts: Dict[str, Any] = {}
+        # what the project pass will know of this file (the rules' `ast_facts` started it)
+        self.record = FileRecord()
         self.known_ranges: Optional[KnownRanges] = None  # positions kept from the file's previous versions
         self.known_suppressions: Optional[Dict[str, LineSuppressions]] = None  # and `# noqa` comments
 
@@ -214,6 +217,14 @@ class RuleContext:
     def suppressions(self) -> StatementSuppressions:
         # the parse text: same rows and comments, no bulk data
         return StatementSuppressions(cached_lines(self.view), cached_statement_spans(self.view), self.known_suppressions)
+
+    def defer(self, report: Report, condition: Condition) -> None:
+        """Leave a finding to the project pass, which reports it if `condition` (one of
+        `torchlint.index.pending`) holds once every file is known. Its position, `# noqa`
+        and fix are resolved now, while the tree is at hand."""
+        diagnostic = self.diagnostic(report)
+        if diagnostic is not None:
+            self.record.pending.append(Pending(diagnostic, condition))
 
     def diagnostic(self, report: Report) -> Optional[Diagnostic]:
         """The finding a report becomes, with position and fix; None if `# noqa` hides it."""
@@ -291,17 +302,15 @@ class Rule:
         return True
 
     @classmethod
-    def ast_facts(cls, view: SourceView, config: Config) -> Optional[Any]:
-        """JSON-able facts this rule records for every file that parses, triggered, gated
-        or not, from the stdlib ast alone (e.g. the classes a project pass resolves bases
-        through); they start the file's `context.facts[cls.code]`. Default: none."""
-        return None
-
-    @classmethod
-    def check_project(cls, facts: Mapping[str, Mapping[str, Any]], config: Config) -> list:
-        """Project-level rules decide here, from every file's `context.facts[cls.code]`,
-        which Diagnostics to emit. Per-file rules never override this."""
-        return []
+    def ast_facts(cls, view: SourceView, config: Config, record: FileRecord) -> None:
+        """For a rule that looks across files (`project_rule`): fill the sections of the
+        file's record (`torchlint.index.record.FileRecord`) that its project pass reads,
+        from the stdlib ast alone, for every file that parses, triggered, gated or not
+        (e.g. `record.classes`, through which other files' bases resolve). The LibCST
+        pass adds to the same record (`context.record`), and a finding that waits for
+        other files goes there through `context.defer(report, condition)`; one resolver
+        decides every such condition (`torchlint.index.resolver`). A rule never writes
+        JSON of its own. Default: nothing."""
 
     @classmethod
     def info(cls) -> RuleInfo:
