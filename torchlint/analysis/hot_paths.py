@@ -8,7 +8,9 @@ make, a few calls deep, through the class and its bases in any file), and which 
 instances flow into which function parameters (TL004's section, below).
 
 The class facts come from the stdlib ast of every file (`class_graph`), gated or not,
-so a base defined in a file no rule parses with LibCST still resolves.
+so a base defined in a file no rule parses with LibCST still resolves; they are the
+`classes` of each file's record (`torchlint.index.record`), and the project pass builds
+one `Reach` from all of them (`torchlint.index.project.ProjectIndex.reach`).
 """
 
 from __future__ import annotations

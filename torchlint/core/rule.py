@@ -6,6 +6,13 @@ optional cheap `gate` on the stdlib `ast`, its own VALID/INVALID examples, and L
 visitor methods (`visit_Call`, `leave_FunctionDef`, ...). All selected rules run in
 one batched traversal of one parse; positions are computed only if something is
 reported, which is why a fix is given as a function of `Positions`.
+
+A rule that needs other files to decide (`project_rule = True`) does two things, and
+only these: it fills the typed sections of the file's record that its decision reads
+(`ast_facts`, `context.record`), and it leaves each undecided finding to the project
+pass with `context.defer(report, condition)`, a condition from the closed set of
+`torchlint.index.pending`. The one resolver (`torchlint.index.resolver`) decides them
+over every file's record.
 """
 
 from __future__ import annotations
@@ -275,7 +282,7 @@ class Rule:
     level: ClassVar[str] = "warning"  # "error" for code that fails at run time
     fixable: ClassVar[bool] = False
     options: ClassVar[Mapping[str, Any]] = {}
-    project_rule: ClassVar[bool] = False
+    project_rule: ClassVar[bool] = False  # True: it records facts and pending findings (see the module doc)
     # False: not run on Jupyter notebooks, where what it reports is how notebooks are written
     applies_to_notebooks: ClassVar[bool] = True
     VALID: ClassVar[Sequence[str]] = ()
