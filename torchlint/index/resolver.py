@@ -99,10 +99,6 @@ def _skip_input(project: ProjectIndex, pending: Sequence[Located], rule: type, c
     return found
 
 
-def _hot_paths(project: ProjectIndex, pending: Sequence[Located], rule: type, config: Config) -> List[Diagnostic]:
-    return hot_path_findings(project, pending, rule, config)
-
-
 def _second_order(project: ProjectIndex, pending: Sequence[Located], rule: type, config: Config) -> List[Diagnostic]:
     return second_order_findings(project, pending)
 
@@ -141,7 +137,7 @@ DECISIONS: Tuple[Tuple[Tuple[type, ...], Decide], ...] = (
     ((ClassIs,), _class_is),
     ((ModelInput,), _model_input),
     ((SkipInput,), _skip_input),
-    ((HotPathReaches, LoopReaches), _hot_paths),
+    ((HotPathReaches, LoopReaches), hot_path_findings),
     ((ImportNotKeptElsewhere,), _import_not_kept),
     ((SourceLoadedUnrestricted,), _source_loaded),
 )
