@@ -90,7 +90,8 @@ def examples_snapshot() -> Dict[str, object]:
 
 def _load(path: str) -> Dict[str, object]:
     """A snapshot with the scratch copies' names taken out of file names and diffs."""
-    return json.loads(SCRATCH.sub("", Path(path).read_text()))
+    snapshot = json.loads(SCRATCH.sub("", Path(path).read_text()))
+    return {Path(key).name: value for key, value in snapshot.items()}  # the same tree checked out elsewhere
 
 
 def compare(before_path: str, after_path: str) -> int:
