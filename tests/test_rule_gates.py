@@ -17,6 +17,7 @@ from torchlint.core.gating import definitions_needed, may_fire
 from torchlint.core.parse import elide_data
 from torchlint.core.registry import all_rules, option_defaults, rule_codes
 from torchlint.core.rule import SourceView
+from torchlint.index.resolver import project_findings
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 RULES = all_rules()
@@ -33,8 +34,8 @@ def found_rows(rule: type, text: str, path: str, config: Config) -> List[int]:
     result = lint_text(text, path, config, [free])
     assert not result.errors, result.errors
     diagnostics = list(result.diagnostics)
-    if rule.project_rule and rule.code in result.facts:
-        diagnostics += free.check_project({path: result.facts[rule.code]}, config)
+    if result.facts is not None:
+        diagnostics += project_findings({path: result.facts}, [free], config)
     return [d.location.row for d in diagnostics if d.code == rule.code]
 
 

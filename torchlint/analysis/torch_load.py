@@ -15,8 +15,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, replace
-from functools import lru_cache
-from typing import Optional, Set, Tuple
+from typing import Optional, Set
 
 from torchlint.analysis.call_arguments import has_double_star, keyword_argument, literal_bool, positional_count
 from torchlint.core.lazy import cst
@@ -30,7 +29,7 @@ _SAME_FUNCTION = {MODEL_ZOO_LOAD: HUB_LOAD}
 LOADERS = (TORCH_LOAD, HUB_LOAD, MODEL_ZOO_LOAD)
 LOAD_TRIGGERS = ("load(", "load_state_dict_from_url", "load_url")  # the rules' prefilter
 DEFAULT_FLIPPED_IN = "2.6"
-UNTRUSTED_CODE = "TL209"
+UNTRUSTED_CODE = "TL209"  # the rule that reports loads of a file from outside the code
 WEIGHTS_ONLY_SINCE = "1.13"  # torch.load's weights_only
 HUB_WEIGHTS_ONLY_SINCE = "2.1"  # load_state_dict_from_url's (pytorch/pytorch#98479)
 # positional index of weights_only / pickle_module in each loader's signature
@@ -146,15 +145,3 @@ def _leaves(expression):
                 stack.append(node.func.value)  # `path.replace(...)`: the receiver is a value
             continue
         stack.extend(child for child in node.children if isinstance(child, cst.CSTNode))
-
-
-@lru_cache(maxsize=64)
-def _selected(code: str, select: Tuple[str, ...], extend_select: Tuple[str, ...], ignore: Tuple[str, ...]) -> bool:
-    from torchlint.core.registry import all_rules, select_rules
-
-    return any(rule.code == code for rule in select_rules(all_rules(), select, extend_select, ignore))
-
-
-def untrusted_load_selected(config) -> bool:
-    """Whether TL209 runs under this configuration (TL201 then leaves it the loads it reports)."""
-    return _selected(UNTRUSTED_CODE, tuple(config.select), tuple(config.extend_select), tuple(config.ignore))

@@ -5,7 +5,6 @@ method (torchlint/analysis/hot_paths.py), in the file at once, else in the proje
 from __future__ import annotations
 
 import ast
-from dataclasses import replace
 from typing import Any, Dict, FrozenSet, Iterator, List, Mapping, Optional, Set, Tuple
 
 from torchlint.analysis.classes import ast_class_methods
@@ -13,16 +12,17 @@ from torchlint.analysis.every_step import (
     ClassSettings, StepScope, class_settings, in_error_path, in_periodic_branch, own_nodes, step_scope,
 )
 from torchlint.analysis.hot_paths import (
-    Candidate, Reach, ast_own_nodes, bound_instance_sources, class_graph, criterion_methods, fresh_cpu_tensor,
+    Reach, ast_own_nodes, bound_instance_sources, class_graph, criterion_methods, fresh_cpu_tensor,
 )
-from torchlint.analysis.loop_reach import LoopPass, loop_candidate_nodes, loop_project_diagnostics
-from torchlint.analysis.modules import methods
-from torchlint.analysis.training_loops import CriterionUse, LoopGraph, loop_facts, may_run_per_step
+from torchlint.analysis.loop_reach import LoopPass, loop_candidate_nodes
+from torchlint.analysis.modules import ClassIndex, methods
+from torchlint.analysis.training_loops import CriterionUse, loop_facts, may_run_per_step
 from torchlint.core.config import Config
-from torchlint.core.diagnostics import Diagnostic
 from torchlint.core.lazy import cst
 from torchlint.core.rule import Report, Rule, SourceView
 from torchlint.index.module_names import module_name
+from torchlint.index.pending import HotPathReaches, Pending
+from torchlint.index.record import FileRecord
 
 
 def _cpu_state(class_node, module, imports) -> Set[str]:
@@ -63,7 +63,7 @@ class HotPathRule(LoopPass, Rule):
     def __init__(self, context) -> None:
         super().__init__(context)
         self._class_names: List[str] = []
-        self._candidates: List[list] = []
+        self._candidates: List[Pending] = []
         self._reach: Optional[Reach] = None
         self._class_node = None
         self._cpu_state: Optional[Set[str]] = None
@@ -78,12 +78,11 @@ class HotPathRule(LoopPass, Rule):
         self._criteria: Optional[Dict[Tuple[str, str], CriterionUse]] = None
 
     @classmethod
-    def ast_facts(cls, view: SourceView, config: Config) -> Dict[str, Any]:
-        facts = dict(class_graph(view))  # a copy: the file pass adds its own candidates
-        loops = loop_facts(view, bound_instance_sources) if cls.training_loops else None
-        if loops is not None:
-            facts["loops"] = loops
-        return facts
+    def ast_facts(cls, view: SourceView, config: Config, record: FileRecord) -> None:
+        graph = class_graph(view)
+        record.classes, record.self_calls = graph.classes, graph.self_calls
+        if cls.training_loops:
+            record.loops = loop_facts(view, bound_instance_sources)
 
     @classmethod
     def ast_candidate(cls, node: ast.AST, view: SourceView) -> bool:
@@ -185,8 +184,8 @@ class HotPathRule(LoopPass, Rule):
             diagnostic = self.context.diagnostic(report)
             if diagnostic is not None:
                 self._deferred[id(report.node)] = len(self._candidates)
-                candidate = Candidate(class_name, method_name, lightning_fix, diagnostic, quiet, criterion)
-                self._candidates.append(candidate.to_json())
+                condition = HotPathReaches(class_name, method_name, lightning_fix, quiet, criterion)
+                self._candidates.append(Pending(diagnostic, condition))
 
     def _file_criteria(self) -> Dict[Tuple[str, str], CriterionUse]:
         if self._criteria is None:
@@ -196,46 +195,15 @@ class HotPathRule(LoopPass, Rule):
 
     def _file_reach(self) -> Reach:
         if self._reach is None:
-            graph = self.context.facts.get(self.code) or class_graph(self.context.view)
-            self._reach = Reach([graph], decided_only=True)
+            graph = class_graph(self.context.view)
+            self._reach = Reach(ClassIndex(graph.classes), graph.self_calls, decided_only=True)
         return self._reach
 
     def leave_Module(self, node) -> None:
-        facts = self.context.facts.setdefault(self.code, dict(class_graph(self.context.view)))
+        record = self.context.record
         if self.training_loops:
-            facts["loop_candidates"] = self._loop_pass(node, facts, self._class_reported)
+            loop_pending = self._loop_pass(node, record.loops, self._class_reported)
             settled = {self._deferred[id(report.node)] for report in self.context.reports if id(report.node) in self._deferred}
             self._candidates = [c for i, c in enumerate(self._candidates) if i not in settled]
-        facts["candidates"] = self._candidates
-
-    @classmethod
-    def check_project(cls, facts: Mapping[str, Mapping[str, Any]], config: Config) -> List[Diagnostic]:
-        reach = Reach(list(facts.values()))
-        loops = None
-        criteria: Dict[Tuple[str, str], CriterionUse] = {}
-        if cls.training_loops:
-            evaluation = bool(config.options_for(cls.name).get("check-evaluation-loops", False))
-            loops = LoopGraph({path: file_facts.get("loops") for path, file_facts in facts.items()}, evaluation)
-            criteria = criterion_methods(reach, loops)
-        found = []
-        for display, file_facts in facts.items():
-            for item in file_facts.get("candidates", ()):
-                candidate = Candidate.from_json(item)
-                diagnostic = candidate.diagnostic
-                route = reach.route(candidate.class_name, candidate.method)
-                use = criteria.get((candidate.class_name, candidate.method))
-                if use is not None and (candidate.criterion or route is None):
-                    origin_file = loops.files.get(use.route.origin)
-                    message = diagnostic.message + use.describe(origin_file if origin_file != display else None)
-                    found.append(replace(diagnostic, message=message, fix=None if candidate.lightning_fix else diagnostic.fix))
-                    continue
-                if candidate.criterion or route is None or (candidate.quiet_hooks and route.hooks <= candidate.quiet_hooks):
-                    continue
-                fix = None if candidate.lightning_fix and not route.lightning else diagnostic.fix
-                found.append(replace(diagnostic, message=diagnostic.message + route.describe(), fix=fix))
-        if loops is not None:
-            seen = {(d.filename, d.location, d.cell) for d in found}
-            for diagnostic in loop_project_diagnostics(facts, loops):
-                if (diagnostic.filename, diagnostic.location, diagnostic.cell) not in seen:
-                    found.append(diagnostic)
-        return found
+            record.pending.extend(loop_pending)
+        record.pending.extend(self._candidates)

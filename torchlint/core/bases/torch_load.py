@@ -21,7 +21,7 @@ class TorchLoadRule(Rule):
         super().__init__(context)
         self._functions: List = []  # the functions around the visited node, innermost last
         self._fallbacks: Set = set()  # calls in the handlers of a `try` that passes `weights_only`
-        self._outside_cache: Dict = {}  # function -> its locals bound to an outside source
+        self._outside_locals_of: Dict = {}  # function -> its locals that hold a path from outside
 
     @classmethod
     def sites(cls, view: SourceView, config: Config) -> List[ast.Call]:
@@ -65,7 +65,7 @@ class TorchLoadRule(Rule):
         return outside_source(call.args[0].value, function, parameters, outside_locals)
 
     def _outside_locals(self, function, parameters: Set[str]) -> Set[str]:
-        found = self._outside_cache.get(function)
+        found = self._outside_locals_of.get(function)
         if found is None:
             found = set()
             assigns = [
@@ -76,5 +76,5 @@ class TorchLoadRule(Rule):
                 for node in assigns:
                     if outside_source(node.value, function, parameters, found):
                         found.add(node.targets[0].target.value)
-            self._outside_cache[function] = found
+            self._outside_locals_of[function] = found
         return found
