@@ -13,12 +13,12 @@ from torchlint.analysis.modules import (
     Layer,
     attribute_values,
     constructed_layer,
-    method,
     module_functions,
     project_diagnostics,
     reads_name,
     root_kind,
 )
+from torchlint.analysis.classes import method
 from torchlint.core.diagnostics import Diagnostic, Location
 from torchlint.analysis.names import ImportMap
 

@@ -15,9 +15,9 @@ from torchlint.analysis.training_loops import LoopGraph, ast_training_call, cst_
 from torchlint.analysis.value_kinds import Kind, ast_bindings, ast_kind, cst_bindings, cst_kind
 from torchlint.core.lazy import cst
 from torchlint.analysis.names import ImportMap
-from torchlint.analysis.hot_paths import bound_instance_sources
+from torchlint.analysis.instance_flow import bound_instance_sources
 from torchlint.core.rule import SourceView
-from torchlint.analysis.every_step import own_nodes
+from torchlint.analysis.scopes import own_nodes
 from torchlint.core.walk import ast_nodes, walk
 
 

@@ -11,14 +11,22 @@ from torchlint.fixing.cudnn_off import (
 )
 from torchlint.core.lazy import cst
 from torchlint.analysis.modules import (
-    ClassFacts, ClassIndex, Deferred, ast_bases, canonical, defer_reports, file_classes, root_kind, self_attribute,
-    torch_base, undecided_base,
+    ClassFacts,
+    ClassIndex,
+    Deferred,
+    ast_bases,
+    canonical,
+    defer_reports,
+    file_classes,
+    root_kind,
+    torch_base,
+    undecided_base,
 )
+from torchlint.analysis.classes import self_attribute
 from torchlint.analysis.names import ast_dotted_name, cst_dotted_name, module_level_ast_statements, resolve
 from torchlint.index.module_names import absolute_import, is_package, module_name
-from torchlint.analysis.hot_paths import (
-    MODULE_SCOPE, FileFlow, InstanceFlow, Scope, candidates_for, instance_flow, outside_tree,
-)
+from torchlint.analysis.instance_flow import InstanceFlow, instance_flow, outside_tree
+from torchlint.analysis.file_flow import MODULE_SCOPE, FileFlow, Scope, candidates_for
 from torchlint.core.rule import Invalid, Report, Rule, SourceView
 from torchlint.analysis.second_order import (
     ast_differentiates_twice, create_graph_note, differentiated, literal_truth, runs_first_argument,

@@ -15,7 +15,7 @@ from torchlint.analysis.names import cst_dotted_name, import_module_name, module
 from torchlint.core.positions import statements_mentioning
 from torchlint.index.module_names import absolute_import, is_package, module_name, suffix_matches
 from torchlint.core.rule import Invalid, Positions, Report, Rule, SourceView
-from torchlint.analysis.every_step import parents_of
+from torchlint.analysis.scopes import parents_of
 from torchlint.core.walk import ast_nodes, blocks, walk
 
 REPORT_IMPORT_TIME_USE = "report-import-time-use"

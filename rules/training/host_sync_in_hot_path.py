@@ -5,9 +5,11 @@ from typing import Dict, FrozenSet, Iterator, List, Optional, Sequence, Set, Tup
 
 from torchlint.core.diagnostics import Applicability, Fix
 from torchlint.core.lazy import cst
-from torchlint.analysis.modules import self_attribute, self_name
+from torchlint.analysis.classes import self_attribute, self_name
 from torchlint.analysis.names import ast_dotted_name, resolve
-from torchlint.analysis.hot_paths import HotPathRule, ast_fresh_cpu_tensor, fresh_cpu_tensor, own_nodes, parents_of, plainly_host
+from torchlint.analysis.hot_paths import HotPathRule
+from torchlint.analysis.scopes import own_nodes, parents_of
+from torchlint.analysis.value_kinds import ast_fresh_cpu_tensor, fresh_cpu_tensor, plainly_host
 from torchlint.core.rule import Invalid, Positions, Report, SourceView
 from torchlint.analysis.sync_history import repeated_syncs
 from torchlint.analysis.accumulation import AccumulationPlan, accumulation_plan, accumulator, climb

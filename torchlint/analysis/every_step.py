@@ -13,36 +13,14 @@ asked (`check-error-paths`, `check-periodic-branches`).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Dict, FrozenSet, Iterator, List, Mapping, Optional, Set, Tuple
+from typing import Dict, FrozenSet, List, Mapping, Optional, Set, Tuple
 
 from torchlint.core.lazy import cst
-from torchlint.analysis.modules import assigned_names, methods, parameter_names, self_attribute, self_name
+from torchlint.analysis.modules import assigned_names, parameter_names
+from torchlint.analysis.classes import methods, self_attribute, self_name
 from torchlint.analysis.names import cst_dotted_name
+from torchlint.analysis.scopes import own_nodes
 from torchlint.core.walk import children
-
-
-def own_nodes(body) -> Iterator:
-    """Nodes of a function body, nested functions and classes excluded."""
-    stack = [body]
-    scopes = (cst.FunctionDef, cst.ClassDef)  # final classes: `type in` spares an ABC check
-    while stack:
-        node = stack.pop()
-        yield node
-        if type(node) in scopes:
-            continue
-        stack.extend(reversed(children(node)))
-
-
-def parents_of(body) -> Dict:
-    """Each node under `body` mapped to its parent."""
-    parents = {}
-    stack = [body]
-    while stack:
-        node = stack.pop()
-        for child in children(node):
-            parents[child] = node
-            stack.append(child)
-    return parents
 
 
 # ---- error paths ---------------------------------------------------------------------

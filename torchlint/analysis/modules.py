@@ -36,6 +36,7 @@ from typing import AbstractSet, Any, Dict, Iterable, List, Mapping, Optional, Se
 
 from torchlint.core.diagnostics import Diagnostic
 from torchlint.core.lazy import cst
+from torchlint.analysis.classes import methods, self_attribute, self_name
 from torchlint.analysis.names import ImportMap, ast_dotted_name, cst_dotted_name, resolve
 from torchlint.index.module_names import absolute_import, is_package, module_name, suffix_matches
 from torchlint.core.walk import blocks, children, statements, walk
@@ -375,29 +376,6 @@ def project_diagnostics(facts_by_file: Mapping[str, Mapping[str, Any]]) -> List[
 # ---- classes, methods and attributes (LibCST) -------------------------------------
 
 
-def methods(class_node) -> List:
-    """The FunctionDefs of a class body (also those under `if`/`try` in the body)."""
-    found = []
-    stack = list(blocks(class_node)[0])
-    while stack:
-        statement = stack.pop(0)
-        if isinstance(statement, cst.FunctionDef):
-            found.append(statement)
-        elif isinstance(statement, (cst.If, cst.Try, cst.With)):
-            for block in blocks(statement):
-                stack.extend(block)
-    return found
-
-
-def method(class_node, name: str):
-    """The method `name` of a class (the last definition wins, as at run time), or None."""
-    found = None
-    for function in methods(class_node):
-        if function.name.value == name:
-            found = function
-    return found
-
-
 def parameter_names(function) -> List[str]:
     """The names of a function's parameters, in order (positional-only, regular,
     *args, keyword-only, **kwargs)."""
@@ -409,28 +387,6 @@ def parameter_names(function) -> List[str]:
     if params.star_kwarg is not None:
         names.append(params.star_kwarg.name.value)
     return names
-
-
-def self_name(function) -> Optional[str]:
-    """The name a method calls its instance (`self`), or None for a static method."""
-    for decorator in function.decorators:
-        if cst_dotted_name(decorator.decorator) in ("staticmethod", "classmethod"):
-            return None
-    params = function.params
-    first = (*params.posonly_params, *params.params)[:1]
-    return first[0].name.value if first else None
-
-
-def self_attribute(expression, instance: Optional[str]) -> Optional[str]:
-    """`x` for `self.x` (where `self` is `instance`), else None."""
-    if (
-        instance is not None
-        and isinstance(expression, cst.Attribute)
-        and isinstance(expression.value, cst.Name)
-        and expression.value.value == instance
-    ):
-        return expression.attr.value
-    return None
 
 
 def attribute_values(class_node) -> Dict[str, List]:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from typing import Optional, Set, Tuple
+from typing import Dict, Optional, Set, Tuple
 
 from torchlint.analysis.call_arguments import has_double_star, keyword_argument, literal_bool, positional_count
 from torchlint.core.lazy import cst
@@ -155,6 +155,12 @@ class LoadSites(SiteGate):
     """The functions around the visited node (a rule mixin: TL201 and TL209 both need to
     know whether a load's path comes from a parameter or a value derived from one)."""
 
+    def __init__(self, context) -> None:
+        super().__init__(context)
+        self._functions: list = []  # the defs around the visited node, innermost last
+        self._fallbacks: Set = set()  # loads in an `except` that retries without `weights_only`
+        self._outside_cache: Dict = {}  # def -> its locals that hold a path from outside
+
     @classmethod
     def sites(cls, view, config) -> list:
         return ast_loads(view)
@@ -170,13 +176,6 @@ class LoadSites(SiteGate):
     def leave_FunctionDef(self, node) -> None:
         self._functions.pop()
 
-    @property
-    def _functions(self) -> list:
-        stack = self.__dict__.get("_function_stack")
-        if stack is None:
-            stack = self.__dict__["_function_stack"] = []
-        return stack
-
     def visit_Try(self, node) -> None:
         # `try: torch.load(f, weights_only=...) except TypeError: torch.load(f)` is the
         # fallback for torch < 1.13, which has no `weights_only`: not a finding
@@ -185,12 +184,11 @@ class LoadSites(SiteGate):
             for inner in walk(node.body, into_functions=False)
         )
         if passes:
-            fallbacks = self.__dict__.setdefault("_fallbacks", set())
             for handler in node.handlers:
-                fallbacks.update(inner for inner in walk(handler, into_functions=False) if isinstance(inner, cst.Call))
+                self._fallbacks.update(inner for inner in walk(handler, into_functions=False) if isinstance(inner, cst.Call))
 
     def is_fallback(self, call) -> bool:
-        return call in self.__dict__.get("_fallbacks", ())
+        return call in self._fallbacks
 
     def load_source(self, call) -> Optional[str]:
         """Where the loaded path or URL comes from, if from outside the code; None otherwise."""
@@ -205,8 +203,7 @@ class LoadSites(SiteGate):
         return outside_source(call.args[0].value, function, parameters, outside_locals)
 
     def _outside_locals(self, function, parameters: Set[str]) -> Set[str]:
-        cache = self.__dict__.setdefault("_outside_cache", {})
-        found = cache.get(function)
+        found = self._outside_cache.get(function)
         if found is None:
             found = set()
             assigns = [
@@ -217,7 +214,7 @@ class LoadSites(SiteGate):
                 for node in assigns:
                     if outside_source(node.value, function, parameters, found):
                         found.add(node.targets[0].target.value)
-            cache[function] = found
+            self._outside_cache[function] = found
         return found
 
 

@@ -35,6 +35,7 @@ from torchlint.analysis.classes import ast_class_methods, ast_self_name
 from torchlint.core.lazy import cst
 from torchlint.analysis.names import ast_dotted_name, resolve
 from torchlint.index.module_names import absolute_import, is_package, module_name, suffix_matches
+from torchlint.core.walk import pruned_walk
 
 MODULE_OWNER = "<module>"
 MAX_DEPTH = 3  # calls followed from a hot loop or a step function
@@ -110,12 +111,13 @@ def loop_facts(view, instances: Optional[Callable[..., Set[str]]] = None) -> Opt
     (see `_Criteria.criteria`). None without owners worth keeping.
 
     `instances(view, expression, function, class_node)`: the names of what an instance
-    name holds there (`torchlint.analysis.hot_paths.bound_instance_sources`, TL004's instance flow,
+    name holds there (`torchlint.analysis.instance_flow.bound_instance_sources`, TL004's instance flow,
     passed in by the reader: reach reads these facts)."""
-    cached = view.__dict__.get("_torchlint_loop_facts", False)
-    if cached is False:
-        view.__dict__["_torchlint_loop_facts"] = cached = _loop_facts(view)
-    pending = view.__dict__.pop("_torchlint_criterion_calls", ()) if instances is not None else ()
+    analysis = view.analysis
+    cached = analysis.loop_facts
+    pending = () if instances is None else analysis.pending_criteria
+    if pending:
+        analysis.pending_criteria = ()
     for facts, flow, function, class_node in pending:
         criteria = flow.criteria(lambda expression: instances(view, expression, function, class_node))
         if criteria:
@@ -123,17 +125,18 @@ def loop_facts(view, instances: Optional[Callable[..., Set[str]]] = None) -> Opt
     return cached
 
 
-def _loop_facts(view) -> Optional[Dict[str, Any]]:
+def build_loop_facts(view) -> Tuple[Optional[Dict[str, Any]], Sequence]:
+    """`loop_facts` without `criteria`, and the criterion calls that give them (kept by
+    `FileAnalysis` until a reader resolves them)."""
     tree = view.tree
     if tree is None:
-        return None
+        return None, ()
     text = view.text
     if not any(needle in text for needle in TRAINING_TEXT) and not any(needle in text for needle in HOST_READ_TEXT):
-        return None  # no training call and nothing to report: such a file only passes calls on
+        return None, ()  # no training call and nothing to report: such a file only passes calls on
     builder = _Facts(view)
     builder.owner(MODULE_OWNER, tree.body, None, False)
-    view.__dict__["_torchlint_criterion_calls"] = builder.criteria
-    return {"owners": builder.owners} if builder.owners else None
+    return ({"owners": builder.owners} if builder.owners else None), builder.criteria
 
 
 class _Facts:
@@ -560,18 +563,8 @@ def _cst_body(node) -> Sequence:
 
 def _cst_walk_defs(function) -> List:
     """The defs and classes a function's own code holds (at any block depth)."""
-    from torchlint.core.walk import children
-
-    found, stack = [], list(reversed(children(function.body)))
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
-            found.append(node)
-            continue
-        if isinstance(node, cst.Lambda):
-            continue
-        stack.extend(reversed(children(node)))
-    return found
+    definitions = (cst.FunctionDef, cst.ClassDef)
+    return [node for node in pruned_walk(function.body, (*definitions, cst.Lambda)) if type(node) in definitions]
 
 
 def _qualify(module: str, local: str) -> str:

@@ -253,6 +253,67 @@ def ast_kind(expression, table: Mapping[str, str], bindings: Optional[Mapping[st
     return Kind.UNKNOWN
 
 
+# ---- a tensor just built on the CPU (both forms) -----------------------------------
+
+
+# torch factories that build a new tensor on the CPU unless given a `device`
+_CPU_FACTORIES = frozenset(
+    f"torch.{name}"
+    for name in (
+        "rand", "randn", "randint", "randperm", "tensor", "as_tensor", "empty", "zeros", "ones", "full",
+        "arange", "linspace", "logspace", "normal", "poisson", "bernoulli", "multinomial", "Tensor",
+        "FloatTensor", "LongTensor",
+    )
+)
+# methods that keep a tensor where it is (in place, or a new tensor on the same device)
+_MOVES = frozenset({"to", "cuda", "type", "as_subclass"})
+
+
+def fresh_cpu_tensor(expression, imports) -> bool:
+    """Whether an expression is a tensor just built on the CPU by a torch factory without
+    a `device` (`torch.rand(1)`, `torch.empty(1).uniform_(0, 1)`): reading it syncs nothing."""
+    while isinstance(expression, (cst.Call, cst.Attribute, cst.Subscript)):
+        if isinstance(expression, cst.Call):
+            func = expression.func
+            qualified = imports.qualified_name(func)
+            if qualified in _CPU_FACTORIES:
+                return not any(arg.keyword is not None and arg.keyword.value == "device" for arg in expression.args)
+            if qualified and qualified.startswith("torch.") and expression.args and expression.args[0].keyword is None:
+                # a torch op gives its result on its input's device: `torch.exp(torch.rand(1))`
+                return fresh_cpu_tensor(expression.args[0].value, imports)
+            if isinstance(func, cst.Attribute) and func.attr.value in _MOVES:
+                return False
+            expression = func
+        elif isinstance(expression, cst.Attribute):
+            expression = expression.value
+        else:
+            expression = expression.value
+    return False
+
+
+def plainly_host(expression, imports) -> bool:
+    """Whether an expression is plainly not a tensor, from the expression alone: a
+    number, a literal, or a value rooted in numpy, math and the like (`np.float32(1)`,
+    `np.mean(a)`)."""
+    return cst_kind(expression, imports) is Kind.HOST
+
+
+def ast_fresh_cpu_tensor(node: ast.AST, table: Mapping[str, str]) -> bool:
+    """The stdlib-ast counterpart of `fresh_cpu_tensor` (a superset of what it says is
+    not fresh, so gates built on it stay necessary conditions)."""
+    while isinstance(node, (ast.Call, ast.Attribute, ast.Subscript)):
+        if isinstance(node, ast.Call):
+            func = node.func
+            if resolve(ast_dotted_name(func), table) in _CPU_FACTORIES:
+                return not any(keyword.arg == "device" or keyword.arg is None for keyword in node.keywords)
+            if isinstance(func, ast.Attribute) and func.attr in _MOVES:
+                return False
+            node = func
+        else:
+            node = node.value
+    return False
+
+
 # ---- shared decisions ----------------------------------------------------------------
 
 

@@ -1,0 +1,512 @@
+"""Within one file, from LibCST: each function's scope, what it runs, and who calls it
+(TL004).
+
+`FileFlow` is a mixin for a rule's traversal: it records each function's scope (its
+parameters, assignments, the names it reads and calls), each class's `self.<attr>`
+values and methods, and the names each top-level definition reads; `_reach` then says
+which top-level names, imported names and unresolved parameters a function runs.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any, Dict, Iterator, List, Optional, Set, Tuple
+
+from torchlint.analysis.classes import self_name
+from torchlint.analysis.instance_flow import outside_tree
+from torchlint.analysis.modules import assigned_names, parameter_names
+from torchlint.analysis.names import cst_dotted_name, resolve
+from torchlint.core.lazy import cst
+from torchlint.index.module_names import absolute_import, module_name, suffix_matches
+
+MODULE_SCOPE = "<module>"
+MAX_FLOW_DEPTH = 8
+
+
+@dataclass(eq=False)
+class ClassScope:
+    name: str
+    node: Any
+    top: Set[str]
+    # self.<attr> -> (assigned value, the method's scope)
+    attrs: Dict[str, List[Tuple[Any, "Scope"]]] = dataclasses.field(default_factory=dict)
+    methods: Dict[str, "Scope"] = dataclasses.field(default_factory=dict)
+    # calls `self.<attr>(...)`: (attr, method scope, statement line, under cuDNN-off)
+    self_calls: List[Tuple[str, "Scope", Any, bool]] = dataclasses.field(default_factory=list)
+
+
+@dataclass(eq=False)
+class Scope:
+    """A function (or the module's own statements): what it binds, reads and calls."""
+
+    name: str
+    node: Any
+    parent: Optional["Scope"]
+    cls: Optional[ClassScope]
+    params: List[str] = dataclasses.field(default_factory=list)
+    defaults: Dict[str, Any] = dataclasses.field(default_factory=dict)
+    annotations: Dict[str, Any] = dataclasses.field(default_factory=dict)
+    instance: Optional[str] = None  # what a method calls `self`
+    assigns: Dict[str, List[Any]] = dataclasses.field(default_factory=dict)
+    refs: Set[str] = dataclasses.field(default_factory=set)
+    calls: List[Tuple[str, Any]] = dataclasses.field(default_factory=list)
+    called: Set[str] = dataclasses.field(default_factory=set)  # names called like a model: `x(...)`, `x.forward(...)`
+
+
+
+@dataclass
+class Reached:
+    local: Set[str] = dataclasses.field(default_factory=set)
+    imported: Set[str] = dataclasses.field(default_factory=set)
+    # parameters that carry a model in and have no caller in this file: (function, name),
+    # the function named as the project pass knows it (None: a method or nested function)
+    params: Set[Tuple[Optional[str], str]] = dataclasses.field(default_factory=set)
+
+
+
+def expression_refs(node) -> Set[str]:
+    """The dotted names an expression reads (`self.rnn`, `models.Critic`, `x`)."""
+    found: Set[str] = set()
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, (cst.Name, cst.Attribute)):
+            dotted = cst_dotted_name(current)
+            if dotted:
+                found.add(dotted)
+                continue
+            if isinstance(current, cst.Attribute):
+                stack.append(current.value)
+                continue
+        if isinstance(current, cst.Arg):
+            stack.append(current.value)
+        elif isinstance(current, cst.Lambda):
+            stack.append(current.body)
+        else:
+            stack.extend(current.children)
+    return found
+
+
+def bound_argument(call, keyword: str, index: Optional[int]):
+    """The argument bound to a parameter (by keyword, or at a positional index).
+
+    After a `*args` the positions are unknown, so only keywords are looked at; keywords
+    may also follow `*args` and `**kwargs`."""
+    position: Optional[int] = 0
+    for arg in call.args:
+        if arg.keyword is not None:
+            if arg.keyword.value == keyword:
+                return arg
+        elif arg.star:
+            if arg.star == "*":
+                position = None
+        elif position is not None:
+            if index is not None and position == index:
+                return arg
+            position += 1
+    return None
+
+
+
+
+
+
+class FileFlow:
+    """The in-file data flow, collected in the rule's own traversal (call `_start_flow`
+    in `__init__`, `_record_call` in `visit_Call`; override `_assigned` to see every
+    assignment target)."""
+
+    def _start_flow(self) -> None:
+        self._module = Scope(MODULE_SCOPE, None, None, None)
+        self._scopes: List[Scope] = [self._module]
+        self._all_scopes: List[Scope] = [self._module]
+        self._classes: List[ClassScope] = []
+        self._class_stack: List[ClassScope] = []
+        self._kinds: List[Any] = []  # the enclosing classes and functions, innermost last
+        self._top_refs: Dict[str, Set[str]] = {MODULE_SCOPE: set()}
+        self._top: List[Set[str]] = []  # the top-level names being defined
+        self._skip: Set[int] = set()
+        self._targets: Dict[int, List[Any]] = {}  # id(assigned value) -> targets
+        self._statements: List[Any] = []
+        self._statement_top: Optional[Any] = None  # the module-level assignment being visited
+        self._in_import = 0
+
+    def _assigned(self, target, value) -> None:
+        """Called for every assignment target; for subclasses."""
+
+    def _record_call(self, node) -> None:
+        callee = cst_dotted_name(node.func)
+        scope = self._scope
+        if callee:
+            scope.calls.append((callee, node))
+        called = called_name(node.func)
+        if called:
+            scope.called.add(called)
+
+    @property
+    def _scope(self) -> Scope:
+        return self._scopes[-1]
+
+    def _current_top(self) -> Set[str]:
+        return self._top[-1] if self._top else {MODULE_SCOPE}
+
+    def _ref(self, dotted: str) -> None:
+        self._scope.refs.add(dotted)
+        for top in self._current_top():
+            self._top_refs.setdefault(top, set()).add(dotted)
+
+    def visit_ClassDef(self, node) -> None:
+        self._skip.add(id(node.name))
+        top = self._current_top() if self._top else {node.name.value}
+        info = ClassScope(node.name.value, node, set(top))
+        self._classes.append(info)
+        self._class_stack.append(info)
+        self._kinds.append(info)
+        self._top.append(info.top)
+        self._top_refs.setdefault(node.name.value, set())
+
+    def leave_ClassDef(self, node) -> None:
+        self._class_stack.pop()
+        self._kinds.pop()
+        self._top.pop()
+
+    def visit_FunctionDef(self, node) -> None:
+        self._skip.add(id(node.name))
+        owner = self._kinds[-1] if self._kinds and isinstance(self._kinds[-1], ClassScope) else None
+        parent = self._scope
+        scope = Scope(node.name.value, node, parent, owner, parameter_names(node))
+        for param in (*node.params.posonly_params, *node.params.params, *node.params.kwonly_params):
+            if param.default is not None:
+                scope.defaults[param.name.value] = param.default
+            if param.annotation is not None:
+                scope.annotations[param.name.value] = param.annotation.annotation
+        if owner is not None:
+            scope.instance = self_name(node)
+            owner.methods[node.name.value] = scope
+        if self._top:
+            self._top.append(set(self._current_top()))
+        else:
+            self._top.append({node.name.value})
+            self._top_refs.setdefault(node.name.value, set())
+        self._scopes.append(scope)
+        self._all_scopes.append(scope)
+        self._kinds.append(scope)
+
+    def leave_FunctionDef(self, node) -> None:
+        scope = self._scopes.pop()
+        self._kinds.pop()
+        self._top.pop()
+        parent = self._scopes[-1]
+        if parent.node is not None:
+            # a closure's reads are its enclosing function's (minus the closure's own names)
+            own = set(scope.params) | set(scope.assigns)
+            parent.refs.update(ref for ref in scope.refs if ref.split(".")[0] not in own)
+            parent.called.update(name for name in scope.called if name.split(".")[0] not in own)
+
+    def visit_Param(self, node) -> None:
+        self._skip.add(id(node.name))
+
+    def visit_Arg(self, node) -> None:
+        if node.keyword is not None:
+            self._skip.add(id(node.keyword))
+
+    def visit_Import(self, node) -> None:
+        self._in_import += 1
+
+    def leave_Import(self, node) -> None:
+        self._in_import -= 1
+
+    def visit_ImportFrom(self, node) -> None:
+        self._in_import += 1
+
+    def leave_ImportFrom(self, node) -> None:
+        self._in_import -= 1
+
+    def visit_Name(self, node) -> None:
+        if self._in_import or id(node) in self._skip:
+            return
+        self._ref(node.value)
+
+    def visit_Attribute(self, node) -> None:
+        if self._in_import or id(node) in self._skip:
+            return
+        dotted = cst_dotted_name(node)
+        if dotted is None:
+            self._skip.add(id(node.attr))
+            return
+        self._ref(dotted)
+        current = node
+        while isinstance(current, cst.Attribute):
+            self._skip.add(id(current))
+            self._skip.add(id(current.attr))
+            current = current.value
+        self._skip.add(id(current))
+
+    def visit_SimpleStatementLine(self, node) -> None:
+        self._statements.append(node)
+        if not self._top and not self._class_stack and self._scope is self._module:
+            targets = set()
+            for small in node.body:
+                if isinstance(small, (cst.Assign, cst.AnnAssign)):
+                    for target in assign_targets(small):
+                        if isinstance(target, cst.Name):
+                            targets.add(target.value)
+            if targets:
+                self._top.append(targets)
+                for name in targets:
+                    self._top_refs.setdefault(name, set())
+                self._statement_top = node
+
+    def leave_SimpleStatementLine(self, node) -> None:
+        self._statements.pop()
+        if self._statement_top is node:
+            self._top.pop()
+            self._statement_top = None
+
+    def visit_SimpleStatementSuite(self, node) -> None:
+        self._statements.append(node)
+
+    def leave_SimpleStatementSuite(self, node) -> None:
+        self._statements.pop()
+
+
+    def _record_assign(self, targets, value) -> None:
+        self._targets[id(value)] = targets
+        scope = self._scope
+        in_class_body = bool(self._kinds) and isinstance(self._kinds[-1], ClassScope)
+        for target in targets:
+            if not in_class_body:
+                for name in assigned_names(target):
+                    scope.assigns.setdefault(name, []).append(value)
+            cls = scope.cls
+            if (
+                cls is not None
+                and isinstance(target, cst.Attribute)
+                and isinstance(target.value, cst.Name)
+                and target.value.value == scope.instance
+            ):
+                cls.attrs.setdefault(target.attr.value, []).append((value, scope))
+            self._assigned(target, value)
+
+    def visit_Assign(self, node) -> None:
+        self._record_assign([t.target for t in node.targets], node.value)
+
+    def visit_AnnAssign(self, node) -> None:
+        if node.value is not None:
+            self._record_assign([node.target], node.value)
+
+    # the other binding forms: what a `for` target, a walrus and a `with ... as` name receive
+    def visit_For(self, node) -> None:
+        self._record_assign([node.target], node.iter)
+
+    def visit_NamedExpr(self, node) -> None:
+        self._record_assign([node.target], node.value)
+
+    def visit_WithItem(self, node) -> None:
+        if node.asname is not None:
+            self._record_assign([node.asname.name], node.item)
+
+
+    def _call_offset(self, callee: str, caller: Scope, target: Scope) -> Optional[int]:
+        """None if `callee` (called in `caller`) is not `target`; else how many leading
+        parameters the call binds implicitly (1 for `self.method(...)`)."""
+        if target.node is None:
+            return None
+        if target.cls is not None:
+            if target.name == "__init__" and callee == target.cls.name:
+                return 1  # ClassName(...) binds __init__'s parameters after self
+            if caller.cls is target.cls and caller.instance and callee == f"{caller.instance}.{target.name}":
+                return 1 if target.instance else 0
+            return None
+        if callee != target.name:
+            return None
+        scope = caller
+        while scope is not None:
+            if scope is target.parent:
+                return 0
+            scope = scope.parent
+        return None
+
+    def _arguments_for(self, target: Scope, param: str) -> Iterator[Tuple[Scope, Any]]:
+        """(caller, argument expression or None if not passed) for each call of this file
+        that runs `target`, whose parameter `param` it binds."""
+        if param not in target.params:
+            return
+        index = target.params.index(param)
+        for caller in self._all_scopes:
+            for callee, call in caller.calls:
+                offset = self._call_offset(callee, caller, target)
+                if offset is not None:
+                    arg = bound_argument(call, param, index - offset)
+                    yield caller, (arg.value if arg is not None else None)
+
+    def _reach(self, start: Scope, outputs=None, inputs=None) -> Reached:
+        """What the code of `start` runs (`outputs`: the differentiated expression, all of
+        whose graph counts; `inputs`: where that graph is cut)."""
+        reach = Reached()
+        seen: Set[Tuple[str, int]] = set()
+        table = self.context.imports.table
+
+        def expand(ref: str, scope: Scope, depth: int, model: bool = False) -> None:
+            """`model`: the value flows into something called like a model."""
+            key = (ref, id(scope), model)
+            if key in seen or depth > MAX_FLOW_DEPTH:
+                return
+            seen.add(key)
+            head, _, rest = ref.partition(".")
+            if ref.rsplit(".", 1)[-1] in ("data", "detach"):
+                return  # detached: no graph flows on
+            if head in scope.called:
+                model = True
+            elif head == scope.instance and ".".join(ref.split(".")[:2]) in scope.called:
+                model = True  # `self.disc[0](x)` runs what `self.disc` holds
+            cls = scope.cls
+            if cls is not None and scope.instance is not None and head == scope.instance:
+                attr = rest.split(".")[0] if rest else None
+                if attr is None:
+                    reach.local.update(cls.top)
+                elif attr in cls.attrs:
+                    for value, owner in cls.attrs[attr]:
+                        for inner in expression_refs(value):
+                            expand(inner, owner, depth + 1, model)
+                elif attr in cls.methods:
+                    method = cls.methods[attr]
+                    for inner in method.refs:
+                        expand(inner, method, depth + 1)
+                return
+            if head in scope.params and scope.node is not None:
+                # only a model is differentiated twice; the data a caller passes in is
+                # differentiated once, whatever computed it
+                annotation = self._tree_annotation(scope, head)
+                if annotation:  # `critic: Critic` says what arrives
+                    for inner in annotation:
+                        expand(inner, scope, depth + 1, model)
+                elif model and not upward(scope, head, depth, model):
+                    reach.params.add((self._exported_name(scope), head))
+                return
+            if head in scope.assigns:
+                if scope is self._module:
+                    reach.local.add(head)
+                for value in scope.assigns[head]:
+                    for inner in expression_refs(value):
+                        expand(inner, scope, depth + 1, model)
+                return
+            if scope.parent is not None:
+                expand(ref, scope.parent, depth, model)
+                return
+            if head in self._top_names:
+                reach.local.add(head)
+                return
+            qualified = resolve(ref, table)
+            if qualified is not None:
+                reach.imported.add(qualified)
+
+        def upward(target: Scope, param: str, depth: int, model: bool) -> bool:
+            found = False
+            for caller, value in self._arguments_for(target, param):
+                found = True
+                for inner in expression_refs(value) if value is not None else ():
+                    expand(inner, caller, depth + 1, model)
+            return found
+
+        if start is self._module:
+            reach.local.add(MODULE_SCOPE)
+        for ref in start.refs:
+            expand(ref, start, 0)
+        if outputs is not None:
+            # everything that computed the differentiated tensor, up to `inputs`, is
+            # differentiated twice, whether a model or a loss passed in by a caller
+            cut = expression_refs(inputs) if inputs is not None else set()
+            cut_heads = {ref.split(".")[0] for ref in cut}
+            for ref in expression_refs(outputs):
+                if ref.split(".")[0] not in cut_heads:
+                    expand(ref, start, 0, True)
+        return reach
+
+    def _tree_annotation(self, scope: Scope, param: str) -> List[str]:
+        """The names in a parameter's annotation that this file or another linted one may
+        define (`Critic`, `models.Critic`); none for `nn.Module`, `Any`, `Optional`."""
+        annotation = scope.annotations.get(param)
+        if isinstance(annotation, cst.SimpleString):  # `critic: "Critic"`
+            try:
+                annotation = cst.parse_expression(str(annotation.evaluated_value))
+            except cst.ParserSyntaxError:
+                return []
+        if annotation is None:
+            return []
+        names = []
+        for ref in expression_refs(annotation):
+            resolved = resolve(ref, self.context.imports.table)
+            if (resolved and not outside_tree(resolved)) or (not resolved and ref.split(".")[0] in self._top_names):
+                names.append(ref)
+        return names
+
+    def _exported_name(self, scope: Scope) -> Optional[str]:
+        """A module-level function's absolute name, as the instance flow knows it."""
+        if scope.parent is not self._module or scope.cls is not None:
+            return None
+        module = module_name(self.context.path)
+        return f"{module}.{scope.name}" if module else scope.name
+
+    def _holders(self, top: Set[str]) -> Set[str]:
+        """The top-level names whose use runs the layer: its definition's, and those of
+        everything in the file that (transitively) reads one of them."""
+        holders = set(top)
+        changed = True
+        while changed:
+            changed = False
+            for name, refs in self._top_refs.items():
+                if name not in holders and any(ref.split(".")[0] in holders for ref in refs):
+                    holders.add(name)
+                    changed = True
+        return holders
+
+
+def candidates_for(target: str, files, depth: int) -> List[Tuple[str, int]]:
+    """The (file, candidate index) pairs that the dotted name `target` reaches: a holder
+    of a linted module, a whole module, or a name a linted module re-exports."""
+    if depth > 4:
+        return []
+    parts = target.split(".")
+    for cut in range(len(parts), 0, -1):
+        prefix, rest = ".".join(parts[:cut]), parts[cut:]
+        owners = [display for display, (module, _, _) in files.items() if module and suffix_matches(module, prefix)]
+        if not owners:
+            continue
+        found: List[Tuple[str, int]] = []
+        for owner in owners:
+            module, package, data = files[owner]
+            candidates = data.get("candidates", ())
+            if not rest:
+                found.extend((owner, index) for index in range(len(candidates)))
+                continue
+            name = rest[0]
+            found.extend((owner, i) for i, c in enumerate(candidates) if name in c["holders"])
+            exported = data.get("imports", {}).get(name)
+            if exported is not None:
+                if exported.startswith("."):
+                    exported = absolute_import(module, package, exported)
+                if exported:
+                    found.extend(candidates_for(".".join([exported, *rest[1:]]), files, depth + 1))
+        return found
+    return []
+
+
+
+def called_name(func) -> Optional[str]:
+    """What a call runs like a model: `critic` for `critic(x)` and `critic.forward(x)`,
+    `self.heads` for `self.heads[0](x)`."""
+    while isinstance(func, cst.Subscript):
+        func = func.value
+    dotted = cst_dotted_name(func)
+    if dotted and dotted.endswith(".forward"):
+        dotted = dotted[: -len(".forward")]
+    return dotted
+
+
+
+def assign_targets(small) -> List[Any]:
+    if isinstance(small, cst.Assign):
+        return [t.target for t in small.targets]
+    return [small.target] if small.value is not None else []
