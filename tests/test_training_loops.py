@@ -371,6 +371,11 @@ def train(loader, optimizer, scaler):
     facts = loop_facts(SourceView(text, "pkg/train.py"), bound_instance_sources)["owners"]["pkg.train.train"]
     # `head` returns a loss from the batch alone: a model, not a criterion
     assert facts["criteria"] == [["pkg.nets.Focal", 0, "criterion"]]
+    # a reader without instances first (the loop half of a rule) leaves the criteria to the next one
+    view = SourceView(text, "pkg/train.py")
+    assert "criteria" not in loop_facts(view)["owners"]["pkg.train.train"]
+    assert loop_facts(view, bound_instance_sources) is loop_facts(view)
+    assert loop_facts(view)["owners"]["pkg.train.train"]["criteria"] == facts["criteria"]
 
 
 NUMPY = """\
