@@ -746,7 +746,7 @@ def _after_sync(receiver) -> bool:
 
 def _logged_values(nodes: Sequence, instance: Optional[str], imports) -> Dict[object, bool]:
     """Of a method's own `nodes`, the `.item()` calls given as the value to `self.log(...)` / `self.log_dict({...})`,
-    except on a value that is plainly not a tensor (see `torchlint.analysis.hot_paths.plainly_host`),
+    except on a value that is plainly not a tensor (see `torchlint.analysis.value_kinds.plainly_host`),
     which has no `.detach()`; each with whether Lightning's progress bar reads it every
     training batch (`prog_bar=True`, not `on_step=False`)."""
     found: Dict[object, bool] = {}

@@ -20,7 +20,7 @@ from torchlint.analysis.modules import assigned_names, parameter_names
 from torchlint.analysis.classes import methods, self_attribute, self_name
 from torchlint.analysis.names import cst_dotted_name
 from torchlint.analysis.scopes import own_nodes
-from torchlint.core.walk import children
+from torchlint.core.walk import children, pruned_walk
 
 
 # ---- error paths ---------------------------------------------------------------------
@@ -344,9 +344,8 @@ def _is_setting_value(value) -> bool:
 
 
 def _periodic(test) -> bool:
-    stack = [test]
-    while stack:
-        node = stack.pop()
+    # an attribute is read by its last name alone: `self.log_every` is not `self`
+    for node in pruned_walk(test, (cst.Attribute,)):
         if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Modulo):
             return True
         # `batch_idx == 0`, `batch_idx < 10`: the first steps only
@@ -359,9 +358,6 @@ def _periodic(test) -> bool:
             words = set(_last_name(node).lower().split("_"))
             if words & _PERIODIC_WORDS or {"should", "log"} <= words:
                 return True
-            if isinstance(node, cst.Attribute):
-                continue
-        stack.extend(children(node))
     return False
 
 
