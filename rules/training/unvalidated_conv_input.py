@@ -13,7 +13,6 @@ from torchlint.analysis.modules import (
     assigned_names,
     attribute_values,
     canonical,
-    children,
     ClassFacts,
     ClassIndex,
     class_functions,
@@ -27,14 +26,13 @@ from torchlint.analysis.modules import (
     PARAMETRIZATIONS,
     project_diagnostics,
     reads_name,
-    walk,
 )
 from torchlint.analysis.classes import ast_class_methods, method, self_attribute, self_name
 from torchlint.analysis.names import cst_dotted_name
 from torchlint.analysis.class_graph import class_graph
 from torchlint.core.rule import Invalid, Positions, Report, Rule, SourceView
 from torchlint.analysis.submodule_calls import submodule_calls
-from torchlint.core.walk import ast_nodes, blocks, pruned_walk
+from torchlint.core.walk import ast_nodes, blocks, children, pruned_walk, walk
 
 # layer or function -> its spatial dimensions
 CONV_LAYERS = {

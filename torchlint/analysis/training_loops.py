@@ -35,7 +35,7 @@ from torchlint.analysis.classes import ast_class_methods, ast_self_name
 from torchlint.core.lazy import cst
 from torchlint.analysis.names import ast_dotted_name, resolve
 from torchlint.index.module_names import absolute_import, is_package, module_name, suffix_matches
-from torchlint.core.walk import pruned_walk
+from torchlint.core.walk import blocks, pruned_walk
 
 MODULE_OWNER = "<module>"
 MAX_DEPTH = 3  # calls followed from a hot loop or a step function
@@ -551,8 +551,6 @@ def cst_owners(module, module_qualname: str) -> Iterator[Tuple[str, Any, Optiona
             nested = [s for s in _cst_walk_defs(node)]
             stack.extend((f"{local}.", s, None) for s in reversed(nested))
         elif isinstance(node, cst.BaseCompoundStatement):
-            from torchlint.core.walk import blocks
-
             for block in reversed(blocks(node)):
                 stack.extend((prefix, s, cls) for s in reversed(block))
 

@@ -56,11 +56,12 @@ class SourceView:
         # blanked out (torchlint.core.parse.elide_data)
         self.parse_text = text if parse_text is None else parse_text
         self.syntax_error: Optional[SyntaxError] = None
-        if tree is not None:  # already parsed by the caller (flake8 hands plugins its tree)
-            self.__dict__["tree"] = tree
+        self._given_tree = tree  # already parsed by the caller (flake8 hands plugins its tree)
 
     @cached_property
     def tree(self) -> Optional[ast.Module]:
+        if self._given_tree is not None:
+            return self._given_tree
         try:
             try:
                 return ast.parse(self.parse_text, self.path)
