@@ -43,6 +43,8 @@ HF_TRAINER_STEPS = ("training_step", "compute_loss")
 AUTOGRAD_FUNCTIONS = frozenset(
     {"torch.autograd.Function", "torch.autograd.function.Function", "torch.autograd.function.InplaceFunction"}
 )
+
+
 # ---- hot paths and what they reach -------------------------------------------------
 
 
