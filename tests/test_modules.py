@@ -11,14 +11,13 @@ from torchlint.analysis.modules import (
     FileClasses,
     Kind,
     Layer,
-    attribute_values,
     constructed_layer,
     module_functions,
     project_diagnostics,
     reads_name,
     root_kind,
 )
-from torchlint.analysis.classes import method
+from torchlint.analysis.classes import attribute_values, method
 from torchlint.core.diagnostics import Diagnostic, Location
 from torchlint.analysis.names import ImportMap
 

@@ -11,11 +11,9 @@ from torchlint.fixing.layout import argument_lines, comparison_lines, INDENT, st
 from torchlint.core.lazy import cst
 from torchlint.analysis.modules import (
     assigned_names,
-    attribute_values,
     canonical,
     ClassFacts,
     ClassIndex,
-    class_functions,
     constructed_layer,
     defer_reports,
     Deferred,
@@ -27,7 +25,9 @@ from torchlint.analysis.modules import (
     project_diagnostics,
     reads_name,
 )
-from torchlint.analysis.classes import ast_class_methods, method, self_attribute, self_name
+from torchlint.analysis.classes import (
+    ast_class_methods, attribute_values, class_functions, method, self_attribute, self_name,
+)
 from torchlint.analysis.names import cst_dotted_name
 from torchlint.analysis.class_graph import class_graph
 from torchlint.core.rule import Invalid, Positions, Report, Rule, SourceView

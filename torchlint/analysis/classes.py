@@ -1,5 +1,6 @@
-"""Classes and their methods, in both forms: the LibCST form for rules, the stdlib-ast form
-for gates and facts.
+"""Classes: their methods, the name a method calls its instance, `self.<name>` and what
+each is assigned; in both forms where both are needed (LibCST for rules, the stdlib ast
+for gates and facts).
 
 The two forms of `methods` differ in two ways that rules rely on: the LibCST one reads
 the blocks of the class body breadth-first and only `if`/`try`/`with` blocks, the
@@ -10,11 +11,11 @@ class has wherever a class has no `try*` block in its body.
 from __future__ import annotations
 
 import ast
-from typing import List, Optional
+from typing import Any, Dict, List, Optional
 
 from torchlint.analysis.names import ast_dotted_name, cst_dotted_name
 from torchlint.core.lazy import cst
-from torchlint.core.walk import blocks
+from torchlint.core.walk import blocks, statements
 
 _STATIC = ("staticmethod", "classmethod")
 
@@ -64,6 +65,44 @@ def self_attribute(expression, instance: Optional[str]) -> Optional[str]:
     ):
         return expression.attr.value
     return None
+
+
+def attribute_values(class_node) -> Dict[str, List]:
+    """What each `self.<name>` is assigned to, in any method of the class, in source
+    order: `self.a = v`, `self.a: T = v`, `self.a = self.b = v`, `self.a, self.b = v, w`."""
+    values: Dict[str, List] = {}
+    for function in methods(class_node):
+        instance = self_name(function)
+        if instance is None:
+            continue
+        for node in statements(function.body):
+            if isinstance(node, cst.Assign):
+                for target in node.targets:
+                    _bind(values, target.target, node.value, instance)
+            elif isinstance(node, cst.AnnAssign) and node.value is not None:
+                _bind(values, node.target, node.value, instance)
+    return values
+
+
+def _bind(values: Dict[str, List], target, value, instance: str) -> None:
+    name = self_attribute(target, instance)
+    if name is not None:
+        values.setdefault(name, []).append(value)
+    elif isinstance(target, (cst.Tuple, cst.List)) and isinstance(value, (cst.Tuple, cst.List)):
+        if len(target.elements) == len(value.elements):
+            for left, right in zip(target.elements, value.elements):
+                if not isinstance(left, cst.StarredElement) and not isinstance(right, cst.StarredElement):
+                    _bind(values, left.value, right.value, instance)
+
+
+def class_functions(class_node) -> Dict[str, Any]:
+    """A class's methods as factories for `constructed_layer`: `self._branch` and
+    `Head._branch` both name `def _branch` of class `Head`."""
+    found = {}
+    for function in methods(class_node):
+        found[f"self.{function.name.value}"] = function
+        found[f"{class_node.name.value}.{function.name.value}"] = function
+    return found
 
 
 # ---- stdlib ast ---------------------------------------------------------------------

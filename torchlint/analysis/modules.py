@@ -36,10 +36,10 @@ from typing import AbstractSet, Any, Dict, Iterable, List, Mapping, Optional, Se
 
 from torchlint.core.diagnostics import Diagnostic
 from torchlint.core.lazy import cst
-from torchlint.analysis.classes import methods, self_attribute, self_name
+from torchlint.analysis.classes import methods
 from torchlint.analysis.names import ImportMap, ast_dotted_name, cst_dotted_name, resolve
 from torchlint.index.module_names import absolute_import, is_package, module_name, suffix_matches
-from torchlint.core.walk import blocks, children, statements, walk
+from torchlint.core.walk import blocks, children, walk
 
 
 class Kind(str, enum.Enum):
@@ -373,7 +373,7 @@ def project_diagnostics(facts_by_file: Mapping[str, Mapping[str, Any]]) -> List[
     return diagnostics
 
 
-# ---- classes, methods and attributes (LibCST) -------------------------------------
+# ---- functions, assignments and layers (LibCST) ------------------------------------
 
 
 def parameter_names(function) -> List[str]:
@@ -387,34 +387,6 @@ def parameter_names(function) -> List[str]:
     if params.star_kwarg is not None:
         names.append(params.star_kwarg.name.value)
     return names
-
-
-def attribute_values(class_node) -> Dict[str, List]:
-    """What each `self.<name>` is assigned to, in any method of the class, in source
-    order: `self.a = v`, `self.a: T = v`, `self.a = self.b = v`, `self.a, self.b = v, w`."""
-    values: Dict[str, List] = {}
-    for function in methods(class_node):
-        instance = self_name(function)
-        if instance is None:
-            continue
-        for node in statements(function.body):
-            if isinstance(node, cst.Assign):
-                for target in node.targets:
-                    _bind(values, target.target, node.value, instance)
-            elif isinstance(node, cst.AnnAssign) and node.value is not None:
-                _bind(values, node.target, node.value, instance)
-    return values
-
-
-def _bind(values: Dict[str, List], target, value, instance: str) -> None:
-    name = self_attribute(target, instance)
-    if name is not None:
-        values.setdefault(name, []).append(value)
-    elif isinstance(target, (cst.Tuple, cst.List)) and isinstance(value, (cst.Tuple, cst.List)):
-        if len(target.elements) == len(value.elements):
-            for left, right in zip(target.elements, value.elements):
-                if not isinstance(left, cst.StarredElement) and not isinstance(right, cst.StarredElement):
-                    _bind(values, left.value, right.value, instance)
 
 
 def is_docstring(statement) -> bool:
@@ -542,16 +514,6 @@ def constructed_layer(
             if layer is not None:
                 return Layer(layer.qualified, layer.index, dotted)
     return None
-
-
-def class_functions(class_node) -> Dict[str, Any]:
-    """A class's methods as factories for `constructed_layer`: `self._branch` and
-    `Head._branch` both name `def _branch` of class `Head`."""
-    found = {}
-    for function in methods(class_node):
-        found[f"self.{function.name.value}"] = function
-        found[f"{class_node.name.value}.{function.name.value}"] = function
-    return found
 
 
 def reads_name(expression, name: str) -> bool:
