@@ -17,6 +17,7 @@ from torchlint.analysis.classes import (
     self_attribute,
     self_name,
 )
+from torchlint.analysis.modules import assigned_names, ast_assigned_names
 from torchlint.analysis.names import (
     ImportMap,
     ast_called_import,
@@ -111,6 +112,12 @@ def test_called_imports_agree(statement, expected):
 def test_dotted_names_agree(expression):
     tree, module = both(f"{expression}\n")
     assert ast_dotted_name(tree.body[0].value) == cst_dotted_name(module.body[0].body[0].value)
+
+
+@pytest.mark.parametrize("target", ["a", "a, b", "(a, [b, *c])", "self.x", "d[k]", "a, self.x, *rest"])
+def test_names_an_assignment_target_binds_agree(target):
+    tree, module = both(f"{target} = value\n")
+    assert ast_assigned_names(tree.body[0].targets[0]) == assigned_names(module.body[0].body[0].targets[0].target)
 
 
 CLASSES = [

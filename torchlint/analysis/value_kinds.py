@@ -25,7 +25,7 @@ import enum
 from typing import Callable, Dict, List, Mapping, Optional, Sequence
 
 from torchlint.core.lazy import cst
-from torchlint.analysis.modules import assigned_names
+from torchlint.analysis.modules import assigned_names, ast_assigned_names
 from torchlint.analysis.names import ast_dotted_name, resolve
 
 
@@ -189,26 +189,16 @@ def ast_bindings(nodes) -> Dict[str, List]:
                 if isinstance(target, ast.Name):
                     found.setdefault(target.id, []).append(node.value)
                 else:
-                    for name in _ast_names(target):
+                    for name in ast_assigned_names(target):
                         found.setdefault(name, []).append(None)
         elif isinstance(node, (ast.AugAssign, ast.For, ast.AsyncFor, ast.comprehension, ast.NamedExpr, ast.AnnAssign)):
             value = node.value if isinstance(node, (ast.NamedExpr, ast.AnnAssign)) else None
-            for name in _ast_names(node.target):
+            for name in ast_assigned_names(node.target):
                 found.setdefault(name, []).append(value)
         elif isinstance(node, ast.withitem) and node.optional_vars is not None:
-            for name in _ast_names(node.optional_vars):
+            for name in ast_assigned_names(node.optional_vars):
                 found.setdefault(name, []).append(None)
     return found
-
-
-def _ast_names(target) -> List[str]:
-    if isinstance(target, ast.Name):
-        return [target.id]
-    if isinstance(target, (ast.Tuple, ast.List)):
-        return [name for element in target.elts for name in _ast_names(element)]
-    if isinstance(target, ast.Starred):
-        return _ast_names(target.value)
-    return []
 
 
 def ast_kind(expression, table: Mapping[str, str], bindings: Optional[Mapping[str, List]] = None, depth: int = 0) -> Kind:
