@@ -32,6 +32,7 @@ from torchlint.analysis.names import (
     module_level_cst_statements,
 )
 from torchlint.analysis.scopes import ast_own_nodes, own_nodes
+from torchlint.analysis.training_loops import ast_training_call, cst_training_call
 from torchlint.analysis.value_kinds import ast_fresh_cpu_tensor, fresh_cpu_tensor
 from torchlint.core.lazy import cst
 
@@ -254,3 +255,24 @@ def test_the_stdlib_ast_form_of_fresh_cpu_tensors_stays_a_necessary_condition(ex
     tree, module = both(f"import torch\nvalue = {expression}\n")
     assert not ast_fresh_cpu_tensor(tree.body[-1].value, ast_import_table(tree))
     assert fresh_cpu_tensor(module.body[-1].body[0].value, ImportMap(module))
+
+
+@pytest.mark.parametrize(
+    "call, training",
+    [
+        ("loss.backward()", True),
+        ("self.manual_backward(loss)", True),
+        ("torch.autograd.grad(loss, params)", True),
+        ("optimizer.step()", True),
+        ("self.optimizers()[0].step()", True),
+        ("scaler.step(opt)", True),
+        ("scheduler.step()", False),
+        ("env.step(action)", False),
+        ("model(x)", False),
+    ],
+)
+def test_training_calls_agree(call, training):
+    tree, module = both(f"import torch\n{call}\n")
+    ast_call = tree.body[-1].value
+    cst_call = module.body[-1].body[0].value
+    assert ast_training_call(ast_call, ast_import_table(tree)) is cst_training_call(cst_call, ImportMap(module)) is training
