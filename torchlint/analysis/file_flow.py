@@ -13,6 +13,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, Dict, Iterator, List, Optional, Set, Tuple
 
+from torchlint.analysis.call_arguments import bound_argument
 from torchlint.analysis.classes import self_name
 from torchlint.analysis.instance_flow import outside_tree
 from torchlint.analysis.modules import assigned_names, parameter_names
@@ -54,7 +55,6 @@ class Scope:
     called: Set[str] = dataclasses.field(default_factory=set)  # names called like a model: `x(...)`, `x.forward(...)`
 
 
-
 @dataclass
 class Reached:
     local: Set[str] = dataclasses.field(default_factory=set)
@@ -62,7 +62,6 @@ class Reached:
     # parameters that carry a model in and have no caller in this file: (function, name),
     # the function named as the project pass knows it (None: a method or nested function)
     params: Set[Tuple[Optional[str], str]] = dataclasses.field(default_factory=set)
-
 
 
 def expression_refs(node) -> Set[str]:
@@ -86,30 +85,6 @@ def expression_refs(node) -> Set[str]:
         else:
             stack.extend(current.children)
     return found
-
-
-def bound_argument(call, keyword: str, index: Optional[int]):
-    """The argument bound to a parameter (by keyword, or at a positional index).
-
-    After a `*args` the positions are unknown, so only keywords are looked at; keywords
-    may also follow `*args` and `**kwargs`."""
-    position: Optional[int] = 0
-    for arg in call.args:
-        if arg.keyword is not None:
-            if arg.keyword.value == keyword:
-                return arg
-        elif arg.star:
-            if arg.star == "*":
-                position = None
-        elif position is not None:
-            if index is not None and position == index:
-                return arg
-            position += 1
-    return None
-
-
-
-
 
 
 class FileFlow:
@@ -493,7 +468,6 @@ def candidates_for(target: str, files, depth: int) -> List[Tuple[str, int]]:
     return []
 
 
-
 def called_name(func) -> Optional[str]:
     """What a call runs like a model: `critic` for `critic(x)` and `critic.forward(x)`,
     `self.heads` for `self.heads[0](x)`."""
@@ -503,7 +477,6 @@ def called_name(func) -> Optional[str]:
     if dotted and dotted.endswith(".forward"):
         dotted = dotted[: -len(".forward")]
     return dotted
-
 
 
 def assign_targets(small) -> List[Any]:
