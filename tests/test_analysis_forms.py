@@ -32,6 +32,14 @@ from torchlint.analysis.names import (
     module_level_cst_statements,
 )
 from torchlint.analysis.scopes import ast_own_nodes, own_nodes
+from torchlint.analysis.torch_calls import (
+    ast_is_one,
+    ast_method_receiver,
+    ast_torch_function,
+    is_one,
+    method_receiver,
+    torch_function,
+)
 from torchlint.analysis.training_loops import ast_training_call, cst_training_call
 from torchlint.analysis.value_kinds import ast_fresh_cpu_tensor, fresh_cpu_tensor
 from torchlint.core.lazy import cst
@@ -276,3 +284,25 @@ def test_training_calls_agree(call, training):
     ast_call = tree.body[-1].value
     cst_call = module.body[-1].body[0].value
     assert ast_training_call(ast_call, ast_import_table(tree)) is cst_training_call(cst_call, ImportMap(module)) is training
+
+
+@pytest.mark.parametrize(
+    "call",
+    ["torch.log(x)", "t.exp(x)", "exp(x)", "torch.nn.functional.relu(x)", "x.log()", "np.log(x)", "torch.log1p(x - 1)"],
+)
+def test_torch_functions_and_method_receivers_agree(call):
+    tree, module = both(f"import torch\nimport torch as t\nfrom torch import exp\nimport numpy as np\n{call}\n")
+    ast_call = tree.body[-1].value
+    cst_call = module.body[-1].body[0].value
+    assert ast_torch_function(ast_call, ast_import_table(tree)) == torch_function(cst_call, ImportMap(module))
+    for method in ("log", "exp"):
+        ast_receiver = ast_method_receiver(ast_call, method)
+        cst_receiver = method_receiver(cst_call, method)
+        assert (ast_receiver is None) is (cst_receiver is None)
+        assert ast_receiver is None or ast_dotted_name(ast_receiver) == cst_dotted_name(cst_receiver)
+
+
+@pytest.mark.parametrize("literal", ["1", "1.0", "0", "2", "True", "'1'", "-1", "x"])
+def test_literal_ones_agree(literal):
+    tree, module = both(f"{literal}\n")
+    assert ast_is_one(tree.body[0].value) is is_one(module.body[0].body[0].value)
