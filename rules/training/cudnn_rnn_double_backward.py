@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import AbstractSet, Any, Dict, List, Mapping, Optional, Tuple
 
 from torchlint.core.config import Config
@@ -11,29 +11,22 @@ from torchlint.fixing.cudnn_off import (
 )
 from torchlint.core.lazy import cst
 from torchlint.analysis.modules import (
-    ClassFacts,
-    ClassIndex,
-    Deferred,
-    ast_bases,
-    canonical,
-    defer_reports,
-    file_classes,
-    root_kind,
-    torch_base,
-    undecided_base,
+    RNN_LAYERS, canonical, file_classes, torch_base, undecided_base,
 )
 from torchlint.analysis.classes import self_attribute
 from torchlint.analysis.names import ast_dotted_name, cst_dotted_name, module_level_ast_statements, resolve
-from torchlint.index.module_names import absolute_import, is_package, module_name
-from torchlint.analysis.instance_flow import InstanceFlow, instance_flow, outside_tree
-from torchlint.analysis.file_flow import MODULE_SCOPE, FileFlow, Scope, candidates_for
+from torchlint.index.module_names import absolute_import, is_package
+from torchlint.analysis.class_graph import class_graph
+from torchlint.analysis.instance_flow import instance_flow, outside_tree
+from torchlint.analysis.file_flow import MODULE_SCOPE, FileFlow, Scope
 from torchlint.core.rule import Invalid, Report, Rule, SourceView
+from torchlint.index.pending import ClassIs, Pending, SecondOrderReaches
+from torchlint.index.record import FileRecord, SecondOrderSite
 from torchlint.analysis.second_order import (
     ast_differentiates_twice, create_graph_note, differentiated, literal_truth, runs_first_argument,
     second_order_call,
 )
 
-RNN_LAYERS = frozenset({"torch.nn.LSTM", "torch.nn.GRU", "torch.nn.RNN"})
 
 _KINDS = ("LSTM", "GRU", "RNN")  # what an imported RNN subclass's name must say for the gate
 STRONG_TRIGGERS = (
@@ -79,69 +72,46 @@ def _code(module, node) -> str:
 class CudnnRnnDoubleBackward(FileFlow, Rule):
     """
     ## What it does
-    Flags an `nn.LSTM(...)`, `nn.GRU(...)` or `nn.RNN(...)` (or a subclass, defined in
-    any linted file) that double backward reaches: `torch.autograd.grad(...,
-    create_graph=True)`, `.backward(create_graph=True)`,
-    `torch.autograd.functional.hessian`/`hvp`/`vhp`/`jvp`, `jacobian`/`vjp` with
-    `create_graph=True`, `torch.func.hessian`, nested function transforms
-    (`jacrev(jacrev(f))`, `jacfwd(jacrev(f))`, `grad(grad(f))`) and `gradgradcheck`. A
-    `create_graph` that is not a literal counts when it can be true: a variable not only
-    assigned false literals, a parameter without a false default, or one with a false
-    default that a call in the same file sets to something else.
+    Flags an `nn.LSTM(...)`, `nn.GRU(...)` or `nn.RNN(...)` (or a subclass, defined in any
+    linted file) that double backward reaches: `torch.autograd.grad(..., create_graph=True)`,
+    `.backward(create_graph=True)`, `torch.autograd.functional.hessian`/`hvp`/`vhp`/`jvp`,
+    `jacobian`/`vjp` with `create_graph=True`, `torch.func.hessian`, nested transforms
+    (`jacrev(jacrev(f))`, `grad(grad(f))`) and `gradgradcheck`. A non-literal `create_graph`
+    counts when it can be true (a variable not only assigned false, a parameter without a
+    false default or that a call in the file sets otherwise).
 
-    "Reaches" means: the function holding the second-order call runs the layer's holder
-    (the class or function whose definition builds it, or anything of the file that uses
-    that), directly, through `self.<attr>`, through functions of the file it calls, or
-    through a parameter: a model it calls, or a tensor that flows into what is
-    differentiated (`outputs` of `autograd.grad`, the receiver of `.backward`); data that
-    only feeds `inputs`, or passes through `.data` or `.detach()`, is differentiated once
-    and does not count. A parameter is followed to what its callers pass in, in any
-    linted file, through the import graph (absolute, aliased and relative imports,
-    package re-exports; positional and keyword arguments; `Critic().cuda()`, a local
-    variable, `self.critic`, a factory function's return value; callers that pass on
-    their own parameter are followed in turn), or to what its annotation names
-    (`critic: Critic`). When no call site binds the parameter, the candidates are the
-    `nn.Module` classes of the same file (a single-file MAML loop over an LSTM learner);
-    an RNN in another file is never connected by its mere presence. The finding sits on
-    the constructor and names the second-order call; a projected LSTM (`proj_size` not
-    literally 0) says so.
+    "Reaches": the function holding the second-order call runs the layer's holder (the class
+    or function that builds it), directly, through `self.<attr>`, through functions of the
+    file it calls, or through a parameter: a model it calls, or a tensor that flows into
+    what is differentiated (data that only feeds `inputs`, or passes `.detach()`, does not
+    count). A parameter is followed to what its callers pass, in any linted file, through
+    the import graph (aliases, relative imports, re-exports, factories, `self.critic`,
+    callers passing on their own parameter), or to its annotation (`critic: Critic`). With
+    no call site, the candidates are the `nn.Module` classes of the same file. The finding
+    sits on the constructor and names the second-order call.
 
-    Not flagged: RNNs that only see first-order backward; second-order calls that reach
-    no RNN; calls under `with torch.backends.cudnn.flags(enabled=False):` (or in a file
-    that sets `torch.backends.cudnn.enabled = False`); a plain RNN whose every call in
-    `forward` already runs with cuDNN off. `nn.LSTMCell`/`GRUCell` are not flagged: they
-    never use cuDNN. The flake8 plugin sees one file, so there only callers in that file
-    count. A subclass defined in another file is recognised where it is built only if its
-    name says `LSTM`, `GRU` or `RNN` (`TimeLSTM`): the cheap gate reads no other file.
+    Not flagged: RNNs that see only first-order backward; calls under
+    `torch.backends.cudnn.flags(enabled=False)` or in a file that sets
+    `torch.backends.cudnn.enabled = False`; a plain RNN whose every call in `forward` runs
+    with cuDNN off; `nn.LSTMCell`/`GRUCell` (never cuDNN). The flake8 plugin sees one file.
+    A subclass from another file is recognised where it is built only if its name says
+    `LSTM`, `GRU` or `RNN` (`TimeLSTM`).
 
     ## Why is this bad?
-    cuDNN implements no double backward for its RNN kernels, and PyTorch uses cuDNN for
-    every `nn.LSTM`/`GRU`/`RNN` on a CUDA tensor. The model runs and trains on CPU, and
-    then fails on the first second-order step on GPU: `NotImplementedError: the
-    derivative for '_cudnn_rnn_backward' is not implemented. Double backwards is not
-    supported for CuDNN RNNs due to limitations in the CuDNN API` (pytorch/pytorch#5261,
-    #25315; the message was added in #33884). The typical victims are WGAN-GP critics,
-    gradient or Jacobian regularisers, MAML-style meta-learning and physics-informed
-    losses over sequence models.
+    cuDNN has no double backward for its RNN kernels, and PyTorch uses cuDNN for every
+    `nn.LSTM`/`GRU`/`RNN` on a CUDA tensor. The model trains on CPU, then fails on the
+    first second-order step on GPU: `NotImplementedError: the derivative for
+    '_cudnn_rnn_backward' is not implemented. Double backwards is not supported for CuDNN
+    RNNs` (pytorch/pytorch#5261). Typical victims: WGAN-GP critics, gradient regularisers,
+    MAML-style meta-learning, physics-informed losses over sequence models.
 
-    The recommended way out is PyTorch's own non-cuDNN path, which has a differentiable
-    backward for LSTM and GRU since pytorch/pytorch#26660: run the layer under
-    `torch.backends.cudnn.flags(enabled=False)`. A projected LSTM (`proj_size > 0`) is
-    the worst case: cuDNN's projected RNN is its own code path (cuDNN reports
-    `CUDNN_STATUS_NOT_SUPPORTED` from `cudnnRNNBackwardData` there), and the
-    differentiable cell backward that the non-cuDNN path relies on was written without
-    projections (pytorch/pytorch#47725 left them out of
-    `_thnn_differentiable_lstm_cell_backward`), so disabling cuDNN is not known to make
-    double backward through a projected LSTM work on GPU. Such a layer is flagged even
-    under `cudnn.flags(enabled=False)`, and has no automatic fix. Options, best first:
-    drop the projection (`proj_size=0`, then a `nn.Linear` on the outputs, which is not
-    the same recurrence but often as good); write the LSTM cell by hand (a few
-    `nn.Linear` layers in a loop, or TorchScript, both double-differentiable); compute the
-    penalty on a CPU copy of the critic; or replace the gradient penalty with one that
-    needs no second derivative (spectral normalisation, weight clipping). What does not
-    work: `model.train()`/`eval()` toggles, `torch.backends.cudnn.benchmark`,
-    `retain_graph=True`, or `torch.no_grad()` around the critic (the penalty needs its
-    graph).
+    PyTorch's non-cuDNN path has a differentiable backward for LSTM and GRU: run the layer
+    under `torch.backends.cudnn.flags(enabled=False)`. A projected LSTM (`proj_size > 0`) is
+    not known to work that way either (its differentiable cell backward has no projection,
+    pytorch/pytorch#47725): it is flagged even with cuDNN off, without a fix. Options:
+    `proj_size=0` plus an `nn.Linear` on the outputs; a hand-written cell; the penalty on a
+    CPU copy; a penalty without second derivatives (spectral normalisation). `train()`/
+    `eval()`, `cudnn.benchmark`, `retain_graph=True` and `torch.no_grad()` do not help.
 
     ## Example
     ```python
@@ -171,20 +141,14 @@ class CudnnRnnDoubleBackward(FileFlow, Rule):
     ```
 
     ## Fix safety
-    For a plain (non-projected) RNN held as `self.<attr>` of a class, the fix wraps each
-    statement of `forward` (and of the methods `forward` calls on `self`) that calls
-    `self.<attr>(...)` in `with torch.backends.cudnn.flags(enabled=False):`, adding
-    `import torch` if the file lacks it. It is unsafe: the layer then runs PyTorch's
-    native kernels, which are slower than cuDNN (markedly so for deep or long
-    sequences), and its floating-point results may differ from cuDNN's in the last bits.
-    On CPU nothing changes. A call already wrapped counts as fixed and is not flagged
-    again. There is no fix for a projected LSTM, for a layer used other than as
-    `self.<attr>(...)` in `forward`, or for a call inside a one-line block. An LSTM whose
-    constructor receives `*args` or `**kwargs` and no `proj_size=` keyword might be
-    projected: it is treated conservatively, flagged without a fix, and the message says
-    that the projection could not be ruled out (as for a plain RNN, a layer whose calls
-    all run with cuDNN off is not flagged). When the holder and the second-order call
-    are in different files, the fix is still applied to the file that builds the layer.
+    Unsafe: for a plain RNN held as `self.<attr>`, each statement of `forward` (and of the
+    methods `forward` calls on `self`) that calls `self.<attr>(...)` is wrapped in
+    `with torch.backends.cudnn.flags(enabled=False):` (adding `import torch` if needed), in
+    the file that builds the layer. PyTorch's native kernels are slower than cuDNN (markedly
+    for deep or long sequences) and may differ in the last bits; on CPU nothing changes. No
+    fix for a projected LSTM, a layer used otherwise than as `self.<attr>(...)` in
+    `forward`, or a call in a one-line block. An LSTM built with `*args`/`**kwargs` and no
+    `proj_size=` might be projected: flagged without a fix, and the message says so.
     """
 
     code = "TL004"
@@ -434,16 +398,16 @@ class CudnnRnnDoubleBackward(FileFlow, Rule):
             if hits and layer.kind not in RNN_LAYERS:  # a subclass whose bases are in other files
                 site, note = min(hits, key=lambda hit: self._row_of(hit[0]))
                 report = Report(self, layer.node, self._message(layer, reason, site, note, len(hits) - 1), None)
-                deferred.extend(defer_reports([report], self.context, layer.kind, "rnn"))
+                diagnostic = self.context.diagnostic(report)
+                if diagnostic is not None:
+                    deferred.append(Pending(diagnostic, ClassIs(layer.kind, "rnn")))
             elif hits:
                 site, note = min(hits, key=lambda hit: self._row_of(hit[0]))
                 fix = None if reason else (lambda positions, layer=layer: cudnn_off_fix(layer, self.context, positions))
                 self.report(layer.node, self._message(layer, reason, site, note, len(hits) - 1), fix)
             else:
                 unreached.append((layer, holders, reason))
-        facts = {**self.context.facts.get(self.code, {}), **self._facts(sites, unreached, deferred)}
-        if facts:
-            self.context.facts[self.code] = facts
+        self._record(sites, unreached, deferred)
 
     def _message(self, layer: RnnLayer, reason: Optional[str], site: _Site, note: str, more: int) -> str:
         where = f"{self.context.path}:{self._row_of(site)}"
@@ -485,43 +449,42 @@ class CudnnRnnDoubleBackward(FileFlow, Rule):
     def _passed(self, scope: Scope, param: str) -> list:
         return [value for _, value in self._arguments_for(scope, param) if value is not None]
 
-    # ---- facts for the project pass ----------------------------------------------------
+    # ---- what the project pass reads of this file ---------------------------------------
 
     def _layer_json(self, layer: RnnLayer, reason: Optional[str]) -> Dict[str, Any]:
         return {"label": layer.label, "projection": layer.projection, "no_fix": reason}
 
-    def _facts(self, sites, unreached, deferred) -> Dict[str, Any]:
+    def _record(self, sites, unreached, deferred: List[Pending]) -> None:
+        """The file's double-backward sites that reach other files, and its layers that
+        wait for a site of another file (or for their class to resolve to an RNN)."""
         site_facts = []
         for site, note, reach in sites:
             imported = {name for name in reach.imported if not outside_tree(name)}
             if imported or reach.params:
                 site_facts.append(
-                    {
-                        "row": self._row_of(site),
-                        "what": self._describe(site, note),
-                        "off": self._site_off(site),
-                        "reaches": sorted(imported),
-                        "params": sorted(reach.params, key=str),
-                    }
+                    SecondOrderSite(
+                        self._row_of(site),
+                        self._describe(site, note),
+                        self._site_off(site),
+                        tuple(sorted(imported)),
+                        tuple(tuple(pair) for pair in sorted(reach.params, key=str)),
+                    )
                 )
         candidates = []
         for layer, holders, reason in unreached:
             fix = None if reason else (lambda positions, layer=layer: cudnn_off_fix(layer, self.context, positions))
             diagnostic = self.context.diagnostic(Report(self, layer.node, "", fix))
             if diagnostic is not None:
-                candidates.append(
-                    {
-                        "deferred": Deferred(layer.kind, "rnn", diagnostic).to_json(),
-                        "layer": self._layer_json(layer, reason),
-                        "holders": sorted(holders),
-                        "module_class": self._in_module_class(layer),
-                    }
+                condition = SecondOrderReaches(
+                    layer.kind, self._layer_json(layer, reason), tuple(sorted(holders)), self._in_module_class(layer)
                 )
+                candidates.append(Pending(diagnostic, condition))
         if not site_facts and not candidates and not deferred and not is_package(self.context.path):
-            return {}
-        found = {"sites": site_facts, "candidates": candidates, "imports": dict(self.context.imports.table)}
-        found["deferred"] = [item.to_json() for item in deferred]
-        return found
+            return
+        record = self.context.record
+        record.import_table = dict(self.context.imports.table)
+        record.second_order_sites = tuple(site_facts)
+        record.pending.extend(candidates + deferred)
 
     def _in_module_class(self, layer: RnnLayer) -> bool:
         """Whether the layer is held by an nn.Module class of this file (or may be)."""
@@ -534,62 +497,10 @@ class CudnnRnnDoubleBackward(FileFlow, Rule):
         return None  # what double backward reaches runs through any function of the file
 
     @classmethod
-    def ast_facts(cls, view: SourceView, config: Config) -> Optional[Dict[str, Any]]:
-        facts: Dict[str, Any] = {}
+    def ast_facts(cls, view: SourceView, config: Config, record: FileRecord) -> None:
         flow = instance_flow(view)
         if flow:
-            facts["flow"] = flow
-        # only classes that may be RNN layers: a base is one, or is not torch's nor stdlib's;
-        # a nested class is named as if at the top level
-        module, package = module_name(view.path), is_package(view.path)
-        top = {statement.name for statement in view.tree.body if isinstance(statement, ast.ClassDef)}
-        classes = []
-        for node in view.nodes_of(ast.ClassDef):
-            bases = ast_bases(node, view.imports, module, package, top)
-            if any(base is None or root_kind(base) is None or canonical(base) in RNN_LAYERS for base in bases):
-                classes.append(ClassFacts(f"{module}.{node.name}" if module else node.name, bases, ()).to_json())
-        if classes:
-            facts["classes"] = classes
-        return facts or None
-
-    @classmethod
-    def check_project(cls, facts: Mapping[str, Mapping[str, Any]], config: Config) -> list:
-        files = {display: (module_name(display), is_package(display), data) for display, data in facts.items()}
-        flow = InstanceFlow({display: data["flow"] for display, data in facts.items() if "flow" in data})
-        index = ClassIndex(ClassFacts.from_json(item) for data in facts.values() for item in data.get("classes", ()))
-        hits: Dict[Tuple[str, int], List[Tuple[str, int, str]]] = {}
-        for display, (module, package, data) in files.items():
-            for site in data.get("sites", ()):
-                targets, reached = set(site["reaches"]), set()
-                for function, param in site["params"]:
-                    names, bound = flow.instances_into(function, param) if function else (set(), False)
-                    targets |= names
-                    if not bound:  # nobody passes it in: the modules of the same file are the candidates
-                        reached.update((display, i) for i, c in enumerate(data["candidates"]) if c["module_class"])
-                for dotted in targets:
-                    target = absolute_import(module, package, dotted) if dotted.startswith(".") else dotted
-                    reached.update(candidates_for(target, files, 0) if target else ())
-                for owner, number in reached:
-                    candidate = files[owner][2]["candidates"][number]
-                    if site["off"] and not candidate["layer"]["projection"]:
-                        continue
-                    entry = (display, site["row"], site["what"])
-                    found = hits.setdefault((owner, number), [])
-                    if entry not in found:
-                        found.append(entry)
-        diagnostics = []
-        for (owner, number), sites in sorted(hits.items()):
-            candidate = files[owner][2]["candidates"][number]
-            deferred = Deferred.from_json(candidate["deferred"])
-            if torch_base(index, deferred.class_name, RNN_LAYERS) is None:
-                continue
-            display, row, what = min(sites)
-            message = layer_message(candidate["layer"], f"{display}:{row}", what, len(sites) - 1)
-            diagnostics.append(replace(deferred.diagnostic, message=message, filename=owner))
-        for data in facts.values():
-            for item in data.get("deferred", ()):
-                deferred = Deferred.from_json(item)
-                if torch_base(index, deferred.class_name, RNN_LAYERS) is not None:
-                    diagnostics.append(deferred.diagnostic)
-        return diagnostics
+            record.flow = flow
+        # every class, so that a subclass of an RNN layer resolves through any file
+        record.classes = class_graph(view).classes
 

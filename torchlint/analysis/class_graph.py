@@ -1,13 +1,17 @@
 """The classes of one file as the stdlib ast shows them, for every file, parsed by LibCST
 or not: each class's bases, methods and the evidence its body gives of being a module
 or a LightningModule, and the methods each method calls on `self`. The project pass
-resolves bases across files from these facts (`torchlint.analysis.hot_paths.Reach`).
+resolves bases across files from these facts: they are the `classes` and `self_calls`
+of each file's record (`torchlint.index.record`), and the project pass builds one
+`torchlint.analysis.hot_paths.Reach` from all of them
+(`torchlint.index.project.ProjectIndex.reach`).
 """
 
 from __future__ import annotations
 
 import ast
-from typing import Any, Dict, List, Sequence, Set
+from dataclasses import dataclass
+from typing import Dict, List, Mapping, Sequence, Set, Tuple
 
 from torchlint.analysis.classes import ast_class_methods, ast_self_attribute, ast_self_name
 from torchlint.analysis.modules import ClassFacts, Kind, ast_bases, root_kind
@@ -22,11 +26,18 @@ _LIGHTNING_SELF_CALLS = frozenset({"log", "log_dict", "manual_backward", "optimi
 _MODULE_SELF_CALLS = frozenset({"register_buffer", "register_parameter", "register_module", "add_module"})
 
 
-def class_graph(view) -> Dict[str, Any]:
-    """The JSON-able class facts of one file: `classes` (`ClassFacts.to_json`, with the
-    evidence of what a class's body shows it to be) and `calls` (class -> method ->
-    the methods it calls on `self`). Computed once per file (`FileAnalysis.class_graph`)
-    and shared by rules."""
+@dataclass(frozen=True)
+class ClassGraph:
+    """One file's classes (with the evidence of what a class's body shows it to be) and
+    `self_calls` (class -> method -> the methods it calls on `self`)."""
+
+    classes: Tuple[ClassFacts, ...]
+    self_calls: Mapping[str, Mapping[str, List[str]]]
+
+
+def class_graph(view) -> ClassGraph:
+    """The class graph of one file, from its stdlib ast. Computed once per file
+    (`FileAnalysis.class_graph`) and shared by rules."""
     return view.analysis.class_graph
 
 
@@ -39,12 +50,12 @@ class ClassGraphBuilder:
         self.module = module_name(view.path)
         self.package = is_package(view.path)
         self.top_level = {node.name for node in self.tree.body if isinstance(node, ast.ClassDef)}
-        self.classes: List[list] = []
+        self.classes: List[ClassFacts] = []
         self.calls: Dict[str, Dict[str, List[str]]] = {}
 
-    def build(self) -> Dict[str, Any]:
+    def build(self) -> ClassGraph:
         self._collect(self.tree.body, "")
-        return {"classes": self.classes, "calls": self.calls}
+        return ClassGraph(tuple(self.classes), self.calls)
 
     def _collect(self, body: Sequence[ast.stmt], prefix: str) -> None:
         # classes in functions and blocks are named as if at this level (as FileClasses does)
@@ -87,7 +98,7 @@ class ClassGraphBuilder:
         if self_calls & _LIGHTNING_SELF_CALLS:
             evidence.append("lightning")
         facts = ClassFacts(name, tuple(bases), tuple(f.name for f in functions), tuple(evidence))
-        self.classes.append(facts.to_json())
+        self.classes.append(facts)
         if calls:
             self.calls[name] = calls
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from functools import cached_property
 from typing import Any, Dict, Optional, Sequence, Set
 
-from torchlint.analysis.class_graph import ClassGraphBuilder
+from torchlint.analysis.class_graph import ClassGraph, ClassGraphBuilder
 from torchlint.analysis.instance_flow import FlowBuilder, bound_flow, top_level_names
 from torchlint.analysis.scopes import AST_SCOPES, ScopeTable
 from torchlint.analysis.training_loops import build_loop_facts
@@ -28,7 +28,7 @@ class FileAnalysis:
         return ScopeTable(self.view.nodes_of(*AST_SCOPES))
 
     @cached_property
-    def class_graph(self) -> Dict[str, Any]:
+    def class_graph(self) -> ClassGraph:
         return ClassGraphBuilder(self.view).build()
 
     @cached_property

@@ -15,8 +15,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, replace
-from functools import lru_cache
-from typing import Dict, Optional, Set, Tuple
+from typing import Dict, Optional, Set
 
 from torchlint.analysis.call_arguments import has_double_star, keyword_argument, literal_bool, positional_count
 from torchlint.core.lazy import cst
@@ -33,7 +32,7 @@ _SAME_FUNCTION = {MODEL_ZOO_LOAD: HUB_LOAD}
 LOADERS = (TORCH_LOAD, HUB_LOAD, MODEL_ZOO_LOAD)
 LOAD_TRIGGERS = ("load(", "load_state_dict_from_url", "load_url")  # the rules' prefilter
 DEFAULT_FLIPPED_IN = "2.6"
-UNTRUSTED_CODE = "TL209"
+UNTRUSTED_CODE = "TL209"  # the rule that reports loads of a file from outside the code
 WEIGHTS_ONLY_SINCE = "1.13"  # torch.load's weights_only
 HUB_WEIGHTS_ONLY_SINCE = "2.1"  # load_state_dict_from_url's (pytorch/pytorch#98479)
 # positional index of weights_only / pickle_module in each loader's signature
@@ -157,9 +156,9 @@ class LoadSites(SiteGate):
 
     def __init__(self, context) -> None:
         super().__init__(context)
-        self._functions: list = []  # the defs around the visited node, innermost last
-        self._fallbacks: Set = set()  # loads in an `except` that retries without `weights_only`
-        self._outside_cache: Dict = {}  # def -> its locals that hold a path from outside
+        self._functions: list = []  # the functions enclosing the visited node, innermost last
+        self._fallbacks: Set = set()  # the calls in `except` blocks of a `try` that passes `weights_only`
+        self._outside_locals_of: Dict = {}  # function -> its locals that hold a path from outside
 
     @classmethod
     def sites(cls, view, config) -> list:
@@ -203,7 +202,8 @@ class LoadSites(SiteGate):
         return outside_source(call.args[0].value, function, parameters, outside_locals)
 
     def _outside_locals(self, function, parameters: Set[str]) -> Set[str]:
-        found = self._outside_cache.get(function)
+        cache = self._outside_locals_of
+        found = cache.get(function)
         if found is None:
             found = set()
             assigns = [
@@ -214,17 +214,5 @@ class LoadSites(SiteGate):
                 for node in assigns:
                     if outside_source(node.value, function, parameters, found):
                         found.add(node.targets[0].target.value)
-            self._outside_cache[function] = found
+            cache[function] = found
         return found
-
-
-@lru_cache(maxsize=64)
-def _selected(code: str, select: Tuple[str, ...], extend_select: Tuple[str, ...], ignore: Tuple[str, ...]) -> bool:
-    from torchlint.core.registry import all_rules, select_rules
-
-    return any(rule.code == code for rule in select_rules(all_rules(), select, extend_select, ignore))
-
-
-def untrusted_load_selected(config) -> bool:
-    """Whether TL209 runs under this configuration (TL201 then leaves it the loads it reports)."""
-    return _selected(UNTRUSTED_CODE, tuple(config.select), tuple(config.extend_select), tuple(config.ignore))
