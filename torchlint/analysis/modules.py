@@ -354,16 +354,6 @@ def assigned_names(target) -> List[str]:
     return []
 
 
-def ast_assigned_names(target: ast.AST) -> List[str]:
-    """`assigned_names` of a stdlib-ast target."""
-    if isinstance(target, ast.Name):
-        return [target.id]
-    if isinstance(target, (ast.Tuple, ast.List)):
-        return [name for element in target.elts for name in ast_assigned_names(element)]
-    if isinstance(target, ast.Starred):
-        return ast_assigned_names(target.value)
-    return []
-
 
 def _is_future_import(statement) -> bool:
     return isinstance(statement, cst.SimpleStatementLine) and any(

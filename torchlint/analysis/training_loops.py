@@ -21,8 +21,8 @@ names what such instances are built by, for `torchlint.analysis.loss_paths`.
 
 The facts come from the stdlib ast of each file (`loop_facts`, JSON-able: per owner,
 i.e. function, method or the module's own code, by qualified name); `LoopGraph` decides
-over the facts of one file or of the whole tree. The LibCST form (`cst_owners`,
-`cst_training_call`) lets a rule find the same owners and loops, in the same order.
+over the facts of one file or of the whole tree. The LibCST form (`cst_owners`)
+lets a rule find the same owners, in the same order.
 """
 
 from __future__ import annotations
@@ -518,22 +518,11 @@ class LoopGraph:
         return False
 
 
-# ---- LibCST: the same owners and loops, for a rule's traversal ------------------------
+# ---- LibCST: the same owners, for a rule's traversal ----------------------------------
 
 
-def cst_training_call(call, imports) -> bool:
-    func = call.func
-    if isinstance(func, cst.Attribute):
-        return training_call(func.attr.value, _cst_last_name(func.value), imports.qualified_name(func))
-    return training_call(None, None, imports.qualified_name(func))
 
 
-def _cst_last_name(node) -> Optional[str]:
-    while isinstance(node, (cst.Call, cst.Subscript)):
-        node = node.func if isinstance(node, cst.Call) else node.value
-    if isinstance(node, cst.Attribute):
-        return node.attr.value
-    return node.value if isinstance(node, cst.Name) else None
 
 
 def cst_owners(module, module_qualname: str) -> Iterator[Tuple[str, Any, Optional[Any]]]:
@@ -568,7 +557,3 @@ def _cst_walk_defs(function) -> List:
 def _qualify(module: str, local: str) -> str:
     return f"{module}.{local}" if module else local
 
-
-def cst_loops(owner, own) -> List:
-    """The loops of an owner's own code (`own`: its own nodes, in source order)."""
-    return [node for node in own if isinstance(node, (cst.For, cst.While))]

@@ -13,19 +13,18 @@ np.asarray(...)`, `n = len(x)`), an expression is:
 - `TENSOR`: a torch call (`torch.from_numpy(a)`, `x.to(device)`, `x.cuda()`);
 - `UNKNOWN`: anything else (a parameter, a loop variable, an attribute of `self`).
 
-Unknown stays unknown: rules report it where they would without this analysis. The
-stdlib-ast form (`ast_kind`, for gates) and the LibCST form (`cst_kind`, for rules)
-answer the same question from the same tables.
+Unknown stays unknown: rules report it where they would without this analysis. Only the
+rules ask (`cst_kind`, on LibCST); no gate or fact needs a value's kind.
 """
 
 from __future__ import annotations
 
 import ast
 import enum
-from typing import Callable, Dict, List, Mapping, Optional, Sequence
+from typing import Dict, List, Mapping, Optional, Sequence
 
 from torchlint.core.lazy import cst
-from torchlint.analysis.modules import assigned_names, ast_assigned_names
+from torchlint.analysis.modules import assigned_names
 from torchlint.analysis.names import ast_dotted_name, resolve
 
 
@@ -171,76 +170,6 @@ def cst_is_numpy(expression, imports, bindings: Optional[Mapping[str, List]] = N
             value is not None and cst_is_numpy(value, imports, bindings, depth + 1) for value in values
         )
     return False
-
-
-# ---- stdlib ast --------------------------------------------------------------------
-
-_AST_LITERALS = (
-    ast.Constant, ast.JoinedStr, ast.List, ast.Tuple, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp,
-)
-
-
-def ast_bindings(nodes) -> Dict[str, List]:
-    """The stdlib-ast form of `cst_bindings`."""
-    found: Dict[str, List] = {}
-    for node in nodes:
-        if isinstance(node, ast.Assign):
-            for target in node.targets:
-                if isinstance(target, ast.Name):
-                    found.setdefault(target.id, []).append(node.value)
-                else:
-                    for name in ast_assigned_names(target):
-                        found.setdefault(name, []).append(None)
-        elif isinstance(node, (ast.AugAssign, ast.For, ast.AsyncFor, ast.comprehension, ast.NamedExpr, ast.AnnAssign)):
-            value = node.value if isinstance(node, (ast.NamedExpr, ast.AnnAssign)) else None
-            for name in ast_assigned_names(node.target):
-                found.setdefault(name, []).append(value)
-        elif isinstance(node, ast.withitem) and node.optional_vars is not None:
-            for name in ast_assigned_names(node.optional_vars):
-                found.setdefault(name, []).append(None)
-    return found
-
-
-def ast_kind(expression, table: Mapping[str, str], bindings: Optional[Mapping[str, List]] = None, depth: int = 0) -> Kind:
-    """The `Kind` of a stdlib-ast expression (`table`: the file's import table)."""
-    if depth > _DEPTH or expression is None:
-        return Kind.UNKNOWN
-    qualified: Callable[[ast.AST], Optional[str]] = lambda node: resolve(ast_dotted_name(node), table)  # noqa: E731
-    if isinstance(expression, _AST_LITERALS):
-        return Kind.HOST
-    if isinstance(expression, ast.UnaryOp):
-        return ast_kind(expression.operand, table, bindings, depth + 1)
-    if isinstance(expression, ast.IfExp):
-        return combine([ast_kind(expression.body, table, bindings, depth + 1),
-                        ast_kind(expression.orelse, table, bindings, depth + 1)])
-    if isinstance(expression, ast.BinOp):
-        return _arithmetic(ast_kind(expression.left, table, bindings, depth + 1),
-                           ast_kind(expression.right, table, bindings, depth + 1))
-    if isinstance(expression, ast.Call):
-        func = expression.func
-        if isinstance(func, ast.Name) and func.id in HOST_BUILTINS and func.id not in table:
-            return Kind.HOST
-        if isinstance(func, ast.Attribute):
-            if func.attr in HOST_METHODS:
-                return Kind.HOST
-            module = _module_kind(qualified(func))
-            if module is not None:
-                return module
-            if func.attr in TENSOR_METHODS:
-                return Kind.TENSOR
-            return _receiver(ast_kind(func.value, table, bindings, depth + 1))
-        return _module_kind(qualified(func)) or Kind.UNKNOWN
-    if isinstance(expression, (ast.Attribute, ast.Subscript)):
-        module = _module_kind(qualified(expression)) if isinstance(expression, ast.Attribute) else None
-        if module is not None:
-            return module
-        return _receiver(ast_kind(expression.value, table, bindings, depth + 1))
-    if isinstance(expression, ast.Name):
-        values = (bindings or {}).get(expression.id)
-        if values is None:
-            return _module_kind(qualified(expression)) or Kind.UNKNOWN
-        return combine([ast_kind(v, table, bindings, depth + 1) if v is not None else Kind.UNKNOWN for v in values])
-    return Kind.UNKNOWN
 
 
 # ---- a tensor just built on the CPU (both forms) -----------------------------------
