@@ -10,13 +10,12 @@ from torchlint.analysis.modules import (
     FileClasses,
     Kind,
     Layer,
-    attribute_values,
     constructed_layer,
-    method,
     module_functions,
     reads_name,
     root_kind,
 )
+from torchlint.analysis.classes import attribute_values, method
 from torchlint.analysis.names import ImportMap
 
 

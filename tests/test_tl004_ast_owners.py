@@ -1,6 +1,6 @@
-"""`ast_owners.owned_nodes` (TL004's instance flow) places nodes by position; it must
+"""`scopes.owned_nodes` (TL004's instance flow) places nodes by position; it must
 give each def, lambda, class and the module exactly the nodes a walk of its own body
-(`reach.ast_own_nodes`) finds."""
+(`scopes.ast_own_nodes`) finds."""
 
 from __future__ import annotations
 
@@ -10,8 +10,7 @@ import textwrap
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from fuzz_strategies import salted_hypothesmith, torch_programs
-from torchlint.analysis.owners import owned_nodes
-from torchlint.analysis.hot_paths import ast_own_nodes
+from torchlint.analysis.scopes import ast_own_nodes, owned_nodes
 from torchlint.core.rule import SourceView
 
 KINDS = (ast.Call, ast.Assign, ast.AnnAssign, ast.NamedExpr, ast.Return, ast.Name)

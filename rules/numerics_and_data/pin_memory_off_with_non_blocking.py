@@ -15,9 +15,9 @@ from torchlint.analysis.torch_calls import (
     ast_method_receiver,
     definitions_calling,
     is_name,
-    keyword_arg,
     method_receiver,
 )
+from torchlint.analysis.call_arguments import keyword_argument
 
 _COPIES = ("to", "cuda")
 
@@ -31,7 +31,7 @@ def _ast_copies_non_blocking(call: ast.Call) -> bool:
 def _collate_names(loader) -> Set[str]:
     """The function a DataLoader's `collate_fn=` names (`self._collate`, `partial(collate,
     ...)`), as its last name; empty if none or not a name."""
-    arg = keyword_arg(loader, "collate_fn")
+    arg = keyword_argument(loader, "collate_fn")
     value = arg.value if arg is not None else None
     if isinstance(value, cst.Call) and (cst_dotted_name(value.func) or "").split(".")[-1] == "partial" and value.args:
         value = value.args[0].value
@@ -43,7 +43,7 @@ def _non_blocking_copy(call) -> bool:
     """`x.to(..., non_blocking=True)` or `x.cuda(non_blocking=True)`."""
     if not any(method_receiver(call, name) is not None for name in _COPIES):
         return False
-    arg = keyword_arg(call, "non_blocking")
+    arg = keyword_argument(call, "non_blocking")
     return arg is not None and is_name(arg.value, "True")
 
 
@@ -181,7 +181,7 @@ class PinMemoryOffWithNonBlocking(Rule):
         if _non_blocking_copy(node):
             self._copiers.add(self._functions[-1] if self._functions else None)
         elif self.context.imports.qualified_name(node.func) in TORCH_DATALOADERS:
-            arg = keyword_arg(node, "pin_memory")
+            arg = keyword_argument(node, "pin_memory")
             if arg is not None and is_name(arg.value, "False"):
                 self._unpinned.append((arg, _collate_names(node)))
 

@@ -11,12 +11,14 @@ from torchlint.fixing.cudnn_off import (
 )
 from torchlint.core.lazy import cst
 from torchlint.analysis.modules import (
-    RNN_LAYERS, canonical, file_classes, self_attribute, torch_base, undecided_base,
+    RNN_LAYERS, canonical, file_classes, torch_base, undecided_base,
 )
+from torchlint.analysis.classes import self_attribute
 from torchlint.analysis.names import ast_dotted_name, cst_dotted_name, module_level_ast_statements, resolve
 from torchlint.index.module_names import absolute_import, is_package
-from torchlint.analysis.hot_paths import MODULE_SCOPE, Scope, class_graph, instance_flow, outside_tree
-from torchlint.core.bases.file_flow import FileFlow
+from torchlint.analysis.class_graph import class_graph
+from torchlint.analysis.instance_flow import instance_flow, outside_tree
+from torchlint.analysis.file_flow import MODULE_SCOPE, FileFlow, Scope
 from torchlint.core.rule import Invalid, Report, Rule, SourceView
 from torchlint.index.pending import ClassIs, Pending, SecondOrderReaches
 from torchlint.index.record import FileRecord, SecondOrderSite

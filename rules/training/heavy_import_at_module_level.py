@@ -12,12 +12,14 @@ from torchlint.core.diagnostics import Applicability, Edit, Fix, Location
 from torchlint.fixing.layout import tidy_line_deletion
 from torchlint.core.lazy import cst
 from torchlint.analysis.modules import is_docstring
-from torchlint.analysis.names import cst_dotted_name, import_module_name, module_level_ast_statements
+from torchlint.analysis.names import (
+    ast_called_import, called_import, cst_dotted_name, import_module_name, is_type_checking, module_level_ast_statements,
+)
 from torchlint.core.positions import statements_mentioning
 from torchlint.core.rule import Invalid, Positions, Report, Rule, SourceView
 from torchlint.index.pending import ImportNotKeptElsewhere, Pending
 from torchlint.index.record import FileRecord
-from torchlint.analysis.every_step import parents_of
+from torchlint.analysis.scopes import parents_of
 from torchlint.core.walk import ast_nodes, blocks, walk
 
 REPORT_IMPORT_TIME_USE = "report-import-time-use"
@@ -38,8 +40,6 @@ DEFAULT_LAZY_IMPORTS = (
     "aim",
     "dvclive",
 )
-# calls whose first argument names a module they import now: importlib, the builtin, monai
-_IMPORT_CALLS = frozenset({"import_module", "__import__", "optional_import"})
 
 
 def lazy_module_of(module: str, name: Optional[str], lazy: Sequence[str]) -> Optional[str]:
@@ -52,54 +52,9 @@ def lazy_module_of(module: str, name: Optional[str], lazy: Sequence[str]) -> Opt
     return None
 
 
-def _is_type_checking(test) -> bool:
-    return (cst_dotted_name(test) or "").split(".")[-1] == "TYPE_CHECKING"
-
-
-def _ast_is_type_checking(node) -> bool:
-    test = node.test if isinstance(node, ast.If) else None
-    name = test.id if isinstance(test, ast.Name) else test.attr if isinstance(test, ast.Attribute) else ""
-    return name == "TYPE_CHECKING"
-
-
-def _ast_import_time_statements(tree: ast.Module) -> Iterator[ast.stmt]:
-    """Statements run when the module is imported (not under `if TYPE_CHECKING:`)."""
-    stack = list(reversed(tree.body))
-    while stack:
-        node = stack.pop()
-        yield node
-        if isinstance(node, (ast.If, ast.Try, ast.With, ast.For, ast.While)) or type(node).__name__ == "TryStar":
-            found = blocks(node)
-            for block in found[1:] if _ast_is_type_checking(node) else found:
-                stack.extend(reversed(block))
-
-
-def ast_called_import(statement) -> Optional[str]:
-    """The module a statement such as `mlflow, _ = optional_import("mlflow")` imports."""
-    value = getattr(statement, "value", None) if isinstance(statement, (ast.Expr, ast.Assign, ast.AnnAssign)) else None
-    if not isinstance(value, ast.Call) or not value.args:
-        return None
-    func, first = value.func, value.args[0]
-    name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
-    if name in _IMPORT_CALLS and isinstance(first, ast.Constant) and isinstance(first.value, str):
-        return first.value
-    return None
-
-
-def _cst_called_import(statement) -> Optional[str]:
-    value = getattr(statement, "value", None) if isinstance(statement, (cst.Expr, cst.Assign, cst.AnnAssign)) else None
-    if not isinstance(value, cst.Call) or not value.args or value.args[0].keyword is not None:
-        return None
-    first = value.args[0].value
-    if (cst_dotted_name(value.func) or "").split(".")[-1] in _IMPORT_CALLS and isinstance(first, cst.SimpleString):
-        module = first.evaluated_value
-        return module if isinstance(module, str) else None
-    return None
-
-
 def ast_heavy_imports(tree: ast.Module, lazy: Sequence[str]) -> Iterator[ast.stmt]:
     """The statements that import a configured lazy module when this module is imported."""
-    for node in _ast_import_time_statements(tree):
+    for node in module_level_ast_statements(tree, type_checking=False):
         if isinstance(node, ast.Import):
             found = [lazy_module_of(a.name, None, lazy) for a in node.names]
         elif isinstance(node, ast.ImportFrom):
@@ -116,7 +71,7 @@ def ast_imported_modules(tree: ast.Module) -> List[str]:
     """Every module an import at import time may load, as written (relative ones with
     their dots): `from .a import b` may load `.a` and `.a.b`."""
     found: Set[str] = set()
-    for node in _ast_import_time_statements(tree):
+    for node in module_level_ast_statements(tree, type_checking=False):
         if isinstance(node, ast.Import):
             found.update(a.name for a in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -460,13 +415,13 @@ class HeavyImportAtModuleLevel(Rule):
                     if target:
                         yield _Candidate(small, statement, target, conditional)
                         continue
-                    called = _cst_called_import(small)
+                    called = called_import(small)
                     target = lazy_module_of(called, None, lazy) if called else None
                     if target:
                         yield _Candidate(small, statement, target, conditional, called=True)
             elif isinstance(statement, (cst.If, cst.Try, cst.TryStar, cst.With, cst.For, cst.While)):
                 found = blocks(statement)
-                if isinstance(statement, cst.If) and _is_type_checking(statement.test):
+                if isinstance(statement, cst.If) and is_type_checking(statement.test):
                     found = found[1:]  # only type checkers run that body
                 for block in found:
                     yield from self._candidates(block, True)

@@ -5,10 +5,11 @@ from typing import Dict, FrozenSet, Iterator, List, Optional, Sequence, Set, Tup
 
 from torchlint.core.diagnostics import Applicability, Fix
 from torchlint.core.lazy import cst
-from torchlint.analysis.modules import self_attribute, self_name
+from torchlint.analysis.classes import self_attribute, self_name
 from torchlint.analysis.names import ast_dotted_name, resolve
-from torchlint.analysis.hot_paths import ast_fresh_cpu_tensor, fresh_cpu_tensor, own_nodes, parents_of, plainly_host
 from torchlint.core.bases.hot_path import HotPathRule
+from torchlint.analysis.scopes import own_nodes, parents_of
+from torchlint.analysis.value_kinds import ast_fresh_cpu_tensor, fresh_cpu_tensor, plainly_host
 from torchlint.core.rule import Invalid, Positions, Report, SourceView
 from torchlint.analysis.sync_history import repeated_syncs
 from torchlint.analysis.accumulation import AccumulationPlan, accumulation_plan, accumulator, climb
@@ -663,7 +664,7 @@ def _after_sync(receiver) -> bool:
 
 def _logged_values(nodes: Sequence, instance: Optional[str], imports) -> Dict[object, bool]:
     """Of a method's own `nodes`, the `.item()` calls given as the value to `self.log(...)` / `self.log_dict({...})`,
-    except on a value that is plainly not a tensor (see `torchlint.analysis.hot_paths.plainly_host`),
+    except on a value that is plainly not a tensor (see `torchlint.analysis.value_kinds.plainly_host`),
     which has no `.detach()`; each with whether Lightning's progress bar reads it every
     training batch (`prog_bar=True`, not `on_step=False`)."""
     found: Dict[object, bool] = {}

@@ -5,8 +5,9 @@ from typing import Dict, Iterator, Optional, Tuple
 
 from torchlint.core.lazy import cst
 from torchlint.analysis.names import ast_dotted_name, resolve
-from torchlint.analysis.hot_paths import fresh_cpu_tensor, own_nodes, parents_of, plainly_host
 from torchlint.core.bases.hot_path import HotPathRule
+from torchlint.analysis.scopes import own_nodes, parents_of
+from torchlint.analysis.value_kinds import fresh_cpu_tensor, plainly_host
 from torchlint.core.rule import Invalid, Report, SourceView
 
 # torch functions whose result is a tensor (or, for equal/allclose, a bool computed on the

@@ -10,29 +10,25 @@ from torchlint.fixing.layout import argument_lines, comparison_lines, INDENT, st
 from torchlint.core.lazy import cst
 from torchlint.analysis.modules import (
     assigned_names,
-    attribute_values,
     canonical,
-    children,
-    class_functions,
     constructed_layer,
     file_classes,
     insert_import,
     Layer,
-    method,
     module_functions,
     PARAMETRIZATIONS,
     reads_name,
-    self_attribute,
-    self_name,
-    walk,
+)
+from torchlint.analysis.classes import (
+    ast_class_methods, attribute_values, class_functions, method, self_attribute, self_name,
 )
 from torchlint.analysis.names import cst_dotted_name
-from torchlint.analysis.hot_paths import class_graph
+from torchlint.analysis.class_graph import class_graph
 from torchlint.core.rule import Invalid, Positions, Report, Rule, SourceView
 from torchlint.index.pending import ClassIs, ModelInput, SkipInput
 from torchlint.index.record import FileRecord
 from torchlint.analysis.submodule_calls import submodule_calls
-from torchlint.core.walk import ast_nodes, blocks
+from torchlint.core.walk import ast_nodes, blocks, children, pruned_walk, walk
 
 # layer or function -> its spatial dimensions
 CONV_LAYERS = {
@@ -580,7 +576,7 @@ class UnvalidatedConvInput(Rule):
         for node in view.nodes_of(ast.ClassDef):
             if any(
                 forward.name == "forward" and _ast_may_fire(node, forward, settings, factories, imports)
-                for forward in ast_methods(node)
+                for forward in ast_class_methods(node)
             ):
                 yield node
 
@@ -842,8 +838,9 @@ class _ForwardWalker:
                 source = _same_channels_source(argument)
                 if source is not None:
                     self.outside.checked_by_layer(source)
-        for node in _named_expressions(expression):
-            self.rebind(node.target, None)
+        for node in pruned_walk(expression, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            if isinstance(node, cst.NamedExpr):
+                self.rebind(node.target, None)
 
     def conv(self, call) -> Optional[_Conv]:
         func = call.func
@@ -1165,16 +1162,6 @@ def _calls(node, conditional: bool) -> Iterator[Tuple[object, bool]]:
         yield from _calls(child, conditional)
 
 
-def _named_expressions(node) -> Iterator:
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        if isinstance(current, cst.NamedExpr):
-            yield current
-        if not isinstance(current, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-            stack.extend(children(current))
-
-
 def _input(call):
     for arg in call.args:
         if arg.star:
@@ -1239,23 +1226,6 @@ def _targets(statement) -> List:
 _AST_LAYER_NAMES = frozenset(name.rsplit(".", 1)[-1] for name in CONV_LAYERS) | {"Sequential"}
 _AST_FUNCTION_NAMES = frozenset(name.rsplit(".", 1)[-1] for name in CONV_FUNCTIONS)
 _AST_PARAMETRIZATIONS = frozenset(name.rsplit(".", 1)[-1] for name in PARAMETRIZATIONS)
-_AST_METHOD_BLOCKS = (ast.If, ast.Try, ast.With, ast.AsyncWith) + ((ast.TryStar,) if hasattr(ast, "TryStar") else ())
-
-
-def ast_methods(class_node: ast.ClassDef) -> List[ast.AST]:
-    """The `def` and `async def` methods of a class body, also those under `if`, `try` and
-    `with` in the body: the stdlib-ast counterpart of `torchlint.analysis.modules.methods` (a
-    superset of it, so gates built on it stay necessary conditions)."""
-    found: List[ast.AST] = []
-    stack = list(class_node.body)
-    while stack:
-        statement = stack.pop(0)
-        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            found.append(statement)
-        elif isinstance(statement, _AST_METHOD_BLOCKS):
-            for block in blocks(statement):
-                stack.extend(block)
-    return found
 
 
 def _ast_called(func: ast.AST, imports) -> Optional[str]:

@@ -1,8 +1,8 @@
-"""The arguments of a LibCST call, as the TL2xx rules read and edit them.
+"""The arguments of a LibCST call, as rules read and edit them.
 
-A rule asks whether a keyword is given, what literal it holds, and, to fix, inserts a
-keyword after the last argument (after its value, so a trailing comma and the closing
-parenthesis stay where the author put them).
+A rule asks whether a keyword is given, which argument a parameter receives, what
+literal it holds, and, to fix, inserts a keyword after the last argument (after its
+value, so a trailing comma and the closing parenthesis stay where the author put them).
 """
 
 from __future__ import annotations
@@ -18,6 +18,26 @@ def keyword_argument(call, name: str):
     for arg in call.args:
         if arg.keyword is not None and arg.keyword.value == name:
             return arg
+    return None
+
+
+def bound_argument(call, keyword: str, index: Optional[int]):
+    """The argument bound to a parameter (by keyword, or at a positional index).
+
+    After a `*args` the positions are unknown, so only keywords are looked at; keywords
+    may also follow `*args` and `**kwargs`."""
+    position: Optional[int] = 0
+    for arg in call.args:
+        if arg.keyword is not None:
+            if arg.keyword.value == keyword:
+                return arg
+        elif arg.star:
+            if arg.star == "*":
+                position = None
+        elif position is not None:
+            if index is not None and position == index:
+                return arg
+            position += 1
     return None
 
 

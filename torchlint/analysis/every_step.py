@@ -13,36 +13,14 @@ asked (`check-error-paths`, `check-periodic-branches`).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Dict, FrozenSet, Iterator, List, Mapping, Optional, Set, Tuple
+from typing import Dict, FrozenSet, List, Mapping, Optional, Set, Tuple
 
 from torchlint.core.lazy import cst
-from torchlint.analysis.modules import assigned_names, methods, parameter_names, self_attribute, self_name
+from torchlint.analysis.modules import assigned_names, parameter_names
+from torchlint.analysis.classes import methods, self_attribute, self_name
 from torchlint.analysis.names import cst_dotted_name
-from torchlint.core.walk import children
-
-
-def own_nodes(body) -> Iterator:
-    """Nodes of a function body, nested functions and classes excluded."""
-    stack = [body]
-    scopes = (cst.FunctionDef, cst.ClassDef)  # final classes: `type in` spares an ABC check
-    while stack:
-        node = stack.pop()
-        yield node
-        if type(node) in scopes:
-            continue
-        stack.extend(reversed(children(node)))
-
-
-def parents_of(body) -> Dict:
-    """Each node under `body` mapped to its parent."""
-    parents = {}
-    stack = [body]
-    while stack:
-        node = stack.pop()
-        for child in children(node):
-            parents[child] = node
-            stack.append(child)
-    return parents
+from torchlint.analysis.scopes import own_nodes
+from torchlint.core.walk import children, pruned_walk
 
 
 # ---- error paths ---------------------------------------------------------------------
@@ -366,9 +344,8 @@ def _is_setting_value(value) -> bool:
 
 
 def _periodic(test) -> bool:
-    stack = [test]
-    while stack:
-        node = stack.pop()
+    # an attribute is read by its last name alone: `self.log_every` is not `self`
+    for node in pruned_walk(test, (cst.Attribute,)):
         if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Modulo):
             return True
         # `batch_idx == 0`, `batch_idx < 10`: the first steps only
@@ -381,9 +358,6 @@ def _periodic(test) -> bool:
             words = set(_last_name(node).lower().split("_"))
             if words & _PERIODIC_WORDS or {"should", "log"} <= words:
                 return True
-            if isinstance(node, cst.Attribute):
-                continue
-        stack.extend(children(node))
     return False
 
 

@@ -9,13 +9,12 @@ from dataclasses import replace
 from typing import Any, List, Mapping, Optional, Sequence, Set, Tuple
 
 from torchlint.analysis.training_loops import LoopGraph, cst_owners, describe_owner, loop_facts, may_run_per_step
-from torchlint.analysis.owners import owned_nodes
 from torchlint.core.diagnostics import Diagnostic
 from torchlint.core.lazy import cst
 from torchlint.index.module_names import module_name
 from torchlint.core.rule import SourceView
 from torchlint.index.pending import LoopReaches, Pending
-from torchlint.analysis.every_step import own_nodes, parents_of
+from torchlint.analysis.scopes import own_nodes, owned_nodes, parents_of
 
 LOOP_PREFIX = "the training loop in "
 

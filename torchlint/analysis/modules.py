@@ -33,9 +33,10 @@ from dataclasses import dataclass
 from typing import AbstractSet, Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from torchlint.core.lazy import cst
+from torchlint.analysis.classes import methods
 from torchlint.analysis.names import ImportMap, ast_dotted_name, cst_dotted_name, resolve
 from torchlint.index.module_names import absolute_import, is_package, module_name, suffix_matches
-from torchlint.core.walk import blocks, children, statements, walk
+from torchlint.core.walk import blocks, children, walk
 
 
 class Kind(str, enum.Enum):
@@ -316,30 +317,7 @@ def file_classes(context) -> FileClasses:
     return cached
 
 
-# ---- classes, methods and attributes (LibCST) -------------------------------------
-
-
-def methods(class_node) -> List:
-    """The FunctionDefs of a class body (also those under `if`/`try` in the body)."""
-    found = []
-    stack = list(blocks(class_node)[0])
-    while stack:
-        statement = stack.pop(0)
-        if isinstance(statement, cst.FunctionDef):
-            found.append(statement)
-        elif isinstance(statement, (cst.If, cst.Try, cst.With)):
-            for block in blocks(statement):
-                stack.extend(block)
-    return found
-
-
-def method(class_node, name: str):
-    """The method `name` of a class (the last definition wins, as at run time), or None."""
-    found = None
-    for function in methods(class_node):
-        if function.name.value == name:
-            found = function
-    return found
+# ---- functions, assignments and layers (LibCST) ------------------------------------
 
 
 def parameter_names(function) -> List[str]:
@@ -353,56 +331,6 @@ def parameter_names(function) -> List[str]:
     if params.star_kwarg is not None:
         names.append(params.star_kwarg.name.value)
     return names
-
-
-def self_name(function) -> Optional[str]:
-    """The name a method calls its instance (`self`), or None for a static method."""
-    for decorator in function.decorators:
-        if cst_dotted_name(decorator.decorator) in ("staticmethod", "classmethod"):
-            return None
-    params = function.params
-    first = (*params.posonly_params, *params.params)[:1]
-    return first[0].name.value if first else None
-
-
-def self_attribute(expression, instance: Optional[str]) -> Optional[str]:
-    """`x` for `self.x` (where `self` is `instance`), else None."""
-    if (
-        instance is not None
-        and isinstance(expression, cst.Attribute)
-        and isinstance(expression.value, cst.Name)
-        and expression.value.value == instance
-    ):
-        return expression.attr.value
-    return None
-
-
-def attribute_values(class_node) -> Dict[str, List]:
-    """What each `self.<name>` is assigned to, in any method of the class, in source
-    order: `self.a = v`, `self.a: T = v`, `self.a = self.b = v`, `self.a, self.b = v, w`."""
-    values: Dict[str, List] = {}
-    for function in methods(class_node):
-        instance = self_name(function)
-        if instance is None:
-            continue
-        for node in statements(function.body):
-            if isinstance(node, cst.Assign):
-                for target in node.targets:
-                    _bind(values, target.target, node.value, instance)
-            elif isinstance(node, cst.AnnAssign) and node.value is not None:
-                _bind(values, node.target, node.value, instance)
-    return values
-
-
-def _bind(values: Dict[str, List], target, value, instance: str) -> None:
-    name = self_attribute(target, instance)
-    if name is not None:
-        values.setdefault(name, []).append(value)
-    elif isinstance(target, (cst.Tuple, cst.List)) and isinstance(value, (cst.Tuple, cst.List)):
-        if len(target.elements) == len(value.elements):
-            for left, right in zip(target.elements, value.elements):
-                if not isinstance(left, cst.StarredElement) and not isinstance(right, cst.StarredElement):
-                    _bind(values, left.value, right.value, instance)
 
 
 def is_docstring(statement) -> bool:
@@ -424,6 +352,7 @@ def assigned_names(target) -> List[str]:
     if isinstance(target, cst.StarredElement):
         return assigned_names(target.value)
     return []
+
 
 
 def _is_future_import(statement) -> bool:
@@ -530,16 +459,6 @@ def constructed_layer(
             if layer is not None:
                 return Layer(layer.qualified, layer.index, dotted)
     return None
-
-
-def class_functions(class_node) -> Dict[str, Any]:
-    """A class's methods as factories for `constructed_layer`: `self._branch` and
-    `Head._branch` both name `def _branch` of class `Head`."""
-    found = {}
-    for function in methods(class_node):
-        found[f"self.{function.name.value}"] = function
-        found[f"{class_node.name.value}.{function.name.value}"] = function
-    return found
 
 
 def reads_name(expression, name: str) -> bool:

@@ -18,6 +18,9 @@ from torchlint.core.walk import blocks
 # local name -> the dotted name it stands for
 ImportTable = Dict[str, str]
 
+# calls whose first argument names a module they import now: importlib, the builtin, monai
+IMPORT_CALLS = frozenset({"import_module", "__import__", "optional_import"})
+
 
 def resolve(dotted: Optional[str], table: ImportTable) -> Optional[str]:
     """The full dotted name of `dotted` if its head is bound by an import, else None."""
@@ -48,14 +51,20 @@ def _bind_from(table: ImportTable, module: str, name: str, alias: Optional[str])
 # ---- stdlib ast ---------------------------------------------------------------
 
 
-def module_level_ast_statements(tree: ast.Module) -> Iterator[ast.stmt]:
-    """Statements executed at import time: the module body and its if/try/with blocks."""
+def module_level_ast_statements(tree: ast.Module, type_checking: bool = True) -> Iterator[ast.stmt]:
+    """Statements executed at import time: the module body and its if/try/with/for/while
+    blocks; without `type_checking`, not the body of an `if TYPE_CHECKING:` (only type
+    checkers run it)."""
     stack = list(reversed(tree.body))
     while stack:
         node = stack.pop()
         yield node
-        for block in blocks(node) if isinstance(node, _AST_IMPORT_TIME) else ():
-            stack.extend(reversed(block))
+        if isinstance(node, _AST_IMPORT_TIME):
+            found = blocks(node)
+            if not type_checking and isinstance(node, ast.If) and ast_is_type_checking(node.test):
+                found = found[1:]
+            for block in found:
+                stack.extend(reversed(block))
 
 
 # the statements whose blocks run at import time (not a def's or a class's body)
@@ -73,6 +82,24 @@ def ast_import_table(tree: ast.Module) -> ImportTable:
             for alias in node.names:
                 _bind_from(table, module, alias.name, alias.asname)
     return table
+
+
+def ast_is_type_checking(test: ast.AST) -> bool:
+    """Whether an `if` test is `TYPE_CHECKING` (`typing.TYPE_CHECKING`, or any `x.TYPE_CHECKING`)."""
+    name = test.id if isinstance(test, ast.Name) else test.attr if isinstance(test, ast.Attribute) else ""
+    return name == "TYPE_CHECKING"
+
+
+def ast_called_import(statement: ast.stmt) -> Optional[str]:
+    """The module a statement such as `mlflow, _ = optional_import("mlflow")` imports."""
+    value = getattr(statement, "value", None) if isinstance(statement, (ast.Expr, ast.Assign, ast.AnnAssign)) else None
+    if not isinstance(value, ast.Call) or not value.args:
+        return None
+    func, first = value.func, value.args[0]
+    name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
+    if name in IMPORT_CALLS and isinstance(first, ast.Constant) and isinstance(first.value, str):
+        return first.value
+    return None
 
 
 def ast_dotted_name(node: ast.AST) -> Optional[str]:
@@ -116,6 +143,24 @@ def module_level_cst_statements(module) -> Iterator:
         elif isinstance(node, (cst.If, cst.With, cst.For, cst.While, cst.Try, cst.TryStar)):
             for block in blocks(node):
                 stack.extend(reversed(block))
+
+
+def is_type_checking(test) -> bool:
+    """Whether an `if` test is `TYPE_CHECKING` (`typing.TYPE_CHECKING`, or a dotted
+    `x.TYPE_CHECKING`)."""
+    return (cst_dotted_name(test) or "").split(".")[-1] == "TYPE_CHECKING"
+
+
+def called_import(statement) -> Optional[str]:
+    """The module a small statement such as `mlflow, _ = optional_import("mlflow")` imports."""
+    value = getattr(statement, "value", None) if isinstance(statement, (cst.Expr, cst.Assign, cst.AnnAssign)) else None
+    if not isinstance(value, cst.Call) or not value.args or value.args[0].keyword is not None:
+        return None
+    first = value.args[0].value
+    if (cst_dotted_name(value.func) or "").split(".")[-1] in IMPORT_CALLS and isinstance(first, cst.SimpleString):
+        module = first.evaluated_value
+        return module if isinstance(module, str) else None
+    return None
 
 
 def import_module_name(node) -> str:

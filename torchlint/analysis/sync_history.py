@@ -15,7 +15,7 @@ from typing import Callable, Dict, List, Mapping, Optional, Set, Tuple
 from torchlint.core.lazy import cst
 from torchlint.analysis.names import cst_dotted_name
 from torchlint.analysis.every_step import target_parts
-from torchlint.core.walk import children
+from torchlint.core.walk import children, pruned_walk
 
 # tensor methods whose result Python has without waiting: shape facts, no values
 _HOST_FACTS = frozenset(
@@ -151,11 +151,7 @@ class _History:
             self.read.add(key)
 
     def expression(self, node) -> None:
-        stack = [node]
-        while stack:
-            current = stack.pop()
-            if isinstance(current, (cst.Lambda, cst.FunctionDef, cst.ClassDef)):
-                continue
+        for current in pruned_walk(node, (cst.Lambda, cst.FunctionDef, cst.ClassDef)):
             if isinstance(current, cst.Call):
                 receiver = self.sync_receiver(current)
                 key = cst_dotted_name(receiver) if receiver is not None else None
@@ -166,7 +162,6 @@ class _History:
                 elif isinstance(current.func, cst.Name) and current.func.value in _CASTS and len(current.args) == 1:
                     for root in self.roots(current.args[0].value):
                         self.read.add(root)
-            stack.extend(reversed(children(current)))
 
     def roots(self, expression) -> Set[str]:
         """The tensors whose values Python needs to evaluate `expression` as a condition

@@ -123,10 +123,6 @@ def only_argument(call):
     return None
 
 
-def keyword_arg(call, name: str):
-    return next((arg for arg in call.args if arg.keyword is not None and arg.keyword.value == name), None)
-
-
 def torch_alias(imports: ImportMap) -> Optional[str]:
     """A module-level name bound to the `torch` module itself (`torch`, or `T`), else None."""
     names = sorted(name for name, target in imports.table.items() if target == "torch")

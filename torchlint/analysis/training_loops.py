@@ -21,8 +21,8 @@ names what such instances are built by, for `torchlint.analysis.loss_paths`.
 
 The facts come from the stdlib ast of each file (`loop_facts`, JSON-able: per owner,
 i.e. function, method or the module's own code, by qualified name); `LoopGraph` decides
-over the facts of one file or of the whole tree. The LibCST form (`cst_owners`,
-`cst_training_call`) lets a rule find the same owners and loops, in the same order.
+over the facts of one file or of the whole tree. The LibCST form (`cst_owners`)
+lets a rule find the same owners, in the same order.
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ from torchlint.analysis.classes import ast_class_methods, ast_self_name
 from torchlint.core.lazy import cst
 from torchlint.analysis.names import ast_dotted_name, resolve
 from torchlint.index.module_names import absolute_import, is_package, module_name, suffix_matches
+from torchlint.core.walk import blocks, pruned_walk
 
 MODULE_OWNER = "<module>"
 MAX_DEPTH = 3  # calls followed from a hot loop or a step function
@@ -110,12 +111,13 @@ def loop_facts(view, instances: Optional[Callable[..., Set[str]]] = None) -> Opt
     (see `_Criteria.criteria`). None without owners worth keeping.
 
     `instances(view, expression, function, class_node)`: the names of what an instance
-    name holds there (`torchlint.analysis.hot_paths.bound_instance_sources`, TL004's instance flow,
+    name holds there (`torchlint.analysis.instance_flow.bound_instance_sources`, TL004's instance flow,
     passed in by the reader: reach reads these facts)."""
-    cached = view.__dict__.get("_torchlint_loop_facts", False)
-    if cached is False:
-        view.__dict__["_torchlint_loop_facts"] = cached = _loop_facts(view)
-    pending = view.__dict__.pop("_torchlint_criterion_calls", ()) if instances is not None else ()
+    analysis = view.analysis
+    cached = analysis.loop_facts
+    pending = () if instances is None else analysis.pending_criteria
+    if pending:
+        analysis.pending_criteria = ()
     for facts, flow, function, class_node in pending:
         criteria = flow.criteria(lambda expression: instances(view, expression, function, class_node))
         if criteria:
@@ -123,17 +125,18 @@ def loop_facts(view, instances: Optional[Callable[..., Set[str]]] = None) -> Opt
     return cached
 
 
-def _loop_facts(view) -> Optional[Dict[str, Any]]:
+def build_loop_facts(view) -> Tuple[Optional[Dict[str, Any]], Sequence]:
+    """`loop_facts` without `criteria`, and the criterion calls that give them (kept by
+    `FileAnalysis` until a reader resolves them)."""
     tree = view.tree
     if tree is None:
-        return None
+        return None, ()
     text = view.text
     if not any(needle in text for needle in TRAINING_TEXT) and not any(needle in text for needle in HOST_READ_TEXT):
-        return None  # no training call and nothing to report: such a file only passes calls on
+        return None, ()  # no training call and nothing to report: such a file only passes calls on
     builder = _Facts(view)
     builder.owner(MODULE_OWNER, tree.body, None, False)
-    view.__dict__["_torchlint_criterion_calls"] = builder.criteria
-    return {"owners": builder.owners} if builder.owners else None
+    return ({"owners": builder.owners} if builder.owners else None), builder.criteria
 
 
 class _Facts:
@@ -515,22 +518,11 @@ class LoopGraph:
         return False
 
 
-# ---- LibCST: the same owners and loops, for a rule's traversal ------------------------
+# ---- LibCST: the same owners, for a rule's traversal ----------------------------------
 
 
-def cst_training_call(call, imports) -> bool:
-    func = call.func
-    if isinstance(func, cst.Attribute):
-        return training_call(func.attr.value, _cst_last_name(func.value), imports.qualified_name(func))
-    return training_call(None, None, imports.qualified_name(func))
 
 
-def _cst_last_name(node) -> Optional[str]:
-    while isinstance(node, (cst.Call, cst.Subscript)):
-        node = node.func if isinstance(node, cst.Call) else node.value
-    if isinstance(node, cst.Attribute):
-        return node.attr.value
-    return node.value if isinstance(node, cst.Name) else None
 
 
 def cst_owners(module, module_qualname: str) -> Iterator[Tuple[str, Any, Optional[Any]]]:
@@ -548,8 +540,6 @@ def cst_owners(module, module_qualname: str) -> Iterator[Tuple[str, Any, Optiona
             nested = [s for s in _cst_walk_defs(node)]
             stack.extend((f"{local}.", s, None) for s in reversed(nested))
         elif isinstance(node, cst.BaseCompoundStatement):
-            from torchlint.core.walk import blocks
-
             for block in reversed(blocks(node)):
                 stack.extend((prefix, s, cls) for s in reversed(block))
 
@@ -560,24 +550,10 @@ def _cst_body(node) -> Sequence:
 
 def _cst_walk_defs(function) -> List:
     """The defs and classes a function's own code holds (at any block depth)."""
-    from torchlint.core.walk import children
-
-    found, stack = [], list(reversed(children(function.body)))
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
-            found.append(node)
-            continue
-        if isinstance(node, cst.Lambda):
-            continue
-        stack.extend(reversed(children(node)))
-    return found
+    definitions = (cst.FunctionDef, cst.ClassDef)
+    return [node for node in pruned_walk(function.body, (*definitions, cst.Lambda)) if type(node) in definitions]
 
 
 def _qualify(module: str, local: str) -> str:
     return f"{module}.{local}" if module else local
 
-
-def cst_loops(owner, own) -> List:
-    """The loops of an owner's own code (`own`: its own nodes, in source order)."""
-    return [node for node in own if isinstance(node, (cst.For, cst.While))]

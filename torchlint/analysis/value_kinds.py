@@ -13,16 +13,15 @@ np.asarray(...)`, `n = len(x)`), an expression is:
 - `TENSOR`: a torch call (`torch.from_numpy(a)`, `x.to(device)`, `x.cuda()`);
 - `UNKNOWN`: anything else (a parameter, a loop variable, an attribute of `self`).
 
-Unknown stays unknown: rules report it where they would without this analysis. The
-stdlib-ast form (`ast_kind`, for gates) and the LibCST form (`cst_kind`, for rules)
-answer the same question from the same tables.
+Unknown stays unknown: rules report it where they would without this analysis. Only the
+rules ask (`cst_kind`, on LibCST); no gate or fact needs a value's kind.
 """
 
 from __future__ import annotations
 
 import ast
 import enum
-from typing import Callable, Dict, List, Mapping, Optional, Sequence
+from typing import Dict, List, Mapping, Optional, Sequence
 
 from torchlint.core.lazy import cst
 from torchlint.analysis.modules import assigned_names
@@ -173,84 +172,65 @@ def cst_is_numpy(expression, imports, bindings: Optional[Mapping[str, List]] = N
     return False
 
 
-# ---- stdlib ast --------------------------------------------------------------------
+# ---- a tensor just built on the CPU (both forms) -----------------------------------
 
-_AST_LITERALS = (
-    ast.Constant, ast.JoinedStr, ast.List, ast.Tuple, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp,
+
+# torch factories that build a new tensor on the CPU unless given a `device`
+_CPU_FACTORIES = frozenset(
+    f"torch.{name}"
+    for name in (
+        "rand", "randn", "randint", "randperm", "tensor", "as_tensor", "empty", "zeros", "ones", "full",
+        "arange", "linspace", "logspace", "normal", "poisson", "bernoulli", "multinomial", "Tensor",
+        "FloatTensor", "LongTensor",
+    )
 )
+# methods that keep a tensor where it is (in place, or a new tensor on the same device)
+_MOVES = frozenset({"to", "cuda", "type", "as_subclass"})
 
 
-def ast_bindings(nodes) -> Dict[str, List]:
-    """The stdlib-ast form of `cst_bindings`."""
-    found: Dict[str, List] = {}
-    for node in nodes:
-        if isinstance(node, ast.Assign):
-            for target in node.targets:
-                if isinstance(target, ast.Name):
-                    found.setdefault(target.id, []).append(node.value)
-                else:
-                    for name in _ast_names(target):
-                        found.setdefault(name, []).append(None)
-        elif isinstance(node, (ast.AugAssign, ast.For, ast.AsyncFor, ast.comprehension, ast.NamedExpr, ast.AnnAssign)):
-            value = node.value if isinstance(node, (ast.NamedExpr, ast.AnnAssign)) else None
-            for name in _ast_names(node.target):
-                found.setdefault(name, []).append(value)
-        elif isinstance(node, ast.withitem) and node.optional_vars is not None:
-            for name in _ast_names(node.optional_vars):
-                found.setdefault(name, []).append(None)
-    return found
+def fresh_cpu_tensor(expression, imports) -> bool:
+    """Whether an expression is a tensor just built on the CPU by a torch factory without
+    a `device` (`torch.rand(1)`, `torch.empty(1).uniform_(0, 1)`): reading it syncs nothing."""
+    while isinstance(expression, (cst.Call, cst.Attribute, cst.Subscript)):
+        if isinstance(expression, cst.Call):
+            func = expression.func
+            qualified = imports.qualified_name(func)
+            if qualified in _CPU_FACTORIES:
+                return not any(arg.keyword is not None and arg.keyword.value == "device" for arg in expression.args)
+            if qualified and qualified.startswith("torch.") and expression.args and expression.args[0].keyword is None:
+                # a torch op gives its result on its input's device: `torch.exp(torch.rand(1))`
+                return fresh_cpu_tensor(expression.args[0].value, imports)
+            if isinstance(func, cst.Attribute) and func.attr.value in _MOVES:
+                return False
+            expression = func
+        elif isinstance(expression, cst.Attribute):
+            expression = expression.value
+        else:
+            expression = expression.value
+    return False
 
 
-def _ast_names(target) -> List[str]:
-    if isinstance(target, ast.Name):
-        return [target.id]
-    if isinstance(target, (ast.Tuple, ast.List)):
-        return [name for element in target.elts for name in _ast_names(element)]
-    if isinstance(target, ast.Starred):
-        return _ast_names(target.value)
-    return []
+def plainly_host(expression, imports) -> bool:
+    """Whether an expression is plainly not a tensor, from the expression alone: a
+    number, a literal, or a value rooted in numpy, math and the like (`np.float32(1)`,
+    `np.mean(a)`)."""
+    return cst_kind(expression, imports) is Kind.HOST
 
 
-def ast_kind(expression, table: Mapping[str, str], bindings: Optional[Mapping[str, List]] = None, depth: int = 0) -> Kind:
-    """The `Kind` of a stdlib-ast expression (`table`: the file's import table)."""
-    if depth > _DEPTH or expression is None:
-        return Kind.UNKNOWN
-    qualified: Callable[[ast.AST], Optional[str]] = lambda node: resolve(ast_dotted_name(node), table)  # noqa: E731
-    if isinstance(expression, _AST_LITERALS):
-        return Kind.HOST
-    if isinstance(expression, ast.UnaryOp):
-        return ast_kind(expression.operand, table, bindings, depth + 1)
-    if isinstance(expression, ast.IfExp):
-        return combine([ast_kind(expression.body, table, bindings, depth + 1),
-                        ast_kind(expression.orelse, table, bindings, depth + 1)])
-    if isinstance(expression, ast.BinOp):
-        return _arithmetic(ast_kind(expression.left, table, bindings, depth + 1),
-                           ast_kind(expression.right, table, bindings, depth + 1))
-    if isinstance(expression, ast.Call):
-        func = expression.func
-        if isinstance(func, ast.Name) and func.id in HOST_BUILTINS and func.id not in table:
-            return Kind.HOST
-        if isinstance(func, ast.Attribute):
-            if func.attr in HOST_METHODS:
-                return Kind.HOST
-            module = _module_kind(qualified(func))
-            if module is not None:
-                return module
-            if func.attr in TENSOR_METHODS:
-                return Kind.TENSOR
-            return _receiver(ast_kind(func.value, table, bindings, depth + 1))
-        return _module_kind(qualified(func)) or Kind.UNKNOWN
-    if isinstance(expression, (ast.Attribute, ast.Subscript)):
-        module = _module_kind(qualified(expression)) if isinstance(expression, ast.Attribute) else None
-        if module is not None:
-            return module
-        return _receiver(ast_kind(expression.value, table, bindings, depth + 1))
-    if isinstance(expression, ast.Name):
-        values = (bindings or {}).get(expression.id)
-        if values is None:
-            return _module_kind(qualified(expression)) or Kind.UNKNOWN
-        return combine([ast_kind(v, table, bindings, depth + 1) if v is not None else Kind.UNKNOWN for v in values])
-    return Kind.UNKNOWN
+def ast_fresh_cpu_tensor(node: ast.AST, table: Mapping[str, str]) -> bool:
+    """The stdlib-ast counterpart of `fresh_cpu_tensor` (a superset of what it says is
+    not fresh, so gates built on it stay necessary conditions)."""
+    while isinstance(node, (ast.Call, ast.Attribute, ast.Subscript)):
+        if isinstance(node, ast.Call):
+            func = node.func
+            if resolve(ast_dotted_name(func), table) in _CPU_FACTORIES:
+                return not any(keyword.arg == "device" or keyword.arg is None for keyword in node.keywords)
+            if isinstance(func, ast.Attribute) and func.attr in _MOVES:
+                return False
+            node = func
+        else:
+            node = node.value
+    return False
 
 
 # ---- shared decisions ----------------------------------------------------------------

@@ -20,7 +20,9 @@ import inspect
 from collections import Counter
 from dataclasses import dataclass, replace
 from functools import cached_property
-from typing import AbstractSet, Any, Callable, ClassVar, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+from typing import (
+    TYPE_CHECKING, AbstractSet, Any, Callable, ClassVar, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple,
+)
 
 from torchlint.core.config import Config
 from torchlint.core.gating import RuleSites
@@ -34,6 +36,9 @@ from torchlint.core.noqa import LineSuppressions, StatementSuppressions
 from torchlint.core.positions import KnownRanges, StatementRanges
 from torchlint.core.source import split_lines
 from torchlint.core.walk import ast_nodes
+
+if TYPE_CHECKING:
+    from torchlint.analysis.file_analysis import FileAnalysis
 
 
 @dataclass(frozen=True)
@@ -84,6 +89,13 @@ class SourceView:
             detail = f": {error}" if str(error) else ""
             self.syntax_error = SyntaxError(f"too deeply nested for Python's parser ({type(error).__name__}{detail})")
         return None
+
+    @cached_property
+    def analysis(self) -> "FileAnalysis":
+        """What the analysis layer derives from this file and shares among its readers."""
+        from torchlint.analysis.file_analysis import FileAnalysis
+
+        return FileAnalysis(self)
 
     @cached_property
     def imports(self) -> ImportTable:

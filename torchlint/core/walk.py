@@ -99,15 +99,21 @@ def ast_nodes(node: ast.AST) -> List[ast.AST]:
 def walk(node, into_functions: bool = True) -> Iterator:
     """Every node under `node` (itself included), in source order. With
     `into_functions=False`, nested function, class and lambda bodies are not entered."""
+    if into_functions:
+        return pruned_walk(node, ())
+    return pruned_walk(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda), enter_root=True)
+
+
+def pruned_walk(node, pruned: Tuple[type, ...], enter_root: bool = False) -> Iterator:
+    """Every node under `node` (itself included), in source order; a node of one of the
+    `pruned` LibCST types (concrete classes: compared by exact type) is given but not
+    entered, `node` itself too unless `enter_root`."""
     stack = [node]
     while stack:
         current = stack.pop()
         yield current
-        if not into_functions and current is not node and isinstance(
-            current, (cst.FunctionDef, cst.ClassDef, cst.Lambda)
-        ):
-            continue
-        stack.extend(reversed(children(current)))
+        if type(current) not in pruned or (enter_root and current is node):
+            stack.extend(reversed(children(current)))
 
 
 def statements(block) -> Iterator:

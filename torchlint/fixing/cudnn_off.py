@@ -15,7 +15,8 @@ from torchlint.core.diagnostics import Applicability, Edit, Fix, Location
 from torchlint.core.lazy import cst
 from torchlint.analysis.modules import insert_import
 from torchlint.analysis.names import ImportMap
-from torchlint.analysis.hot_paths import ClassScope, Scope, bound_argument
+from torchlint.analysis.file_flow import ClassScope, Scope
+from torchlint.analysis.call_arguments import bound_argument
 from torchlint.analysis.second_order import literal_truth
 
 WRAPPER = "torch.backends.cudnn.flags(enabled=False)"

@@ -7,7 +7,8 @@ from __future__ import annotations
 from functools import cached_property
 from typing import Dict, List, Mapping
 
-from torchlint.analysis.hot_paths import InstanceFlow, Reach
+from torchlint.analysis.hot_paths import Reach
+from torchlint.analysis.instance_flow import InstanceFlow
 from torchlint.analysis.modules import ClassIndex
 from torchlint.analysis.training_loops import LoopGraph
 from torchlint.index.record import FileRecord

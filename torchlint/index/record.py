@@ -44,13 +44,13 @@ class SecondOrderSite:
 class FileRecord:
     """One file's facts for the project pass."""
 
-    # every class (stdlib ast: `torchlint.analysis.hot_paths.class_graph`), with its evidence
+    # every class (stdlib ast: `torchlint.analysis.class_graph.class_graph`), with its evidence
     classes: Tuple[ClassFacts, ...] = ()
     # class -> method -> the methods it calls on `self`
     self_calls: Mapping[str, Mapping[str, List[str]]] = field(default_factory=dict)
     # training loops and step functions (`torchlint.analysis.training_loops.loop_facts`)
     loops: Optional[Mapping[str, Any]] = None
-    # module instances that flow into function parameters (`torchlint.analysis.hot_paths.instance_flow`)
+    # module instances that flow into function parameters (`torchlint.analysis.instance_flow.instance_flow`)
     flow: Optional[Mapping[str, Any]] = None
     # the modules imported at import time (absolute or relative dotted names)
     imported_modules: Tuple[str, ...] = ()

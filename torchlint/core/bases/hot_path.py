@@ -7,16 +7,18 @@ from __future__ import annotations
 import ast
 from typing import Any, Dict, FrozenSet, Iterator, List, Mapping, Optional, Set, Tuple
 
-from torchlint.analysis.classes import ast_class_methods
+from torchlint.analysis.class_graph import class_graph
+from torchlint.analysis.classes import ast_class_methods, methods
 from torchlint.analysis.every_step import (
-    ClassSettings, StepScope, class_settings, in_error_path, in_periodic_branch, own_nodes, step_scope,
+    ClassSettings, StepScope, class_settings, in_error_path, in_periodic_branch, step_scope,
 )
-from torchlint.analysis.hot_paths import (
-    Reach, ast_own_nodes, bound_instance_sources, class_graph, criterion_methods, fresh_cpu_tensor,
-)
+from torchlint.analysis.hot_paths import Reach, criterion_methods
+from torchlint.analysis.instance_flow import bound_instance_sources
 from torchlint.analysis.loop_reach import LoopPass, loop_candidate_nodes
-from torchlint.analysis.modules import ClassIndex, methods
+from torchlint.analysis.modules import ClassIndex
+from torchlint.analysis.scopes import ast_own_nodes, own_nodes
 from torchlint.analysis.training_loops import CriterionUse, loop_facts, may_run_per_step
+from torchlint.analysis.value_kinds import fresh_cpu_tensor
 from torchlint.core.config import Config
 from torchlint.core.lazy import cst
 from torchlint.core.rule import Report, Rule, SourceView

@@ -1,0 +1,113 @@
+"""The classes of one file as the stdlib ast shows them, for every file, parsed by LibCST
+or not: each class's bases, methods and the evidence its body gives of being a module
+or a LightningModule, and the methods each method calls on `self`. The project pass
+resolves bases across files from these facts: they are the `classes` and `self_calls`
+of each file's record (`torchlint.index.record`), and the project pass builds one
+`torchlint.analysis.hot_paths.Reach` from all of them
+(`torchlint.index.project.ProjectIndex.reach`).
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from typing import Dict, List, Mapping, Sequence, Set, Tuple
+
+from torchlint.analysis.classes import ast_class_methods, ast_self_attribute, ast_self_name
+from torchlint.analysis.modules import ClassFacts, Kind, ast_bases, root_kind
+from torchlint.analysis.names import ast_dotted_name, resolve
+from torchlint.analysis.scopes import ast_own_nodes
+from torchlint.core.walk import blocks
+from torchlint.index.module_names import is_package, module_name
+
+# calls on `self` that only a LightningModule has (a LightningDataModule has `self.trainer` too)
+_LIGHTNING_SELF_CALLS = frozenset({"log", "log_dict", "manual_backward", "optimizers", "lr_schedulers", "toggle_optimizer"})
+# calls on `self` that only an nn.Module has
+_MODULE_SELF_CALLS = frozenset({"register_buffer", "register_parameter", "register_module", "add_module"})
+
+
+@dataclass(frozen=True)
+class ClassGraph:
+    """One file's classes (with the evidence of what a class's body shows it to be) and
+    `self_calls` (class -> method -> the methods it calls on `self`)."""
+
+    classes: Tuple[ClassFacts, ...]
+    self_calls: Mapping[str, Mapping[str, List[str]]]
+
+
+def class_graph(view) -> ClassGraph:
+    """The class graph of one file, from its stdlib ast. Computed once per file
+    (`FileAnalysis.class_graph`) and shared by rules."""
+    return view.analysis.class_graph
+
+
+class ClassGraphBuilder:
+    """Builds `class_graph` from a file's view."""
+
+    def __init__(self, view) -> None:
+        self.tree = view.tree
+        self.table = view.imports
+        self.module = module_name(view.path)
+        self.package = is_package(view.path)
+        self.top_level = {node.name for node in self.tree.body if isinstance(node, ast.ClassDef)}
+        self.classes: List[ClassFacts] = []
+        self.calls: Dict[str, Dict[str, List[str]]] = {}
+
+    def build(self) -> ClassGraph:
+        self._collect(self.tree.body, "")
+        return ClassGraph(tuple(self.classes), self.calls)
+
+    def _collect(self, body: Sequence[ast.stmt], prefix: str) -> None:
+        # classes in functions and blocks are named as if at this level (as FileClasses does)
+        for statement in body:
+            if isinstance(statement, ast.ClassDef):
+                qualname = prefix + statement.name
+                self._add(statement, f"{self.module}.{qualname}" if self.module else qualname)
+                self._collect(statement.body, qualname + ".")
+                continue
+            for block in blocks(statement):
+                self._collect(block, prefix)
+
+    def _add(self, node: ast.ClassDef, name: str) -> None:
+        bases = ast_bases(node, self.table, self.module, self.package, self.top_level)
+        functions = ast_class_methods(node)
+        calls: Dict[str, List[str]] = {}
+        self_calls: Set[str] = set()
+        layers = False
+        for function in functions:
+            instance = ast_self_name(function)
+            if instance is None:
+                continue
+            called = []
+            for inner in ast_own_nodes(function):
+                if isinstance(inner, ast.Call):
+                    attribute = ast_self_attribute(inner.func, instance)
+                    if attribute is not None:
+                        called.append(attribute)
+                elif isinstance(inner, ast.Assign) and function.name == "__init__" and not layers:
+                    layers = any(ast_self_attribute(t, instance) for t in inner.targets) and self._builds_layer(
+                        inner.value
+                    )
+            self_calls.update(called)
+            if called:
+                calls.setdefault(function.name, [])
+                calls[function.name].extend(c for c in dict.fromkeys(called) if c not in calls[function.name])
+        evidence = []
+        if layers or self_calls & _MODULE_SELF_CALLS:
+            evidence.append("module")
+        if self_calls & _LIGHTNING_SELF_CALLS:
+            evidence.append("lightning")
+        facts = ClassFacts(name, tuple(bases), tuple(f.name for f in functions), tuple(evidence))
+        self.classes.append(facts)
+        if calls:
+            self.calls[name] = calls
+
+    def _builds_layer(self, value: ast.AST) -> bool:
+        """`nn.Linear(...)`, `nn.Parameter(...)`, `nn.ModuleList([...])`: a torch.nn class."""
+        if not isinstance(value, ast.Call):
+            return False
+        qualified = resolve(ast_dotted_name(value.func), self.table)
+        if qualified is None:
+            return False
+        is_parameter = qualified.startswith("torch.nn") and qualified.endswith(".Parameter")
+        return is_parameter or root_kind(qualified) is Kind.MODULE
