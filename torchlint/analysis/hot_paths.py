@@ -23,7 +23,8 @@ from torchlint.analysis.class_graph import class_graph
 from torchlint.analysis.classes import ast_class_methods, methods
 from torchlint.analysis.instance_flow import bound_instance_sources
 from torchlint.analysis.loss_paths import CRITERION_METHODS
-from torchlint.analysis.training_loops import CriterionUse, LoopGraph, loop_facts, may_run_per_step
+from torchlint.analysis.loop_graph import CriterionUse, LoopGraph
+from torchlint.analysis.training_loops import loop_facts, may_run_per_step
 from torchlint.analysis.value_kinds import fresh_cpu_tensor
 from torchlint.analysis.scopes import ast_own_nodes, own_nodes
 from torchlint.analysis.loop_reach import LoopPass, loop_candidate_nodes, loop_findings
