@@ -16,7 +16,7 @@ Loops under `torch.no_grad()` / `torch.inference_mode()` (a `with` or a decorato
 run no training call are evaluation loops: hot only when asked.
 
 An instance a hot loop or a step function calls as its *criterion* (`loss =
-criterion(model(x), y)`, then `loss.backward()`) runs loss code: `LoopGraph.criteria`
+criterion(model(x), y)`, then `loss.backward()`) runs loss code: `loop_graph.LoopGraph.criteria`
 names what such instances are built by, for `torchlint.analysis.loss_paths`.
 
 The facts come from the stdlib ast of each file (`loop_facts`, typed in
@@ -130,17 +130,17 @@ def build_loop_facts(view) -> Tuple[Optional[LoopFacts], Sequence[CriterionCalls
 class _OpenLoop:
     """A loop while its owner is walked (`Loop` once it is)."""
 
-    __slots__ = ("training", "near", "calls", "quiet", "parent")
+    __slots__ = ("training", "near", "calls", "no_grad", "parent")
 
-    def __init__(self, quiet: bool, parent: int) -> None:
+    def __init__(self, no_grad: bool, parent: int) -> None:
         self.training = NO_TRAINING
         self.near: List[str] = []
         self.calls: List[str] = []
-        self.quiet = quiet
+        self.no_grad = no_grad
         self.parent = parent
 
     def close(self) -> Loop:
-        return Loop(self.training, tuple(self.near), tuple(self.calls), self.quiet and not self.training, self.parent)
+        return Loop(self.training, tuple(self.near), tuple(self.calls), self.no_grad and not self.training, self.parent)
 
 
 class _OpenOwner:
@@ -180,7 +180,7 @@ class _Facts:
         facts = _OpenOwner()
         reads = False  # a host read (`.item()`, ...) that a caller's loop may make hot
         name = self.qualify(local)
-        flow = CriterionCalls(name, node_of_owner, class_node)
+        criterion_calls = CriterionCalls(name, node_of_owner, class_node)
         inner: List[Tuple[str, ast.AST, Optional[Tuple[str, str]], bool]] = []
         # (node, open loops: indexes into facts.loops, under no_grad, in a branch of the innermost loop)
         stack: List[Tuple[ast.AST, Tuple[int, ...], bool, bool]] = [(n, (), no_grad, False) for n in reversed(body)]
@@ -193,9 +193,9 @@ class _Facts:
             if isinstance(node, ast.Call):
                 self.call(node, facts, loops, local, nested, cls, branch)
                 reads = reads or (isinstance(node.func, ast.Attribute) and node.func.attr in HOST_READS)
-                flow.call(node, self.table, loops[-1] if loops else -1, quiet, nested | self.top, cls)
+                criterion_calls.call(node, self.table, loops[-1] if loops else -1, quiet, nested | self.top, cls)
             elif isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
-                flow.assign(node)
+                criterion_calls.assign(node)
             elif isinstance(node, (ast.With, ast.AsyncWith)) and any(
                 _ast_no_grad(item.context_expr, self.table) for item in node.items
             ):
@@ -211,8 +211,8 @@ class _Facts:
                 continue
             inner_branch = branch or isinstance(node, (ast.If, ast.Try, ast.ExceptHandler, ast.Match))
             stack.extend((child, loops, quiet, inner_branch) for child in reversed(list(ast.iter_child_nodes(node))))
-        if flow.calls and flow.differentiated:
-            self.criteria.append(flow)
+        if criterion_calls.calls and criterion_calls.differentiated:
+            self.criteria.append(criterion_calls)
         if facts.step or facts.calls or facts.loops or reads:
             self.owners[name] = facts.close()
         for parent, node, owner_cls, quiet in inner:
