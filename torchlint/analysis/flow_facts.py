@@ -4,12 +4,14 @@ function returns, and a package `__init__`'s import table
 (`torchlint.analysis.instance_flow.instance_flow` builds them,
 `torchlint.analysis.flow_graph.InstanceFlow` answers over them).
 
-A value is a tuple of sources (see `torchlint.analysis.instance_flow`). Named tuples:
-a parallel run's parent holds every file's facts at once.
+A value is a tuple of sources (see `torchlint.analysis.instance_flow`). Named tuples,
+their names interned when decoded: a parallel run's parent holds every file's facts at
+once, and the same names recur across files.
 """
 
 from __future__ import annotations
 
+from sys import intern
 from typing import Mapping, NamedTuple, Tuple, Union
 
 
@@ -34,7 +36,11 @@ class FlowCall(NamedTuple):
     @classmethod
     def from_json(cls, data: list) -> "FlowCall":
         callee, caller, arguments = data
-        return cls(callee, caller, tuple(FlowArgument(key, tuple(sources)) for key, sources in arguments))
+        return cls(
+            intern(callee),
+            intern(caller),
+            tuple(FlowArgument(key, tuple(map(intern, sources))) for key, sources in arguments),
+        )
 
 
 class FlowFunction(NamedTuple):
@@ -60,6 +66,9 @@ class FlowFacts(NamedTuple):
         calls, functions, exports = data
         return cls(
             tuple(FlowCall.from_json(call) for call in calls),
-            {name: FlowFunction(tuple(parameters), tuple(returns)) for name, (parameters, returns) in functions.items()},
+            {
+                intern(name): FlowFunction(tuple(map(intern, parameters)), tuple(map(intern, returns)))
+                for name, (parameters, returns) in functions.items()
+            },
             dict(exports),
         )

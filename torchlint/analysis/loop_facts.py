@@ -3,11 +3,13 @@
 makes and the criteria it calls (`torchlint.analysis.training_loops.loop_facts` builds
 them, `torchlint.analysis.loop_graph.LoopGraph` decides over them).
 
-Named tuples: a parallel run's parent holds every file's facts at once.
+Named tuples, their names interned when decoded: a parallel run's parent holds every
+file's facts at once, and the same names recur across files.
 """
 
 from __future__ import annotations
 
+from sys import intern
 from typing import Any, Dict, Mapping, NamedTuple, Tuple
 
 MODULE_OWNER = "<module>"  # the owner name of a module's own code
@@ -35,7 +37,7 @@ class Loop(NamedTuple):
     @classmethod
     def from_json(cls, data: list) -> "Loop":
         training, near, calls, evaluation, parent = data
-        return cls(training, tuple(near), tuple(calls), evaluation, parent)
+        return cls(training, tuple(map(intern, near)), tuple(map(intern, calls)), evaluation, parent)
 
 
 class Criterion(NamedTuple):
@@ -79,8 +81,8 @@ class OwnerLoops(NamedTuple):
         step, calls, flat, loops, *criteria = data
         return cls(
             step,
-            tuple(calls),
-            tuple(flat),
+            tuple(map(intern, calls)),
+            tuple(map(intern, flat)),
             tuple(Loop.from_json(loop) for loop in loops),
             tuple(Criterion.from_json(item) for item in criteria[0]) if criteria else (),
         )
@@ -96,4 +98,4 @@ class LoopFacts(NamedTuple):
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> "LoopFacts":
-        return cls({name: OwnerLoops.from_json(owner) for name, owner in data.items()})
+        return cls({intern(name): OwnerLoops.from_json(owner) for name, owner in data.items()})
