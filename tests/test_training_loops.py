@@ -11,7 +11,9 @@ import pytest
 
 from cli_support import write_tree
 from torchlint import cli
-from torchlint.analysis.training_loops import LoopGraph, ast_training_call, cst_owners, loop_facts
+from torchlint.analysis.loop_facts import Criterion, LoopFacts
+from torchlint.analysis.loop_graph import LoopGraph
+from torchlint.analysis.training_loops import ast_training_call, cst_owners, loop_facts
 from torchlint.analysis.value_kinds import Kind, cst_bindings, cst_kind
 from torchlint.core.lazy import cst
 from torchlint.analysis.names import ImportMap
@@ -368,14 +370,17 @@ def train(loader, optimizer, scaler):
         loss.backward()
         optimizer.step()
 """
-    facts = loop_facts(SourceView(text, "pkg/train.py"), bound_instance_sources)["owners"]["pkg.train.train"]
+    facts = loop_facts(SourceView(text, "pkg/train.py"), bound_instance_sources).owners["pkg.train.train"]
     # `head` returns a loss from the batch alone: a model, not a criterion
-    assert facts["criteria"] == [["pkg.nets.Focal", 0, "criterion"]]
+    assert facts.criteria == (Criterion(source="pkg.nets.Focal", loop=0, call="criterion"),)
     # a reader without instances first (the loop half of a rule) leaves the criteria to the next one
     view = SourceView(text, "pkg/train.py")
-    assert "criteria" not in loop_facts(view)["owners"]["pkg.train.train"]
-    assert loop_facts(view, bound_instance_sources) is loop_facts(view)
-    assert loop_facts(view)["owners"]["pkg.train.train"]["criteria"] == facts["criteria"]
+    assert loop_facts(view).owners["pkg.train.train"].criteria == ()
+    with_criteria = loop_facts(view, bound_instance_sources)
+    assert with_criteria.owners["pkg.train.train"].criteria == facts.criteria
+    assert loop_facts(view, bound_instance_sources) is with_criteria  # resolved once per file
+    # the record keeps them: what the project pass decodes is what the file pass built
+    assert LoopFacts.from_json(json.loads(json.dumps(with_criteria.to_json()))) == with_criteria
 
 
 NUMPY = """\
@@ -562,18 +567,18 @@ for x in data:
 
 def test_training_loops_agree_in_both_forms(tmp_path):
     view = SourceView(OWNERS, "pkg/train.py")
-    facts = loop_facts(view)["owners"]
+    facts = loop_facts(view).owners
     module = cst.parse_module(OWNERS)
     for qualname, node, _ in cst_owners(module, "pkg.train"):
         body = node if isinstance(node, cst.Module) else node.body
         loops = [n for n in own_nodes(body) if isinstance(n, (cst.For, cst.While))]
-        assert len(loops) == len(facts[qualname]["loops"]), qualname
+        assert len(loops) == len(facts[qualname].loops), qualname
     assert set(facts) == {q for q, _, _ in cst_owners(module, "pkg.train")}
     ast_calls = [ast_training_call(n, view.imports) for n in ast_nodes(view.tree) if isinstance(n, ast.Call)]
     assert sum(ast_calls) == 5
-    graph = LoopGraph({"pkg/train.py": {"owners": facts}})
+    graph = LoopGraph({"pkg/train.py": LoopFacts(facts)})
     assert graph.steps == {"pkg.train.step_fn", "pkg.train.Trainer.step"}
-    hot = {(q, i) for q, o in facts.items() for i in range(len(o["loops"])) if graph.hot_loop(q, i)}
+    hot = {(q, i) for q, o in facts.items() for i in range(len(o.loops)) if graph.hot_loop(q, i)}
     assert hot == {
         ("pkg.train.train", 0), ("pkg.train.helper", 0), ("pkg.train.Trainer.fit", 0), ("pkg.train.<module>", 0)
     }

@@ -5,11 +5,13 @@ computed at most once: `SourceView.analysis`.
 from __future__ import annotations
 
 from functools import cached_property
-from typing import Any, Dict, Optional, Sequence, Set
+from typing import Callable, Optional, Sequence, Set, Tuple
 
 from torchlint.analysis.class_graph import ClassGraph, ClassGraphBuilder
 from torchlint.analysis.instance_flow import FlowBuilder, bound_flow, top_level_names
 from torchlint.analysis.scopes import AST_SCOPES, ScopeTable
+from torchlint.analysis.loop_facts import LoopFacts
+from torchlint.analysis.criterion_calls import CriterionCalls, with_criteria
 from torchlint.analysis.training_loops import build_loop_facts
 
 
@@ -18,9 +20,8 @@ class FileAnalysis:
 
     def __init__(self, view) -> None:
         self.view = view
-        # the criterion calls found while building `loop_facts`, not yet resolved: the
-        # first reader that can resolve instances takes them (`training_loops.loop_facts`)
-        self.pending_criteria: Sequence = ()
+        # `loop_facts` with its criteria, once a reader that can resolve instances asked
+        self._loop_facts_with_criteria: Optional[LoopFacts] = None
 
     @cached_property
     def scope_table(self) -> ScopeTable:
@@ -40,6 +41,17 @@ class FileAnalysis:
         return bound_flow(self.view)
 
     @cached_property
-    def loop_facts(self) -> Optional[Dict[str, Any]]:
-        facts, self.pending_criteria = build_loop_facts(self.view)
-        return facts
+    def _loops_and_criterion_calls(self) -> Tuple[Optional[LoopFacts], Sequence[CriterionCalls]]:
+        return build_loop_facts(self.view)
+
+    @property
+    def loop_facts(self) -> Optional[LoopFacts]:
+        """The training-loop facts without criteria (`training_loops.loop_facts`)."""
+        return self._loops_and_criterion_calls[0]
+
+    def loop_facts_with_criteria(self, instances: Callable[..., Set[str]]) -> Optional[LoopFacts]:
+        """The training-loop facts with criteria, their calls resolved by `instances` the
+        first time they are asked for."""
+        if self._loop_facts_with_criteria is None:
+            self._loop_facts_with_criteria = with_criteria(self.view, *self._loops_and_criterion_calls, instances)
+        return self._loop_facts_with_criteria

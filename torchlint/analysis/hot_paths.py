@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 from typing import Dict, FrozenSet, List, Mapping, Optional, Sequence, Set, Tuple
 
 from torchlint.analysis.loss_paths import CRITERION_METHODS
-from torchlint.analysis.training_loops import CriterionUse, LoopGraph
+from torchlint.analysis.loop_graph import CriterionUse, LoopGraph
 from torchlint.analysis.loop_reach import loop_findings
 from torchlint.core.config import Config
 from torchlint.core.diagnostics import Diagnostic

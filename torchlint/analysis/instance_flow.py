@@ -7,8 +7,9 @@ sources: the absolute dotted name of a class, function or module-level object
 (`pkg.models.Critic` for `Critic()`, `critic` after `critic = Critic().cuda()`,
 `self.critic` after `self.critic = Critic()`), or `param:NAME`, a parameter of the
 function making the call, which the project pass follows on to that function's callers.
-`InstanceFlow.instances_into` then answers, for the whole tree, which sources reach a
-parameter.
+The facts are typed in `torchlint.analysis.flow_facts`;
+`torchlint.analysis.flow_graph.InstanceFlow.instances_into` then answers, for the whole
+tree, which sources reach a parameter.
 """
 
 from __future__ import annotations
@@ -16,34 +17,34 @@ from __future__ import annotations
 import ast
 import sys
 from dataclasses import dataclass
-from typing import Any, Dict, List, Mapping, Optional, Set, Tuple
+from typing import Any, Dict, List, Optional, Set, Tuple
 
 from torchlint.analysis.classes import ast_class_methods, ast_self_attribute, ast_self_name
+from torchlint.analysis.flow_facts import FlowArgument, FlowCall, FlowFacts, FlowFunction
 from torchlint.analysis.names import ast_dotted_name, module_level_ast_statements, resolve
 from torchlint.analysis.scopes import owned_nodes
-from torchlint.index.module_names import absolute_import, is_package, module_name, suffix_matches
+from torchlint.index.module_names import absolute_import, is_package, module_name
 
 PARAM = "param:"
 # methods that hand back their receiver (or a copy of the same model)
 _SAME_MODEL_METHODS = frozenset(
     {"to", "cuda", "cpu", "train", "eval", "float", "double", "half", "bfloat16", "requires_grad_", "module"}
 )
-_FLOW_DEPTH = 6
+FLOW_DEPTH = 6
 # and the calls that may call the tree
 _FLOW_NODES = (ast.Assign, ast.AnnAssign, ast.NamedExpr, ast.Return, ast.For, ast.AsyncFor, ast.With, ast.AsyncWith)
 
 
-def instance_flow(view) -> Optional[Dict[str, Any]]:
-    """JSON-able facts: `calls` ([callee, caller, [[index or keyword, sources]]]),
-    `functions` (name -> [parameters, returned sources]) and, for a package
-    `__init__`, `exports` (its import table); None if the file has none of them."""
+def instance_flow(view) -> Optional[FlowFacts]:
+    """The file's calls of functions of the tree, its module-level functions and, for a
+    package `__init__`, its import table; None if the file has none of them."""
     builder = FlowBuilder(view)
     calls = [node for node in view.nodes_of(ast.Call) if _may_call_tree(node, view)]
     if calls or is_package(view.path):
         facts = builder.build(calls)
     else:  # no call of anything the tree may define: its functions' parameters suffice
-        facts = {"calls": [], "functions": builder.parameters(), "exports": {}}
-    return facts if any(facts.values()) else None
+        facts = FlowFacts((), builder.parameters(), {})
+    return facts if facts.calls or facts.functions or facts.exports else None
 
 
 def bound_instance_sources(view, expression: ast.AST, function, class_node) -> Set[str]:
@@ -97,13 +98,13 @@ class FlowBuilder:
             ) else loop_and_with_values(node)
             for name, value in pairs:
                 self.module_assigns.setdefault(name, []).append(value)
-        self.calls: List[list] = []
-        self.functions: Dict[str, list] = {}
+        self.calls: List[FlowCall] = []
+        self.functions: Dict[str, FlowFunction] = {}
         self._cache: Dict[Tuple[str, str], Set[str]] = {}  # one function's names
         self._owners: Dict[int, Tuple[ast.ClassDef, Dict[str, List[ast.AST]]]] = {}
         self._module_cache: Dict[Tuple[str, str], Set[str]] = {}
 
-    def build(self, calls: List[ast.Call]) -> Dict[str, Any]:
+    def build(self, calls: List[ast.Call]) -> FlowFacts:
         """`calls`: those of the file that may call a function of the tree."""
         exports = dict(self.table) if self.package else {}
         self.owned = owned_nodes(self.view, [*calls, *self.view.nodes_of(*_FLOW_NODES)])
@@ -115,7 +116,7 @@ class FlowBuilder:
                 methods, attrs = self._class_methods(node)
                 for method, collected in methods:
                     self._function(method, collected, (node, attrs))
-        return {"calls": self.calls, "functions": self.functions, "exports": exports}
+        return FlowFacts(tuple(self.calls), self.functions, exports)
 
     def _class_methods(self, node: ast.ClassDef):
         """Each method with what `_collect` finds in it, and every method's `self.<attr> =
@@ -151,10 +152,10 @@ class FlowBuilder:
         self._cache = {}
         return {source for source in self._sources(expression, scope, 0) if not source.startswith(PARAM)}
 
-    def parameters(self) -> Dict[str, list]:
+    def parameters(self) -> Dict[str, FlowFunction]:
         """`functions` without walking any body: each module-level function's parameters."""
         return {
-            self._qualify(node.name): [_parameters(node), []]
+            self._qualify(node.name): FlowFunction(tuple(_parameters(node)), ())
             for node in self.tree.body
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
         }
@@ -201,7 +202,7 @@ class FlowBuilder:
             sources: Set[str] = set()
             for value in returns:
                 sources |= self._sources(value, scope, 0)
-            self.functions[self._qualify(local)] = [params, sorted(sources)]
+            self.functions[self._qualify(local)] = FlowFunction(tuple(params), tuple(sorted(sources)))
 
     def _calls(self, calls: List[ast.Call], scope, local: str) -> None:
         for node in calls:
@@ -212,12 +213,12 @@ class FlowBuilder:
             for index, arg in enumerate(node.args):
                 if isinstance(arg, ast.Starred):
                     break
-                args.append([index, sorted(self._sources(arg, scope, 0))])
+                args.append(FlowArgument(index, tuple(sorted(self._sources(arg, scope, 0)))))
             for keyword in node.keywords:
                 if keyword.arg:  # an argument with no source still binds its parameter
-                    args.append([keyword.arg, sorted(self._sources(keyword.value, scope, 0))])
+                    args.append(FlowArgument(keyword.arg, tuple(sorted(self._sources(keyword.value, scope, 0)))))
             if args:
-                self.calls.append([callee, self._qualify(local) if local else "", args])
+                self.calls.append(FlowCall(callee, self._qualify(local) if local else "", tuple(args)))
 
     def _name(self, dotted: Optional[str], scope) -> Optional[str]:
         """The absolute name a module-level dotted name stands for, if the tree may define it."""
@@ -247,7 +248,7 @@ class FlowBuilder:
         return found
 
     def _sources(self, node, scope, depth: int) -> Set[str]:
-        if depth > _FLOW_DEPTH:
+        if depth > FLOW_DEPTH:
             return set()
         if isinstance(node, ast.Call):
             func = node.func
@@ -348,74 +349,3 @@ def outside_tree(dotted: str) -> bool:
     """A name no linted module can define: PyTorch's or the standard library's."""
     head = dotted.split(".")[0]
     return head in ("torch", "functorch", "builtins") or head in getattr(sys, "stdlib_module_names", ())
-
-
-class InstanceFlow:
-    """Every file's `instance_flow` facts, indexed: which sources reach a parameter."""
-
-    def __init__(self, flow_by_file: Mapping[str, Mapping[str, Any]]) -> None:
-        self.functions: Dict[str, list] = {}
-        self.exports: Dict[str, Tuple[str, bool, Mapping[str, str]]] = {}
-        self._calls: Dict[str, List[Tuple[str, list]]] = {}
-        for display, flow in flow_by_file.items():
-            self.functions.update(flow.get("functions", {}))
-            if flow.get("exports"):
-                self.exports[module_name(display)] = (module_name(display), True, flow["exports"])
-            for callee, caller, args in flow.get("calls", ()):
-                self._calls.setdefault(callee.rsplit(".", 1)[-1], []).append((callee, [caller, args]))
-
-    def function(self, dotted: str, depth: int = 0) -> Optional[str]:
-        """The function of the tree that `dotted` names, through package re-exports."""
-        if dotted in self.functions:
-            return dotted
-        matches = [name for name in self.functions if suffix_matches(name, dotted)]
-        if matches:
-            return min(matches)
-        module, _, last = dotted.rpartition(".")
-        for package, (name, is_init, table) in self.exports.items():
-            if depth < 4 and module and suffix_matches(package, module) and last in table:
-                target = table[last]
-                target = absolute_import(name, is_init, target) if target.startswith(".") else target
-                if target:
-                    return self.function(target, depth + 1)
-        return None
-
-    def instances_into(self, function: str, param: str) -> Tuple[Set[str], bool]:
-        """The sources (absolute names, a function's standing for what it returns) whose
-        values reach parameter `param` of `function`, through every call site in the
-        tree and the parameters those callers pass on; and whether any call site binds it."""
-        found: Set[str] = set()
-        bound = False
-        seen: Set[Tuple[str, str]] = set()
-        stack = [(function, param, 0)]
-        while stack:
-            target, name, depth = stack.pop()
-            if (target, name) in seen or depth > _FLOW_DEPTH or target not in self.functions:
-                continue
-            seen.add((target, name))
-            params = self.functions[target][0]
-            index = params.index(name) if name in params else None
-            for callee, (caller, args) in self._calls.get(target.rsplit(".", 1)[-1], ()):
-                if self.function(callee) != target:
-                    continue
-                for key, sources in args:
-                    if key != name and key != index:
-                        continue
-                    bound = True
-                    for source in sources:
-                        if source.startswith(PARAM):
-                            stack.append((caller, source[len(PARAM):], depth + 1))
-                        else:
-                            found |= self._returned(source, depth)
-        return found, bound
-
-    def _returned(self, source: str, depth: int) -> Set[str]:
-        """A source, and for a function of the tree what it returns (a factory's model)."""
-        function = self.function(source)
-        if function is None or depth > _FLOW_DEPTH:
-            return {source}
-        found = {source}
-        for returned in self.functions[function][1]:
-            if not returned.startswith(PARAM):
-                found |= self._returned(returned, depth + 1)
-        return found

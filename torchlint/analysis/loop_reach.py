@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import ast
 from dataclasses import replace
-from typing import Any, List, Mapping, Optional, Sequence, Set, Tuple
+from typing import List, Mapping, Optional, Sequence, Set, Tuple
 
-from torchlint.analysis.training_loops import LoopGraph, cst_owners, describe_owner, loop_facts, may_run_per_step
+from torchlint.analysis.loop_facts import LoopFacts
+from torchlint.analysis.loop_graph import LoopGraph, describe_owner
+from torchlint.analysis.training_loops import cst_owners, loop_facts, may_run_per_step
 from torchlint.core.diagnostics import Diagnostic
 from torchlint.core.lazy import cst
 from torchlint.index.module_names import module_name
@@ -50,13 +52,13 @@ class LoopPass:
                 self._loop_graph = LoopGraph({"": loops}, evaluation=bool(self.settings.get("check-evaluation-loops")))
         return self._loop_graph
 
-    def _loop_pass(self, module, loops: Optional[Mapping[str, Any]], reported: Set[int]) -> List[Pending]:
+    def _loop_pass(self, module, loops: Optional[LoopFacts], reported: Set[int]) -> List[Pending]:
         """Report what hot loops and step functions of this file run; return the
         findings that wait for the project pass."""
         graph = self._file_loops()
         if not loops or graph is None:
             return []
-        owners = loops["owners"]
+        owners = loops.owners
         candidates: List[Pending] = []
         for qualname, node, class_node in cst_owners(module, module_name(self.context.path)):
             owner = owners.get(qualname)

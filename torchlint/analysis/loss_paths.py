@@ -8,7 +8,7 @@ Loss code is the `forward` of a loss module (a class whose name or base's name e
 ends in `loss` (`dice_loss`, `compute_loss`). It is also what the instance a hot loop
 calls as its criterion runs (`criterion = FocalCriterion()`, then `loss = criterion(out,
 y); loss.backward()`): that class's `forward` (or `__call__`). Only the training loop
-facts of every file can tell (`training_loops.LoopGraph.criteria`), so a host value in a
+facts of every file can tell (`loop_graph.LoopGraph.criteria`), so a host value in a
 `forward` that may be one (`may_be_criterion`) waits for them (`torchlint.analysis.hot_paths`).
 """
 

@@ -8,9 +8,9 @@ from functools import cached_property
 from typing import Dict, List, Mapping
 
 from torchlint.analysis.hot_paths import Reach
-from torchlint.analysis.instance_flow import InstanceFlow
+from torchlint.analysis.flow_graph import InstanceFlow
 from torchlint.analysis.modules import ClassIndex
-from torchlint.analysis.training_loops import LoopGraph
+from torchlint.analysis.loop_graph import LoopGraph
 from torchlint.index.record import FileRecord
 
 
@@ -42,4 +42,4 @@ class ProjectIndex:
 
     @cached_property
     def flow(self) -> InstanceFlow:
-        return InstanceFlow({display: record.flow for display, record in self.records.items() if record.flow})
+        return InstanceFlow({display: record.flow for display, record in self.records.items() if record.flow is not None})

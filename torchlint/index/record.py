@@ -15,6 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
+from torchlint.analysis.flow_facts import FlowFacts
+from torchlint.analysis.loop_facts import LoopFacts
 from torchlint.analysis.modules import ClassFacts
 from torchlint.index.pending import Pending
 
@@ -49,9 +51,9 @@ class FileRecord:
     # class -> method -> the methods it calls on `self`
     self_calls: Mapping[str, Mapping[str, List[str]]] = field(default_factory=dict)
     # training loops and step functions (`torchlint.analysis.training_loops.loop_facts`)
-    loops: Optional[Mapping[str, Any]] = None
+    loops: Optional[LoopFacts] = None
     # module instances that flow into function parameters (`torchlint.analysis.instance_flow.instance_flow`)
-    flow: Optional[Mapping[str, Any]] = None
+    flow: Optional[FlowFacts] = None
     # the modules imported at import time (absolute or relative dotted names)
     imported_modules: Tuple[str, ...] = ()
     # the heavy modules whose module-level import stays after every fix
@@ -74,9 +76,11 @@ class FileRecord:
             data["classes"] = [facts.to_json() for facts in self.classes]
         if self.self_calls:
             data["self_calls"] = self.self_calls
-        for name in ("loops", "flow", "import_table"):
+        for name in ("loops", "flow"):
             if getattr(self, name) is not None:
-                data[name] = getattr(self, name)
+                data[name] = getattr(self, name).to_json()
+        if self.import_table is not None:
+            data["import_table"] = self.import_table
         for name in ("imported_modules", "staying_imports", "submodule_uses", "submodule_calls", "unrestricted_loads"):
             if getattr(self, name):
                 data[name] = list(getattr(self, name))
@@ -91,8 +95,8 @@ class FileRecord:
         return cls(
             classes=tuple(ClassFacts.from_json(item) for item in data.get("classes", ())),
             self_calls=data.get("self_calls", {}),
-            loops=data.get("loops"),
-            flow=data.get("flow"),
+            loops=LoopFacts.from_json(data["loops"]) if "loops" in data else None,
+            flow=FlowFacts.from_json(data["flow"]) if "flow" in data else None,
             imported_modules=tuple(data.get("imported_modules", ())),
             staying_imports=tuple(data.get("staying_imports", ())),
             submodule_uses=tuple(data.get("submodule_uses", ())),

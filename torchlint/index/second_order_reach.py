@@ -62,7 +62,7 @@ def second_order_findings(project, pending: Sequence[Tuple[str, Pending]]) -> Li
 def _analysed(record: FileRecord) -> bool:
     """Whether the double-backward analysis recorded anything of the file: instance
     flow, a class that may be an RNN layer, or (its LibCST pass ran) its imports."""
-    return bool(record.flow) or record.import_table is not None or any(
+    return record.flow is not None or record.import_table is not None or any(
         any(base is None or root_kind(base) is None or canonical(base) in RNN_LAYERS for base in facts.bases)
         for facts in record.classes
     )

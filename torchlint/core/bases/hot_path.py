@@ -17,7 +17,8 @@ from torchlint.analysis.instance_flow import bound_instance_sources
 from torchlint.analysis.loop_reach import LoopPass, loop_candidate_nodes
 from torchlint.analysis.modules import ClassIndex
 from torchlint.analysis.scopes import ast_own_nodes, own_nodes
-from torchlint.analysis.training_loops import CriterionUse, loop_facts, may_run_per_step
+from torchlint.analysis.loop_graph import CriterionUse
+from torchlint.analysis.training_loops import loop_facts, may_run_per_step
 from torchlint.analysis.value_kinds import fresh_cpu_tensor
 from torchlint.core.config import Config
 from torchlint.core.lazy import cst

@@ -1,0 +1,85 @@
+"""Which module instances reach a function's parameter, over every file's instance-flow
+facts (`torchlint.analysis.flow_facts`): through every call site of the tree, the
+parameters those callers pass on, package re-exports and the factories that return a
+model (TL004's project pass)."""
+
+from __future__ import annotations
+
+from typing import Dict, List, Mapping, Optional, Set, Tuple
+
+from torchlint.analysis.flow_facts import FlowCall, FlowFacts, FlowFunction
+from torchlint.analysis.instance_flow import FLOW_DEPTH, PARAM
+from torchlint.index.module_names import absolute_import, module_name, suffix_matches
+
+
+class InstanceFlow:
+    """Every file's instance-flow facts (`flow_by_file`: display path -> facts), indexed:
+    which sources reach a parameter."""
+
+    def __init__(self, flow_by_file: Mapping[str, FlowFacts]) -> None:
+        self.functions: Dict[str, FlowFunction] = {}
+        self.exports: Dict[str, Tuple[str, bool, Mapping[str, str]]] = {}
+        # the last part of a callee's name -> its calls
+        self._calls: Dict[str, List[FlowCall]] = {}
+        for display, flow in flow_by_file.items():
+            self.functions.update(flow.functions)
+            if flow.exports:
+                self.exports[module_name(display)] = (module_name(display), True, flow.exports)
+            for call in flow.calls:
+                self._calls.setdefault(call.callee.rsplit(".", 1)[-1], []).append(call)
+
+    def function(self, dotted: str, depth: int = 0) -> Optional[str]:
+        """The function of the tree that `dotted` names, through package re-exports."""
+        if dotted in self.functions:
+            return dotted
+        matches = [name for name in self.functions if suffix_matches(name, dotted)]
+        if matches:
+            return min(matches)
+        module, _, last = dotted.rpartition(".")
+        for package, (name, is_init, table) in self.exports.items():
+            if depth < 4 and module and suffix_matches(package, module) and last in table:
+                target = table[last]
+                target = absolute_import(name, is_init, target) if target.startswith(".") else target
+                if target:
+                    return self.function(target, depth + 1)
+        return None
+
+    def instances_into(self, function: str, param: str) -> Tuple[Set[str], bool]:
+        """The sources (absolute names, a function's standing for what it returns) whose
+        values reach parameter `param` of `function`, through every call site in the
+        tree and the parameters those callers pass on; and whether any call site binds it."""
+        found: Set[str] = set()
+        bound = False
+        seen: Set[Tuple[str, str]] = set()
+        stack = [(function, param, 0)]
+        while stack:
+            target, name, depth = stack.pop()
+            if (target, name) in seen or depth > FLOW_DEPTH or target not in self.functions:
+                continue
+            seen.add((target, name))
+            params = self.functions[target].parameters
+            index = params.index(name) if name in params else None
+            for call in self._calls.get(target.rsplit(".", 1)[-1], ()):
+                if self.function(call.callee) != target:
+                    continue
+                for argument in call.arguments:
+                    if argument.key != name and argument.key != index:
+                        continue
+                    bound = True
+                    for source in argument.sources:
+                        if source.startswith(PARAM):
+                            stack.append((call.caller, source[len(PARAM):], depth + 1))
+                        else:
+                            found |= self._returned(source, depth)
+        return found, bound
+
+    def _returned(self, source: str, depth: int) -> Set[str]:
+        """A source, and for a function of the tree what it returns (a factory's model)."""
+        function = self.function(source)
+        if function is None or depth > FLOW_DEPTH:
+            return {source}
+        found = {source}
+        for returned in self.functions[function].returns:
+            if not returned.startswith(PARAM):
+                found |= self._returned(returned, depth + 1)
+        return found

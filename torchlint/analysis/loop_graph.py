@@ -1,0 +1,172 @@
+"""Deciding over training-loop facts (`torchlint.analysis.loop_facts`, of one file or of
+the whole tree): which owners are step functions, which loops are hot, what a hot loop
+or a step function reaches a few calls deep (with the route, for the message), and
+which instances such code calls as its criterion.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Dict, List, Mapping, Optional, Set, Tuple
+
+from torchlint.analysis.loop_facts import MODULE_OWNER, NO_TRAINING, TRAINING_IN_BRANCH, LoopFacts, OwnerLoops
+from torchlint.index.module_names import suffix_matches
+
+MAX_DEPTH = 3  # calls followed from a hot loop or a step function
+
+
+@dataclass(frozen=True)
+class LoopRoute:
+    """How a training loop (`loop`: its owner, `None` for a step function itself) or a
+    step function reaches an owner: `origin` the owner holding the loop or the step
+    function, `via` the calls on the way (the reached owner last)."""
+
+    origin: str
+    loop: bool
+    via: Tuple[str, ...]
+
+    def describe(self, origin_file: Optional[str] = None) -> str:
+        """"" for a step function itself, else ", reached from the training loop in
+        `Trainer.fit` via ..." (naming the origin's file when it is another one)."""
+        if not self.via:
+            return ""
+        steps = " -> ".join(f"`{short_name(name)}`" for name in self.via)
+        return f" (reached from {self.describe_origin(origin_file)} via {steps})"
+
+    def describe_origin(self, origin_file: Optional[str] = None) -> str:
+        """"the training loop in `Trainer.fit`" or "the step function `train_step`",
+        with " of `train.py`" when the origin is in another file."""
+        where = f"the training loop in {describe_owner(self.origin)}" if self.loop else f"the step function `{short_name(self.origin)}`"
+        return where + (f" of `{origin_file}`" if origin_file else "")
+
+
+@dataclass(frozen=True)
+class CriterionUse:
+    """A hot loop or step function (`route.origin`) that calls an instance as its
+    criterion (`call`: `criterion`, `self.criterion`): what the instance runs is loss code."""
+
+    call: str
+    route: LoopRoute
+
+    def describe(self, origin_file: Optional[str] = None) -> str:
+        return f" (called as `{self.call}` by {self.route.describe_origin(origin_file)}, whose backward pass it feeds)"
+
+
+def short_name(qualified: str) -> str:
+    """`pkg.train.Trainer.fit` -> `Trainer.fit`, `pkg.train.main` -> `main` (a capitalised
+    part before the last is taken as the class)."""
+    parts = qualified.split(".")
+    if len(parts) >= 2 and parts[-2][:1].isupper():
+        return ".".join(parts[-2:])
+    return parts[-1]
+
+
+def describe_owner(qualified: str) -> str:
+    if qualified.endswith("." + MODULE_OWNER) or qualified == MODULE_OWNER:
+        return "the script"  # a module's own code: a script's or a notebook's
+    return f"`{short_name(qualified)}`"
+
+
+class LoopGraph:
+    """Training loops, step functions and what they reach, over some files' loop facts
+    (`facts_by_file`: display path -> facts). `evaluation`: evaluation loops count too."""
+
+    def __init__(self, facts_by_file: Mapping[str, Optional[LoopFacts]], evaluation: bool = False) -> None:
+        self.owners: Dict[str, OwnerLoops] = {}
+        self.files: Dict[str, str] = {}  # owner -> the display path of its file
+        self._by_last: Dict[str, List[str]] = {}
+        for display, facts in facts_by_file.items():
+            for name, owner in (facts.owners.items() if facts is not None else ()):
+                self.owners.setdefault(name, owner)
+                self.files.setdefault(name, display)
+                self._by_last.setdefault(name.rsplit(".", 1)[-1], []).append(name)
+        self.evaluation = evaluation
+        self._resolved: Dict[str, Optional[str]] = {}
+        self.steps = self._step_owners()
+        self.routes = self._routes()
+        self._criteria: Optional[Dict[str, CriterionUse]] = None
+
+    def resolve(self, callee: str) -> Optional[str]:
+        """The owner a callee name stands for (exactly, or the run's path being longer)."""
+        if callee not in self._resolved:
+            if callee in self.owners:
+                found: Optional[str] = callee
+            else:
+                matches = [n for n in self._by_last.get(callee.rsplit(".", 1)[-1], ()) if suffix_matches(n, callee)]
+                found = min(matches) if matches else None
+            self._resolved[callee] = found
+        return self._resolved[callee]
+
+    def _step_owners(self) -> Set[str]:
+        steps = {name for name, owner in self.owners.items() if owner.step}
+        changed = True
+        while changed:
+            changed = False
+            for name, owner in self.owners.items():
+                if name not in steps and any(self.resolve(c) in steps for c in owner.flat):
+                    steps.add(name)
+                    changed = True
+        return steps
+
+    def hot_loop(self, owner: str, index: int) -> bool:
+        facts = self.owners.get(owner)
+        if facts is None or index >= len(facts.loops):
+            return False
+        loops = facts.loops
+        loop = loops[index]
+        training = loop.training
+        if training == TRAINING_IN_BRANCH and any(
+            loops[i].parent == index and self.hot_loop(owner, i) for i in range(index + 1, len(loops))
+        ):
+            # an epoch loop: its batches train in a nested loop, and a step in a branch
+            # after it finishes a last partial accumulation (`if not did_step: opt.step()`)
+            training = NO_TRAINING
+        return bool(training or (self.evaluation and loop.evaluation) or any(self.resolve(c) in self.steps for c in loop.near))
+
+    def _routes(self) -> Dict[str, LoopRoute]:
+        routes: Dict[str, LoopRoute] = {}
+        frontier: List[Tuple[str, LoopRoute]] = []
+        for name in sorted(self.owners):
+            facts = self.owners[name]
+            if name in self.steps:
+                routes[name] = LoopRoute(name, False, ())
+                frontier.extend((c, LoopRoute(name, False, ())) for c in facts.calls)
+            for index, loop in enumerate(facts.loops):
+                if self.hot_loop(name, index):
+                    frontier.extend((c, LoopRoute(name, True, ())) for c in loop.calls)
+        for _ in range(MAX_DEPTH):
+            following = []
+            for callee, route in frontier:
+                target = self.resolve(callee)
+                if target is None or target in routes:
+                    continue
+                reached = LoopRoute(route.origin, route.loop, route.via + (target,))
+                routes[target] = reached
+                following.extend((c, reached) for c in self.owners[target].calls)
+            frontier = following
+        return routes
+
+    def route(self, owner: str) -> Optional[LoopRoute]:
+        """How a hot loop or step function reaches `owner` (itself, for a step function)."""
+        return self.routes.get(owner)
+
+    def criteria(self) -> Dict[str, CriterionUse]:
+        """The names of what instances called as the criterion of a hot loop or a step
+        function are built by (a class of the tree, if the class graph finds one), each with
+        its first use: in a loop that is hot or inside one, or anywhere in a step function."""
+        if self._criteria is None:
+            self._criteria = {}
+            for name in sorted(self.owners):
+                for criterion in self.owners[name].criteria:
+                    loop = self._in_hot_loop(name, criterion.loop)
+                    if (loop or name in self.steps) and criterion.source not in self._criteria:
+                        self._criteria[criterion.source] = CriterionUse(criterion.call, LoopRoute(name, loop, ()))
+        return self._criteria
+
+    def _in_hot_loop(self, owner: str, index: int) -> bool:
+        loops = self.owners[owner].loops
+        while 0 <= index < len(loops):
+            if self.hot_loop(owner, index):
+                return True
+            index = loops[index].parent
+        return False
