@@ -5,16 +5,9 @@ from __future__ import annotations
 import pytest
 
 from torchlint.core.lazy import cst
-from torchlint.analysis.modules import (
-    ClassIndex,
-    FileClasses,
-    Kind,
-    Layer,
-    constructed_layer,
-    module_functions,
-    reads_name,
-    root_kind,
-)
+from torchlint.analysis.layers import Layer, constructed_layer, module_functions
+from torchlint.analysis.modules import ClassIndex, FileClasses, Kind, root_kind
+from torchlint.analysis.statements import reads_name
 from torchlint.analysis.classes import attribute_values, method
 from torchlint.analysis.names import ImportMap
 

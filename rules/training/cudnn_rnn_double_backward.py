@@ -18,7 +18,8 @@ from torchlint.analysis.names import ast_dotted_name, cst_dotted_name, module_le
 from torchlint.index.module_names import absolute_import, is_package
 from torchlint.analysis.class_graph import class_graph
 from torchlint.analysis.instance_flow import instance_flow, outside_tree
-from torchlint.analysis.file_flow import MODULE_SCOPE, FileFlow, Scope
+from torchlint.analysis.flow_scopes import MODULE_SCOPE, Scope
+from torchlint.analysis.file_flow import FileFlow
 from torchlint.core.rule import Invalid, Report, Rule, SourceView
 from torchlint.index.pending import ClassIs, Pending, SecondOrderReaches
 from torchlint.index.record import FileRecord, SecondOrderSite

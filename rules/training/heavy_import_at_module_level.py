@@ -11,7 +11,7 @@ from torchlint.core.partial_parse import definitions_holding, statements_holding
 from torchlint.core.diagnostics import Applicability, Edit, Fix, Location
 from torchlint.fixing.layout import tidy_line_deletion
 from torchlint.core.lazy import cst
-from torchlint.analysis.modules import is_docstring
+from torchlint.analysis.statements import is_docstring
 from torchlint.analysis.names import (
     ast_called_import, called_import, cst_dotted_name, import_module_name, is_type_checking, module_level_ast_statements,
 )

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Dict, FrozenSet, List, Mapping, Optional, Set, Tuple
 
 from torchlint.core.lazy import cst
-from torchlint.analysis.modules import assigned_names, parameter_names
+from torchlint.analysis.statements import assigned_names, parameter_names
 from torchlint.analysis.classes import methods, self_attribute, self_name
 from torchlint.analysis.names import cst_dotted_name
 from torchlint.analysis.scopes import own_nodes

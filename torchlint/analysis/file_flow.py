@@ -9,82 +9,25 @@ which top-level names, imported names and unresolved parameters a function runs.
 
 from __future__ import annotations
 
-import dataclasses
-from dataclasses import dataclass
 from typing import Any, Dict, Iterator, List, Optional, Set, Tuple
 
 from torchlint.analysis.call_arguments import bound_argument
 from torchlint.analysis.classes import self_name
+from torchlint.analysis.flow_scopes import (
+    MAX_FLOW_DEPTH,
+    MODULE_SCOPE,
+    ClassScope,
+    Reached,
+    Scope,
+    assign_targets,
+    called_name,
+    expression_refs,
+)
 from torchlint.analysis.instance_flow import outside_tree
-from torchlint.analysis.modules import assigned_names, parameter_names
 from torchlint.analysis.names import cst_dotted_name, resolve
+from torchlint.analysis.statements import assigned_names, parameter_names
 from torchlint.core.lazy import cst
-from torchlint.index.module_names import absolute_import, module_name, suffix_matches
-
-MODULE_SCOPE = "<module>"
-MAX_FLOW_DEPTH = 8
-
-
-@dataclass(eq=False)
-class ClassScope:
-    name: str
-    node: Any
-    top: Set[str]
-    # self.<attr> -> (assigned value, the method's scope)
-    attrs: Dict[str, List[Tuple[Any, "Scope"]]] = dataclasses.field(default_factory=dict)
-    methods: Dict[str, "Scope"] = dataclasses.field(default_factory=dict)
-    # calls `self.<attr>(...)`: (attr, method scope, statement line, under cuDNN-off)
-    self_calls: List[Tuple[str, "Scope", Any, bool]] = dataclasses.field(default_factory=list)
-
-
-@dataclass(eq=False)
-class Scope:
-    """A function (or the module's own statements): what it binds, reads and calls."""
-
-    name: str
-    node: Any
-    parent: Optional["Scope"]
-    cls: Optional[ClassScope]
-    params: List[str] = dataclasses.field(default_factory=list)
-    defaults: Dict[str, Any] = dataclasses.field(default_factory=dict)
-    annotations: Dict[str, Any] = dataclasses.field(default_factory=dict)
-    instance: Optional[str] = None  # what a method calls `self`
-    assigns: Dict[str, List[Any]] = dataclasses.field(default_factory=dict)
-    refs: Set[str] = dataclasses.field(default_factory=set)
-    calls: List[Tuple[str, Any]] = dataclasses.field(default_factory=list)
-    called: Set[str] = dataclasses.field(default_factory=set)  # names called like a model: `x(...)`, `x.forward(...)`
-
-
-@dataclass
-class Reached:
-    local: Set[str] = dataclasses.field(default_factory=set)
-    imported: Set[str] = dataclasses.field(default_factory=set)
-    # parameters that carry a model in and have no caller in this file: (function, name),
-    # the function named as the project pass knows it (None: a method or nested function)
-    params: Set[Tuple[Optional[str], str]] = dataclasses.field(default_factory=set)
-
-
-def expression_refs(node) -> Set[str]:
-    """The dotted names an expression reads (`self.rnn`, `models.Critic`, `x`)."""
-    found: Set[str] = set()
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        if isinstance(current, (cst.Name, cst.Attribute)):
-            dotted = cst_dotted_name(current)
-            if dotted:
-                found.add(dotted)
-                continue
-            if isinstance(current, cst.Attribute):
-                stack.append(current.value)
-                continue
-        if isinstance(current, cst.Arg):
-            stack.append(current.value)
-        elif isinstance(current, cst.Lambda):
-            stack.append(current.body)
-        else:
-            stack.extend(current.children)
-    return found
+from torchlint.index.module_names import module_name
 
 
 class FileFlow:
@@ -436,51 +379,3 @@ class FileFlow:
                     holders.add(name)
                     changed = True
         return holders
-
-
-def candidates_for(target: str, files, depth: int) -> List[Tuple[str, int]]:
-    """The (file, candidate index) pairs that the dotted name `target` reaches: a holder
-    of a linted module, a whole module, or a name a linted module re-exports. `files`:
-    display path -> (module name, is a package, its RNN layers waiting for a site
-    (`Pending` of `SecondOrderReaches`), its import table)."""
-    if depth > 4:
-        return []
-    parts = target.split(".")
-    for cut in range(len(parts), 0, -1):
-        prefix, rest = ".".join(parts[:cut]), parts[cut:]
-        owners = [display for display, (module, _, _, _) in files.items() if module and suffix_matches(module, prefix)]
-        if not owners:
-            continue
-        found: List[Tuple[str, int]] = []
-        for owner in owners:
-            module, package, candidates, imports = files[owner]
-            if not rest:
-                found.extend((owner, index) for index in range(len(candidates)))
-                continue
-            name = rest[0]
-            found.extend((owner, i) for i, c in enumerate(candidates) if name in c.condition.holders)
-            exported = imports.get(name)
-            if exported is not None:
-                if exported.startswith("."):
-                    exported = absolute_import(module, package, exported)
-                if exported:
-                    found.extend(candidates_for(".".join([exported, *rest[1:]]), files, depth + 1))
-        return found
-    return []
-
-
-def called_name(func) -> Optional[str]:
-    """What a call runs like a model: `critic` for `critic(x)` and `critic.forward(x)`,
-    `self.heads` for `self.heads[0](x)`."""
-    while isinstance(func, cst.Subscript):
-        func = func.value
-    dotted = cst_dotted_name(func)
-    if dotted and dotted.endswith(".forward"):
-        dotted = dotted[: -len(".forward")]
-    return dotted
-
-
-def assign_targets(small) -> List[Any]:
-    if isinstance(small, cst.Assign):
-        return [t.target for t in small.targets]
-    return [small.target] if small.value is not None else []

@@ -12,7 +12,7 @@ from typing import Any, Callable, Iterable, Optional, Tuple
 from torchlint.core.lazy import cst
 from torchlint.analysis.modules import canonical
 from torchlint.analysis.names import ImportMap
-from torchlint.analysis.file_flow import Scope
+from torchlint.analysis.flow_scopes import Scope
 from torchlint.analysis.call_arguments import bound_argument
 
 # callables that build a second-order graph when `create_graph` is true: the positional

@@ -24,7 +24,7 @@ import enum
 from typing import Dict, List, Mapping, Optional, Sequence
 
 from torchlint.core.lazy import cst
-from torchlint.analysis.modules import assigned_names
+from torchlint.analysis.statements import assigned_names
 from torchlint.analysis.names import ast_dotted_name, resolve
 
 

@@ -13,9 +13,9 @@ from typing import Any, List, Mapping, Optional, Set, Tuple
 
 from torchlint.core.diagnostics import Applicability, Edit, Fix, Location
 from torchlint.core.lazy import cst
-from torchlint.analysis.modules import insert_import
+from torchlint.fixing.import_insertion import insert_import
 from torchlint.analysis.names import ImportMap
-from torchlint.analysis.file_flow import ClassScope, Scope
+from torchlint.analysis.flow_scopes import ClassScope, Scope
 from torchlint.analysis.call_arguments import bound_argument
 from torchlint.analysis.second_order import literal_truth
 

@@ -15,7 +15,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from torchlint.core.diagnostics import Edit
 from torchlint.fixing.layout import tidy_line_deletion
 from torchlint.core.lazy import cst
-from torchlint.analysis.modules import insert_import
+from torchlint.fixing.import_insertion import insert_import
 from torchlint.analysis.names import ImportTable, module_level_cst_statements
 from torchlint.core.walk import ast_nodes, blocks
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Dict, List, Sequence, Tuple
 
-from torchlint.analysis.file_flow import candidates_for
+from torchlint.analysis.module_targets import candidates_for
 from torchlint.analysis.modules import RNN_LAYERS, canonical, root_kind, torch_base
 from torchlint.core.diagnostics import Diagnostic
 from torchlint.fixing.cudnn_off import layer_message

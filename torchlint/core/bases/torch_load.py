@@ -8,7 +8,7 @@ import ast
 from typing import Dict, List, Optional, Set
 
 from torchlint.analysis.call_arguments import keyword_argument
-from torchlint.analysis.modules import parameter_names
+from torchlint.analysis.statements import parameter_names
 from torchlint.analysis.torch_load import Load, ast_loads, outside_source, read_load
 from torchlint.core.config import Config
 from torchlint.core.lazy import cst
