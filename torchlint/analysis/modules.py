@@ -1,8 +1,9 @@
-"""What a class is to PyTorch, and what its attributes hold: one answer for every rule.
+"""What a class is to PyTorch: one answer for every rule.
 
-Rules that ask "is this class an `nn.Module` (or a `LightningModule`)?", "what does
-`self.fusion` hold?" or "which method is `forward`?" ask here, so the question is
-answered the same way everywhere.
+Rules that ask "is this class an `nn.Module` (or a `LightningModule`)?" ask here, so the
+question is answered the same way everywhere. What an attribute holds is
+`torchlint.analysis.classes` (`attribute_values`) with `torchlint.analysis.layers`
+(`constructed_layer`); which method is `forward`, `torchlint.analysis.classes.method`.
 
 Whether a class is a module is decided from its bases, resolved through the file's
 imports (`from torch import nn`, `import torch.nn as nn`, `from torch.nn import Conv2d`,
@@ -17,10 +18,10 @@ its findings in that class to the project pass:
         self.context.defer(report, ClassIs(class_name, "module"))  # torchlint.index.pending
 
 and the project pass keeps the finding if the class turns out to be a module once every
-file's classes are known (`torchlint.index.resolver`). A class whose base stays unresolvable (imported from outside the tree, or from a
-file the rule's gate skipped; the flake8 plugin, which sees one file, is always in this
-case) counts as a module if it defines `forward`, and as a `LightningModule` if it
-defines one of the `*_step` methods.
+file's classes are known (`torchlint.index.resolver`). A class whose base stays
+unresolvable (imported from outside the tree, or from a file the rule's gate skipped;
+the flake8 plugin, which sees one file, is always in this case) counts as a module if it
+defines `forward`, and as a `LightningModule` if it defines one of the `*_step` methods.
 """
 
 from __future__ import annotations
@@ -303,7 +304,9 @@ def resolve_base(
 def ast_bases(node, table: Mapping[str, str], module: str, package: bool, top_level: Iterable[str]) -> Tuple:
     """The resolved bases (`resolve_base`) of a stdlib-ast ClassDef; `Generic[T]` is `Generic`."""
     return tuple(
-        resolve_base(ast_dotted_name(base.value if isinstance(base, ast.Subscript) else base), table, module, package, top_level)
+        resolve_base(
+            ast_dotted_name(base.value if isinstance(base, ast.Subscript) else base), table, module, package, top_level
+        )
         for base in node.bases
     )
 

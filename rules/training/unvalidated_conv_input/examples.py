@@ -81,7 +81,8 @@ VALID = (
     # a part that already went through one of the module's convs: that layer checked
     # its channels (a dense block)
     "import torch\nfrom torch import nn\n\nclass Dense(nn.Module):\n    def __init__(self, c, g):\n"
-    "        super().__init__()\n        self.conv1 = nn.Conv2d(c, g, 3)\n        self.conv2 = nn.Conv2d(c + g, g, 3)\n\n"
+    "        super().__init__()\n        self.conv1 = nn.Conv2d(c, g, 3)\n"
+    "        self.conv2 = nn.Conv2d(c + g, g, 3)\n\n"
     "    def forward(self, x):\n        x1 = self.conv1(x)\n        return self.conv2(torch.cat((x, x1), 1))\n",
     # a top-level model's entry conv: only with check-model-inputs
     "from torch import nn\n\nclass Net(nn.Module):\n    def __init__(self):\n"

@@ -24,7 +24,9 @@ _CHECK_PREFIXES = ("check", "validate", "assert", "ensure")
 # `torch.cat([x.mean(1, keepdim=True), x.max(1, keepdim=True)[0]], 1)`)
 _REDUCTIONS = frozenset({"mean", "sum", "max", "min", "amax", "amin", "std", "var", "norm", "logsumexp", "prod"})
 # calls whose second positional argument is the channel count of what they build
-_SHAPED = frozenset({"reshape", "view", "new_zeros", "new_ones", "new_empty", "zeros", "ones", "empty", "rand", "randn"})
+_SHAPED = frozenset(
+    {"reshape", "view", "new_zeros", "new_ones", "new_empty", "zeros", "ones", "empty", "rand", "randn"}
+)
 
 
 def fixed_channels(call) -> bool:
@@ -70,7 +72,8 @@ def concat_axis(call) -> Optional[int]:
     for position, arg in enumerate(call.args):
         if arg.star:
             return None
-        if (arg.keyword is None and position == 1) or (arg.keyword is not None and arg.keyword.value in ("dim", "axis")):
+        named = arg.keyword is not None and arg.keyword.value in ("dim", "axis")
+        if (arg.keyword is None and position == 1) or named:
             found = arg.value
     if found is None:
         return 0

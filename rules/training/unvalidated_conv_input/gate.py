@@ -62,7 +62,9 @@ class AstFactories:
             return self._known[name]
         self._known[name] = False  # a recursive factory does not make itself one
         found = any(
-            isinstance(node, ast.Return) and isinstance(node.value, ast.Call) and self.builds_conv(node.value, depth + 1)
+            isinstance(node, ast.Return)
+            and isinstance(node.value, ast.Call)
+            and self.builds_conv(node.value, depth + 1)
             for function in self._functions.get(name, ())
             for node in ast_nodes(function)
         )

@@ -98,7 +98,8 @@ class Outside:
 
     def iterate(self, target, iterable) -> None:
         """`for target in iterable`: `zip` and `enumerate` pair targets with their sources."""
-        if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name) and isinstance(target, (cst.Tuple, cst.List)):
+        unpacked = isinstance(target, (cst.Tuple, cst.List))
+        if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name) and unpacked:
             sources = [arg.value for arg in iterable.args]
             if iterable.func.value == "enumerate" and len(target.elements) == 2 and sources:
                 self.assign(target.elements[0].value, None)

@@ -239,7 +239,9 @@ class UnvalidatedConvInput(Rule):
 
     # ---- the report ------------------------------------------------------------
 
-    def conv_report(self, conv: ConvCall, value_name: Optional[str], origin: str, statement, conditional: bool) -> Report:
+    def conv_report(
+        self, conv: ConvCall, value_name: Optional[str], origin: str, statement, conditional: bool
+    ) -> Report:
         if origin == CONCATS:
             subject = f"`{value_name}`, a concatenation," if value_name else "a concatenation"
             message = (
