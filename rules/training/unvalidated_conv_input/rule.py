@@ -1,5 +1,5 @@
 """TL002 unvalidated-conv-input: the rule's declaration and doc, its gate and facts hooks,
-the traversal of each class's `forward`, and the report and fix of a finding.
+the traversal of each class's `forward`, and the report of a finding.
 """
 
 from __future__ import annotations
@@ -13,15 +13,13 @@ from torchlint.analysis.layers import Layer, constructed_layer, module_functions
 from torchlint.analysis.modules import canonical, file_classes
 from torchlint.analysis.submodule_calls import submodule_calls
 from torchlint.core.config import Config
-from torchlint.core.diagnostics import Applicability, Fix
 from torchlint.core.lazy import cst
-from torchlint.fixing.import_insertion import insert_import
-from torchlint.core.rule import Positions, Report, Rule, SourceView
-from torchlint.fixing.layout import INDENT, argument_lines, comparison_lines, string_lines, width
+from torchlint.core.rule import Report, Rule, SourceView
 from torchlint.index.pending import ClassIs, ModelInput, SkipInput
 from torchlint.index.record import FileRecord
 from torchlint.rules.training.unvalidated_conv_input import examples
 from torchlint.rules.training.unvalidated_conv_input.expressions import parameter_positions, placeholder
+from torchlint.rules.training.unvalidated_conv_input.fix import input_check
 from torchlint.rules.training.unvalidated_conv_input.forward import ForwardWalker
 from torchlint.rules.training.unvalidated_conv_input.gate import (
     TEXT_MARKERS,
@@ -276,22 +274,5 @@ class UnvalidatedConvInput(Rule):
             self,
             conv.call,
             message,
-            lambda positions: self._fix(conv, value_name, statement, positions),
+            lambda positions: input_check(self.context, conv, value_name, statement, positions),
         )
-
-    def _fix(self, conv: ConvCall, value: str, statement, positions: Positions) -> Fix:
-        label = conv.access.split(".", 1)[-1].split("[", 1)[0]
-        indent, line_length = positions.indent_of(statement), self.context.config.line_length
-        expected = f"{conv.access}.in_channels"
-        # the channel axis counted from the end is the same for a batched and an unbatched
-        # input; `size(axis)` names the valid range if the input has too few dims; a dim
-        # too many is the layer's own error to raise
-        room = line_length - width(f"{indent}{INDENT},")
-        condition = comparison_lines(f"{value}.size({-(conv.dims + 1)})", "==", expected, room)
-        message = string_lines(f"{label} expects {{{expected}}} input channels, got shape {{{value}.shape}}", room)
-        lines = argument_lines("torch._assert", [condition, message], line_length, indent)
-        newline = self.context.newline
-        edits = [positions.insert_lines_before(statement, lines, newline)]
-        if self.context.imports.table.get("torch") != "torch":
-            edits.insert(0, insert_import(self.context.module, positions, newline))
-        return Fix(f"Check the input of {label} with `torch._assert`", tuple(edits), Applicability.SAFE)
