@@ -313,8 +313,4 @@ def ast_bases(node, table: Mapping[str, str], module: str, package: bool, top_le
 
 def file_classes(context) -> FileClasses:
     """The FileClasses of the file a RuleContext checks, built at most once per file."""
-    cached = getattr(context, "_torchlint_file_classes", None)
-    if cached is None:
-        cached = FileClasses(context.module, context.path, context.imports)
-        context._torchlint_file_classes = cached
-    return cached
+    return context.classes

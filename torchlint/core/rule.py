@@ -39,6 +39,7 @@ from torchlint.core.walk import ast_nodes
 
 if TYPE_CHECKING:
     from torchlint.analysis.file_analysis import FileAnalysis
+    from torchlint.analysis.modules import FileClasses
 
 
 @dataclass(frozen=True)
@@ -239,6 +240,13 @@ class RuleContext:
     @cached_property
     def imports(self) -> ImportMap:
         return ImportMap(self.module)
+
+    @cached_property
+    def classes(self) -> "FileClasses":
+        """What each class of the parsed module is to PyTorch, shared by the rules of the traversal."""
+        from torchlint.analysis.modules import FileClasses
+
+        return FileClasses(self.module, self.path, self.imports)
 
     @cached_property
     def positions(self) -> Positions:
