@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ast
 import re
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Dict, List, Optional, Tuple
 
 from packaging.version import Version
@@ -338,12 +338,9 @@ class TorchApiRule(Rule):
         edit = replace_line(line, positions, new_lines, self.context.newline)
         return Fix("Bind the names `torch._six` held", (edit,))
 
-    @property
+    @cached_property
     def _block_lengths(self) -> Dict[int, int]:
-        cached = getattr(self, "_lengths", None)
-        if cached is None:
-            cached = self._lengths = block_lengths(self.context.module)
-        return cached
+        return block_lengths(self.context.module)
 
 
 @lru_cache(maxsize=None)
