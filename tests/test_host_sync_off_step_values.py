@@ -1,15 +1,15 @@
-"""TL003 after the second audit, through the real CLI: blocks that do not run on every
-step (settings, run-once initialisation, None-checks of what the step made), dicts handed
-to plain functions, a second read of a tensor already read, Lightning's progress bar
-reading `prog_bar=True` values every training batch, and a linear pass over a method
-with thousands of `.item()` calls."""
+"""TL003 through the real CLI: blocks that do not run on every step (settings, run-once
+initialisation, None-checks of what the step made), dicts handed to plain functions, a
+second read of a tensor already read, Lightning's progress bar reading `prog_bar=True`
+values every training batch, and a linear pass over a method with thousands of `.item()`
+calls."""
 
 from __future__ import annotations
 
 import resource
 from pathlib import Path
 
-from test_reach_host_sync import check, configure
+from test_host_sync_across_files import check, configure
 from cli_support import write_tree
 from flake8_support import run_flake8
 
