@@ -1,4 +1,4 @@
-"""The fenced code blocks of README.md and docs/**/*.md, for the tests that keep them true.
+"""The fenced code blocks of README.md, CONTRIBUTING.md and docs/**/*.md, for the tests that keep them true.
 
 A block is `lang` plus its text; `not_run` holds the reason given by a marker on the line
 directly above its fence, `<!-- not run: REASON -->`, for a block that cannot run here
@@ -38,7 +38,7 @@ class Block:
 
 
 def doc_files() -> List[Path]:
-    return [REPO / "README.md", *sorted((REPO / "docs").rglob("*.md"))]
+    return [REPO / "README.md", REPO / "CONTRIBUTING.md", *sorted((REPO / "docs").rglob("*.md"))]
 
 
 def blocks(path: Path) -> List[Block]:

@@ -41,7 +41,7 @@ def test_edit_config_and_version_changes_miss(project, monkeypatch):
     path.write_text(BAD + "# edited\n")
     assert not lint(path, settings).cached
     assert lint(path, settings).cached
-    other = replace(settings, config=replace(settings.config, lazy_imports=("wandb", "numba")))
+    other = replace(settings, config=replace(settings.config, rule_options=(("heavy-import-at-module-level", (("lazy-imports", ("wandb", "numba")),)),)))
     assert not lint(path, other).cached
     monkeypatch.setattr(torchlint.run.cache, "__version__", "999.0")
     assert not lint(path, settings).cached

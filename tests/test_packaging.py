@@ -14,6 +14,7 @@ import pytest
 
 from cli_support import FIXTURES, REPO
 from package_index import index_unreachable, require_package_index
+from torchlint.core.registry import all_rules
 
 pytestmark = pytest.mark.slow
 
@@ -38,7 +39,9 @@ def test_wheel_in_a_fresh_venv_lints_the_fixtures(tmp_path):
     python = venv / "bin" / "python"
     run(str(python), "-m", "pip", "install", "-q", str(wheel))
     listing = run(str(python), "-m", "pip", "show", "-f", "torchlint").stdout.decode()
-    assert "torchlint/rules/heavy_import_at_module_level.py" in listing
+    assert "torchlint/rules/training/" in listing
+    count = "from torchlint.core.registry import all_rules; print(len(all_rules()))"
+    assert run(str(python), "-c", count).stdout.decode().strip() == str(len(all_rules()))
     result = run(str(venv / "bin" / "torchlint"), "check", "--no-cache", "--output-format", "json", str(FIXTURES / "trainer"), check=False)
     assert result.returncode == 1, result.stderr.decode()
     assert {item["code"] for item in json.loads(result.stdout)} >= {"TL001"}

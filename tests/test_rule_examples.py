@@ -10,6 +10,7 @@ from torchlint.fixing.apply import fix_text
 from torchlint.core.registry import all_rules
 
 RULES = all_rules()
+DOC_HEADINGS = ("## What it does", "## Why is this bad?", "## Example", "## Use instead", "## Fix safety")
 
 
 VALID = [(rule, index, code) for rule in RULES for index, code in enumerate(rule.VALID)]
@@ -52,7 +53,7 @@ def test_every_rule_has_examples_and_a_doc():
     for rule in RULES:
         assert rule.VALID and rule.INVALID, rule.code
         doc = rule.info().doc
-        for heading in ("## What it does", "## Why is this bad?", "## Example", "## Use instead", "## Fix safety"):
+        for heading in DOC_HEADINGS:
             assert heading in doc, f"{rule.code} doc lacks {heading!r}"
         assert rule.code.startswith("TL") and len(rule.code) == 5 and rule.code[2:].isdigit()
         assert rule.name == rule.name.lower() and " " not in rule.name and "_" not in rule.name

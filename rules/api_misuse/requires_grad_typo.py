@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import ast
+from functools import cached_property
 
 from torchlint.core.diagnostics import Applicability, Fix
 from torchlint.core.lazy import cst
@@ -114,13 +115,15 @@ class RequiresGradTypo(SiteGate, Rule):
             )
 
     def _read(self, typo: str) -> bool:
-        reads = self.__dict__.get("_reads")
-        if reads is None:
-            reads = self.__dict__["_reads"] = {
-                node.attr for node in self.context.view.nodes_of(ast.Attribute)
-                if node.attr in TYPOS and isinstance(node.ctx, ast.Load)
-            }
-        return typo in reads
+        return typo in self._typos_read
+
+    @cached_property
+    def _typos_read(self) -> frozenset:
+        """The misspelt attributes this file reads anywhere."""
+        return frozenset(
+            node.attr for node in self.context.view.nodes_of(ast.Attribute)
+            if node.attr in TYPOS and isinstance(node.ctx, ast.Load)
+        )
 
 
 def _targets(target):

@@ -10,7 +10,7 @@ from torchlint.core.diagnostics import Applicability, Diagnostic, Fix
 from torchlint.core.rule import Invalid, Report, Rule
 from torchlint.analysis.torch_calls import call_definitions
 from torchlint.core.lazy import cst
-from torchlint.analysis.torch_load import LOAD_TRIGGERS, LoadSites, read_load, untrusted_load_selected
+from torchlint.analysis.torch_load import LOAD_TRIGGERS, UNTRUSTED_CODE, LoadSites, read_load
 from torchlint.core.walk import walk
 
 REPORT_EXPLICIT_FALSE = "report-explicit-false"
@@ -42,28 +42,23 @@ class TorchLoadWithoutWeightsOnly(LoadSites, Rule):
 
     - `torch.load(path)` without `weights_only` when `target-torch` is below 2.6 (torch
       1.13 added `weights_only`; 2.6 made `True` its default);
-    - `torch.hub.load_state_dict_from_url(url)` (also spelt
-      `torch.utils.model_zoo.load_url`, the same function) without `weights_only`: its
-      default is still `False` (torch 2.13 included);
-    - with `report-explicit-false`, `torch.load(..., weights_only=False)` and
-      `torch.load(path, pickle_module=...)` (a custom pickle module turns the default to
-      `False` in every version) too, whatever the target version. Off by default: written
-      out, either is mostly deliberate (the file holds more than tensors: a training
-      state, random states, a dataset's arrays).
+    - `torch.hub.load_state_dict_from_url(url)` (also spelt `torch.utils.model_zoo.load_url`)
+      without `weights_only`: its default is `False` in every version;
+    - with `report-explicit-false`, also `torch.load(..., weights_only=False)` and
+      `torch.load(path, pickle_module=...)` (the default is then `False` in every version),
+      whatever the target. Written out, either is mostly deliberate.
 
-    Calls that pass `**kwargs` (which may hold `weights_only`) or a non-literal
-    `weights_only` are not reported, nor the fallback for torch < 1.13 in
-    `try: torch.load(f, weights_only=True) except TypeError: torch.load(f)`. When the
-    path comes from outside the code (a parameter, a configuration or command-line value)
-    and the load is unrestricted in every version, the message says so; with TL209
-    (`untrusted-torch-load`, off by default) selected, TL209 reports those calls instead.
+    Not reported: calls passing `**kwargs` or a non-literal `weights_only`, and the fallback
+    for torch < 1.13 in `try: torch.load(f, weights_only=True) except TypeError:
+    torch.load(f)`. When the path comes from outside the code (a parameter, a configuration
+    or command-line value) and the load is unrestricted in every version, the message says
+    so; while TL209 (`untrusted-torch-load`, off by default) is selected, those loads are
+    TL209's findings instead.
 
     ## Why is this bad?
-    Unpickling runs code: a checkpoint file can hold an object whose unpickling calls
+    Unpickling runs code: a checkpoint can hold an object whose unpickling calls
     `os.system`. With `weights_only=True`, `torch.load` accepts only tensors, primitive
-    types, dicts, lists and types allow-listed with
-    `torch.serialization.add_safe_globals`. On torch older than 2.6, a call without
-    `weights_only` gets the unsafe default.
+    types, dicts, lists and types allow-listed with `torch.serialization.add_safe_globals`.
 
     ## Example
     ```python
@@ -76,39 +71,32 @@ class TorchLoadWithoutWeightsOnly(LoadSites, Rule):
     ```
 
     ## Fix safety
-    Unsafe fix: adds `weights_only=True` where `weights_only` is missing (not with a
-    `pickle_module`, which `weights_only=True` rejects with a RuntimeError; not below
-    the version that has the argument: 1.13 for `torch.load`, 2.1 for
-    `load_state_dict_from_url`). A file that
-    holds more than tensors and plain containers (an `argparse.Namespace`, a numpy array,
-    a whole pickled `nn.Module`, an optimizer's custom state) then fails to load with an
-    `UnpicklingError` naming the type; allow-list it with
-    `torch.serialization.add_safe_globals([...])` or save a `state_dict` instead.
-    `weights_only=False` written out is reported (with the option) without a fix: it is
-    there because the file holds such objects.
+    Unsafe: adds `weights_only=True` where it is missing (not with a `pickle_module`, which
+    it rejects; not below the version that has the argument: 1.13 for `torch.load`, 2.1 for
+    `load_state_dict_from_url`). A file holding more than tensors and plain containers (an
+    `argparse.Namespace`, a numpy array, a pickled `nn.Module`) then fails with an
+    `UnpicklingError` naming the type: allow-list it, or save a `state_dict` instead.
 
-    No fix either, and the message says to pass `weights_only=False` explicitly (for a
-    trusted file) or to allow-list the types, where the checkpoint plainly holds objects:
-    the code reads it as one (`ckpt["args"]`, `ckpt.get("cfg")`, `torch.load(f).cfg`: a
-    key such as `args`, `opt`, `cfg`, `config` or `hparams`, or an attribute that no dict
-    has, or a key under which the same file saves a NumPy value, as in
-    `torch.save({"best_acc": np.mean(accs)}, path)`), or the same source is loaded with
-    `weights_only=False` elsewhere: a literal
-    file name in the same file, a configured path (`args.resume`, `cfg.MODEL.WEIGHTS`)
-    anywhere in the linted project.
+    No fix, and the message says to pass `weights_only=False` for a trusted file or to
+    allow-list the types, where the checkpoint plainly holds objects: the code reads it as
+    one (a key such as `args`, `opt`, `cfg`, `config` or `hparams`, an attribute no dict has,
+    or a key under which the same file saves a NumPy value), or the same source is loaded
+    with `weights_only=False` elsewhere (a literal file name in the same file, a configured
+    path such as `args.resume` anywhere in the linted project). `weights_only=False` and
+    `pickle_module=` written out are reported without a fix.
 
     ## Options
     - `report-explicit-false` (default `false`): report `weights_only=False` and
-      `pickle_module=` written out.
-      TL209 (`untrusted-torch-load`, off by default) reports those whose path comes from
-      outside the code, the ones that matter for security:
-      ```toml
-      [tool.torchlint.torch-load-without-weights-only]
-      report-explicit-false = true
-      ```
+      `pickle_module=` written out (TL209 reports those whose path comes from outside the
+      code, the ones that matter for security).
 
-    `target-torch` in `[tool.torchlint]` (default "2.2"): a call without `weights_only`
-    is reported only when the target is below 2.6.
+    ```toml
+    [tool.torchlint.torch-load-without-weights-only]
+    report-explicit-false = true
+    ```
+
+    `target-torch` in `[tool.torchlint]` (default "2.2"): a call without `weights_only` is
+    reported only when the target is below 2.6.
     """
 
     code = "TL201"
@@ -209,8 +197,8 @@ class TorchLoadWithoutWeightsOnly(LoadSites, Rule):
         if load is None or (load.unrestricted in DELIBERATE and not self.settings[REPORT_EXPLICIT_FALSE]):
             return
         source = self.load_source(node) if load.everywhere else None
-        if source is not None and untrusted_load_selected(self.context.config):
-            return  # TL209's
+        # TL209 reports a load of a file from outside the code, unrestricted in every version
+        superseded_by = UNTRUSTED_CODE if source is not None else None
         target = self.context.config.target_torch
         message = _MESSAGES[load.unrestricted].format(loader=load.loader, target=target)
         if source is not None:
@@ -218,37 +206,37 @@ class TorchLoadWithoutWeightsOnly(LoadSites, Rule):
         if load.unrestricted in ("hub-default", "old-default") and not load.fixable:
             message += _PASS_TRUE  # once the target has the argument
         if not load.fixable:
-            self.report(node, message)
+            self.report(node, message, superseded_by=superseded_by)
             return
         numpy_keys = self._numpy_saved_keys
         read = object_read(node, self._functions[-1] if self._functions else self.context.module, numpy_keys)
         if read is not None:
             saved = next((value for key, value in numpy_keys.items() if f'"{key}"' in read), None)
             evidence = f"`{read}` is read" if saved is None else f"`{read}` is saved as a NumPy value, `{saved}`"
-            self.report(node, message + _HOLDS_OBJECTS.format(evidence=evidence))
+            self.report(node, message + _HOLDS_OBJECTS.format(evidence=evidence), superseded_by=superseded_by)
             return
         key = source_key(node)
         if key is not None and key in self._unrestricted_here:
             evidence = f"`{key}` is loaded with `weights_only=False` in this file"
-            self.report(node, message + _HOLDS_OBJECTS.format(evidence=evidence))
+            self.report(node, message + _HOLDS_OBJECTS.format(evidence=evidence), superseded_by=superseded_by)
             return
         if key is None or key.startswith('"'):  # a file's name says little across a project
-            self.report(node, message + _PASS_TRUE, self._fix(node))
+            self.report(node, message + _PASS_TRUE, self._fix(node), superseded_by)
             return
         # a configured path (`args.resume`) is decided in the project pass: without a fix
         # if another file loads it with `weights_only=False`
-        deferred = [self.context.diagnostic(report) for report in self._reports(node, message, key)]
+        deferred = [self.context.diagnostic(report) for report in self._reports(node, message, key, superseded_by)]
         if deferred[0] is not None:
             facts = self.context.facts.setdefault(self.code, {})
             facts.setdefault("deferred", []).append(
                 {"source": key, "fixed": deferred[0].to_json(), "objects": deferred[1].to_json()}
             )
 
-    def _reports(self, node, message: str, key: str):
+    def _reports(self, node, message: str, key: str, superseded_by: Optional[str]):
         """The finding with its fix, and the one for a source loaded elsewhere as objects."""
         evidence = f"`{key}` is loaded with `weights_only=False` in {{where}}"
-        return (Report(self, node, message + _PASS_TRUE, self._fix(node)),
-                Report(self, node, message + _HOLDS_OBJECTS.format(evidence=evidence)))
+        return (Report(self, node, message + _PASS_TRUE, self._fix(node), superseded_by),
+                Report(self, node, message + _HOLDS_OBJECTS.format(evidence=evidence), superseded_by=superseded_by))
 
     def _fix(self, call):
         def fix(positions):

@@ -169,21 +169,25 @@ class TorchvisionPretrainedArgument(SiteGate, Rule):
             and builder_entry(resolve(ast_dotted_name(node.func), imports)) is not None
         ]
 
+    def __init__(self, context) -> None:
+        super().__init__(context)
+        self._version_guards = 0  # the `if`s testing a version that enclose the visited node
+
     def visit_If(self, node) -> None:
         # `if TORCHVISION_LT_0_13: resnet50(pretrained=...) else: resnet50(weights=...)`
         # keeps old torchvision working: both branches are the author's choice
         test = self.context.module.code_for_node(node.test).lower()
         if "version" in test or "torchvision" in test:
-            self.__dict__["_guards"] = self.__dict__.get("_guards", 0) + 1
+            self._version_guards += 1
 
     def leave_If(self, node) -> None:
         test = self.context.module.code_for_node(node.test).lower()
         if "version" in test or "torchvision" in test:
-            self.__dict__["_guards"] -= 1
+            self._version_guards -= 1
 
     def visit_Call(self, node) -> None:
         entry = builder_entry(self.context.imports.qualified_name(node.func))
-        if entry is None or self.__dict__.get("_guards"):
+        if entry is None or self._version_guards:
             return
         for legacy in LEGACY:
             arg = keyword_argument(node, legacy)

@@ -52,7 +52,7 @@ class UntrustedTorchLoad(LoadSites, Rule):
     name = "untrusted-torch-load"
     summary = "torch.load runs the full unpickler on a path or URL from outside the code"
     level = "error"
-    # the audit found most such loads deliberate (full training checkpoints): off by default
+    # most such loads are deliberate (full training checkpoints): off by default
     default_enabled = False
     triggers = LOAD_TRIGGERS
 

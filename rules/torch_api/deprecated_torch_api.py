@@ -15,37 +15,26 @@ class DeprecatedTorchApi(TorchApiRule):
     `torch.cholesky`, `torch.chain_matmul`, `torch.svd`, `torch.norm` (1.9),
     `torch.triangular_solve` (1.11), `torch.lu`, `torch.lu_solve` (1.13), `torch.ger`
     (1.8), `torch.range`, `torch.autograd.Variable` (0.4), `nn.UpsamplingNearest2d`,
-    `nn.UpsamplingBilinear2d` (0.4.1), `torch.testing.assert_allclose` (1.12),
-    `functorch` (2.0, merged into `torch.func`), `torch.nn.utils.weight_norm` (2.1),
-    `torch.backends.cuda.sdp_kernel` (2.3), and the device-specific mixed-precision
-    names `torch.cuda.amp.autocast`, `torch.cpu.amp.autocast`,
-    `torch.cuda.amp.GradScaler`, `torch.cuda.amp.custom_fwd` / `custom_bwd` (2.4).
-    Names are resolved through the file's imports (`import torch as T`,
-    `from torch import cuda`, `from torch.cuda.amp import autocast`). The table, with
-    each API's versions, replacement and reference, is `torchlint/analysis/torch_api_table.py`.
+    `nn.UpsamplingBilinear2d` (0.4.1), `torch.testing.assert_allclose` (1.12), `functorch`
+    (2.0, now `torch.func`), `torch.nn.utils.weight_norm` (2.1),
+    `torch.backends.cuda.sdp_kernel` (2.3), and `torch.cuda.amp.autocast`,
+    `torch.cpu.amp.autocast`, `torch.cuda.amp.GradScaler`, `torch.cuda.amp.custom_fwd` /
+    `custom_bwd` (2.4). Names are resolved through the file's imports. The table, with each
+    API's versions, replacement and reference, is `torchlint/analysis/torch_api_table.py`.
 
-    An API is reported only once it is deprecated at `target-torch` (default 2.2, the
-    last release with Intel-Mac wheels): the mixed-precision names need
-    `target-torch = "2.4"`, since older releases have no `torch.amp.custom_fwd`. The fix
-    is offered only where the replacement exists at the target. `F.sigmoid` and `F.tanh`
-    were deprecated in 0.4.1 but un-deprecated in 2.0 (they are plain aliases again), so
-    they are reported only for a target below 2.0.
-
-    By default only APIs that warn when used are reported. `torch.norm`, `torch.svd`,
-    `torch.ger`, `torch.autograd.Variable`, `nn.UpsamplingNearest2d`,
-    `nn.UpsamplingBilinear2d` and `torch.nn.utils.remove_weight_norm` are deprecated in
-    their documentation only: torch 2.13 runs them without a warning. They are reported
-    (and fixed) only with `report-documentation-only`.
+    An API is reported only once it is deprecated at `target-torch` (default 2.2), and
+    fixed only where the replacement exists there: the mixed-precision names need
+    `target-torch = "2.4"`. `F.sigmoid` and `F.tanh` (deprecated in 0.4.1, plain aliases
+    again since 2.0) are reported only for a target below 2.0. APIs deprecated in their
+    documentation only, which torch runs without a warning (`torch.norm`, `torch.svd`,
+    `torch.ger`, `torch.autograd.Variable`, the two upsampling modules,
+    `torch.nn.utils.remove_weight_norm`), are reported and fixed only with
+    `report-documentation-only`.
 
     ## Why is this bad?
-    These APIs warn at run time (a `FutureWarning` or `UserWarning` on every process)
-    and will be removed: the linear-algebra functions of the same generation
-    (`torch.solve`, `torch.symeig`) already are (TL101). Several old APIs also have traps
-    their replacements fix: `torch.range` includes its end point, unlike Python's
-    `range`, and always returns floating-point values. A name deprecated in the
-    documentation only is another matter: it works without a warning, and on 40 real
-    packages such names made 207 of 280 findings (188 of them `torch.norm`), none of them
-    in a hand-read sample worth changing.
+    These APIs warn at run time and will be removed, as the linear-algebra functions of the
+    same generation (`torch.solve`, `torch.symeig`) already are (TL101). Some have traps
+    their replacements fix: `torch.range` includes its end point and always returns floats.
 
     ## Example
     ```python
@@ -67,49 +56,38 @@ class DeprecatedTorchApi(TorchApiRule):
     ```
 
     ## Fix safety
-    Safe fixes (same values, same types): `torch.qr(a, some=<literal>)` ->
-    `torch.linalg.qr(a, mode="reduced"|"complete")`; `torch.cholesky(a, upper=True)` ->
-    `torch.linalg.cholesky(a).mH`; `torch.chain_matmul(a, b, c)` ->
-    `torch.linalg.multi_dot([a, b, c])`; `torch.ger` -> `torch.outer`; `torch.lu(a)` ->
-    `torch.linalg.lu_factor(a)`; `torch.lu_solve(b, lu, piv)` ->
-    `torch.linalg.lu_solve(lu, piv, b)`; `torch.range(a, b, s)` with integer literals ->
-    `torch.arange(a.0, (b+1).0, s.0)` (float literals keep the floating dtype;
-    `b - 1` for a negative step; integers if `dtype=` is given); `functorch.vmap` and the
-    other transforms -> `torch.func`; `torch.cuda.amp.autocast(**kw)` ->
-    `torch.amp.autocast("cuda", **kw)` (keyword arguments only: the positional order
-    differs); `torch.cuda.amp.GradScaler(...)` -> `torch.amp.GradScaler("cuda", ...)`;
-    `custom_fwd`/`custom_bwd` -> `torch.amp.custom_fwd(..., device_type="cuda")`.
-    The fix adds the imports it needs (`import torch`) and removes an import it leaves
-    unused.
+    Safe (same values, same types): `torch.qr(a, some=<literal>)` -> `torch.linalg.qr(a,
+    mode=...)`; `torch.cholesky(a, upper=True)` -> `torch.linalg.cholesky(a).mH`;
+    `torch.chain_matmul(a, b, c)` -> `torch.linalg.multi_dot([a, b, c])`; `torch.ger` ->
+    `torch.outer`; `torch.lu(a)` -> `torch.linalg.lu_factor(a)`; `torch.lu_solve(b, lu,
+    piv)` -> `torch.linalg.lu_solve(lu, piv, b)`; `torch.range` with literals ->
+    `torch.arange` with the end moved past the last value (floats unless `dtype=` is
+    given); `functorch` transforms -> `torch.func`; `torch.cuda.amp.autocast(**kw)` ->
+    `torch.amp.autocast("cuda", **kw)` (keyword arguments only); `GradScaler(...)` ->
+    `torch.amp.GradScaler("cuda", ...)`; `custom_fwd`/`custom_bwd` ->
+    `torch.amp.custom_fwd(..., device_type="cuda")`. Imports are added and removed as needed.
 
-    Unsafe fixes: `torch.testing.assert_allclose` -> `assert_close` (other default
-    tolerances, and it checks dtypes); `nn.UpsamplingNearest2d(...)` /
-    `UpsamplingBilinear2d(...)` -> `nn.Upsample(..., mode=...)` (same output, but the
-    module's class and printed form change); `torch.autograd.Variable(t)` -> `t` (no
-    copy, and the result is the very tensor); `torch.nn.utils.weight_norm` ->
-    `torch.nn.utils.parametrizations.weight_norm` (the module has no `weight_g` /
-    `weight_v` attributes and saves `parametrizations.weight.original0/1` instead, which
-    the old API cannot load; old checkpoints still load into it through a hook that torch
-    registers; not offered in a file that calls `remove_weight_norm`, which fails on a
-    parametrized module, or names `weight_g` / `weight_v`). The fixes of names
-    deprecated in the documentation only (`ger`, the upsampling modules, `Variable`) are
-    offered only with `report-documentation-only`.
+    Unsafe: `assert_allclose` -> `torch.testing.assert_close` (other tolerances, checks
+    dtypes); the upsampling modules -> `nn.Upsample(..., mode=...)` (another class);
+    `Variable(t)` -> `t` (the very tensor, no copy); `weight_norm` ->
+    `torch.nn.utils.parametrizations.weight_norm` (no `weight_g`/`weight_v`; the saved keys
+    change, old checkpoints still load; not offered in a file that calls
+    `remove_weight_norm` or names `weight_g`/`weight_v`).
 
-    No fix: `torch.svd` (returns `Vh`, and `some` is the opposite of `full_matrices`),
-    `torch.norm` (the replacement depends on what the call means), `triangular_solve`
-    (other argument order and return value), `sdp_kernel` (other signature), arguments
-    that cannot be read as literals (`torch.qr(a, some=cfg.some)`,
-    `torch.cholesky(a, upper=flag)`), and imported names also used in ways a rewrite does
-    not reach (passed as a value).
+    No fix: `torch.svd` (returns `Vh`; `some` is the opposite of `full_matrices`),
+    `torch.norm` (the replacement depends on the meaning), `triangular_solve` (other order
+    and result), `sdp_kernel` (other signature), non-literal arguments
+    (`torch.qr(a, some=cfg.some)`), and imported names also used in ways a rewrite does not
+    reach (passed as a value).
 
     ## Options
-    - `report-documentation-only` (default `false`): report, and fix where a rewrite
-      exists, also the APIs deprecated in the documentation only, which torch runs
-      without a warning (listed above):
-      ```toml
-      [tool.torchlint.deprecated-torch-api]
-      report-documentation-only = true
-      ```
+    - `report-documentation-only` (default `false`): also report, and fix where a rewrite
+      exists, the APIs deprecated in their documentation only (listed above).
+
+    ```toml
+    [tool.torchlint.deprecated-torch-api]
+    report-documentation-only = true
+    ```
 
     `target-torch` (`[tool.torchlint]`) decides what is reported and fixed.
     """

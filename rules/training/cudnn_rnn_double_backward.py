@@ -71,69 +71,46 @@ def _code(module, node) -> str:
 class CudnnRnnDoubleBackward(FileFlow, Rule):
     """
     ## What it does
-    Flags an `nn.LSTM(...)`, `nn.GRU(...)` or `nn.RNN(...)` (or a subclass, defined in
-    any linted file) that double backward reaches: `torch.autograd.grad(...,
-    create_graph=True)`, `.backward(create_graph=True)`,
-    `torch.autograd.functional.hessian`/`hvp`/`vhp`/`jvp`, `jacobian`/`vjp` with
-    `create_graph=True`, `torch.func.hessian`, nested function transforms
-    (`jacrev(jacrev(f))`, `jacfwd(jacrev(f))`, `grad(grad(f))`) and `gradgradcheck`. A
-    `create_graph` that is not a literal counts when it can be true: a variable not only
-    assigned false literals, a parameter without a false default, or one with a false
-    default that a call in the same file sets to something else.
+    Flags an `nn.LSTM(...)`, `nn.GRU(...)` or `nn.RNN(...)` (or a subclass, defined in any
+    linted file) that double backward reaches: `torch.autograd.grad(..., create_graph=True)`,
+    `.backward(create_graph=True)`, `torch.autograd.functional.hessian`/`hvp`/`vhp`/`jvp`,
+    `jacobian`/`vjp` with `create_graph=True`, `torch.func.hessian`, nested transforms
+    (`jacrev(jacrev(f))`, `grad(grad(f))`) and `gradgradcheck`. A non-literal `create_graph`
+    counts when it can be true (a variable not only assigned false, a parameter without a
+    false default or that a call in the file sets otherwise).
 
-    "Reaches" means: the function holding the second-order call runs the layer's holder
-    (the class or function whose definition builds it, or anything of the file that uses
-    that), directly, through `self.<attr>`, through functions of the file it calls, or
-    through a parameter: a model it calls, or a tensor that flows into what is
-    differentiated (`outputs` of `autograd.grad`, the receiver of `.backward`); data that
-    only feeds `inputs`, or passes through `.data` or `.detach()`, is differentiated once
-    and does not count. A parameter is followed to what its callers pass in, in any
-    linted file, through the import graph (absolute, aliased and relative imports,
-    package re-exports; positional and keyword arguments; `Critic().cuda()`, a local
-    variable, `self.critic`, a factory function's return value; callers that pass on
-    their own parameter are followed in turn), or to what its annotation names
-    (`critic: Critic`). When no call site binds the parameter, the candidates are the
-    `nn.Module` classes of the same file (a single-file MAML loop over an LSTM learner);
-    an RNN in another file is never connected by its mere presence. The finding sits on
-    the constructor and names the second-order call; a projected LSTM (`proj_size` not
-    literally 0) says so.
+    "Reaches": the function holding the second-order call runs the layer's holder (the class
+    or function that builds it), directly, through `self.<attr>`, through functions of the
+    file it calls, or through a parameter: a model it calls, or a tensor that flows into
+    what is differentiated (data that only feeds `inputs`, or passes `.detach()`, does not
+    count). A parameter is followed to what its callers pass, in any linted file, through
+    the import graph (aliases, relative imports, re-exports, factories, `self.critic`,
+    callers passing on their own parameter), or to its annotation (`critic: Critic`). With
+    no call site, the candidates are the `nn.Module` classes of the same file. The finding
+    sits on the constructor and names the second-order call.
 
-    Not flagged: RNNs that only see first-order backward; second-order calls that reach
-    no RNN; calls under `with torch.backends.cudnn.flags(enabled=False):` (or in a file
-    that sets `torch.backends.cudnn.enabled = False`); a plain RNN whose every call in
-    `forward` already runs with cuDNN off. `nn.LSTMCell`/`GRUCell` are not flagged: they
-    never use cuDNN. The flake8 plugin sees one file, so there only callers in that file
-    count. A subclass defined in another file is recognised where it is built only if its
-    name says `LSTM`, `GRU` or `RNN` (`TimeLSTM`): the cheap gate reads no other file.
+    Not flagged: RNNs that see only first-order backward; calls under
+    `torch.backends.cudnn.flags(enabled=False)` or in a file that sets
+    `torch.backends.cudnn.enabled = False`; a plain RNN whose every call in `forward` runs
+    with cuDNN off; `nn.LSTMCell`/`GRUCell` (never cuDNN). The flake8 plugin sees one file.
+    A subclass from another file is recognised where it is built only if its name says
+    `LSTM`, `GRU` or `RNN` (`TimeLSTM`).
 
     ## Why is this bad?
-    cuDNN implements no double backward for its RNN kernels, and PyTorch uses cuDNN for
-    every `nn.LSTM`/`GRU`/`RNN` on a CUDA tensor. The model runs and trains on CPU, and
-    then fails on the first second-order step on GPU: `NotImplementedError: the
-    derivative for '_cudnn_rnn_backward' is not implemented. Double backwards is not
-    supported for CuDNN RNNs due to limitations in the CuDNN API` (pytorch/pytorch#5261,
-    #25315; the message was added in #33884). The typical victims are WGAN-GP critics,
-    gradient or Jacobian regularisers, MAML-style meta-learning and physics-informed
-    losses over sequence models.
+    cuDNN has no double backward for its RNN kernels, and PyTorch uses cuDNN for every
+    `nn.LSTM`/`GRU`/`RNN` on a CUDA tensor. The model trains on CPU, then fails on the
+    first second-order step on GPU: `NotImplementedError: the derivative for
+    '_cudnn_rnn_backward' is not implemented. Double backwards is not supported for CuDNN
+    RNNs` (pytorch/pytorch#5261). Typical victims: WGAN-GP critics, gradient regularisers,
+    MAML-style meta-learning, physics-informed losses over sequence models.
 
-    The recommended way out is PyTorch's own non-cuDNN path, which has a differentiable
-    backward for LSTM and GRU since pytorch/pytorch#26660: run the layer under
-    `torch.backends.cudnn.flags(enabled=False)`. A projected LSTM (`proj_size > 0`) is
-    the worst case: cuDNN's projected RNN is its own code path (cuDNN reports
-    `CUDNN_STATUS_NOT_SUPPORTED` from `cudnnRNNBackwardData` there), and the
-    differentiable cell backward that the non-cuDNN path relies on was written without
-    projections (pytorch/pytorch#47725 left them out of
-    `_thnn_differentiable_lstm_cell_backward`), so disabling cuDNN is not known to make
-    double backward through a projected LSTM work on GPU. Such a layer is flagged even
-    under `cudnn.flags(enabled=False)`, and has no automatic fix. Options, best first:
-    drop the projection (`proj_size=0`, then a `nn.Linear` on the outputs, which is not
-    the same recurrence but often as good); write the LSTM cell by hand (a few
-    `nn.Linear` layers in a loop, or TorchScript, both double-differentiable); compute the
-    penalty on a CPU copy of the critic; or replace the gradient penalty with one that
-    needs no second derivative (spectral normalisation, weight clipping). What does not
-    work: `model.train()`/`eval()` toggles, `torch.backends.cudnn.benchmark`,
-    `retain_graph=True`, or `torch.no_grad()` around the critic (the penalty needs its
-    graph).
+    PyTorch's non-cuDNN path has a differentiable backward for LSTM and GRU: run the layer
+    under `torch.backends.cudnn.flags(enabled=False)`. A projected LSTM (`proj_size > 0`) is
+    not known to work that way either (its differentiable cell backward has no projection,
+    pytorch/pytorch#47725): it is flagged even with cuDNN off, without a fix. Options:
+    `proj_size=0` plus an `nn.Linear` on the outputs; a hand-written cell; the penalty on a
+    CPU copy; a penalty without second derivatives (spectral normalisation). `train()`/
+    `eval()`, `cudnn.benchmark`, `retain_graph=True` and `torch.no_grad()` do not help.
 
     ## Example
     ```python
@@ -163,20 +140,14 @@ class CudnnRnnDoubleBackward(FileFlow, Rule):
     ```
 
     ## Fix safety
-    For a plain (non-projected) RNN held as `self.<attr>` of a class, the fix wraps each
-    statement of `forward` (and of the methods `forward` calls on `self`) that calls
-    `self.<attr>(...)` in `with torch.backends.cudnn.flags(enabled=False):`, adding
-    `import torch` if the file lacks it. It is unsafe: the layer then runs PyTorch's
-    native kernels, which are slower than cuDNN (markedly so for deep or long
-    sequences), and its floating-point results may differ from cuDNN's in the last bits.
-    On CPU nothing changes. A call already wrapped counts as fixed and is not flagged
-    again. There is no fix for a projected LSTM, for a layer used other than as
-    `self.<attr>(...)` in `forward`, or for a call inside a one-line block. An LSTM whose
-    constructor receives `*args` or `**kwargs` and no `proj_size=` keyword might be
-    projected: it is treated conservatively, flagged without a fix, and the message says
-    that the projection could not be ruled out (as for a plain RNN, a layer whose calls
-    all run with cuDNN off is not flagged). When the holder and the second-order call
-    are in different files, the fix is still applied to the file that builds the layer.
+    Unsafe: for a plain RNN held as `self.<attr>`, each statement of `forward` (and of the
+    methods `forward` calls on `self`) that calls `self.<attr>(...)` is wrapped in
+    `with torch.backends.cudnn.flags(enabled=False):` (adding `import torch` if needed), in
+    the file that builds the layer. PyTorch's native kernels are slower than cuDNN (markedly
+    for deep or long sequences) and may differ in the last bits; on CPU nothing changes. No
+    fix for a projected LSTM, a layer used otherwise than as `self.<attr>(...)` in
+    `forward`, or a call in a one-line block. An LSTM built with `*args`/`**kwargs` and no
+    `proj_size=` might be projected: flagged without a fix, and the message says so.
     """
 
     code = "TL004"

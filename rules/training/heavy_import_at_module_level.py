@@ -19,6 +19,23 @@ from torchlint.analysis.every_step import parents_of
 from torchlint.core.walk import ast_nodes, blocks, walk
 
 REPORT_IMPORT_TIME_USE = "report-import-time-use"
+LAZY_IMPORTS = "lazy-imports"
+EXTEND_LAZY_IMPORTS = "extend-lazy-imports"
+DEFAULT_LAZY_IMPORTS = (
+    "wandb",
+    "tensorboard",
+    "tensorboardX",
+    "torch.utils.tensorboard",
+    "numba",
+    "mlflow",
+    "comet_ml",
+    "neptune",
+    # measured like wandb (python -X importtime, median of 3): clearml 5.5 s, aim 5.2 s,
+    # dvclive 2.8 s, against wandb 3.0 s and mlflow 8.4 s on the same machine
+    "clearml",
+    "aim",
+    "dvclive",
+)
 # calls whose first argument names a module they import now: importlib, the builtin, monai
 _IMPORT_CALLS = frozenset({"import_module", "__import__", "optional_import"})
 
@@ -129,46 +146,38 @@ class _Candidate:
 class HeavyImportAtModuleLevel(Rule):
     """
     ## What it does
-    Flags a module-level import of a module that is slow to import or has been seen to
-    hang: by default `wandb`, `tensorboard`, `tensorboardX`, `torch.utils.tensorboard`,
-    `numba`, `mlflow`, `comet_ml`, `neptune`, `clearml`, `aim` and `dvclive` (setting
-    `lazy-imports`, extended by `extend-lazy-imports`), when a lazy import can remove it: every use of the imported
-    name is inside function bodies. Imports spelled as calls count too:
+    Flags a module-level import of a module that is slow to import or has been seen to hang
+    (option `lazy-imports`: by default `wandb`, `tensorboard`, `tensorboardX`,
+    `torch.utils.tensorboard`, `numba`, `mlflow`, `comet_ml`, `neptune`, `clearml`, `aim`,
+    `dvclive`), when every use of the imported name is inside function bodies, so that an
+    import where it is used removes it. Imports spelled as calls count too:
     `importlib.import_module("mlflow")`, `__import__("wandb")`, monai's
-    `mlflow, _ = optional_import("mlflow")`. Imports inside functions, and under
-    `if TYPE_CHECKING:`, are not flagged.
+    `mlflow, _ = optional_import("mlflow")`.
 
-    A call of the module's API at module level (`wandb.login()`, `wandb.init()`,
-    `wandb.finish()`, `mlflow.start_run()`) is reported too, without a fix: importing
-    this module then runs the hang-prone code itself, so the calls and the import belong
-    in the function that runs them. Calls deeper in the package (`wandb.util.generate_id()`)
-    and decorators count as other import-time uses.
+    A module-level call of the module's API (`wandb.login()`, `wandb.init()`,
+    `mlflow.start_run()`) is reported too, without a fix: importing this module then runs
+    the hang-prone code itself, so the calls and the import belong in the function that
+    runs them. Calls deeper in the package (`wandb.util.generate_id()`) and decorators
+    count as other uses at import time.
 
-    Not reported by default:
-    - another use of the name when the module is imported (`@numba.njit`, `@cuda.jit`,
-      `@numba.jit(...)`, a class body, a default argument, an annotation that is
-      evaluated): only restructuring the module removes that import (option
-      `report-import-time-use`);
-    - an import whose name is never read: there is nothing to make lazy (an unused import
-      is F401's finding, and `try: import numba` alone may check that it is installed);
-    - an import whose move would save nothing, because the module goes on importing the
-      same heavy module at module level: another import of it in the same file whose name
-      is used at import time, or a project module it imports at module level, directly or
-      through others, that does. Project modules are resolved through the package layout
-      of the linted paths (relative imports, and `pkg.sub` absolute imports whose `pkg` is
-      a folder on the file's path); the flake8 plugin sees one file and cannot tell;
-    - Jupyter notebooks: the rule does not run on `.ipynb` files, where a top-level
-      `import wandb` in the first cell is how a notebook starts and nothing imports the
-      notebook as a module.
+    Not reported:
+    - imports inside functions, and under `if TYPE_CHECKING:`;
+    - an import whose name is used in another way when the module is imported
+      (`@numba.njit`, a class body, a default argument, an evaluated annotation): only
+      restructuring the module removes it (option `report-import-time-use`);
+    - an import whose name is never read (F401's finding, or a check that it is installed);
+    - an import whose move saves nothing: the module goes on importing the same heavy
+      module at module level, in this file or through a project module it imports
+      (resolved through the package layout of the linted paths; the flake8 plugin sees one
+      file only);
+    - Jupyter notebooks, where a top-level `import wandb` is how a notebook starts.
 
     ## Why is this bad?
     A top-level `import wandb` runs on every import of the module: in every data-loader
-    worker, every test, every `--help`. It costs seconds each time (`import wandb` pulls
-    in its SDK, protobuf and a service process handshake), and it has been seen to hang
-    a training launch outright when the service cannot start. A module that only logs
-    from its training loop should pay that price only when it logs. Measured cold
-    (`python -X importtime -c "import X"`, median of 3 runs, one loaded 2-core machine):
-    `mlflow` 8.4 s, `clearml` 5.5 s, `aim` 5.2 s, `wandb` 3.0 s, `dvclive` 2.8 s.
+    worker, every test, every `--help`. It costs seconds each time, and it has hung
+    training launches when its service could not start. Measured cold (`python -X
+    importtime`, median of 3): `mlflow` 8.4 s, `clearml` 5.5 s, `aim` 5.2 s, `wandb` 3.0 s,
+    `dvclive` 2.8 s.
 
     ## Example
     ```python
@@ -186,42 +195,30 @@ class HeavyImportAtModuleLevel(Rule):
     ```
 
     ## Fix safety
-    The fix is safe when every use of the imported name is inside a function body: the
-    module-level import is removed and the same import (same alias) becomes the first
-    statement, after the docstring, of each outermost function that uses it. Python
-    caches imported modules, so a repeated import inside a function costs a dictionary
-    lookup. There is no fix when the name is used at import time (module level, class
-    bodies, decorators, default arguments, annotations), when the import sits inside a
-    module-level `try`/`if`, when the name is bound more than once, or when it is never
-    used (removing it could drop an intended side effect). There is none either when the
-    file reaches the name as an attribute of the module: listed in `__all__` (assigned,
-    `+=`, `.append`, `.extend`, `.insert`; a computed `__all__` counts as listing it, as
-    `from m import *` would lose it), `getattr`/`hasattr`/`setattr`/`delattr(..., "wandb")`,
-    `globals()["wandb"]` / `vars()` / `__dict__`, `sys.modules[__name__].wandb`, or a
-    dotted string ending in the name (`mock.patch("pkg.m.wandb")`). Only this file is
-    seen: `m.wandb` or `mock.patch("pkg.m.wandb")` in another module of the project is
-    not, so check the tests of a module before fixing it if they patch its imports.
+    Safe: the module-level import is removed and the same import (same alias) becomes the
+    first statement, after the docstring and above the comments of the first statement, of
+    each outermost function that uses it. Python caches imported modules, so the repeated
+    import costs a dictionary lookup. It keeps its trailing comment and the comment lines
+    right above it (not those naming a group of imports that goes on below it).
 
-    Names used only in annotations that never run are no import-time use: an annotated
-    local variable counts as a use in its function (the moved import covers it); a name in
-    an annotation outside function bodies under `from __future__ import annotations`, or in
-    a string annotation, gets no automatic fix (the import is needed under
-    `if TYPE_CHECKING:` for type checkers). Imports spelled as calls get no automatic fix.
-
-    The moved import keeps its comments: the trailing one (`# type: ignore[...]`), and the
-    comment lines right above it with no blank line between (`# experiment tracking`),
-    unless they name a group of imports that continues below it (`# third-party
-    imports`); comments at the top of the file stay, as they are often its header. It goes after
-    the function's docstring and above the comment lines of the first statement, which
-    describe that statement. A file never starts with blank lines after the fix.
+    No fix when the import sits in a module-level `try`/`if`, is a star import, is spelled
+    as a call, shares its line, or spans several lines beside other names; or when a name
+    it binds is bound twice, used at import time, used in a function written on one line,
+    named in annotations outside function bodies (it is needed under `if TYPE_CHECKING:`),
+    or reached as an attribute of the module: listed in `__all__` (or `__all__` is
+    computed), `getattr(..., "wandb")`, `globals()["wandb"]`, `sys.modules[__name__].wandb`,
+    or a dotted string ending in it (`mock.patch("pkg.m.wandb")`). Only this file is seen:
+    check the tests of a module before fixing it if they patch its imports.
 
     ## Options
+    - `lazy-imports` (default: the list above): the modules to import lazily.
+    - `extend-lazy-imports` (default `[]`): modules added to `lazy-imports`.
     - `report-import-time-use` (default `false`): also report imports whose name is used
-      when the module is imported (no automatic fix).
+      when the module is imported (no fix).
 
     ```toml
     [tool.torchlint.heavy-import-at-module-level]
-    report-import-time-use = true
+    extend-lazy-imports = ["matplotlib"]
     ```
     """
 
@@ -231,7 +228,7 @@ class HeavyImportAtModuleLevel(Rule):
     fixable = True
     project_rule = True
     applies_to_notebooks = False
-    options = {REPORT_IMPORT_TIME_USE: False}
+    options = {REPORT_IMPORT_TIME_USE: False, LAZY_IMPORTS: DEFAULT_LAZY_IMPORTS, EXTEND_LAZY_IMPORTS: ()}
 
     VALID = (
         "def train():\n    import wandb\n    wandb.init()\n",
@@ -337,24 +334,31 @@ class HeavyImportAtModuleLevel(Rule):
     )
 
     @classmethod
+    def lazy_modules(cls, config: Config) -> Tuple[str, ...]:
+        """The modules to import lazily: `lazy-imports`, then `extend-lazy-imports`."""
+        settings = {**cls.options, **config.options_for(cls.name)}
+        return settings[LAZY_IMPORTS] + settings[EXTEND_LAZY_IMPORTS]
+
+    @classmethod
     def trigger_strings(cls, config: Config, path: str) -> Tuple[str, ...]:
-        return tuple({module.rsplit(".", 1)[-1] for module in config.lazy_imports})
+        return tuple({module.rsplit(".", 1)[-1] for module in cls.lazy_modules(config)})
 
     @classmethod
     def gate(cls, view: SourceView, config: Config) -> bool:
         if view.tree is None:
             return True
-        return next(ast_heavy_imports(view.tree, config.lazy_imports), None) is not None
+        return next(ast_heavy_imports(view.tree, cls.lazy_modules(config)), None) is not None
 
     @classmethod
     def needed_definitions(cls, view: SourceView, config: Config) -> Optional[AbstractSet[int]]:
         """The definitions that mention a heavy module or a name one is bound to."""
         if view.tree is None:
             return None
-        bound = [local for local, target in view.imports.items() if lazy_module_of(target, None, config.lazy_imports)]
+        lazy = cls.lazy_modules(config)
+        bound = [local for local, target in view.imports.items() if lazy_module_of(target, None, lazy)]
         for node in module_level_ast_statements(view.tree):
             called = ast_called_import(node)
-            if called and lazy_module_of(called, None, config.lazy_imports):
+            if called and lazy_module_of(called, None, lazy):
                 targets = getattr(node, "targets", None) or [getattr(node, "target", None)]
                 bound.extend(n.id for target in targets for n in ast_nodes(target) if isinstance(n, ast.Name))
         return definitions_holding(view, (*cls.trigger_strings(config, view.path), *bound))
@@ -463,7 +467,7 @@ class HeavyImportAtModuleLevel(Rule):
         return not any(self._reached_by_name().reason(name) for name in names)
 
     def _candidates(self, body, conditional: bool):
-        lazy = self.context.config.lazy_imports
+        lazy = self.lazy_modules(self.context.config)
         for statement in body:
             if isinstance(statement, cst.SimpleStatementLine):
                 for small in statement.body:
@@ -511,7 +515,7 @@ class HeavyImportAtModuleLevel(Rule):
         )
 
     def _lazy_aliases(self, statement) -> List:
-        lazy = self.context.config.lazy_imports
+        lazy = self.lazy_modules(self.context.config)
         if isinstance(statement, cst.Import):
             return [a for a in statement.names if lazy_module_of(cst_dotted_name(a.name) or "", None, lazy)]
         module = import_module_name(statement)

@@ -25,95 +25,47 @@ _ARITHMETIC = ("Add", "Subtract", "Multiply", "Divide", "FloorDivide", "Power", 
 class HostSyncInHotPath(HotPathRule):
     """
     ## What it does
-    Flags calls that make the host wait for the GPU and copy a result back, run on
-    every step: `.item()`, `.tolist()`, `.numpy()` and `torch.cuda.synchronize()` in a
-    hot path, or in a method a hot path calls on `self` (up to three calls deep, through
-    the class and its bases in any file: `training_step` -> `self._shared_step(...)` ->
-    `self.log_dict({...: v.item()})`). The finding is at the sync; its message names the
-    route ("reached from `Model.training_step` via `_shared_step`").
+    Flags `.item()`, `.tolist()`, `.numpy()` and `torch.cuda.synchronize()` on every step:
+    in a hot path, or in what it calls on `self` (up to three calls deep, through the class
+    and its bases in any file). The message names the route ("reached from
+    `Model.training_step` via `_shared_step`").
 
-    Hot paths: the `forward` of a module (loss modules included), the `training_step`,
-    `validation_step`, `test_step` and `predict_step` of a `LightningModule`,
-    `forward` / `backward` of a `torch.autograd.Function`, and `training_step` /
-    `compute_loss` of a Hugging Face `Trainer` subclass. A class is a module only if
-    a base resolves (through imports, across the linted files) to `nn.Module` or
-    `LightningModule`; if a base cannot be resolved (it comes from outside the tree),
-    only its body can tell: layers or parameters assigned to `self` in `__init__`,
-    `register_buffer` and the like make it a module, `self.log(...)` and the like a
-    `LightningModule`; a `forward` method alone does not (inference backends that hand
-    ONNX a numpy array, `LightningDataModule` mixins).
+    Hot paths: `forward` of a module; `training_step`, `validation_step`, `test_step`,
+    `predict_step` of a `LightningModule`; `forward` / `backward` of an `autograd.Function`;
+    `training_step` / `compute_loss` of a Hugging Face `Trainer` subclass. A class is a module if a base resolves, across the linted files, to
+    `nn.Module` or `LightningModule`, or, for a base from outside the tree, if its body says
+    so (layers set on `self` in `__init__`, `register_buffer`, `self.log(...)`). Training
+    loops are hot too: a loop that runs a backward pass or an optimizer step (not a
+    scheduler's alone), directly or through a step function, and what they call on every
+    iteration, in any linted file. Not hot: a loop that only calls a function holding its own
+    training loop, and loops under `torch.no_grad()` / `torch.inference_mode()`.
 
-    Training loops are hot paths too, in a script, a notebook, a function or any class's
-    method: a loop whose body runs a backward pass (`loss.backward()`,
-    `scaler.scale(loss).backward()`, `accelerator.backward(loss)`,
-    `torch.autograd.grad(...)`) or an optimizer step (`optimizer.step()`,
-    `scaler.step(opt)`; a scheduler's `step()` alone does not count), directly or through
-    a *step function* it calls (one that runs them outside a loop of its own, such as a
-    trainer's `_train_batch`; such a function is hot itself). What a hot loop or a step
-    function calls on every iteration (`self._log(loss)`, `log_metrics(loss)` from
-    another linted file, a loss function) is hot as well, with the route in the message
-    ("reached from the training loop in `Trainer.fit` via `log_metrics`"). A loop that
-    only calls a function holding its own training loop (`for epoch ...:
-    train_one_epoch(...)`) runs once per epoch and is not hot; nor are evaluation loops
-    under `torch.no_grad()` / `torch.inference_mode()` (option `check-evaluation-loops`).
+    Reported by default: values only recorded or reported (given to `self.log`, a logger,
+    `print`, a progress bar, a stats dict kept, returned or handed to one of them, a list
+    of losses, an attribute of `self`), summed or averaged (`running += loss.item()`), or
+    used in arithmetic that works as well on the tensor (`x / x.sum().item()`); and
+    `torch.cuda.synchronize()`, except around a timer. A value the code needs on the host (a
+    size, an index, a split, a loop, a branch, a returned number, a dict handed to another
+    function) only with `check-host-values`, except in loss code (a `forward` of a class
+    named `...Loss`, a function named `...loss`, a criterion a training loop
+    differentiates), where the message gives the sync-free rewrite that fits (sort once
+    and mask by rank instead of `topk` of a count; `clamp_min`/`clamp_max` for Python
+    `min`/`max`; `torch.where` for a branch).
 
-    Only tensors are reported: `.item()`, `.tolist()` and `.numpy()` on a value that is
-    plainly a numpy array, a Python number or list (`np.asarray(...)`, `cv2.*`,
-    `.tolist()` results, `len(...)`, literals, through simple assignments in the
-    function: torchlint/analysis/value_kinds.py) wait for nothing and are never reported.
-
-    By default only syncs worth removing are reported: values that are only recorded
-    or reported (given to `self.log`, a logger, `print`, a progress bar, a stats dict:
-    a dict literal or `dict(...)` kept, returned or handed to one of them
-    (`stats = dict(loss=loss.item())`, `self.log_dict({...})`, `wandb.log({...})`), or
-    filled in place (`stats["loss"] = loss.item()`, `stats.update(loss=...)`), a
-    list of losses, an attribute of `self`), values used in arithmetic that works as
-    well on the tensor (`x / x.sum().item()`), and `torch.cuda.synchronize()` (except
-    around a timer, where it makes the measurement right). A value the code needs on
-    the host (a size, an index, a split, a loop, a branch, a returned number, a dict
-    handed to any other function: `to_record({"input": x.cpu().numpy()})`) is reported
-    only with `check-host-values`: the sync is real, but removing it means redesigning
-    the code. A sum or running mean of synced values (`running += loss.item()`, `ema =
-    0.9 * ema + 0.1 * loss.item()`) is reported: the tensors can be summed instead.
-
-    In loss code (the `forward` of a class whose name or base's name ends in `Loss`,
-    such as torch's `_Loss`; a function or method whose name ends in `loss`, such as
-    `dice_loss` or `compute_loss`; and the `forward` or `__call__` of a class whose
-    instance a training loop or step function calls as its criterion: `criterion =
-    FocalCriterion()` or `self.criterion = ...` in `__init__`, then `loss =
-    criterion(model(x), y)` whose result its backward pass differentiates, in this file
-    or another, named in the message; not a call under `torch.no_grad()`, one whose
-    result is only logged, nor a model that computes its own loss from the batch, `loss =
-    model(x, y)`) host values are reported by default, with the
-    sync-free rewrite that fits where there is a standard one: hard-negative mining that
-    feeds a host count to `topk` can sort once and mask by rank; a Python `min`/`max`
-    becomes `clamp_min`/`clamp_max`; a Python branch becomes `torch.where`. No fix is
-    offered: the rewrite changes the code's structure.
-
-    One wait per value: a sync on a tensor the step has already read on the host is
-    not reported, whether the first read was explicit (`loss.item()` twice) or a test
-    (`if torch.isnan(loss): raise ...`, then `self.log("loss", loss.item())`): the
-    tensor is computed by then, so the second read waits for nothing new. A read counts
-    as first only if it runs on every path to the second (not in a branch, a loop or a
-    `try`), and only until the name is rebound or changed in place (`loss = ...`,
-    `loss += 1`, `loss.add_(1)`, `loss[0] = 0`).
-
-    Not flagged: epoch-level hooks (`on_train_epoch_end`, ...), `__repr__` and helpers no
-    hot path calls; look-alikes such as `dict.items()` or `arr.item(0)`; `.item()` of a
-    tensor just made on the CPU (`torch.rand(1).item()`, `torch.empty(1).uniform_(a,
-    b).item()`, `torch.tensor(3.0).item()`, with no `device=`), which waits for
-    nothing; the second sync on one value (`x.numpy().tolist()` is one finding); blocks
-    that do not run on every step (see `check-periodic-branches`); and error paths,
-    which do not run on every step either: a `raise`, a block that ends in
-    `raise` (`if bad: log(x.item()); raise ...`), an `assert`'s message, and, unless
-    `check-error-paths` is set, the condition of such an `if` and an `assert`'s test.
+    Not reported: values plainly not tensors (numpy arrays, Python numbers and lists:
+    torchlint/analysis/value_kinds.py); `.item()` of a fresh CPU tensor
+    (`torch.rand(1).item()`); look-alikes (`dict.items()`, `arr.item(0)`); a second read of
+    a tensor the step already read on the host on every path to it (until it is rebound or
+    changed in place), or a second sync on one value (`x.numpy().tolist()`); epoch-level
+    hooks and helpers no hot path calls; blocks that do not run on every step
+    (`check-periodic-branches`); error paths (a `raise`, a block ending in one, an
+    `assert`'s message, and, unless `check-error-paths`, their conditions). Implicit syncs
+    (`if t.any():`, `float(t)`, `t.cpu()`) are TL005's.
 
     ## Why is this bad?
-    CUDA runs asynchronously: Python queues kernels and moves on. Reading a value on the
-    host forces Python to wait until every queued kernel has finished, then copies the
-    value over, so the GPU idles while Python prepares the next step. Once per step this
-    typically costs 5-30 % of throughput, and it makes CUDA errors surface at the sync,
-    far from the kernel at fault.
+    CUDA runs asynchronously. Reading a value on the host waits for every queued kernel, so
+    the GPU idles while Python prepares the next step: typically 5-30 % of throughput once
+    per step, and CUDA errors surface at the sync, far from the kernel at fault.
 
     ## Example
     ```python
@@ -130,67 +82,33 @@ class HostSyncInHotPath(HotPathRule):
     ```
 
     ## Fix safety
-    Safe fix: a value given to Lightning's `self.log(name, x.item())` or
-    `self.log_dict({...: x.item()})` becomes `x.detach()`; Lightning accepts tensors,
-    reduces them itself, and reads them on the host only when it must: for the logger
-    every `log_every_n_steps` steps, per epoch with `on_epoch=True`, and for the
-    progress bar. The progress bar is why a value logged with `prog_bar=True` from
-    `training_step` (on step, as is the default there) is not reported: Lightning 2.5
-    reads every such value with `.item()` at the end of each training batch
-    (`TQDMProgressBar` at its default `refresh_rate=1`, `RichProgressBar` always),
-    with automatic or manual optimization alike, so the step waits once anyway and
-    `.detach()` would only move that wait to the batch end. With `on_step=False`, or
-    from `validation_step`, `test_step` or `predict_step` (whose batches the progress
-    bar does not read), the fix removes the wait and the call is reported. The fix is
-    offered only where a `*_step` hook of a
-    `LightningModule` reaches the call: elsewhere (the `forward` of a plain `nn.Module`, say) `self.log`
-    may be the class's own method, which may need a number, so the call is reported
-    without a fix; likewise when the value is plainly not a tensor (a number, or built
-    by numpy or `math`, e.g. `np.float32(x).item()`), which has no `.detach()`.
-    Unsafe fix: `n = x.item()` or `n = int(x.item())`, where `n` is bound once and
-    only ever used as an operand of arithmetic (`loss.sum() / n`),
-    becomes `n = x.detach()` or `n = x.detach().long()` (not when the arithmetic's result
-    goes to `int()`, `range()`, `min()`, a comparison, a branch, an index or another
-    variable, which need
-    a Python number and would sync there instead). The arithmetic then stays on the
-    GPU with no sync, but `n` is now a 0-dim tensor, not a Python number: the result's
-    dtype can change (type promotion with a tensor instead of a scalar), and anything
-    that later formats, compares or branches on it will sync anyway or behave
-    differently. Other calls (`.tolist()`, `.numpy()`, `synchronize()`, values used as a
-    size, an index or in control flow) are reported without a fix: they need a host
-    value, so the sync has to move out of the step or go away by design.
+    Safe: in what a `*_step` hook of a `LightningModule` reaches, `self.log(name, x.item())`
+    and `self.log_dict({...: x.item()})` become `x.detach()`: Lightning reduces tensors and
+    reads them only when it must. A value logged with `prog_bar=True` on step from
+    `training_step` is not reported: the progress bar reads it at each batch's end anyway.
+    Elsewhere (`self.log` of a plain `nn.Module` may need a number), or on a value plainly
+    not a tensor, no fix.
+
+    Unsafe: `n = x.item()` or `n = int(x.item())`, `n` bound once and only an operand of
+    arithmetic whose result needs no Python number (not `int()`, `range()`, `min()`, a
+    comparison, a branch, an index or another variable), becomes `n = x.detach()` (or
+    `.long()`): `n` is then a 0-dim tensor, so the result's dtype can change and later
+    formatting or branching on it syncs there. Other syncs need a host value: no fix.
 
     ## Options
-    `check-error-paths` (default `false`): also report a sync in the condition of an
-    `if` whose block raises (`if x.isnan().any().item(): raise ...`) and in an
-    `assert`'s test. They do run on every step, but such a check is usually deliberate.
-    A sync in the message or block of an error path, which runs only on error, is never
-    reported.
-
-    `check-host-values` (default `false`): also report a sync whose value the code
-    needs as a Python value (`k = int(positive.sum().item())` for `topk(k)`,
-    `x.split(sizes.tolist())`, `for i in idx.tolist():`, `if x.any().item():`).
-
-    `check-periodic-branches` (default `false`): also report a sync in a block that does
-    not run on every step: under a condition with a modulo (`if step % 100 == 0:`), a
-    step counter picking the first steps (`if batch_idx < 10:`), a logging or plotting
-    switch (`if self.log_images:`, `if self.debug:`, `if self.should_log():`); in the
-    block of a setting of the object that is not plainly on by default (`if
-    self.collect_stats:`, `if self.hparams.x and ...:`: an attribute of `self` that the
-    class sets only in `__init__`, to an argument, a config value or a literal, or never
-    sets itself; not `self.training`, and not one set to `True` or to an argument whose
-    default is `True`), which runs only if the user turned it on; in a block that runs once, because it
-    assigns what its condition tests (`if self._iter == -1: self._iter =
-    int(t.item())`, `if x is None: x = ...`, `if not x: x = ...`); and in either
-    block of a None-check of a value the step made itself (`evicted = self.evict(x)`
-    or a loop variable, then `if evicted is not None:`), which runs only when the step
-    produced it. A None-check of a parameter (`if mask is not None:`) is not one:
-    callers pass the same optional inputs on every step.
-
-    `check-evaluation-loops` (default `false`): also treat loops under `torch.no_grad()`
-    or `torch.inference_mode()` (a `with` block or a decorator) as hot paths.
-
-    Implicit syncs (`if t.any():`, `float(t)`, `t.cpu()`) are TL005's, off by default.
+    - `check-host-values` (default `false`): also values needed on the host
+      (`k = int(positive.sum().item())` for `topk(k)`, `for i in idx.tolist():`).
+    - `check-error-paths` (default `false`): also the condition of an `if` whose block
+      raises and an `assert`'s test (their message and block never).
+    - `check-periodic-branches` (default `false`): also blocks that do not run on every
+      step: under a modulo (`if step % 100 == 0:`) or a first-steps test (`if batch_idx <
+      10:`); under a logging switch (`if self.log_images:`, `if self.debug:`) or a setting
+      of the object not plainly on by default (set only in `__init__`, to an argument, a
+      config value or a literal other than `True`; not `self.training`); a block that
+      assigns what its condition tests (runs once: `if x is None: x = ...`); either block
+      of a None-check of a value the step made itself (not of a parameter).
+    - `check-evaluation-loops` (default `false`): also loops under `torch.no_grad()` or
+      `torch.inference_mode()`.
     """
 
     code = "TL003"

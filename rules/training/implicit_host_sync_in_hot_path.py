@@ -35,33 +35,27 @@ _TELLERS = frozenset({"warn", "warning", "warn_once", "warning_once", "error", "
 class ImplicitHostSyncInHotPath(HotPathRule):
     """
     ## What it does
-    Flags code that reads a tensor's value on the host without saying so, in the same
-    hot paths as TL003 (`forward` of a module, the `*_step` hooks of a `LightningModule`,
-    `forward`/`backward` of an `autograd.Function`, and the methods they call on `self`,
-    up to three calls deep): a tensor tested by Python (`if t.any():`,
-    `if not torch.isfinite(loss).all():`, `while err.max() > tol:`), converted by
-    `bool(t)` or `float(t)`, and `torch.nonzero` / `masked_select` whose data-dependent
-    result feeds a `for` or an `if`. The rule is off by default: select it with
-    `--select TL005` or `extend-select = ["TL005"]`.
-
-    Sizes (`int(lengths.max()) + 1`, `int(mask.sum())`, `len(torch.nonzero(m))`: a
-    number Python needs for an allocation, a loop or an index) and explicit copies
-    (`t.cpu()`, mostly of what host code such as a metric or scipy must have) are
-    reported only with their options: the wait comes with a data-dependent shape or a
-    host computation, and moving it means redesigning that code, not rewriting a line.
+    Flags code that reads a tensor's value on the host without saying so, in TL003's hot
+    paths (`forward` of a module, the `*_step` hooks of a `LightningModule`,
+    `forward`/`backward` of an `autograd.Function`, and what they call on `self`, up to
+    three calls deep): a tensor tested by Python (`if t.any():`,
+    `if not torch.isfinite(loss).all():`, `while err.max() > tol:`), converted by `bool(t)`
+    or `float(t)`, and `torch.nonzero` / `masked_select` whose data-dependent result feeds a
+    `for` or an `if`. Off by default: select it with `--select TL005` or
+    `extend-select = ["TL005"]`.
 
     Only evident tensors count: the result of a torch predicate or reduction
-    (`torch.isnan(x)`, `x.sum()`, `x.any()` with no arguments); a plain variable (`if
-    loss:`) is not flagged, nor a fresh CPU tensor (`float(torch.rand(1))`), nor the
-    lengths given to `pack_padded_sequence` (which must be on the CPU). A statement is
-    reported once (`f(a.cpu(), b.cpu())` waits once). `.item()`,
-    `.tolist()`, `.numpy()` and `torch.cuda.synchronize()` are TL003's.
+    (`torch.isnan(x)`, `x.sum()`, `x.any()`); not a plain variable (`if loss:`), a fresh CPU
+    tensor (`float(torch.rand(1))`), or the lengths given to `pack_padded_sequence` (which
+    must be on the CPU). A statement is reported once (`f(a.cpu(), b.cpu())` waits once).
+    Sizes, explicit copies, loop exits and error checks are reported only with their
+    options (below). `.item()`, `.tolist()`, `.numpy()` and `synchronize()` are TL003's.
 
     ## Why is this bad?
     Python cannot branch on a value that is still on the GPU: `if t.any():` calls
-    `bool(t)`, which waits for every queued kernel and copies the value back, exactly
-    like `.item()`, but nothing in the code says so. Done on every step it idles the GPU
-    while Python prepares the next one (typically 5-30 % of throughput).
+    `bool(t)`, which waits for every queued kernel and copies the value back, exactly like
+    `.item()`, but nothing in the code says so. On every step it idles the GPU while Python
+    prepares the next one (typically 5-30 % of throughput).
 
     ## Example
     ```python
@@ -82,26 +76,17 @@ class ImplicitHostSyncInHotPath(HotPathRule):
     masking instead of branching, or checking once per epoch).
 
     ## Options
-    `check-error-paths` (default `false`): also report the condition of a check that
-    raises (`if not torch.isfinite(loss).all(): raise ...`) and an `assert`'s test.
-    Such a check does run on every step, but it is usually deliberate; so is one whose
-    body only warns, logs or prints (or raises in one branch and warns in the other).
-    The body and message of an error path, which run only on error, are never reported.
-
-    `check-periodic-branches` (default `false`): also report in a block that runs now
-    and then (under `if step % n == 0:`, `if batch_idx == 0:`, `if self.log_images:`,
-    ...), as TL003's option of the same name.
-
-    `check-sizes` (default `false`): also report `int()` of a tensor and `len()` of a
-    `nonzero` / `masked_select` result.
-
-    `check-loop-exits` (default `false`): also report a test that ends a loop, a
-    `while` condition or an `if` whose body ends in `break` (`while not
-    finished.all():`, a solver's convergence test): the loop's length depends on the
-    data, and the wait is the price of stopping early.
-
-    `check-cpu-copies` (default `false`): also report `t.cpu()` (never one TL003
-    reports, as `.cpu().numpy()`, nor the lengths for `pack_padded_sequence`).
+    - `check-sizes` (default `false`): `int()` of a tensor and `len()` of a `nonzero` /
+      `masked_select` result (`int(lengths.max()) + 1`): a number Python needs for an
+      allocation, a loop or an index.
+    - `check-cpu-copies` (default `false`): `t.cpu()` (never one TL003 reports, as
+      `.cpu().numpy()`, nor the lengths for `pack_padded_sequence`).
+    - `check-loop-exits` (default `false`): a test that ends a loop (a `while` condition, an
+      `if` whose body ends in `break`): the wait is the price of stopping early.
+    - `check-error-paths` (default `false`): the condition of a check that raises, warns,
+      logs or prints, and an `assert`'s test (their body and message never).
+    - `check-periodic-branches` (default `false`): blocks that run now and then
+      (`if step % n == 0:`, `if self.log_images:`), as TL003's option of the same name.
 
     ```toml
     [tool.torchlint.implicit-host-sync-in-hot-path]

@@ -100,85 +100,44 @@ class _Conv:
 class UnvalidatedConvInput(Rule):
     """
     ## What it does
-    Flags a convolution inside `forward` whose input's shape nothing has checked, where a
-    check says more than PyTorch's own error. By default:
+    Flags a convolution in `forward` whose input's shape nothing has checked, where a check
+    says more than PyTorch's own error. By default: a tensor joined by `torch.cat` /
+    `torch.stack` / `torch.concat` / `torch.concatenate` along the channel axis (`dim` 1, or
+    counted from the end) and fed to the layer, where the number of parts comes from outside
+    the module: the sequence joined, or a starred part, is a parameter of `forward` or
+    computed from one (an FPN fusion over however many levels the caller passes).
 
-    - a tensor assembled by `torch.cat` / `torch.stack` (`torch.concat`,
-      `torch.concatenate`) along the channel axis (`dim` 1, or the channel axis counted
-      from the end) and fed to the layer, where the number of parts comes from outside
-      the module: the sequence joined, or a starred part, is a parameter of `forward` or
-      computed from one (an FPN fusion over however many levels the caller passes). Its
-      channel count is a sum whose terms the module does not control, and a wrong one
-      fails without saying which part is off. With a fixed number of parts, one of them
-      from outside (a U-Net's `skip`), PyTorch's error already names the one sum the
-      outside part changes: reported only with `check-fixed-concatenations` (on real
-      code, maintainers did not take those guards).
-      Parts that are all outputs of the module's own layers (Inception branches, Res2Net
-      splits, ASPP) have a count fixed when the module is built and are reported only
-      with `check-internal-concatenations`, as are two more kinds of internal parts:
+    Reported only with an option:
+    - `check-fixed-concatenations`: a fixed number of parts, one of them from outside (a
+      U-Net's `skip`), where PyTorch's error already names the one sum it changes;
+    - `check-internal-concatenations`: parts that are all internal: outputs of the module's
+      own layers (Inception branches, ASPP), a part one of its convs already took in the
+      same `forward`, a part whose channel count its maker writes down (`x.mean(1,
+      keepdim=True)`, `coords.reshape(b, 2, h, w)`), and a skip: a `forward` parameter that
+      every module of the project calling this one feeds from its own layers (a skip some
+      caller feeds from its own caller counts as from outside);
+    - `check-parameters`: a parameter of `forward` fed straight to a convolution, in every
+      module; `check-model-inputs`: the same at the entry convolution of a top-level model
+      (no module of the linted project uses its class as a part; the flake8 plugin sees one
+      file only). Not `F.conv*`. Eager PyTorch's error names both counts there.
 
-      - a part that already went through one of the module's convs in the same
-        `forward` (a dense block's `torch.cat((x, self.conv1(x)), 1)`): that layer
-        checked its channel count;
-      - a part whose channel count the call that makes it writes down: a reduction over
-        axis 1 with `keepdim=True` (CBAM's `x.mean(1, keepdim=True)`), a
-        `reshape`/`view`/`new_zeros`/`torch.zeros` with a literal channel count
-        (`coords.reshape(b, 2, h, w)`);
-      - a skip: a part that is a parameter of `forward`, where every module of the
-        project that calls this one (`self.decoder(b1, b2, b3)`, `for up in self.ups:
-        x = up(x, skip)`) passes there an output of its own layers (a U-Net decoder fed
-        by its sibling encoder, both built by the same parent). The parent's constructor
-        fixes those widths. A module nothing in the project calls this way, or that
-        some caller hands a tensor from its own caller, is reported with
-        `check-fixed-concatenations`. The number
-        of parts is never a skip: an FPN fusion over the levels the caller passes is
-        reported whoever calls it.
-
-    With `check-model-inputs = true`, also:
-
-    - the entry convolution of a top-level model, applied to a parameter of `forward`: a
-      model that no module of the linted project uses as a part (its class is not
-      mentioned inside another class, nor passed along or nested in a call outside classes;
-      a factory's `return Net(...)` or a script's `model = Net()` build it, they do not
-      embed it). Its input comes from outside the project; a check at its boundary names
-      the model's contract. (The flake8 plugin sees one file: there, a block defined in
-      a file of its own looks top-level; the CLI decides over the whole tree.) Not a
-      functional `F.conv*`, whose expected count the rule cannot name. This is not the
-      default: on real code most such classes were demos, dead code, or blocks built by
-      a factory function and handed to another module, and PyTorch's own error there
-      already names both shapes.
-
-    A convolution is an attribute of the module built as `nn.Conv1d/2d/3d` or
-    `nn.ConvTranspose1d/2d/3d` (directly, under `weight_norm` / `spectral_norm` /
-    `torch.nn.utils.parametrizations.*` / `register_parametrization`, as the first layer of
-    an `nn.Sequential`, or by a function or method of the same file such as
-    `conv_bn_relu(...)`), or a direct `F.conv2d` / `torch.conv2d` call. An attribute that
-    one branch of `__init__` sets to `None` or `nn.Identity()` and another to a conv counts
-    too. A value counts as checked when an earlier statement of `forward` tests its shape:
-    `assert` / `torch._assert(...)` / `if ...: raise` on `x.shape`, `x.size(...)`,
-    `x.dim()`, `x.ndim` or names unpacked from them (`assert x is not None` checks no
-    shape), or passes it to a function whose name starts with `check`, `validate`,
-    `assert` or `ensure`. Only the first convolution of each unchecked value is reported;
-    values that came out of another layer are not.
-
-    A parameter of `forward` fed straight to a convolution is not reported by default:
-    eager PyTorch already raises `expected input[1, 768, 8, 8] to have 1024 channels, but
-    got 768 channels instead` there, and a guard adds little. `check-parameters = true`
-    reports it in every module, internal blocks included.
+    A convolution is a module attribute built as `nn.Conv1d/2d/3d` or `nn.ConvTranspose1d/2d/3d`
+    (directly, under `weight_norm` / `spectral_norm` / parametrizations, as the first layer
+    of an `nn.Sequential`, or by a function of the same file such as `conv_bn_relu(...)`;
+    one branch of `__init__` may set it to `None` or `nn.Identity()`), or a direct
+    `F.conv2d` / `torch.conv2d` call. A value is checked when an earlier statement of
+    `forward` tests its shape (`assert`, `torch._assert(...)` or `if ...: raise` on
+    `x.shape`, `x.size(...)`, `x.dim()`, `x.ndim` or names unpacked from them) or passes it
+    to a function named `check*`, `validate*`, `assert*` or `ensure*`. Only the first
+    convolution of each unchecked value is reported; outputs of other layers are not.
 
     ## Why is this bad?
-    A wrong channel count (a backbone swapped for one with other widths, an FPN level
-    added, RGBA instead of RGB) surfaces inside the layer; on the GPU often as
-    `CUDNN_STATUS_BAD_PARAM` / `CUDNN_STATUS_NOT_SUPPORTED` or an error deep inside an AMP,
-    `channels_last` or compiled kernel, far from the module that received the bad tensor,
-    and for a concatenation without the parts that made it up. A check where the tensor
-    enters the model or is assembled names the layer, the channel count it expects and the
-    shape it got.
-
-    This rule is the static half. Its run-time counterpart, `torchlint.runtime.guard(model)`
-    (docs/guard.md), checks every convolution's input on real batches (dims, channels
-    against `in_channels`/`groups`, dtype, device) before the call and names the module's
-    path, including the convolutions this rule leaves alone.
+    A wrong channel count (another backbone, an added FPN level, RGBA for RGB) surfaces
+    inside the layer: on the GPU often as `CUDNN_STATUS_BAD_PARAM` or deep inside an AMP,
+    `channels_last` or compiled kernel, far from the module that got the bad tensor and
+    without the parts that made it up. A check where the tensor is assembled names the
+    layer, the count it expects and the shape it got. At run time,
+    `torchlint.runtime.guard(model)` (docs/guard.md) checks every convolution's input.
 
     ## Example
     ```python
@@ -205,52 +164,27 @@ class UnvalidatedConvInput(Rule):
     ```
 
     ## Fix safety
-    The fix inserts, just before the statement, one `torch._assert` call that checks the
-    channel axis against the layer's `in_channels` (`self.fusion[0].in_channels` for an
-    `nn.Sequential` or a factory). The axis is counted from the end (`size(-3)` for a 2-d
-    conv), the same for a batched and an unbatched input; the layer itself still rejects
-    a tensor with a dim too many, and `size(-3)` of a tensor with too few says which
-    dims it has. The message names the layer, the expected count and the actual shape
-    (`fusion expects 1024 input channels, got shape torch.Size([1, 768, 8, 8])`). It adds
-    `import torch` if the module lacks it and is laid out within the project's line
-    length as a formatter would lay it out: a long comparison split before `==` in
-    parentheses, a long message as adjacent strings cut after its comma or between
-    words. It is safe: on a correct input the condition holds and the output is
-    unchanged; on a wrong one the error comes earlier and says more.
+    Safe: one `torch._assert` before the statement compares the channel axis, counted from
+    the end (`size(-3)` for a 2-d conv, batched or not), with the layer's `in_channels`
+    (`self.fusion[0].in_channels` for an `nn.Sequential` or a factory), with a message that
+    names the layer, the count and the shape. It adds `import torch` if missing and is laid
+    out within the line length as a formatter would. A correct input passes unchanged; a
+    wrong one fails earlier and says more. `torch._assert` works eagerly and under
+    `torch.jit.script`, `torch.fx` (the message then shows the traced shape) and
+    `torch.compile` (a passing check costs no graph break; a failing one under
+    `fullgraph=True` raises dynamo's `Unsupported` instead of the message).
 
-    Why `torch._assert` with an f-string and not `if x.shape[1] != c: raise ...`: the
-    guard must work eagerly, under `torch.jit.script`, `torch.fx.symbolic_trace` and
-    `torch.compile(fullgraph=True)`. `torch.fx` cannot trace an `if` on a traced shape;
-    `torch._assert` is traced into the graph. TorchScript compiles the f-string (its
-    message prints the shape as `[1, 768, 8, 8]`). Dynamo decides a passing check at
-    compile time and drops it: no graph break, static or dynamic shapes. The costs: the
-    message is formatted on every call (microseconds); in a graph traced by `torch.fx` the
-    shape in the message is the one seen at trace time (a placeholder), while the layer and
-    the expected count stay right; and under `fullgraph=True` a *failing* check ends in
-    dynamo's `Unsupported` error instead of the message (without `fullgraph` the graph
-    breaks there and the message is raised).
-
-    There is no fix when the call is not evaluated unconditionally by its statement
-    (inside a conditional expression, the right of `and`/`or`, a comprehension or a
-    lambda), when its statement shares a line or is a compound statement's header, when
-    the input is not a plain name, when the attribute may hold `None` or `nn.Identity()`
-    at the call (a `None` alternative is ruled out inside `if self.x is not None:`), and
-    for `F.conv*` calls, whose channel count depends on the weight's shape and `groups`
-    (check those by hand).
+    No fix when the call is not evaluated unconditionally by its statement (a conditional
+    expression, `and`/`or`, a comprehension, a lambda), the statement shares a line or is a
+    compound statement's header, the input is not a plain name, the attribute may hold
+    `None` or `nn.Identity()` at the call, or for `F.conv*` calls (check those by hand).
 
     ## Options
-    - `check-parameters` (default `false`): report a parameter of `forward` fed to a
-      convolution in every module, internal blocks included.
-    - `check-model-inputs` (default `false`): report it at the entry convolution of a
-      top-level model.
-    - `check-concatenations` (default `true`): report values built by `torch.cat`,
-      `torch.stack`, `torch.concat` and `torch.concatenate` with a part from outside the
-      module.
-    - `check-fixed-concatenations` (default `false`): report also concatenations of a
-      fixed number of parts where a part comes from outside the module.
-    - `check-internal-concatenations` (default `false`): report also concatenations whose
-      parts are all internal: outputs of the module's own layers, parts one of its convs
-      already took, and skips its callers feed from their own layers.
+    - `check-concatenations` (default `true`): joined values with a part count from outside.
+    - `check-fixed-concatenations` (default `false`): also a fixed count with a part from outside.
+    - `check-internal-concatenations` (default `false`): also joins of internal parts only.
+    - `check-parameters` (default `false`): a `forward` parameter fed to a convolution.
+    - `check-model-inputs` (default `false`): the same at a top-level model's entry convolution.
 
     ```toml
     [tool.torchlint.unvalidated-conv-input]

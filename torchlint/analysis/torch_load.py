@@ -15,8 +15,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, replace
-from functools import lru_cache
-from typing import Optional, Set, Tuple
+from typing import Dict, Optional, Set
 
 from torchlint.analysis.call_arguments import has_double_star, keyword_argument, literal_bool, positional_count
 from torchlint.core.lazy import cst
@@ -33,7 +32,7 @@ _SAME_FUNCTION = {MODEL_ZOO_LOAD: HUB_LOAD}
 LOADERS = (TORCH_LOAD, HUB_LOAD, MODEL_ZOO_LOAD)
 LOAD_TRIGGERS = ("load(", "load_state_dict_from_url", "load_url")  # the rules' prefilter
 DEFAULT_FLIPPED_IN = "2.6"
-UNTRUSTED_CODE = "TL209"
+UNTRUSTED_CODE = "TL209"  # the rule that reports loads of a file from outside the code
 WEIGHTS_ONLY_SINCE = "1.13"  # torch.load's weights_only
 HUB_WEIGHTS_ONLY_SINCE = "2.1"  # load_state_dict_from_url's (pytorch/pytorch#98479)
 # positional index of weights_only / pickle_module in each loader's signature
@@ -155,6 +154,12 @@ class LoadSites(SiteGate):
     """The functions around the visited node (a rule mixin: TL201 and TL209 both need to
     know whether a load's path comes from a parameter or a value derived from one)."""
 
+    def __init__(self, context) -> None:
+        super().__init__(context)
+        self._functions: list = []  # the functions enclosing the visited node, innermost last
+        self._fallbacks: Set = set()  # the calls in `except` blocks of a `try` that passes `weights_only`
+        self._outside_locals_of: Dict = {}  # function -> its locals that hold a path from outside
+
     @classmethod
     def sites(cls, view, config) -> list:
         return ast_loads(view)
@@ -170,13 +175,6 @@ class LoadSites(SiteGate):
     def leave_FunctionDef(self, node) -> None:
         self._functions.pop()
 
-    @property
-    def _functions(self) -> list:
-        stack = self.__dict__.get("_function_stack")
-        if stack is None:
-            stack = self.__dict__["_function_stack"] = []
-        return stack
-
     def visit_Try(self, node) -> None:
         # `try: torch.load(f, weights_only=...) except TypeError: torch.load(f)` is the
         # fallback for torch < 1.13, which has no `weights_only`: not a finding
@@ -185,12 +183,11 @@ class LoadSites(SiteGate):
             for inner in walk(node.body, into_functions=False)
         )
         if passes:
-            fallbacks = self.__dict__.setdefault("_fallbacks", set())
             for handler in node.handlers:
-                fallbacks.update(inner for inner in walk(handler, into_functions=False) if isinstance(inner, cst.Call))
+                self._fallbacks.update(inner for inner in walk(handler, into_functions=False) if isinstance(inner, cst.Call))
 
     def is_fallback(self, call) -> bool:
-        return call in self.__dict__.get("_fallbacks", ())
+        return call in self._fallbacks
 
     def load_source(self, call) -> Optional[str]:
         """Where the loaded path or URL comes from, if from outside the code; None otherwise."""
@@ -205,7 +202,7 @@ class LoadSites(SiteGate):
         return outside_source(call.args[0].value, function, parameters, outside_locals)
 
     def _outside_locals(self, function, parameters: Set[str]) -> Set[str]:
-        cache = self.__dict__.setdefault("_outside_cache", {})
+        cache = self._outside_locals_of
         found = cache.get(function)
         if found is None:
             found = set()
@@ -219,15 +216,3 @@ class LoadSites(SiteGate):
                         found.add(node.targets[0].target.value)
             cache[function] = found
         return found
-
-
-@lru_cache(maxsize=64)
-def _selected(code: str, select: Tuple[str, ...], extend_select: Tuple[str, ...], ignore: Tuple[str, ...]) -> bool:
-    from torchlint.core.registry import all_rules, select_rules
-
-    return any(rule.code == code for rule in select_rules(all_rules(), select, extend_select, ignore))
-
-
-def untrusted_load_selected(config) -> bool:
-    """Whether TL209 runs under this configuration (TL201 then leaves it the loads it reports)."""
-    return _selected(UNTRUSTED_CODE, tuple(config.select), tuple(config.extend_select), tuple(config.ignore))

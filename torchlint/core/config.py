@@ -7,7 +7,7 @@ wrong raises `ConfigError` with a one-line message that names the file and the k
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Collection, Dict, Mapping, Optional, Tuple
 
@@ -21,7 +21,7 @@ from torchlint.core.config_files import (  # noqa: F401
     read_toml,
     trusted_above,
 )
-from torchlint.report.console import did_you_mean
+from torchlint.report.console import did_you_mean, warning
 
 DEFAULT_EXCLUDE = (
     ".bzr",
@@ -52,32 +52,20 @@ DEFAULT_EXCLUDE = (
 # the keys of [tool.torchlint] besides the rules' option tables
 KEYS = (
     "select", "extend-select", "ignore", "per-file-ignores", "exclude", "extend-exclude",
-    "extend-include", "fix", "unsafe-fixes", "lazy-imports", "extend-lazy-imports",
-    "line-length", "target-torch", "baseline", "runtime",
+    "extend-include", "fix", "unsafe-fixes", "line-length", "target-torch", "baseline", "runtime",
 )
+
+# keys of [tool.torchlint] that are now options of one rule: still read, with a warning
+MOVED_KEYS = {
+    "lazy-imports": ("heavy-import-at-module-level", "lazy-imports"),
+    "extend-lazy-imports": ("heavy-import-at-module-level", "extend-lazy-imports"),
+}
 
 DEFAULT_LINE_LENGTH = 88  # ruff's and black's
 
 # The oldest torch release still in common use: 2.2 is the last release with wheels for
 # Intel Macs (x86_64 macOS), so projects that support those machines stay on it.
 DEFAULT_TARGET_TORCH = "2.2"
-
-DEFAULT_LAZY_IMPORTS = (
-    "wandb",
-    "tensorboard",
-    "tensorboardX",
-    "torch.utils.tensorboard",
-    "numba",
-    "mlflow",
-    "comet_ml",
-    "neptune",
-    # measured like wandb (python -X importtime, median of 3): clearml 5.5 s, aim 5.2 s,
-    # dvclive 2.8 s, against wandb 3.0 s and mlflow 8.4 s on the same machine
-    "clearml",
-    "aim",
-    "dvclive",
-)
-
 
 @dataclass(frozen=True)
 class Config:
@@ -94,7 +82,6 @@ class Config:
     extend_include: Tuple[str, ...] = ()  # more files to find in directories (`*.ipynb`)
     fix: bool = False
     unsafe_fixes: bool = False
-    lazy_imports: Tuple[str, ...] = DEFAULT_LAZY_IMPORTS
     rule_options: Tuple[Tuple[str, Tuple[Tuple[str, Any], ...]], ...] = ()
     line_length: int = DEFAULT_LINE_LENGTH  # the width fixes wrap the code they write to
     baseline: Optional[Path] = None
@@ -111,7 +98,6 @@ class Config:
                 self.extend_select,
                 self.ignore,
                 self.per_file_ignores,
-                self.lazy_imports,
                 self.rule_options,
                 self.line_length,
                 self.target_torch,
@@ -235,17 +221,37 @@ def _rule_options(path: Path, name: str, value: Any, known: Mapping[str, Mapping
     if not isinstance(value, dict):
         raise ConfigError(f"{path}: `{name}` must be a table of options")
     defaults = known[name]
+    options = {}
     for option, setting in value.items():
         if option not in defaults:
             allowed = ", ".join(sorted(defaults)) or "none"
             raise ConfigError(
                 f"{path}: unknown option `{name}.{option}`{did_you_mean(option, defaults)} (known: {allowed})"
             )
-        if type(setting) is not type(defaults[option]):
+        if isinstance(defaults[option], tuple):  # a list of strings, kept as a tuple
+            options[option] = _string_list(path, f"{name}.{option}", setting)
+        elif type(setting) is not type(defaults[option]):
             raise ConfigError(
                 f"{path}: `{name}.{option}` must be {type(defaults[option]).__name__}"
             )
-    return tuple(sorted(value.items()))
+        else:
+            options[option] = setting
+    return options
+
+
+def _moved_key(path: Path, key: str, value: Any, tables: Mapping[str, Any]) -> Tuple[str, str, Tuple[str, ...]]:
+    """A key of [tool.torchlint] that is now a rule's option: (rule name, option, value),
+    with a warning that names where it goes; an error if the rule's table sets it too."""
+    name, option = MOVED_KEYS[key]
+    strings = _string_list(path, key, value)
+    table = tables.get(name)
+    if isinstance(table, dict) and option in table:
+        raise ConfigError(
+            f"{path}: `{key}` is given both in [tool.torchlint] and in [tool.torchlint.{name}]; "
+            f"keep the one in [tool.torchlint.{name}]"
+        )
+    warning(f"{path}: `{key}` in [tool.torchlint] is deprecated; use `{option}` in [tool.torchlint.{name}]")
+    return name, option, strings
 
 
 def load_config(
@@ -268,18 +274,16 @@ def load_config(
     if not isinstance(table, dict):
         raise ConfigError(f"{path}: [tool.torchlint] must be a table")
     settings: Dict[str, Any] = {}
-    rule_options = []
-    extend_lazy: Tuple[str, ...] = ()
+    rule_options: Dict[str, Dict[str, Any]] = {}
     for key, value in table.items():
         attr = key.replace("-", "_")
         if key in ("select", "extend-select", "ignore"):
             settings[attr] = _codes(path, key, value, rule_codes)
         elif key in ("exclude", "extend-exclude", "extend-include"):
             settings[attr] = glob_patterns(path, key, _string_list(path, key, value))
-        elif key == "lazy-imports":
-            settings[attr] = _string_list(path, key, value)
-        elif key == "extend-lazy-imports":
-            extend_lazy = _string_list(path, key, value)
+        elif key in MOVED_KEYS and MOVED_KEYS[key][0] in rule_option_defaults:
+            name, option, strings = _moved_key(path, key, value, table)
+            rule_options.setdefault(name, {})[option] = strings
         elif key == "line-length":
             settings[attr] = _line_length(path, key, value)
         elif key == "target-torch":
@@ -295,13 +299,11 @@ def load_config(
 
             parse_requirements(value, path)
         elif key in rule_option_defaults:
-            rule_options.append((key, _rule_options(path, key, value, rule_option_defaults)))
+            rule_options.setdefault(key, {}).update(_rule_options(path, key, value, rule_option_defaults))
         else:
             known = (*KEYS, *rule_option_defaults)
             raise ConfigError(f"{path}: unknown key `{key}` in [tool.torchlint]{did_you_mean(key, known)}")
     if "line_length" not in settings:
         settings["line_length"] = formatter_line_length(path.parent.resolve())
-    config = Config(root=path.parent.resolve(), source=path, **settings)
-    if extend_lazy:
-        config = replace(config, lazy_imports=config.lazy_imports + extend_lazy)
-    return replace(config, rule_options=tuple(sorted(rule_options)))
+    options = tuple(sorted((name, tuple(sorted(values.items()))) for name, values in rule_options.items()))
+    return Config(root=path.parent.resolve(), source=path, rule_options=options, **settings)

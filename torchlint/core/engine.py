@@ -17,6 +17,7 @@ from torchlint.core.diagnostics import SYNTAX_CODE, Diagnostic, FileResult, Loca
 from torchlint.core.lazy import cst
 from torchlint.core.noqa import code_matches, file_exemption
 from torchlint.core.parse import cst_source, elide_data, in_deep_stack
+from torchlint.core.registry import selected_codes
 from torchlint.core.rule import Rule, RuleContext, SourceView
 from torchlint.core.source import DecodeError, decode_source, detect_newline
 from torchlint.core.incremental_parse import StatementParser
@@ -209,6 +210,7 @@ def _lint_parsed(
         flake8,
         source.column_shifts,
         elided,
+        selected_codes(config),
     )
     context.facts.update(result.facts)
     if parser is not None:

@@ -7,7 +7,7 @@ import importlib
 import pkgutil
 from functools import lru_cache
 from types import ModuleType
-from typing import Dict, Iterable, List, Sequence, Tuple
+from typing import Dict, FrozenSet, Iterable, List, Sequence, Tuple
 
 from torchlint.core import large_files as large_text
 from torchlint.core.diagnostics import SYNTAX_CODE, RuleInfo
@@ -92,6 +92,16 @@ def select_rules(
         if selected:
             chosen.append(rule)
     return tuple(chosen)
+
+
+def selected_codes(config) -> FrozenSet[str]:
+    """The codes of the rules `config`'s select, extend-select and ignore choose."""
+    return _selected_codes(tuple(config.select), tuple(config.extend_select), tuple(config.ignore))
+
+
+@lru_cache(maxsize=64)
+def _selected_codes(select: Tuple[str, ...], extend_select: Tuple[str, ...], ignore: Tuple[str, ...]) -> FrozenSet[str]:
+    return frozenset(rule.code for rule in select_rules(all_rules(), select, extend_select, ignore))
 
 
 def rule_codes() -> Tuple[str, ...]:

@@ -160,6 +160,9 @@ class Report:
     node: Any
     message: str
     fix: Optional[FixFactory] = None
+    # the code of a rule that reports this finding too, more precisely: while that rule is
+    # selected, the finding is left to it (see RuleContext.diagnostic)
+    superseded_by: Optional[str] = None
 
 
 class RuleContext:
@@ -176,8 +179,10 @@ class RuleContext:
         flake8: bool = False,
         column_shifts: Optional[Mapping[int, int]] = None,
         elided: Optional[Elided] = None,
+        selected: AbstractSet[str] = frozenset(),
     ) -> None:
         self.module = module
+        self.selected = selected  # the codes of the rules the configuration selects
         self.elided = elided  # the statements left out of `module`, if any
         self.column_shifts = column_shifts or {}
         # flake8 applies its own `# noqa` and never applies fixes: skip both
@@ -216,7 +221,10 @@ class RuleContext:
         return StatementSuppressions(cached_lines(self.view), cached_statement_spans(self.view), self.known_suppressions)
 
     def diagnostic(self, report: Report) -> Optional[Diagnostic]:
-        """The finding a report becomes, with position and fix; None if `# noqa` hides it."""
+        """The finding a report becomes, with position and fix; None if `# noqa` hides it
+        or a selected rule supersedes it."""
+        if report.superseded_by in self.selected:
+            return None
         positions = self.positions
         start, end = positions.start(report.node), positions.end(report.node)
         if self.flake8:
@@ -315,8 +323,8 @@ class Rule:
             level=cls.level,
         )
 
-    def report(self, node, message: str, fix: Optional[FixFactory] = None) -> None:
-        self.context.reports.append(Report(self, node, message, fix))
+    def report(self, node, message: str, fix: Optional[FixFactory] = None, superseded_by: Optional[str] = None) -> None:
+        self.context.reports.append(Report(self, node, message, fix, superseded_by))
 
 
 
