@@ -20,6 +20,7 @@ ENTRY_POINTS = {
     "torchlint": "torchlint.cli",
     "torchlint.doctor": "torchlint.doctor.cli",
     "torchlint.explain": "torchlint.explain.cli",
+    "torchlint.report.rule_pages": "torchlint.report.rule_pages",
 }
 
 
@@ -65,10 +66,14 @@ def run_torchlint_process(*args, cwd=None, input=None, env=None, prefix=(), modu
 
 def _in_process(module, args, cwd, input, env):
     import importlib
+    import importlib.util
     import io
     import traceback
 
     main = importlib.import_module(ENTRY_POINTS[module]).main
+    spec = importlib.util.find_spec(module)
+    # what `python -m MODULE` puts in sys.argv[0]: a package's __main__.py, or the module's file
+    script = str(Path(spec.origin).with_name("__main__.py")) if spec.submodule_search_locations else spec.origin
 
     import signal
 
@@ -89,7 +94,7 @@ def _in_process(module, args, cwd, input, env):
         if cwd is not None:
             os.chdir(cwd)
         sys.stdin = io.TextIOWrapper(io.BytesIO(input or b""), encoding="utf-8")
-        sys.stdout, sys.stderr, sys.argv = stdout, stderr, [str(REPO.joinpath(*module.split("."), "__main__.py")), *args]
+        sys.stdout, sys.stderr, sys.argv = stdout, stderr, [script, *args]
         try:
             code = main(args)
         except SystemExit as stop:
