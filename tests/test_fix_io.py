@@ -254,6 +254,7 @@ def test_a_file_deleted_before_the_write_is_reported_not_recreated(tmp_path):
     assert not path.exists()
 
 
+@pytest.mark.slow
 def test_a_writable_file_in_a_read_only_directory_is_fixed_in_place(tmp_path):
     from test_discovery_faults import _without_file_permission_override
 

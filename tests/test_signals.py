@@ -50,6 +50,7 @@ sys.exit(0)
 """
 
 
+@pytest.mark.slow
 def test_sigterm_during_a_write_takes_effect_once_the_file_is_whole(tmp_path):
     # SIGTERM arrives while the temp file is being synced: the write completes (no temp
     # file, no half-written file), then the run stops. In a process of its own, as the

@@ -359,6 +359,7 @@ print(json.dumps(seen))
 '''
 
 
+@pytest.mark.slow  # a fresh process: torch warns once per process about some of them
 def test_the_runtime_warning_column_matches_the_installed_torch():
     torch = pytest.importorskip("torch")
     pytest.importorskip("functorch")
