@@ -11,6 +11,7 @@ runs (at least 10,000 programs, reproducers saved outside the repository).
 
 from __future__ import annotations
 
+import json
 import os
 import tempfile
 from pathlib import Path
@@ -89,12 +90,21 @@ def test_open_defect_reproducer_still_fails(defect):
 
 
 def _project(directory: Path) -> None:
-    """A pyproject that selects every rule and turns every boolean option on, like CONFIG."""
+    """A pyproject that selects every rule and sets every option as CONFIG does (every
+    boolean option on)."""
     sections = ['[tool.torchlint]\nselect = ["ALL"]\n']
     for name, options in CONFIG.rule_options:
-        body = "".join(f"{key} = {str(value).lower() if isinstance(value, bool) else repr(value)}\n" for key, value in options)
+        body = "".join(f"{key} = {_toml_value(value)}\n" for key, value in options)
         sections.append(f"[tool.torchlint.{name}]\n{body}")
     (directory / "pyproject.toml").write_text("\n".join(sections))
+
+
+def _toml_value(value) -> str:
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, (list, tuple)):
+        return json.dumps(list(value))  # a JSON array of strings or numbers is a TOML array
+    return repr(value)
 
 
 def expected_bytes(program: Program) -> bytes:
