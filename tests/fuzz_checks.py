@@ -31,6 +31,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from torchlint.core.config import Config
 from torchlint.core import engine
 from torchlint.core.engine import lint_text
+from torchlint.index.resolver import project_findings
 from torchlint.fixing.apply import apply_checked, dropped_message, fix_text, is_applicable, parses
 from torchlint.core.diagnostics import SYNTAX_CODE, Diagnostic, FileResult, Fix, Location
 from torchlint.core.lazy import cst
@@ -112,14 +113,13 @@ class Linter:
     def project(self, text: str) -> List[Diagnostic]:
         """The project-level diagnostics of this one file."""
         result = self(text)
-        project: List[Diagnostic] = []
-        for rule in RULES:
-            if rule.project_rule and rule.code in result.facts:
-                try:
-                    project += rule.check_project({PATH: result.facts[rule.code]}, CONFIG)
-                except Exception as error:
-                    raise PropertyFailure("no-crash", [rule.code], f"check_project raised {error!r}") from error
-        return project
+        if result.facts is None:
+            return []
+        try:
+            return project_findings({PATH: result.facts}, RULES, CONFIG)
+        except Exception as error:
+            codes = [rule.code for rule in RULES if rule.project_rule]
+            raise PropertyFailure("no-crash", codes, f"the project pass raised {error!r}") from error
 
 
 @dataclass
@@ -249,7 +249,7 @@ def check_elision(text: str, newline: str, result: FileResult) -> None:
             whole = lint_text(text, PATH, config, rules, newline=newline)
         if _outcome(whole) != _outcome(elided):
             differing = set(_outcome(whole)[0]) ^ set(_outcome(elided)[0])
-            codes = {finding[0] for finding in differing} or set(whole.facts) | set(elided.facts)
+            codes = {finding[0] for finding in differing} or {rule.code for rule in rules if rule.project_rule}
             raise PropertyFailure(
                 "elision", sorted(codes), f"whole module:\n{_outcome(whole)}\nelided:\n{_outcome(elided)}"
             )
@@ -260,7 +260,8 @@ def _outcome(result: FileResult) -> tuple:
         (d.code, d.location.row, d.location.column, d.end_location.row, d.end_location.column, d.message, repr(d.fix))
         for d in result.diagnostics
     )
-    return findings, sorted(result.errors), json.dumps(result.facts, sort_keys=True, default=str)
+    record = result.facts.to_json() if result.facts is not None else None
+    return findings, sorted(result.errors), json.dumps(record, sort_keys=True, default=str)
 
 
 def _crashed_codes(errors: Sequence[str]) -> List[str]:

@@ -7,6 +7,7 @@ from typing import List, Tuple
 
 from torchlint.core.config import Config
 from torchlint.core.engine import lint_text
+from torchlint.index.resolver import project_findings
 
 
 def config_for(rule, options=()) -> Config:
@@ -23,6 +24,6 @@ def findings(rule, text: str, options=(), path: str = "example.py") -> Tuple[Lis
     result = lint_text(text, path, config, [rule])
     assert not result.errors, result.errors
     diagnostics = list(result.diagnostics)
-    if rule.project_rule and rule.code in result.facts:
-        diagnostics += rule.check_project({path: result.facts[rule.code]}, config)
+    if result.facts is not None:
+        diagnostics += project_findings({path: result.facts}, [rule], config)
     return diagnostics, config

@@ -7,7 +7,6 @@ import pytest
 from torchlint.core.lazy import cst
 from torchlint.analysis.modules import (
     ClassIndex,
-    Deferred,
     FileClasses,
     Kind,
     Layer,
@@ -15,11 +14,9 @@ from torchlint.analysis.modules import (
     constructed_layer,
     method,
     module_functions,
-    project_diagnostics,
     reads_name,
     root_kind,
 )
-from torchlint.core.diagnostics import Diagnostic, Location
 from torchlint.analysis.names import ImportMap
 
 
@@ -120,21 +117,6 @@ def test_root_kind():
     assert root_kind("typing.Generic") is Kind.OTHER
     assert root_kind("pytorch_lightning.core.module.LightningModule") is Kind.LIGHTNING
     assert root_kind("transformers.PreTrainedModel") is None
-
-
-def test_project_diagnostics_keep_findings_of_modules_only():
-    diagnostic = Diagnostic("TL002", "m", "pkg/heads.py", Location(3, 9), Location(3, 20))
-    base = _classes("from torch import nn\nclass BaseHead(nn.Module):\n    pass\nclass Plain:\n    pass\n", "pkg/base.py")
-    heads = _classes(
-        "from .base import BaseHead, Plain\nclass H(BaseHead):\n    pass\nclass P(Plain):\n    pass\n",
-        "pkg/heads.py",
-    )
-    deferred = [Deferred("pkg.heads.H", "module", diagnostic), Deferred("pkg.heads.P", "module", diagnostic)]
-    facts = {"pkg/base.py": base.facts(), "pkg/heads.py": heads.facts(deferred)}
-    import json
-
-    facts = json.loads(json.dumps(facts))  # facts are cached as JSON
-    assert project_diagnostics(facts) == [diagnostic]
 
 
 def test_attributes_layers_and_factories():

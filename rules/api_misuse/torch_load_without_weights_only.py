@@ -1,17 +1,17 @@
 from __future__ import annotations
 
-from dataclasses import replace
 from functools import cached_property
-from typing import AbstractSet, Any, Dict, Mapping, Optional
+from typing import AbstractSet, Dict, Optional
 
 from torchlint.analysis.loaded_objects import numpy_saved_keys, object_read, source_key
 from torchlint.analysis.call_arguments import append_keyword
-from torchlint.core.diagnostics import Applicability, Diagnostic, Fix
+from torchlint.core.diagnostics import Applicability, Fix
 from torchlint.core.rule import Invalid, Report, Rule
 from torchlint.analysis.torch_calls import call_definitions
 from torchlint.core.lazy import cst
 from torchlint.analysis.torch_load import LOAD_TRIGGERS, UNTRUSTED_CODE, LoadSites, read_load
 from torchlint.core.walk import walk
+from torchlint.index.pending import SourceLoadedUnrestricted
 
 REPORT_EXPLICIT_FALSE = "report-explicit-false"
 # how a load says it means to unpickle objects: reported only with the option
@@ -225,12 +225,10 @@ class TorchLoadWithoutWeightsOnly(LoadSites, Rule):
             return
         # a configured path (`args.resume`) is decided in the project pass: without a fix
         # if another file loads it with `weights_only=False`
-        deferred = [self.context.diagnostic(report) for report in self._reports(node, message, key, superseded_by)]
-        if deferred[0] is not None:
-            facts = self.context.facts.setdefault(self.code, {})
-            facts.setdefault("deferred", []).append(
-                {"source": key, "fixed": deferred[0].to_json(), "objects": deferred[1].to_json()}
-            )
+        fixed, objects = self._reports(node, message, key, superseded_by)
+        loaded_elsewhere = self.context.diagnostic(objects)
+        if loaded_elsewhere is not None:
+            self.context.defer(fixed, SourceLoadedUnrestricted(key, loaded_elsewhere))
 
     def _reports(self, node, message: str, key: str, superseded_by: Optional[str]):
         """The finding with its fix, and the one for a source loaded elsewhere as objects."""
@@ -263,9 +261,9 @@ class TorchLoadWithoutWeightsOnly(LoadSites, Rule):
     def _note_unrestricted_source(self, call) -> None:
         key = source_key(call)
         if key is not None and not key.startswith('"'):
-            sources = self.context.facts.setdefault(self.code, {}).setdefault("unrestricted", [])
-            if key not in sources:
-                sources.append(key)
+            record = self.context.record
+            if key not in record.unrestricted_loads:
+                record.unrestricted_loads += (key,)
 
     @cached_property
     def _unrestricted_here(self) -> set:
@@ -277,20 +275,3 @@ class TorchLoadWithoutWeightsOnly(LoadSites, Rule):
                 if load is not None and load.unrestricted in DELIBERATE:
                     found.add(source_key(call))
         return found
-
-    @classmethod
-    def check_project(cls, facts: Mapping[str, Mapping[str, Any]], config) -> list:
-        unrestricted = {}
-        for display, data in sorted(facts.items()):
-            for key in data.get("unrestricted", ()):
-                unrestricted.setdefault(key, display)
-        diagnostics = []
-        for data in facts.values():
-            for item in data.get("deferred", ()):
-                where = unrestricted.get(item["source"])
-                if where is None:
-                    diagnostics.append(Diagnostic.from_json(item["fixed"]))
-                else:
-                    diagnostic = Diagnostic.from_json(item["objects"])
-                    diagnostics.append(replace(diagnostic, message=diagnostic.message.replace("{where}", where)))
-        return diagnostics

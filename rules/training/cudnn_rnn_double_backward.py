@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import AbstractSet, Any, Dict, List, Mapping, Optional, Tuple
 
 from torchlint.core.config import Config
@@ -11,21 +11,19 @@ from torchlint.fixing.cudnn_off import (
 )
 from torchlint.core.lazy import cst
 from torchlint.analysis.modules import (
-    ClassFacts, ClassIndex, Deferred, ast_bases, canonical, defer_reports, file_classes, root_kind, self_attribute,
-    torch_base, undecided_base,
+    RNN_LAYERS, canonical, file_classes, self_attribute, torch_base, undecided_base,
 )
 from torchlint.analysis.names import ast_dotted_name, cst_dotted_name, module_level_ast_statements, resolve
-from torchlint.index.module_names import absolute_import, is_package, module_name
-from torchlint.analysis.hot_paths import (
-    MODULE_SCOPE, FileFlow, InstanceFlow, Scope, candidates_for, instance_flow, outside_tree,
-)
+from torchlint.index.module_names import absolute_import, is_package
+from torchlint.analysis.hot_paths import MODULE_SCOPE, FileFlow, Scope, class_graph, instance_flow, outside_tree
 from torchlint.core.rule import Invalid, Report, Rule, SourceView
+from torchlint.index.pending import ClassIs, Pending, SecondOrderReaches
+from torchlint.index.record import FileRecord, SecondOrderSite
 from torchlint.analysis.second_order import (
     ast_differentiates_twice, create_graph_note, differentiated, literal_truth, runs_first_argument,
     second_order_call,
 )
 
-RNN_LAYERS = frozenset({"torch.nn.LSTM", "torch.nn.GRU", "torch.nn.RNN"})
 
 _KINDS = ("LSTM", "GRU", "RNN")  # what an imported RNN subclass's name must say for the gate
 STRONG_TRIGGERS = (
@@ -397,16 +395,16 @@ class CudnnRnnDoubleBackward(FileFlow, Rule):
             if hits and layer.kind not in RNN_LAYERS:  # a subclass whose bases are in other files
                 site, note = min(hits, key=lambda hit: self._row_of(hit[0]))
                 report = Report(self, layer.node, self._message(layer, reason, site, note, len(hits) - 1), None)
-                deferred.extend(defer_reports([report], self.context, layer.kind, "rnn"))
+                diagnostic = self.context.diagnostic(report)
+                if diagnostic is not None:
+                    deferred.append(Pending(diagnostic, ClassIs(layer.kind, "rnn")))
             elif hits:
                 site, note = min(hits, key=lambda hit: self._row_of(hit[0]))
                 fix = None if reason else (lambda positions, layer=layer: cudnn_off_fix(layer, self.context, positions))
                 self.report(layer.node, self._message(layer, reason, site, note, len(hits) - 1), fix)
             else:
                 unreached.append((layer, holders, reason))
-        facts = {**self.context.facts.get(self.code, {}), **self._facts(sites, unreached, deferred)}
-        if facts:
-            self.context.facts[self.code] = facts
+        self._record(sites, unreached, deferred)
 
     def _message(self, layer: RnnLayer, reason: Optional[str], site: _Site, note: str, more: int) -> str:
         where = f"{self.context.path}:{self._row_of(site)}"
@@ -448,43 +446,42 @@ class CudnnRnnDoubleBackward(FileFlow, Rule):
     def _passed(self, scope: Scope, param: str) -> list:
         return [value for _, value in self._arguments_for(scope, param) if value is not None]
 
-    # ---- facts for the project pass ----------------------------------------------------
+    # ---- what the project pass reads of this file ---------------------------------------
 
     def _layer_json(self, layer: RnnLayer, reason: Optional[str]) -> Dict[str, Any]:
         return {"label": layer.label, "projection": layer.projection, "no_fix": reason}
 
-    def _facts(self, sites, unreached, deferred) -> Dict[str, Any]:
+    def _record(self, sites, unreached, deferred: List[Pending]) -> None:
+        """The file's double-backward sites that reach other files, and its layers that
+        wait for a site of another file (or for their class to resolve to an RNN)."""
         site_facts = []
         for site, note, reach in sites:
             imported = {name for name in reach.imported if not outside_tree(name)}
             if imported or reach.params:
                 site_facts.append(
-                    {
-                        "row": self._row_of(site),
-                        "what": self._describe(site, note),
-                        "off": self._site_off(site),
-                        "reaches": sorted(imported),
-                        "params": sorted(reach.params, key=str),
-                    }
+                    SecondOrderSite(
+                        self._row_of(site),
+                        self._describe(site, note),
+                        self._site_off(site),
+                        tuple(sorted(imported)),
+                        tuple(tuple(pair) for pair in sorted(reach.params, key=str)),
+                    )
                 )
         candidates = []
         for layer, holders, reason in unreached:
             fix = None if reason else (lambda positions, layer=layer: cudnn_off_fix(layer, self.context, positions))
             diagnostic = self.context.diagnostic(Report(self, layer.node, "", fix))
             if diagnostic is not None:
-                candidates.append(
-                    {
-                        "deferred": Deferred(layer.kind, "rnn", diagnostic).to_json(),
-                        "layer": self._layer_json(layer, reason),
-                        "holders": sorted(holders),
-                        "module_class": self._in_module_class(layer),
-                    }
+                condition = SecondOrderReaches(
+                    layer.kind, self._layer_json(layer, reason), tuple(sorted(holders)), self._in_module_class(layer)
                 )
+                candidates.append(Pending(diagnostic, condition))
         if not site_facts and not candidates and not deferred and not is_package(self.context.path):
-            return {}
-        found = {"sites": site_facts, "candidates": candidates, "imports": dict(self.context.imports.table)}
-        found["deferred"] = [item.to_json() for item in deferred]
-        return found
+            return
+        record = self.context.record
+        record.import_table = dict(self.context.imports.table)
+        record.second_order_sites = tuple(site_facts)
+        record.pending.extend(candidates + deferred)
 
     def _in_module_class(self, layer: RnnLayer) -> bool:
         """Whether the layer is held by an nn.Module class of this file (or may be)."""
@@ -497,62 +494,10 @@ class CudnnRnnDoubleBackward(FileFlow, Rule):
         return None  # what double backward reaches runs through any function of the file
 
     @classmethod
-    def ast_facts(cls, view: SourceView, config: Config) -> Optional[Dict[str, Any]]:
-        facts: Dict[str, Any] = {}
+    def ast_facts(cls, view: SourceView, config: Config, record: FileRecord) -> None:
         flow = instance_flow(view)
         if flow:
-            facts["flow"] = flow
-        # only classes that may be RNN layers: a base is one, or is not torch's nor stdlib's;
-        # a nested class is named as if at the top level
-        module, package = module_name(view.path), is_package(view.path)
-        top = {statement.name for statement in view.tree.body if isinstance(statement, ast.ClassDef)}
-        classes = []
-        for node in view.nodes_of(ast.ClassDef):
-            bases = ast_bases(node, view.imports, module, package, top)
-            if any(base is None or root_kind(base) is None or canonical(base) in RNN_LAYERS for base in bases):
-                classes.append(ClassFacts(f"{module}.{node.name}" if module else node.name, bases, ()).to_json())
-        if classes:
-            facts["classes"] = classes
-        return facts or None
-
-    @classmethod
-    def check_project(cls, facts: Mapping[str, Mapping[str, Any]], config: Config) -> list:
-        files = {display: (module_name(display), is_package(display), data) for display, data in facts.items()}
-        flow = InstanceFlow({display: data["flow"] for display, data in facts.items() if "flow" in data})
-        index = ClassIndex(ClassFacts.from_json(item) for data in facts.values() for item in data.get("classes", ()))
-        hits: Dict[Tuple[str, int], List[Tuple[str, int, str]]] = {}
-        for display, (module, package, data) in files.items():
-            for site in data.get("sites", ()):
-                targets, reached = set(site["reaches"]), set()
-                for function, param in site["params"]:
-                    names, bound = flow.instances_into(function, param) if function else (set(), False)
-                    targets |= names
-                    if not bound:  # nobody passes it in: the modules of the same file are the candidates
-                        reached.update((display, i) for i, c in enumerate(data["candidates"]) if c["module_class"])
-                for dotted in targets:
-                    target = absolute_import(module, package, dotted) if dotted.startswith(".") else dotted
-                    reached.update(candidates_for(target, files, 0) if target else ())
-                for owner, number in reached:
-                    candidate = files[owner][2]["candidates"][number]
-                    if site["off"] and not candidate["layer"]["projection"]:
-                        continue
-                    entry = (display, site["row"], site["what"])
-                    found = hits.setdefault((owner, number), [])
-                    if entry not in found:
-                        found.append(entry)
-        diagnostics = []
-        for (owner, number), sites in sorted(hits.items()):
-            candidate = files[owner][2]["candidates"][number]
-            deferred = Deferred.from_json(candidate["deferred"])
-            if torch_base(index, deferred.class_name, RNN_LAYERS) is None:
-                continue
-            display, row, what = min(sites)
-            message = layer_message(candidate["layer"], f"{display}:{row}", what, len(sites) - 1)
-            diagnostics.append(replace(deferred.diagnostic, message=message, filename=owner))
-        for data in facts.values():
-            for item in data.get("deferred", ()):
-                deferred = Deferred.from_json(item)
-                if torch_base(index, deferred.class_name, RNN_LAYERS) is not None:
-                    diagnostics.append(deferred.diagnostic)
-        return diagnostics
+            record.flow = flow
+        # every class, so that a subclass of an RNN layer resolves through any file
+        record.classes = class_graph(view).classes
 

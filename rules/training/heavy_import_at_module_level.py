@@ -3,18 +3,19 @@ from __future__ import annotations
 import ast
 import importlib
 from dataclasses import dataclass
-from typing import AbstractSet, Any, Dict, Iterator, List, Mapping, Optional, Sequence, Set, Tuple
+from typing import AbstractSet, Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
 from torchlint.core.config import Config
 from torchlint.core.partial_parse import definitions_holding, statements_holding
-from torchlint.core.diagnostics import Applicability, Diagnostic, Edit, Fix, Location
+from torchlint.core.diagnostics import Applicability, Edit, Fix, Location
 from torchlint.fixing.layout import tidy_line_deletion
 from torchlint.core.lazy import cst
 from torchlint.analysis.modules import is_docstring
 from torchlint.analysis.names import cst_dotted_name, import_module_name, module_level_ast_statements
 from torchlint.core.positions import statements_mentioning
-from torchlint.index.module_names import absolute_import, is_package, module_name, suffix_matches
 from torchlint.core.rule import Invalid, Positions, Report, Rule, SourceView
+from torchlint.index.pending import ImportNotKeptElsewhere, Pending
+from torchlint.index.record import FileRecord
 from torchlint.analysis.every_step import parents_of
 from torchlint.core.walk import ast_nodes, blocks, walk
 
@@ -364,9 +365,8 @@ class HeavyImportAtModuleLevel(Rule):
         return definitions_holding(view, (*cls.trigger_strings(config, view.path), *bound))
 
     @classmethod
-    def ast_facts(cls, view: SourceView, config: Config) -> Optional[Dict[str, Any]]:
-        imported = ast_imported_modules(view.tree) if view.tree is not None else []
-        return {"imports": imported} if imported else None
+    def ast_facts(cls, view: SourceView, config: Config, record: FileRecord) -> None:
+        record.imported_modules = tuple(ast_imported_modules(view.tree)) if view.tree is not None else ()
 
     def visit_Module(self, node) -> None:
         candidates = list(self._candidates(node.body, conditional=False))
@@ -388,32 +388,16 @@ class HeavyImportAtModuleLevel(Rule):
                 staying.append(candidate)
             if diagnostic is not None:
                 findings.append((candidate, report, diagnostic))
-        facts = self.context.facts.setdefault(self.code, {})
-        facts["staying"] = sorted({candidate.lazy_module for candidate in staying})
-        imports = facts.get("imports", ())
-        decided_here = not any(_may_be_project_import(name, self.context.path) for name in imports)
-        deferred = []
+        record = self.context.record
+        record.staying_imports = tuple(sorted({candidate.lazy_module for candidate in staying}))
+        decided_here = not any(_may_be_project_import(name, self.context.path) for name in record.imported_modules)
         for candidate, report, diagnostic in findings:
             if any(other is not candidate and other.lazy_module == candidate.lazy_module for other in staying):
                 continue  # moving it saves nothing: another import of the module stays
             if decided_here:
                 self.context.reports.append(report)
             else:
-                deferred.append({"module": candidate.lazy_module, "diagnostic": diagnostic.to_json()})
-        facts["deferred"] = deferred
-
-    @classmethod
-    def check_project(cls, facts: Mapping[str, Mapping[str, Any]], config: Config) -> list:
-        graph = _ImportGraph(facts)
-        diagnostics = []
-        for display, data in facts.items():
-            if not data.get("deferred"):
-                continue
-            staying = graph.staying_beyond(display)
-            for item in data["deferred"]:
-                if item["module"] not in staying:
-                    diagnostics.append(Diagnostic.from_json(item["diagnostic"]))
-        return diagnostics
+                record.pending.append(Pending(diagnostic, ImportNotKeptElsewhere(candidate.lazy_module)))
 
     def _bound_names(self, candidate: _Candidate) -> List[str]:
         statement = candidate.statement
@@ -746,43 +730,6 @@ def _postpones_annotations(module) -> bool:
                 if any(cst_dotted_name(alias.name) == "annotations" for alias in names):
                     return True
     return False
-
-
-class _ImportGraph:
-    """The project's module-level imports between its files, and the lazy modules each
-    file goes on importing after every TL001 fix (from the per-file facts)."""
-
-    def __init__(self, facts: Mapping[str, Mapping[str, Any]]) -> None:
-        self._facts = facts
-        self._files = {display: (module_name(display), is_package(display)) for display in facts}
-        self._by_last: Dict[str, List[str]] = {}
-        for display, (module, _) in self._files.items():
-            self._by_last.setdefault(module.rsplit(".", 1)[-1], []).append(display)
-
-    def staying_beyond(self, display: str) -> Set[str]:
-        """The lazy modules that stay imported, at import time, by the project modules
-        this file imports at import time, directly or through others."""
-        staying: Set[str] = set()
-        seen = {display}
-        stack = list(self._imported(display))
-        while stack:
-            other = stack.pop()
-            if other in seen:
-                continue
-            seen.add(other)
-            staying.update(self._facts[other].get("staying", ()))
-            stack.extend(self._imported(other))
-        return staying
-
-    def _imported(self, display: str) -> Iterator[str]:
-        module, package = self._files[display]
-        for imported in self._facts[display].get("imports", ()):
-            target = absolute_import(module, package, imported) if imported.startswith(".") else imported
-            if not target:
-                continue
-            for other in self._by_last.get(target.rsplit(".", 1)[-1], ()):
-                if suffix_matches(self._files[other][0], target):
-                    yield other
 
 
 _LOOKUPS = frozenset({"getattr", "hasattr", "setattr", "delattr"})

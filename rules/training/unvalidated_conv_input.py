@@ -2,11 +2,11 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
-from typing import AbstractSet, Any, Dict, Iterator, List, Mapping, Optional, Sequence, Set, Tuple
+from typing import AbstractSet, Dict, Iterator, List, Mapping, Optional, Set, Tuple
 
 from torchlint.core.config import Config
 from torchlint.core.partial_parse import definitions_around
-from torchlint.core.diagnostics import Applicability, Diagnostic, Fix
+from torchlint.core.diagnostics import Applicability, Fix
 from torchlint.fixing.layout import argument_lines, comparison_lines, INDENT, string_lines, width
 from torchlint.core.lazy import cst
 from torchlint.analysis.modules import (
@@ -14,19 +14,14 @@ from torchlint.analysis.modules import (
     attribute_values,
     canonical,
     children,
-    ClassFacts,
-    ClassIndex,
     class_functions,
     constructed_layer,
-    defer_reports,
-    Deferred,
     file_classes,
     insert_import,
     Layer,
     method,
     module_functions,
     PARAMETRIZATIONS,
-    project_diagnostics,
     reads_name,
     self_attribute,
     self_name,
@@ -35,6 +30,8 @@ from torchlint.analysis.modules import (
 from torchlint.analysis.names import cst_dotted_name
 from torchlint.analysis.hot_paths import class_graph
 from torchlint.core.rule import Invalid, Positions, Report, Rule, SourceView
+from torchlint.index.pending import ClassIs, ModelInput, SkipInput
+from torchlint.index.record import FileRecord
 from torchlint.analysis.submodule_calls import submodule_calls
 from torchlint.core.walk import ast_nodes, blocks
 
@@ -569,10 +566,6 @@ class UnvalidatedConvInput(Rule):
     def __init__(self, context) -> None:
         super().__init__(context)
         self._deferred: List[Tuple[str, List[Report]]] = []
-        self._entries: List[Deferred] = []  # parameter findings, kept if their class is a top-level model
-        # concatenations whose outside parts are forward parameters: kept unless every
-        # module that calls the class passes its own layers' outputs there
-        self._skips: List[Dict[str, Any]] = []
         self._functions = None
 
     # ---- gate ---------------------------------------------------------------
@@ -606,48 +599,13 @@ class UnvalidatedConvInput(Rule):
         return definitions_around(view, cls._firing_classes(view, config))
 
     @classmethod
-    def ast_facts(cls, view: SourceView, config: Config) -> Optional[Dict[str, Any]]:
-        facts: Dict[str, Any] = {}
-        uses = submodule_uses(view)
-        if uses:
-            facts["uses"] = uses
-        calls = submodule_calls(view)
-        if calls:
-            facts["calls"] = calls
-        # every file's classes, parsed by LibCST or not, resolve the project's bases; a
-        # class counts as a module by its bases or its `forward` (no body evidence)
-        classes = [item[:3] for item in class_graph(view)["classes"]] if view.tree is not None else []
-        if classes:
-            facts["classes"] = classes
-        return facts or None
-
-    @classmethod
-    def check_project(cls, facts: Mapping[str, Mapping[str, Any]], config: Config) -> List[Diagnostic]:
-        diagnostics = project_diagnostics(facts)
-        uses = {name for data in facts.values() for name in data.get("uses", ())}
-        index = ClassIndex(ClassFacts.from_json(item) for data in facts.values() for item in data.get("classes", ()))
-        for data in facts.values():
-            for item in data.get("entries", ()):
-                entry = Deferred.from_json(item)
-                if entry.class_name.rsplit(".", 1)[-1] in uses:
-                    continue  # a block of a bigger model: that model's input is where to check
-                class_facts = index.find(entry.class_name)
-                if class_facts is not None and index.decides(class_facts, "module"):
-                    diagnostics.append(entry.diagnostic)
-        calls: Dict[str, List[list]] = {}
-        for data in facts.values():
-            for call in data.get("calls", ()):
-                calls.setdefault(call[0], []).append(call)
-        for data in facts.values():
-            for item in data.get("skips", ()):
-                skip = Deferred.from_json(item["deferred"])
-                class_facts = index.find(skip.class_name)
-                if class_facts is None or not index.decides(class_facts, "module"):
-                    continue
-                callers = calls.get(skip.class_name.rsplit(".", 1)[-1], ())
-                if not callers or not all(_passes_own_outputs(call, item["parameters"]) for call in callers):
-                    diagnostics.append(skip.diagnostic)
-        return diagnostics
+    def ast_facts(cls, view: SourceView, config: Config, record: FileRecord) -> None:
+        record.submodule_uses = tuple(submodule_uses(view))
+        record.submodule_calls = tuple(submodule_calls(view))
+        # every file's classes, parsed by LibCST or not, resolve the project's bases (the
+        # resolver counts a class a module by its bases or its `forward`, not its body)
+        if view.tree is not None:
+            record.classes = class_graph(view).classes
 
     # ---- traversal ------------------------------------------------------------
 
@@ -667,27 +625,22 @@ class UnvalidatedConvInput(Rule):
         for finding in self._check_forward(node, forward):
             skip = self._skip_parameters(finding, positions)
             if skip:
-                for deferred in defer_reports([finding.report], self.context, class_name, "module"):
-                    self._skips.append({"deferred": deferred.to_json(), "parameters": skip})
+                self.context.defer(finding.report, SkipInput(class_name, tuple(tuple(pair) for pair in skip)))
             elif finding.origin == CONCATS or self.settings[PARAMETERS]:
                 reports.append(finding.report)
             elif self.settings[MODEL_INPUTS] and not finding.functional:  # F.conv*: no in_channels to name
                 entries.append(finding.report)
-        self._entries.extend(defer_reports(entries, self.context, class_name, "module"))
+        for report in entries:
+            self.context.defer(report, ModelInput(class_name))
         if verdict:
             self.context.reports.extend(reports)
         elif reports:
             self._deferred.append((class_name, reports))
 
     def leave_Module(self, node) -> None:
-        deferred: List[Deferred] = []
         for class_name, reports in self._deferred:
-            deferred.extend(defer_reports(reports, self.context, class_name, "module"))
-        facts = dict(self.context.facts.get(self.code) or {})
-        facts["deferred"] = [item.to_json() for item in deferred]
-        facts["entries"] = [entry.to_json() for entry in self._entries]
-        facts["skips"] = self._skips
-        self.context.facts[self.code] = facts
+            for report in reports:
+                self.context.defer(report, ClassIs(class_name, "module"))
 
     def _skip_parameters(self, finding: _Finding, positions: Mapping[str, Optional[int]]) -> List[list]:
         """For a concatenation whose outside parts are parameters of `forward` (a skip),
@@ -1124,23 +1077,6 @@ def _fixed_channels(call) -> bool:
 
 def _is_torch_module(node) -> bool:
     return isinstance(node, cst.Name) and node.value == "torch"
-
-
-def _passes_own_outputs(call: Sequence, parameters: Sequence[Sequence]) -> bool:
-    """Whether a recorded submodule call (`torchlint.analysis.submodule_calls`) binds each of the
-    callee's `[position, name]` parameters to an output of the caller's own layers (or
-    leaves it to its default)."""
-    _, positional, star, keywords = call
-    for position, name in parameters:
-        if position is not None and position < len(positional):
-            internal = positional[position]
-        elif position is not None and star is not None:
-            internal = star
-        else:
-            internal = keywords.get(name, star is not False)
-        if not internal:
-            return False
-    return True
 
 
 def _parameter_positions(forward) -> Dict[str, Optional[int]]:

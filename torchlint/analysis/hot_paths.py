@@ -8,7 +8,9 @@ make, a few calls deep, through the class and its bases in any file), and which 
 instances flow into which function parameters (TL004's section, below).
 
 The class facts come from the stdlib ast of every file (`class_graph`), gated or not,
-so a base defined in a file no rule parses with LibCST still resolves.
+so a base defined in a file no rule parses with LibCST still resolves; they are the
+`classes` of each file's record (`torchlint.index.record`), and the project pass builds
+one `Reach` from all of them (`torchlint.index.project.ProjectIndex.reach`).
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from torchlint.analysis.loss_paths import CRITERION_METHODS
 from torchlint.analysis.training_loops import CriterionUse, LoopGraph, loop_facts, may_run_per_step
 from torchlint.analysis.value_kinds import Kind as ValueKind, cst_kind
 from torchlint.analysis.owners import owned_nodes
-from torchlint.analysis.loop_reach import LoopPass, loop_candidate_nodes, loop_project_diagnostics
+from torchlint.analysis.loop_reach import LoopPass, loop_candidate_nodes, loop_findings
 from torchlint.core.config import Config
 from torchlint.core.partial_parse import definitions_around
 from torchlint.core.diagnostics import Diagnostic
@@ -35,6 +37,8 @@ from torchlint.analysis.names import ast_dotted_name, cst_dotted_name, module_le
 from torchlint.index.module_names import absolute_import, is_package, module_name, suffix_matches
 from torchlint.core.walk import blocks
 from torchlint.core.rule import Report, Rule, SourceView
+from torchlint.index.pending import HotPathReaches, Pending
+from torchlint.index.record import FileRecord
 from torchlint.analysis.every_step import (  # noqa: F401  (own_nodes, parents_of: used by the rules through this module)
     ClassSettings, StepScope, class_settings, in_error_path, in_periodic_branch, own_nodes, parents_of, step_scope,
 )
@@ -55,10 +59,18 @@ _MODULE_SELF_CALLS = frozenset({"register_buffer", "register_parameter", "regist
 # ---- class facts from the stdlib ast (every file, no LibCST) -------------------------
 
 
-def class_graph(view: SourceView) -> Dict[str, Any]:
-    """The JSON-able class facts of one file: `classes` (`ClassFacts.to_json`, with the
-    evidence of what a class's body shows it to be) and `calls` (class -> method ->
-    the methods it calls on `self`). Computed once per file and shared by rules."""
+@dataclass(frozen=True)
+class ClassGraph:
+    """One file's classes (with the evidence of what a class's body shows it to be) and
+    `self_calls` (class -> method -> the methods it calls on `self`)."""
+
+    classes: Tuple[ClassFacts, ...]
+    self_calls: Mapping[str, Mapping[str, List[str]]]
+
+
+def class_graph(view: SourceView) -> ClassGraph:
+    """The class graph of one file, from its stdlib ast. Computed once per file and
+    shared by rules."""
     cached = view.__dict__.get("_torchlint_class_graph")
     if cached is None:
         cached = _ClassGraphBuilder(view).build()
@@ -73,12 +85,12 @@ class _ClassGraphBuilder:
         self.module = module_name(view.path)
         self.package = is_package(view.path)
         self.top_level = {node.name for node in self.tree.body if isinstance(node, ast.ClassDef)}
-        self.classes: List[list] = []
+        self.classes: List[ClassFacts] = []
         self.calls: Dict[str, Dict[str, List[str]]] = {}
 
-    def build(self) -> Dict[str, Any]:
+    def build(self) -> ClassGraph:
         self._collect(self.tree.body, "")
-        return {"classes": self.classes, "calls": self.calls}
+        return ClassGraph(tuple(self.classes), self.calls)
 
     def _collect(self, body: Sequence[ast.stmt], prefix: str) -> None:
         # classes in functions and blocks are named as if at this level (as FileClasses does)
@@ -121,7 +133,7 @@ class _ClassGraphBuilder:
         if self_calls & _LIGHTNING_SELF_CALLS:
             evidence.append("lightning")
         facts = ClassFacts(name, tuple(bases), tuple(f.name for f in functions), tuple(evidence))
-        self.classes.append(facts.to_json())
+        self.classes.append(facts)
         if calls:
             self.calls[name] = calls
 
@@ -207,12 +219,15 @@ class Reach:
     `decided_only`, classes whose kind depends on classes not in the set are no origin
     (a single file's view: the rest waits for the project pass)."""
 
-    def __init__(self, graphs: Sequence[Mapping[str, Any]], decided_only: bool = False, depth: int = MAX_DEPTH) -> None:
-        self.index = ClassIndex(ClassFacts.from_json(item) for graph in graphs for item in graph.get("classes", ()))
-        self.calls: Dict[str, Mapping[str, Sequence[str]]] = {}
-        for graph in graphs:
-            for name, calls in graph.get("calls", {}).items():
-                self.calls.setdefault(name, calls)
+    def __init__(
+        self,
+        index: ClassIndex,
+        calls: Mapping[str, Mapping[str, Sequence[str]]],
+        decided_only: bool = False,
+        depth: int = MAX_DEPTH,
+    ) -> None:
+        self.index = index
+        self.calls = calls
         self.decided_only = decided_only
         self.depth = depth
         self._lookups: Dict[Tuple[str, str], Optional[str]] = {}
@@ -357,32 +372,6 @@ def plainly_host(expression, imports) -> bool:
 # ---- rules that report what a hot path reaches (TL003, TL005) ----------------------
 
 
-@dataclass(frozen=True)
-class Candidate:
-    """A finding in a method no hot path of its own file reaches: kept by the project pass
-    if one of the tree's does. `lightning_fix`: its fix holds only when reached from a
-    Lightning step (`self.log` is then Lightning's). `quiet_hooks`: dropped when these are
-    the only hot methods that reach it (see `HotPathRule.quiet_hooks`)."""
-
-    class_name: str
-    method: str
-    lightning_fix: bool
-    diagnostic: Diagnostic
-    quiet_hooks: FrozenSet[str] = frozenset()
-    criterion: bool = False  # kept only if a hot loop calls an instance of the class as its criterion
-
-    def to_json(self) -> list:
-        return [
-            self.class_name, self.method, self.lightning_fix, self.diagnostic.to_json(), sorted(self.quiet_hooks),
-            self.criterion,
-        ]
-
-    @classmethod
-    def from_json(cls, data: Sequence) -> "Candidate":
-        quiet = frozenset(data[4]) if len(data) > 4 else frozenset()
-        return cls(data[0], data[1], bool(data[2]), Diagnostic.from_json(data[3]), quiet, len(data) > 5 and bool(data[5]))
-
-
 def criterion_methods(reach: Reach, loops: LoopGraph) -> Dict[Tuple[str, str], CriterionUse]:
     """(class, method) -> how a hot loop uses it as its criterion: the `forward` or
     `__call__` an instance of a class of the tree runs (its own or a base's)."""
@@ -435,7 +424,7 @@ class HotPathRule(LoopPass, Rule):
     def __init__(self, context) -> None:
         super().__init__(context)
         self._class_names: List[str] = []
-        self._candidates: List[list] = []
+        self._candidates: List[Pending] = []
         self._reach: Optional[Reach] = None
         self._class_node = None
         self._cpu_state: Optional[Set[str]] = None
@@ -450,12 +439,11 @@ class HotPathRule(LoopPass, Rule):
         self._criteria: Optional[Dict[Tuple[str, str], CriterionUse]] = None
 
     @classmethod
-    def ast_facts(cls, view: SourceView, config: Config) -> Dict[str, Any]:
-        facts = dict(class_graph(view))  # a copy: the file pass adds its own candidates
-        loops = loop_facts(view, bound_instance_sources) if cls.training_loops else None
-        if loops is not None:
-            facts["loops"] = loops
-        return facts
+    def ast_facts(cls, view: SourceView, config: Config, record: FileRecord) -> None:
+        graph = class_graph(view)
+        record.classes, record.self_calls = graph.classes, graph.self_calls
+        if cls.training_loops:
+            record.loops = loop_facts(view, bound_instance_sources)
 
     @classmethod
     def ast_candidate(cls, node: ast.AST, view: SourceView) -> bool:
@@ -566,8 +554,8 @@ class HotPathRule(LoopPass, Rule):
             diagnostic = self.context.diagnostic(report)
             if diagnostic is not None:
                 self._deferred[id(report.node)] = len(self._candidates)
-                candidate = Candidate(class_name, method_name, lightning_fix, diagnostic, quiet, criterion)
-                self._candidates.append(candidate.to_json())
+                condition = HotPathReaches(class_name, method_name, lightning_fix, quiet, criterion)
+                self._candidates.append(Pending(diagnostic, condition))
 
     def _file_criteria(self) -> Dict[Tuple[str, str], CriterionUse]:
         if self._criteria is None:
@@ -577,49 +565,51 @@ class HotPathRule(LoopPass, Rule):
 
     def _file_reach(self) -> Reach:
         if self._reach is None:
-            graph = self.context.facts.get(self.code) or class_graph(self.context.view)
-            self._reach = Reach([graph], decided_only=True)
+            graph = class_graph(self.context.view)
+            self._reach = Reach(ClassIndex(graph.classes), graph.self_calls, decided_only=True)
         return self._reach
 
     def leave_Module(self, node) -> None:
-        facts = self.context.facts.setdefault(self.code, dict(class_graph(self.context.view)))
+        record = self.context.record
         if self.training_loops:
-            facts["loop_candidates"] = self._loop_pass(node, facts, self._class_reported)
+            loop_pending = self._loop_pass(node, record.loops, self._class_reported)
             settled = {self._deferred[id(report.node)] for report in self.context.reports if id(report.node) in self._deferred}
             self._candidates = [c for i, c in enumerate(self._candidates) if i not in settled]
-        facts["candidates"] = self._candidates
+            record.pending.extend(loop_pending)
+        record.pending.extend(self._candidates)
 
-    @classmethod
-    def check_project(cls, facts: Mapping[str, Mapping[str, Any]], config: Config) -> List[Diagnostic]:
-        reach = Reach(list(facts.values()))
-        loops = None
-        criteria: Dict[Tuple[str, str], CriterionUse] = {}
-        if cls.training_loops:
-            evaluation = bool(config.options_for(cls.name).get("check-evaluation-loops", False))
-            loops = LoopGraph({path: file_facts.get("loops") for path, file_facts in facts.items()}, evaluation)
-            criteria = criterion_methods(reach, loops)
-        found = []
-        for display, file_facts in facts.items():
-            for item in file_facts.get("candidates", ()):
-                candidate = Candidate.from_json(item)
-                diagnostic = candidate.diagnostic
-                route = reach.route(candidate.class_name, candidate.method)
-                use = criteria.get((candidate.class_name, candidate.method))
-                if use is not None and (candidate.criterion or route is None):
-                    origin_file = loops.files.get(use.route.origin)
-                    message = diagnostic.message + use.describe(origin_file if origin_file != display else None)
-                    found.append(replace(diagnostic, message=message, fix=None if candidate.lightning_fix else diagnostic.fix))
-                    continue
-                if candidate.criterion or route is None or (candidate.quiet_hooks and route.hooks <= candidate.quiet_hooks):
-                    continue
-                fix = None if candidate.lightning_fix and not route.lightning else diagnostic.fix
-                found.append(replace(diagnostic, message=diagnostic.message + route.describe(), fix=fix))
-        if loops is not None:
-            seen = {(d.filename, d.location, d.cell) for d in found}
-            for diagnostic in loop_project_diagnostics(facts, loops):
-                if (diagnostic.filename, diagnostic.location, diagnostic.cell) not in seen:
-                    found.append(diagnostic)
-        return found
+
+def hot_path_findings(project, pending: Sequence[Tuple[str, Pending]], rule: type, config: Config) -> List[Diagnostic]:
+    """The findings of a hot-path rule that wait for the tree (`HotPathReaches`,
+    `LoopReaches`; `pending`: (display path, pending) pairs) that it reaches."""
+    reach = project.reach
+    loops = None
+    criteria: Dict[Tuple[str, str], CriterionUse] = {}
+    if rule.training_loops:
+        loops = project.loops(bool(config.options_for(rule.name).get("check-evaluation-loops", False)))
+        criteria = criterion_methods(reach, loops)
+    found = []
+    for display, item in pending:
+        candidate, diagnostic = item.condition, item.diagnostic
+        if not isinstance(candidate, HotPathReaches):
+            continue
+        route = reach.route(candidate.class_name, candidate.method)
+        use = criteria.get((candidate.class_name, candidate.method))
+        if use is not None and (candidate.criterion or route is None):
+            origin_file = loops.files.get(use.route.origin)
+            message = diagnostic.message + use.describe(origin_file if origin_file != display else None)
+            found.append(replace(diagnostic, message=message, fix=None if candidate.lightning_fix else diagnostic.fix))
+            continue
+        if candidate.criterion or route is None or (candidate.quiet_hooks and route.hooks <= candidate.quiet_hooks):
+            continue
+        fix = None if candidate.lightning_fix and not route.lightning else diagnostic.fix
+        found.append(replace(diagnostic, message=diagnostic.message + route.describe(), fix=fix))
+    if loops is not None:
+        seen = {(d.filename, d.location, d.cell) for d in found}
+        for diagnostic in loop_findings(pending, loops):
+            if (diagnostic.filename, diagnostic.location, diagnostic.cell) not in seen:
+                found.append(diagnostic)
+    return found
 
 
 # ---- module instances that flow into function parameters (TL004) -------------------
@@ -1485,25 +1475,26 @@ class FileFlow:
 
 def candidates_for(target: str, files, depth: int) -> List[Tuple[str, int]]:
     """The (file, candidate index) pairs that the dotted name `target` reaches: a holder
-    of a linted module, a whole module, or a name a linted module re-exports."""
+    of a linted module, a whole module, or a name a linted module re-exports. `files`:
+    display path -> (module name, is a package, its RNN layers waiting for a site
+    (`Pending` of `SecondOrderReaches`), its import table)."""
     if depth > 4:
         return []
     parts = target.split(".")
     for cut in range(len(parts), 0, -1):
         prefix, rest = ".".join(parts[:cut]), parts[cut:]
-        owners = [display for display, (module, _, _) in files.items() if module and suffix_matches(module, prefix)]
+        owners = [display for display, (module, _, _, _) in files.items() if module and suffix_matches(module, prefix)]
         if not owners:
             continue
         found: List[Tuple[str, int]] = []
         for owner in owners:
-            module, package, data = files[owner]
-            candidates = data.get("candidates", ())
+            module, package, candidates, imports = files[owner]
             if not rest:
                 found.extend((owner, index) for index in range(len(candidates)))
                 continue
             name = rest[0]
-            found.extend((owner, i) for i, c in enumerate(candidates) if name in c["holders"])
-            exported = data.get("imports", {}).get(name)
+            found.extend((owner, i) for i, c in enumerate(candidates) if name in c.condition.holders)
+            exported = imports.get(name)
             if exported is not None:
                 if exported.startswith("."):
                     exported = absolute_import(module, package, exported)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import replace
-from typing import Any, List, Mapping, Optional, Set
+from typing import Any, List, Mapping, Optional, Sequence, Set, Tuple
 
 from torchlint.analysis.training_loops import LoopGraph, cst_owners, describe_owner, loop_facts, may_run_per_step
 from torchlint.analysis.owners import owned_nodes
@@ -14,6 +14,7 @@ from torchlint.core.diagnostics import Diagnostic
 from torchlint.core.lazy import cst
 from torchlint.index.module_names import module_name
 from torchlint.core.rule import SourceView
+from torchlint.index.pending import LoopReaches, Pending
 from torchlint.analysis.every_step import own_nodes, parents_of
 
 LOOP_PREFIX = "the training loop in "
@@ -45,20 +46,19 @@ class LoopPass:
     def _file_loops(self) -> Optional[LoopGraph]:
         """The training loops of this file alone (None: it has none worth keeping)."""
         if self._loop_graph is None:
-            loops = (self.context.facts.get(self.code) or {}).get("loops") if self.training_loops else None
+            loops = self.context.record.loops if self.training_loops else None
             if loops:
                 self._loop_graph = LoopGraph({"": loops}, evaluation=bool(self.settings.get("check-evaluation-loops")))
         return self._loop_graph
 
-    def _loop_pass(self, module, facts: Mapping[str, Any], reported: Set[int]) -> List[list]:
+    def _loop_pass(self, module, loops: Optional[Mapping[str, Any]], reported: Set[int]) -> List[Pending]:
         """Report what hot loops and step functions of this file run; return the
-        candidates (JSON-able) for the project pass."""
-        loops = facts.get("loops")
+        findings that wait for the project pass."""
         graph = self._file_loops()
         if not loops or graph is None:
             return []
         owners = loops["owners"]
-        candidates: List[list] = []
+        candidates: List[Pending] = []
         for qualname, node, class_node in cst_owners(module, module_name(self.context.path)):
             owner = owners.get(qualname)
             if owner is None or not may_run_per_step(qualname.rsplit(".", 1)[-1]):
@@ -92,7 +92,7 @@ class LoopPass:
                 else:
                     diagnostic = self.context.diagnostic(report)
                     if diagnostic is not None:
-                        candidates.append([qualname, sorted(enclosing), where, diagnostic.to_json()])
+                        candidates.append(Pending(diagnostic, LoopReaches(qualname, tuple(sorted(enclosing)), where)))
         return candidates
 
 
@@ -107,20 +107,21 @@ def _enclosing_loops(node, parents: Mapping, loop_index: Mapping[int, int]) -> S
     return found
 
 
-def loop_project_diagnostics(facts: Mapping[str, Mapping[str, Any]], graph: LoopGraph) -> List[Diagnostic]:
-    """The loop candidates of every file that a hot loop or step function of the tree
-    (`graph`, over every file's loop facts) runs."""
+def loop_findings(pending: Sequence[Tuple[str, Pending]], graph: LoopGraph) -> List[Diagnostic]:
+    """The `LoopReaches` findings (`pending`: (display path, pending) pairs) that a hot
+    loop or step function of the tree (`graph`, over every file's loop facts) runs."""
     found = []
-    for display, file_facts in facts.items():
-        for qualname, enclosing, where, data in file_facts.get("loop_candidates", ()):
-            diagnostic = Diagnostic.from_json(data)
-            if any(graph.hot_loop(qualname, i) for i in enclosing):
-                message = diagnostic.message.replace(f" in {where} ", f" in {LOOP_PREFIX}{where} ", 1)
-            else:
-                route = graph.route(qualname)
-                if route is None:
-                    continue
-                origin_file = graph.files.get(route.origin)
-                message = diagnostic.message + route.describe(origin_file if origin_file != display else None)
-            found.append(replace(diagnostic, message=message))
+    for display, item in pending:
+        if not isinstance(item.condition, LoopReaches):
+            continue
+        diagnostic, loop = item.diagnostic, item.condition
+        if any(graph.hot_loop(loop.owner, i) for i in loop.enclosing):
+            message = diagnostic.message.replace(f" in {loop.where} ", f" in {LOOP_PREFIX}{loop.where} ", 1)
+        else:
+            route = graph.route(loop.owner)
+            if route is None:
+                continue
+            origin_file = graph.files.get(route.origin)
+            message = diagnostic.message + route.describe(origin_file if origin_file != display else None)
+        found.append(replace(diagnostic, message=message))
     return found

@@ -14,12 +14,10 @@ its findings in that class to the project pass:
     classes = file_classes(self.context)            # once per file, shared by rules
     verdict = classes.verdict(class_node, "module")  # True / False / None (defer)
     if verdict is None:
-        deferred.append(...)                         # see `Deferred` below
+        self.context.defer(report, ClassIs(class_name, "module"))  # torchlint.index.pending
 
-and at the end of the file `self.context.facts[self.code] = classes.facts(deferred_json)`;
-`check_project` then calls `project_diagnostics(facts_by_file)`, which keeps the
-deferred findings whose class turns out to be a module once every file's classes are
-known. A class whose base stays unresolvable (imported from outside the tree, or from a
+and the project pass keeps the finding if the class turns out to be a module once every
+file's classes are known (`torchlint.index.resolver`). A class whose base stays unresolvable (imported from outside the tree, or from a
 file the rule's gate skipped; the flake8 plugin, which sees one file, is always in this
 case) counts as a module if it defines `forward`, and as a `LightningModule` if it
 defines one of the `*_step` methods.
@@ -34,7 +32,6 @@ import sys
 from dataclasses import dataclass
 from typing import AbstractSet, Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
-from torchlint.core.diagnostics import Diagnostic
 from torchlint.core.lazy import cst
 from torchlint.analysis.names import ImportMap, ast_dotted_name, cst_dotted_name, resolve
 from torchlint.index.module_names import absolute_import, is_package, module_name, suffix_matches
@@ -169,18 +166,20 @@ class ClassIndex:
         self._kinds[name] = kind
         return kind
 
-    def is_module(self, facts: ClassFacts) -> bool:
+    def is_module(self, facts: ClassFacts, evidence: bool = True) -> bool:
+        """`evidence=False`: a class whose bases say nothing is a module if it has a
+        `forward`, whatever its body shows."""
         kind = self.kind(facts.name)
         if kind is Kind.UNKNOWN:
-            if facts.evidence is not None:
+            if evidence and facts.evidence is not None:
                 return self._evident(facts, ("module", "lightning"), ())
             return "forward" in facts.methods
         return kind in (Kind.MODULE, Kind.LIGHTNING)
 
-    def is_lightning(self, facts: ClassFacts) -> bool:
+    def is_lightning(self, facts: ClassFacts, evidence: bool = True) -> bool:
         kind = self.kind(facts.name)
         if kind is Kind.UNKNOWN:
-            if facts.evidence is not None:
+            if evidence and facts.evidence is not None:
                 return self._evident(facts, ("lightning",), ())
             return any(step in facts.methods for step in LIGHTNING_STEPS)
         return kind is Kind.LIGHTNING
@@ -195,12 +194,13 @@ class ClassIndex:
                 return True
         return False
 
-    def decides(self, facts: ClassFacts, needs: str) -> bool:
-        """`needs` is "module" or "lightning"."""
-        return self.is_lightning(facts) if needs == "lightning" else self.is_module(facts)
+    def decides(self, facts: ClassFacts, needs: str, evidence: bool = True) -> bool:
+        """`needs` is "module" or "lightning"; `evidence` as for `is_module`."""
+        return self.is_lightning(facts, evidence) if needs == "lightning" else self.is_module(facts, evidence)
 
 
 _MAX_BASES = 8  # a deeper chain of bases is not followed
+RNN_LAYERS = frozenset({"torch.nn.LSTM", "torch.nn.GRU", "torch.nn.RNN"})
 
 
 def undecided_base(index: ClassIndex, name: Optional[str], depth: int = 0) -> bool:
@@ -278,13 +278,6 @@ class FileClasses:
             return None
         return self.index.decides(facts, needs)
 
-    def facts(self, deferred: Sequence["Deferred"] = ()) -> Dict[str, Any]:
-        """The JSON-able per-file facts of a rule that uses this module's resolution."""
-        return {
-            "classes": [facts.to_json() for facts in self.by_node.values()],
-            "deferred": [item.to_json() for item in deferred],
-        }
-
 
 def resolve_base(
     dotted: Optional[str], table: Mapping[str, str], module: str, package: bool, top_level: Iterable[str]
@@ -321,55 +314,6 @@ def file_classes(context) -> FileClasses:
         cached = FileClasses(context.module, context.path, context.imports)
         context._torchlint_file_classes = cached
     return cached
-
-
-# ---- deferral to the project pass --------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Deferred:
-    """A finding whose report waits for the project pass to know its class."""
-
-    class_name: str
-    needs: str  # "module" | "lightning"
-    diagnostic: Diagnostic
-
-    def to_json(self) -> dict:
-        return {"class": self.class_name, "needs": self.needs, "diagnostic": self.diagnostic.to_json()}
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> "Deferred":
-        return cls(data["class"], data["needs"], Diagnostic.from_json(data["diagnostic"]))
-
-
-def defer_reports(reports, context, class_name: str, needs: str) -> List[Deferred]:
-    """Turn a rule's reports (rule.Report, not yet added to the context) into Deferred
-    findings, with positions, noqa and fixes resolved now, while the tree is at hand.
-    The runner applies the fixes of those the project pass keeps."""
-    deferred = []
-    for report in reports:
-        diagnostic = context.diagnostic(report)
-        if diagnostic is not None:
-            deferred.append(Deferred(class_name, needs, diagnostic))
-    return deferred
-
-
-def project_diagnostics(facts_by_file: Mapping[str, Mapping[str, Any]]) -> List[Diagnostic]:
-    """The deferred findings of every file whose class, now that all files' classes are
-    known, is what the finding needs."""
-    index = ClassIndex(
-        ClassFacts.from_json(item)
-        for facts in facts_by_file.values()
-        for item in facts.get("classes", ())
-    )
-    diagnostics = []
-    for facts in facts_by_file.values():
-        for item in facts.get("deferred", ()):
-            deferred = Deferred.from_json(item)
-            class_facts = index.find(deferred.class_name)
-            if class_facts is not None and index.decides(class_facts, deferred.needs):
-                diagnostics.append(deferred.diagnostic)
-    return diagnostics
 
 
 # ---- classes, methods and attributes (LibCST) -------------------------------------

@@ -7,7 +7,7 @@ a tensor the caller of the whole model supplies."""
 from __future__ import annotations
 
 import ast
-from typing import Dict, List, Set
+from typing import Dict, List, Sequence, Set
 
 from torchlint.core.walk import ast_nodes
 
@@ -241,3 +241,20 @@ class _Method:
 
     def _is_self_attribute(self, node) -> bool:
         return isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == self.instance
+
+
+def passes_own_outputs(call: Sequence, parameters: Sequence[Sequence]) -> bool:
+    """Whether a recorded submodule call (`submodule_calls`) binds each of the
+    callee's `[position, name]` parameters to an output of the caller's own layers (or
+    leaves it to its default)."""
+    _, positional, star, keywords = call
+    for position, name in parameters:
+        if position is not None and position < len(positional):
+            internal = positional[position]
+        elif position is not None and star is not None:
+            internal = star
+        else:
+            internal = keywords.get(name, star is not False)
+        if not internal:
+            return False
+    return True

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
-from typing import Optional, Tuple
+from typing import Any, Optional, Tuple
 
 
 SYNTAX_CODE = "TL000"  # a file that cannot be read, decoded or parsed
@@ -161,6 +161,6 @@ class FileResult:
 
     path: str
     diagnostics: list = field(default_factory=list)
-    facts: dict = field(default_factory=dict)
+    facts: Any = None  # what the project pass knows of the file (torchlint.index.record.FileRecord)
     errors: list = field(default_factory=list)
     parsed: bool = False

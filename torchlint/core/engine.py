@@ -21,6 +21,7 @@ from torchlint.core.registry import selected_codes
 from torchlint.core.rule import Rule, RuleContext, SourceView
 from torchlint.core.source import DecodeError, decode_source, detect_newline
 from torchlint.core.incremental_parse import StatementParser
+from torchlint.index.record import FileRecord
 from torchlint.core.walk import visit_batched
 
 
@@ -56,18 +57,15 @@ def needed_definitions(view: SourceView, config: Config, rules: Sequence[type]) 
     return needed
 
 
-def ast_facts(view: SourceView, config: Config, rules: Sequence[type], errors: List[str]) -> Dict:
-    """The facts rules record for every file from its stdlib ast (see `Rule.ast_facts`)."""
-    found = {}
+def ast_facts(view: SourceView, config: Config, rules: Sequence[type], errors: List[str]) -> FileRecord:
+    """The file's record as the rules start it from its stdlib ast (see `Rule.ast_facts`)."""
+    record = FileRecord()
     for rule in rules:
         try:
-            facts = rule.ast_facts(view, config)
+            rule.ast_facts(view, config, record)
         except Exception as error:  # a rule bug must not cost the other rules their findings
             errors.append(f"{view.path}: rule {rule.code} crashed: {describe(error)}")
-            continue
-        if facts is not None:
-            found[rule.code] = facts
-    return found
+    return record
 
 
 def syntax_diagnostic(path: str, message: str, row: int, column: int) -> Diagnostic:
@@ -119,7 +117,7 @@ def _lint_whole(
     except (RecursionError, MemoryError) as error:
         # more than the deep stack gives: this file only, one line
         result.diagnostics.clear()
-        result.facts.clear()
+        result.facts = None
         result.errors[:] = [f"{path}: too deeply nested to analyse: {describe(error)}"]
         return result
 
@@ -143,7 +141,7 @@ def _lint_large(text: str, path: str, config: Config, rules: Sequence[type], new
         return FileResult(path, [syntax_diagnostic(path, message, 1, 1)])
     result = _lint_whole(reduced.text, path, config, rules, newline, None, flake8, None)
     result.diagnostics = [_in_file(diagnostic, reduced) for diagnostic in result.diagnostics]
-    result.facts = {}
+    result.facts = None
     return result
 
 
@@ -212,7 +210,7 @@ def _lint_parsed(
         elided,
         selected_codes(config),
     )
-    context.facts.update(result.facts)
+    context.record = result.facts
     if parser is not None:
         context.known_ranges = parser.ranges
         context.known_suppressions = parser.suppressions
@@ -227,7 +225,7 @@ def _lint_parsed(
         except Exception as error:
             crashed[code] = error
     result.diagnostics.extend(d for code, d in findings if d is not None and code not in crashed)
-    result.facts = {code: facts for code, facts in context.facts.items() if code not in crashed}
+    result.facts = context.record.without_pending_of(crashed)
     for code, error in crashed.items():
         result.errors.append(f"{path}: rule {code} crashed: {describe(error)}")
     return result

@@ -6,6 +6,13 @@ optional cheap `gate` on the stdlib `ast`, its own VALID/INVALID examples, and L
 visitor methods (`visit_Call`, `leave_FunctionDef`, ...). All selected rules run in
 one batched traversal of one parse; positions are computed only if something is
 reported, which is why a fix is given as a function of `Positions`.
+
+A rule that needs other files to decide (`project_rule = True`) does two things, and
+only these: it fills the typed sections of the file's record that its decision reads
+(`ast_facts`, `context.record`), and it leaves each undecided finding to the project
+pass with `context.defer(report, condition)`, a condition from the closed set of
+`torchlint.index.pending`. The one resolver (`torchlint.index.resolver`) decides them
+over every file's record.
 """
 
 from __future__ import annotations
@@ -20,6 +27,8 @@ from typing import AbstractSet, Any, Callable, ClassVar, Dict, List, Mapping, Op
 from torchlint.core.config import Config
 from torchlint.core.partial_parse import Elided, cached_lines, cached_statement_spans
 from torchlint.core.diagnostics import Diagnostic, Edit, Fix, Location, RuleInfo
+from torchlint.index.pending import Condition, Pending
+from torchlint.index.record import FileRecord
 from torchlint.fixing.layout import fit_edit
 from torchlint.analysis.names import ImportMap, ImportTable, ast_import_table
 from torchlint.core.noqa import LineSuppressions, StatementSuppressions
@@ -193,7 +202,8 @@ class RuleContext:
         self.config = config
         self.newline = newline
         self.reports: List[Report] = []
-        self.facts: Dict[str, Any] = {}
+        # what the project pass will know of this file (the rules' `ast_facts` started it)
+        self.record = FileRecord()
         self.known_ranges: Optional[KnownRanges] = None  # positions kept from the file's previous versions
         self.known_suppressions: Optional[Dict[str, LineSuppressions]] = None  # and `# noqa` comments
 
@@ -219,6 +229,14 @@ class RuleContext:
     def suppressions(self) -> StatementSuppressions:
         # the parse text: same rows and comments, no bulk data
         return StatementSuppressions(cached_lines(self.view), cached_statement_spans(self.view), self.known_suppressions)
+
+    def defer(self, report: Report, condition: Condition) -> None:
+        """Leave a finding to the project pass, which reports it if `condition` (one of
+        `torchlint.index.pending`) holds once every file is known. Its position, `# noqa`
+        and fix are resolved now, while the tree is at hand."""
+        diagnostic = self.diagnostic(report)
+        if diagnostic is not None:
+            self.record.pending.append(Pending(diagnostic, condition))
 
     def diagnostic(self, report: Report) -> Optional[Diagnostic]:
         """The finding a report becomes, with position and fix; None if `# noqa` hides it
@@ -272,7 +290,7 @@ class Rule:
     level: ClassVar[str] = "warning"  # "error" for code that fails at run time
     fixable: ClassVar[bool] = False
     options: ClassVar[Mapping[str, Any]] = {}
-    project_rule: ClassVar[bool] = False
+    project_rule: ClassVar[bool] = False  # True: it records facts and pending findings (see the module doc)
     # False: not run on Jupyter notebooks, where what it reports is how notebooks are written
     applies_to_notebooks: ClassVar[bool] = True
     VALID: ClassVar[Sequence[str]] = ()
@@ -299,17 +317,15 @@ class Rule:
         return True
 
     @classmethod
-    def ast_facts(cls, view: SourceView, config: Config) -> Optional[Any]:
-        """JSON-able facts this rule records for every file that parses, triggered, gated
-        or not, from the stdlib ast alone (e.g. the classes a project pass resolves bases
-        through); they start the file's `context.facts[cls.code]`. Default: none."""
-        return None
-
-    @classmethod
-    def check_project(cls, facts: Mapping[str, Mapping[str, Any]], config: Config) -> list:
-        """Project-level rules decide here, from every file's `context.facts[cls.code]`,
-        which Diagnostics to emit. Per-file rules never override this."""
-        return []
+    def ast_facts(cls, view: SourceView, config: Config, record: FileRecord) -> None:
+        """For a rule that looks across files (`project_rule`): fill the sections of the
+        file's record (`torchlint.index.record.FileRecord`) that its project pass reads,
+        from the stdlib ast alone, for every file that parses, triggered, gated or not
+        (e.g. `record.classes`, through which other files' bases resolve). The LibCST
+        pass adds to the same record (`context.record`), and a finding that waits for
+        other files goes there through `context.defer(report, condition)`; one resolver
+        decides every such condition (`torchlint.index.resolver`). A rule never writes
+        JSON of its own. Default: nothing."""
 
     @classmethod
     def info(cls) -> RuleInfo:

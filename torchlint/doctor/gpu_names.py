@@ -11,8 +11,6 @@ from __future__ import annotations
 import re
 from typing import Optional, Tuple
 
-GPU_TABLE_SOURCE = "https://developer.nvidia.com/cuda-gpus"
-
 # (regex searched in the cleaned name, "major.minor")
 _ROWS: Tuple[Tuple[str, str], ...] = (
     # Blackwell

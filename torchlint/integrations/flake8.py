@@ -75,6 +75,7 @@ class TorchlintChecker:
     def _diagnostics(self, problems: List[str]):
         from torchlint.core.engine import lint_text
         from torchlint.integrations.notebook import NotebookError, is_notebook, read_notebook
+        from torchlint.index.resolver import project_findings
 
         source, tree = "".join(self.lines), self.tree
         path = Path(self.filename)
@@ -94,9 +95,8 @@ class TorchlintChecker:
         prefix = f"{self.filename}: "
         problems.extend(error[len(prefix) :] if error.startswith(prefix) else error for error in result.errors)
         diagnostics = [d for d in result.diagnostics if d.code != SYNTAX_CODE]
-        for rule in rules:
-            if rule.project_rule and rule.code in result.facts:
-                diagnostics.extend(rule.check_project({self.filename: result.facts[rule.code]}, config))
+        if result.facts is not None:
+            diagnostics.extend(project_findings({self.filename: result.facts}, rules, config))
         if diagnostics and not self.disable_noqa:
             from torchlint.core.noqa import line_suppressions
 

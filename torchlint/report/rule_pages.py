@@ -53,7 +53,7 @@ def _fix_line(info: RuleInfo, rule: Optional[type]) -> str:
 def _options_section(name: str, options: Dict[str, object]) -> str:
     rows = [f"- `{key}` (default `{_toml(value)}`)" for key, value in options.items()]
     example = "\n".join(f"{key} = {_toml(value)}" for key, value in options.items())
-    return f"## Options\n" + "\n".join(rows) + f"\n\n```toml\n[tool.torchlint.{name}]\n{example}\n```"
+    return "## Options\n" + "\n".join(rows) + f"\n\n```toml\n[tool.torchlint.{name}]\n{example}\n```"
 
 
 def _toml(value: object) -> str:

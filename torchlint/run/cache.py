@@ -2,8 +2,9 @@
 
 Layout, in `.torchlint_cache/v<version>/`:
 - `<hash of (config, directory)>.json`: `{"files": {name: {"key", "used", "diagnostics"}}}`;
-- the same hash `.facts`: `{"files": {name: {"key", "facts"}}}`, what project rules
-  recorded of each file (`{code: JSON text}`), read only when a project pass needs them;
+- the same hash `.facts`: `{"files": {name: {"key", "record"}}}`, what the project pass
+  knows of each file (its `torchlint.index.record.FileRecord` as JSON text, or null),
+  read only when a project pass needs it;
 - `<hash of (config, the run's file names)>.project`: `{"key", "used", "diagnostics"}`,
   the findings of the last project pass over that set of files, valid while its `key`
   (a hash of every file's key) matches: a warm run of an unchanged tree reads neither
@@ -34,9 +35,9 @@ directory of another user is refused, and only names torchlint writes are pruned
 (`torchlint.run.cache_ground`).
 
 Entries are validated on read, type by type: a corrupt, truncated or foreign entry is a
-miss and is overwritten, never an error. Facts are written beside their findings but
+miss and is overwritten, never an error. Records are written beside their findings but
 not atomically with them (another run may win one of the two writes): a file whose
-facts are missing or carry another key is linted again for them (see the runner).
+record is missing or carries another key is linted again for it (see the runner).
 """
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ import stat
 import time
 from contextlib import suppress
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from torchlint import __version__
 from torchlint.run.bounded_read import loads_json
@@ -93,8 +94,8 @@ class Cache:
 
     def get(self, name: str, display: str, key: str) -> Optional[FileResult]:
         """The cached findings of the file at project path `name`, if its `key` (see
-        `entry_key`) is the one it was linted with; named `display`. Without facts:
-        `facts` gives them."""
+        `entry_key`) is the one it was linted with; named `display`. Without its record:
+        `record` gives it."""
         directory, base = _split(name)
         files = self._pack(directory, FINDINGS)
         entry = files.get(base)
@@ -104,7 +105,7 @@ class Cache:
             if entry["key"] != key:
                 return None
             _of(entry["used"], int)
-            result = FileResult(display, [_diagnostic(d, display) for d in _of(entry["diagnostics"], list)], {})
+            result = FileResult(display, [_diagnostic(d, display) for d in _of(entry["diagnostics"], list)])
         except (KeyError, TypeError, ValueError):
             del files[base]
             self._changed.add((directory, FINDINGS))
@@ -114,22 +115,23 @@ class Cache:
             self._changed.add((directory, FINDINGS))
         return result
 
-    def facts(self, name: str, key: str) -> Optional[Dict[str, str]]:
-        """The facts of the file at project path `name` with this `key`, if stored: each
-        rule's as JSON text (see `torchlint.index.file_facts`)."""
+    def record(self, name: str, key: str) -> Tuple[bool, Optional[str]]:
+        """Whether the record of the file at project path `name` with this `key` is
+        stored, and if so the record as JSON text (None: the file has none)."""
         directory, base = _split(name)
         entry = self._pack(directory, FACTS).get(base)
-        if not isinstance(entry, dict) or entry.get("key") != key:
-            return None
-        facts = entry.get("facts")
-        if type(facts) is not dict or any(type(text) is not str for text in facts.values()):
-            return None
-        return facts
+        if not isinstance(entry, dict) or entry.get("key") != key or "record" not in entry:
+            return False, None
+        text = entry["record"]
+        if text is not None and type(text) is not str:
+            return False, None
+        return True, text
 
     def put(self, name: str, key: str, result: FileResult) -> None:
+        """Store a file's findings and its record (`result.facts`: JSON text or None)."""
         if result.errors:
             return
-        self.put_facts(name, key, result.facts)
+        self.put_record(name, key, result.facts)
         directory, base = _split(name)
         self._pack(directory, FINDINGS)[base] = {
             "key": key,
@@ -138,9 +140,9 @@ class Cache:
         }
         self._changed.add((directory, FINDINGS))
 
-    def put_facts(self, name: str, key: str, facts: Mapping[str, str]) -> None:
+    def put_record(self, name: str, key: str, text: Optional[str]) -> None:
         directory, base = _split(name)
-        self._pack(directory, FACTS)[base] = {"key": key, "facts": facts}
+        self._pack(directory, FACTS)[base] = {"key": key, "record": text}
         self._changed.add((directory, FACTS))
 
     def project(self, files: Sequence[Tuple[str, str]]) -> Optional[List[Diagnostic]]:

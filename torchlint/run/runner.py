@@ -7,14 +7,15 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import pathspec
 
 from torchlint.run.cache import Cache, entry_key
 from torchlint.core.config import Config
 from torchlint.core.engine import describe, lint_bytes, lint_text, syntax_diagnostic
-from torchlint.index.file_facts import EncodedFacts, StoredFacts
+from torchlint.index.record_text import RecordText
+from torchlint.index.resolver import project_findings
 from torchlint.fixing.apply import FixOutcome, apply_checked, dropped_message, fix_text, is_applicable, parses, unified_diff
 from torchlint.core.diagnostics import Diagnostic, FileResult
 from torchlint.run.interrupts import signals_deferred, worker_signals
@@ -40,7 +41,7 @@ class RunSettings:
 class FileOutcome:
     display: str
     diagnostics: List[Diagnostic] = field(default_factory=list)
-    facts: Mapping[str, Any] = field(default_factory=dict)
+    record: RecordText = field(default_factory=RecordText)  # what the project pass reads of the file
     errors: List[str] = field(default_factory=list)
     warnings: List[str] = field(default_factory=list)  # fixes refused (the guard, a file changed): their findings stay
     applied: Counter = field(default_factory=Counter)
@@ -157,7 +158,7 @@ def lookup(job: Job, settings: RunSettings, cache: Optional[Cache] = None) -> Tu
     if cached is None or (settings.mode != "check" and _has_fix(cached, settings.unsafe)):
         return None, job, key
     outcome = _with_result(FileOutcome(display, cached=True), cached, data if settings.keep_sources else None)
-    outcome.facts = _stored_facts(cache, name, job, key, settings)
+    outcome.record = _stored_record(cache, name, job, key, settings)
     if is_notebook(display):
         outcome.unread_notebook = data
     return outcome, job, key
@@ -182,7 +183,7 @@ def process_file(job: Job, settings: RunSettings) -> FileOutcome:
     except Exception as error:  # e.g. RecursionError deep inside LibCST: this file only
         outcome.errors.append(f"{display}: internal error: {describe(error)}")
         return outcome
-    outcome.facts = EncodedFacts.of(outcome.facts)  # text: what the parent keeps of every file
+    outcome.record = RecordText.of(outcome.record)  # text: what the parent keeps of every file
     return outcome
 
 
@@ -207,26 +208,26 @@ def _store(cache: Cache, fresh: Sequence[FileOutcome], settings: RunSettings) ->
         return
     for outcome in fresh:
         if outcome.key is not None:
-            result = FileResult(outcome.display, outcome.diagnostics, EncodedFacts.of(outcome.facts).texts, outcome.errors)
+            result = FileResult(outcome.display, outcome.diagnostics, outcome.record.text, outcome.errors)
             cache.put(_relative(outcome.display, settings.config), outcome.key, result)
 
 
-def _stored_facts(cache: Cache, name: str, job: Job, key: str, settings: RunSettings) -> StoredFacts:
-    def load() -> EncodedFacts:
-        texts = cache.facts(name, key)
-        if texts is not None:
-            return EncodedFacts(texts)
-        # pruned, or another run's write won: lint the file again for them
-        facts = EncodedFacts.of(process_file(job, replace(settings, mode="check", keep_sources=False)).facts)
-        cache.put_facts(name, key, facts.texts)
-        return facts
+def _stored_record(cache: Cache, name: str, job: Job, key: str, settings: RunSettings) -> RecordText:
+    def load() -> Optional[str]:
+        found, text = cache.record(name, key)
+        if found:
+            return text
+        # pruned, or another run's write won: lint the file again for it
+        text = process_file(job, replace(settings, mode="check", keep_sources=False)).record.text
+        cache.put_record(name, key, text)
+        return text
 
-    return StoredFacts(load)
+    return RecordText(load=load)
 
 
 def _with_result(outcome: FileOutcome, result: FileResult, data: Optional[bytes]) -> FileOutcome:
     outcome.diagnostics = list(result.diagnostics)
-    outcome.facts = result.facts
+    outcome.record = result.facts
     outcome.errors = list(result.errors)
     if data is not None and not is_notebook(outcome.display):
         outcome.undecoded = data
@@ -465,12 +466,17 @@ def _size(job) -> int:
 
 
 def project_pass(outcomes: Sequence[FileOutcome], settings: RunSettings) -> List[Diagnostic]:
-    diagnostics: List[Diagnostic] = []
-    for rule in all_rules():
-        if rule.project_rule and rule.code in settings.codes:
-            facts = {o.display: found for o in outcomes if (found := o.facts.get(rule.code)) is not None}
-            diagnostics.extend(rule.check_project(facts, settings.config))
-    return diagnostics
+    """The findings that wait for other files, decided over every file's record (each
+    decoded once here)."""
+    rules = [rule for rule in all_rules() if rule.project_rule and rule.code in settings.codes]
+    if not rules:
+        return []
+    records = {}
+    for outcome in outcomes:
+        record = RecordText.of(outcome.record).decode()
+        if record is not None:
+            records[outcome.display] = record
+    return project_findings(records, rules, settings.config)
 
 
 MAX_PROJECT_ROUNDS = 5
@@ -499,7 +505,7 @@ def _refix(outcome: FileOutcome, settings: RunSettings) -> None:
     rules = rules_for(outcome.display, settings)
     fixed = _fixed(outcome.fixed_text, outcome.display, rules, outcome.original.newline, settings, outcome.layout)
     outcome.diagnostics = list(fixed.result.diagnostics)
-    outcome.facts = fixed.result.facts
+    outcome.record = RecordText.of(fixed.result.facts)
     outcome.errors.extend(e for e in fixed.result.errors if e not in outcome.errors)
     outcome.warnings.extend(w for w in fixed.dropped if w not in outcome.warnings)
     outcome.fixed_text = fixed.text
@@ -594,7 +600,7 @@ def _unfixed(outcome: FileOutcome, settings: RunSettings) -> None:
         outcome.layout = outcome.notebook.layout.copy()
     result = lint_text(outcome.original.text, outcome.display, settings.config, rules, newline=outcome.original.newline)
     outcome.diagnostics = list(result.diagnostics)
-    outcome.facts = result.facts
+    outcome.record = RecordText.of(result.facts)
     outcome.fixed_text = outcome.original.text
     outcome.applied = Counter()
     if outcome.source is not None:

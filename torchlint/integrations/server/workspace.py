@@ -22,6 +22,7 @@ from torchlint.core.engine import describe
 from torchlint.core.diagnostics import Diagnostic
 from torchlint.run.interrupts import Terminated, raise_on_sigterm
 from torchlint.core.registry import all_rules
+from torchlint.index.record_text import RecordText
 from torchlint.run.runner import FileOutcome, default_jobs, lint_files, project_pass
 from torchlint.integrations.server.settings import settings_for
 
@@ -30,7 +31,7 @@ from torchlint.integrations.server.settings import settings_for
 class ProjectRequest:
     cwd: str
     roots: Tuple[str, ...]  # the workspace folders, named as the documents' displays are
-    open_facts: Dict[str, Dict[str, Any]]  # display -> the facts of an open document's text
+    open_facts: Dict[str, Any]  # display -> the record (FileRecord) of an open document's text
 
 
 @dataclass
@@ -55,7 +56,9 @@ def project_findings(request: ProjectRequest) -> ProjectAnswer:
         on_disk = [(display, path, None) for display, path in files if display not in request.open_facts]
         outcomes = lint_files(on_disk, settings, workers=max(1, default_jobs() - 1))
         outcomes += [
-            FileOutcome(display, facts=request.open_facts[display]) for display, _ in files if display in request.open_facts
+            FileOutcome(display, record=RecordText.of(request.open_facts[display]))
+            for display, _ in files
+            if display in request.open_facts
         ]
         answer.errors.extend(error for outcome in outcomes for error in outcome.errors)
         for diagnostic in project_pass(outcomes, settings):

@@ -1,0 +1,111 @@
+"""What the project pass knows of one file: one typed record, built once per file.
+
+The per-file pass fills a `FileRecord`: the stdlib-ast facts of the selected rules
+(`Rule.ast_facts`), then what the rules' LibCST pass adds (`RuleContext.record`), among
+it the findings that wait for other files (`Pending`). The record is what the cache
+keeps of a file and what a parallel run's parent holds until the project pass: one JSON
+text per file (`to_json` / `from_json`, the only place its shape is written down),
+decoded once per project pass (`torchlint.index.project.ProjectIndex`).
+
+Each section is empty where no selected rule asked for it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any, Dict, List, Mapping, Optional, Tuple
+
+from torchlint.analysis.modules import ClassFacts
+from torchlint.index.pending import Pending
+
+
+@dataclass(frozen=True)
+class SecondOrderSite:
+    """A double-backward site (`create_graph=` on `torch.autograd.grad` / `.backward`):
+    its row, what it is, whether cuDNN is off there, the modules of the tree it reaches
+    (`reaches`) and the `[function, parameter]` pairs whose values it differentiates."""
+
+    row: int
+    what: str
+    off: bool
+    reaches: Tuple[str, ...]
+    params: Tuple[Tuple[Any, Any], ...]
+
+    def to_json(self) -> list:
+        return [self.row, self.what, self.off, list(self.reaches), [list(pair) for pair in self.params]]
+
+    @classmethod
+    def from_json(cls, data: list) -> "SecondOrderSite":
+        row, what, off, reaches, params = data
+        return cls(row, what, off, tuple(reaches), tuple(tuple(pair) for pair in params))
+
+
+@dataclass
+class FileRecord:
+    """One file's facts for the project pass."""
+
+    # every class (stdlib ast: `torchlint.analysis.hot_paths.class_graph`), with its evidence
+    classes: Tuple[ClassFacts, ...] = ()
+    # class -> method -> the methods it calls on `self`
+    self_calls: Mapping[str, Mapping[str, List[str]]] = field(default_factory=dict)
+    # training loops and step functions (`torchlint.analysis.training_loops.loop_facts`)
+    loops: Optional[Mapping[str, Any]] = None
+    # module instances that flow into function parameters (`torchlint.analysis.hot_paths.instance_flow`)
+    flow: Optional[Mapping[str, Any]] = None
+    # the modules imported at import time (absolute or relative dotted names)
+    imported_modules: Tuple[str, ...] = ()
+    # the heavy modules whose module-level import stays after every fix
+    staying_imports: Tuple[str, ...] = ()
+    # classes used as a submodule of another class, and the calls of submodules
+    # (`torchlint.analysis.submodule_calls`)
+    submodule_uses: Tuple[str, ...] = ()
+    submodule_calls: Tuple[list, ...] = ()
+    # checkpoint sources this file loads with `weights_only=False` (or a pickle module)
+    unrestricted_loads: Tuple[str, ...] = ()
+    # the file's import table, kept where a double-backward analysis ran on it (None: it did not)
+    import_table: Optional[Mapping[str, str]] = None
+    second_order_sites: Tuple[SecondOrderSite, ...] = ()
+    # findings that wait for other files
+    pending: List[Pending] = field(default_factory=list)
+
+    def to_json(self) -> Dict[str, Any]:
+        data: Dict[str, Any] = {}
+        if self.classes:
+            data["classes"] = [facts.to_json() for facts in self.classes]
+        if self.self_calls:
+            data["self_calls"] = self.self_calls
+        for name in ("loops", "flow", "import_table"):
+            if getattr(self, name) is not None:
+                data[name] = getattr(self, name)
+        for name in ("imported_modules", "staying_imports", "submodule_uses", "submodule_calls", "unrestricted_loads"):
+            if getattr(self, name):
+                data[name] = list(getattr(self, name))
+        if self.second_order_sites:
+            data["second_order_sites"] = [site.to_json() for site in self.second_order_sites]
+        if self.pending:
+            data["pending"] = [pending.to_json() for pending in self.pending]
+        return data
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "FileRecord":
+        return cls(
+            classes=tuple(ClassFacts.from_json(item) for item in data.get("classes", ())),
+            self_calls=data.get("self_calls", {}),
+            loops=data.get("loops"),
+            flow=data.get("flow"),
+            imported_modules=tuple(data.get("imported_modules", ())),
+            staying_imports=tuple(data.get("staying_imports", ())),
+            submodule_uses=tuple(data.get("submodule_uses", ())),
+            submodule_calls=tuple(data.get("submodule_calls", ())),
+            unrestricted_loads=tuple(data.get("unrestricted_loads", ())),
+            import_table=data.get("import_table"),
+            second_order_sites=tuple(SecondOrderSite.from_json(item) for item in data.get("second_order_sites", ())),
+            pending=[Pending.from_json(item) for item in data.get("pending", ())],
+        )
+
+    def without_pending_of(self, codes) -> "FileRecord":
+        """The record less the pending findings of these rules (rules that crashed)."""
+        if not codes:
+            return self
+        kept = [pending for pending in self.pending if pending.diagnostic.code not in codes]
+        return self if len(kept) == len(self.pending) else replace(self, pending=kept)
