@@ -4,8 +4,9 @@ LibCST's whole-module PositionProvider."""
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
-from typing import List, Set, Tuple
+from typing import FrozenSet, List, Set, Tuple
 
 import libcst as cst
 import pytest
@@ -101,13 +102,16 @@ def test_tricky_module(newline):
     _same(TRICKY.replace("\n", newline))
 
 
-def _shapes(path: Path) -> Set[Tuple[str, bool]]:
+@functools.lru_cache(maxsize=None)
+def _shapes(path: Path) -> FrozenSet[Tuple[str, bool]]:
     """The kinds of node in the file, each with whether it spans lines."""
     try:
         tree = ast.parse(path.read_text(encoding="utf-8"))
     except SyntaxError:
-        return set()
-    return {(type(node).__name__, getattr(node, "end_lineno", None) != getattr(node, "lineno", None)) for node in ast.walk(tree)}
+        return frozenset()
+    return frozenset(
+        (type(node).__name__, getattr(node, "end_lineno", None) != getattr(node, "lineno", None)) for node in ast.walk(tree)
+    )
 
 
 def _covering(paths: List[Path], covered: Set[Tuple[str, bool]]) -> List[Path]:
