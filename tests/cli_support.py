@@ -52,8 +52,7 @@ def as_text(result: subprocess.CompletedProcess) -> subprocess.CompletedProcess:
 def run_torchlint_process(*args, cwd=None, input=None, env=None, prefix=(), module="torchlint"):
     """`python -m torchlint ARGS` (or another MODULE) in a child process (run under
     `prefix`, if given). In `env`, None unsets."""
-    full_env = {**os.environ, "NO_COLOR": "1", **(env or {})}
-    full_env.pop("FORCE_COLOR", None)
+    full_env = {**os.environ, "NO_COLOR": "1", "FORCE_COLOR": None, **(env or {})}
     return subprocess.run(
         [*prefix, sys.executable, "-m", module, *args],
         cwd=cwd,
