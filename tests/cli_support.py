@@ -15,6 +15,15 @@ WANDB_READ_LATER = "\n\ndef f():\n    return wandb\n"
 WANDB_USED = "import wandb\n" + WANDB_READ_LATER
 
 
+# the entry points `python -m MODULE` runs: module -> the module path of its `main`
+ENTRY_POINTS = {
+    "torchlint": "torchlint.cli",
+    "torchlint.doctor": "torchlint.doctor.cli",
+    "torchlint.explain": "torchlint.explain.cli",
+    "torchlint.report.rule_pages": "torchlint.report.rule_pages",
+}
+
+
 def run_torchlint(*args, cwd=None, input=None, env=None, prefix=()):
     """The real console entry point, `torchlint.cli.main`, with its own working directory,
     environment, stdin and captured stdout/stderr bytes, as a CompletedProcess.
@@ -23,31 +32,47 @@ def run_torchlint(*args, cwd=None, input=None, env=None, prefix=()):
     the point: `prefix` (e.g. setpriv), an `env` that only a starting interpreter reads
     (PYTHONPATH and the like), or TORCHLINT_TESTS_SUBPROCESS=1 for every call (to check
     that the two agree)."""
+    return run_module("torchlint", *args, cwd=cwd, input=input, env=env, prefix=prefix)
+
+
+def run_module(module, *args, cwd=None, input=None, env=None, prefix=()):
+    """`python -m MODULE ARGS` for a module of ENTRY_POINTS, as run_torchlint runs it: its
+    `main` in this process unless a child process is the point. In `env`, None unsets."""
     at_startup = any(name.startswith("PYTHON") for name in (env or {}))
     if prefix or at_startup or os.environ.get("TORCHLINT_TESTS_SUBPROCESS") == "1":
-        return run_torchlint_process(*args, cwd=cwd, input=input, env=env, prefix=prefix)
-    return _in_process(list(args), cwd, input, env)
+        return run_torchlint_process(*args, cwd=cwd, input=input, env=env, prefix=prefix, module=module)
+    return _in_process(module, list(args), cwd, input, env)
 
 
-def run_torchlint_process(*args, cwd=None, input=None, env=None, prefix=()):
-    """`python -m torchlint ARGS` in a child process (run under `prefix`, if given)."""
-    full_env = {**os.environ, "NO_COLOR": "1", **(env or {})}
-    full_env.pop("FORCE_COLOR", None)
+def as_text(result: subprocess.CompletedProcess) -> subprocess.CompletedProcess:
+    """`result` with its stdout and stderr decoded, as `subprocess.run(..., text=True)` gives."""
+    return subprocess.CompletedProcess(result.args, result.returncode, result.stdout.decode(), result.stderr.decode())
+
+
+def run_torchlint_process(*args, cwd=None, input=None, env=None, prefix=(), module="torchlint"):
+    """`python -m torchlint ARGS` (or another MODULE) in a child process (run under
+    `prefix`, if given). In `env`, None unsets."""
+    full_env = {**os.environ, "NO_COLOR": "1", "FORCE_COLOR": None, **(env or {})}
     return subprocess.run(
-        [*prefix, sys.executable, "-m", "torchlint", *args],
+        [*prefix, sys.executable, "-m", module, *args],
         cwd=cwd,
         input=input,
         capture_output=True,
-        env=full_env,
+        env={name: value for name, value in full_env.items() if value is not None},
         timeout=300,
     )
 
 
-def _in_process(args, cwd, input, env):
+def _in_process(module, args, cwd, input, env):
+    import importlib
+    import importlib.util
     import io
     import traceback
 
-    from torchlint.cli import main
+    main = importlib.import_module(ENTRY_POINTS[module]).main
+    spec = importlib.util.find_spec(module)
+    # what `python -m MODULE` puts in sys.argv[0]: a package's __main__.py, or the module's file
+    script = str(Path(spec.origin).with_name("__main__.py")) if spec.submodule_search_locations else spec.origin
 
     import signal
 
@@ -60,12 +85,15 @@ def _in_process(args, cwd, input, env):
     stdout = io.TextIOWrapper(out, encoding="utf-8", newline="\n", write_through=True)
     stderr = io.TextIOWrapper(err, encoding="utf-8", errors="backslashreplace", newline="\n", write_through=True)
     try:
-        os.environ.update({"NO_COLOR": "1", **(env or {})})
-        os.environ.pop("FORCE_COLOR", None)
+        for name, value in {"NO_COLOR": "1", "FORCE_COLOR": None, **(env or {})}.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
         if cwd is not None:
             os.chdir(cwd)
         sys.stdin = io.TextIOWrapper(io.BytesIO(input or b""), encoding="utf-8")
-        sys.stdout, sys.stderr, sys.argv = stdout, stderr, [str(REPO / "torchlint" / "__main__.py"), *args]
+        sys.stdout, sys.stderr, sys.argv = stdout, stderr, [script, *args]
         try:
             code = main(args)
         except SystemExit as stop:

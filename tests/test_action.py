@@ -149,12 +149,14 @@ def _sarif(path: Path) -> dict:
     return log
 
 
+@pytest.mark.slow
 def test_install_step_reports_the_installed_version(runner):
     from torchlint import __version__
 
     assert runner.outputs["install"]["version"] == __version__
 
 
+@pytest.mark.slow
 def test_defaults_write_annotations_and_sarif_then_fail_the_step(runner, workspace):
     result = check(runner)
     assert result.returncode == 1, result.stderr.decode()
@@ -167,6 +169,7 @@ def test_defaults_write_annotations_and_sarif_then_fail_the_step(runner, workspa
     assert runner.outputs["check"] == {"sarif-file": "torchlint.sarif", "exit-code": "1"}
 
 
+@pytest.mark.slow
 def test_sarif_only_prints_no_annotations_but_still_fails(runner, workspace):
     result = check(runner, output="sarif", **{"sarif-file": "out/report.sarif"})
     assert result.returncode == 1
@@ -175,6 +178,7 @@ def test_sarif_only_prints_no_annotations_but_still_fails(runner, workspace):
     assert runner.outputs["check"] == {"sarif-file": "out/report.sarif", "exit-code": "1"}
 
 
+@pytest.mark.slow
 def test_annotations_only_writes_no_sarif(runner, workspace):
     result = check(runner, output="annotations", paths="trainer\nocr")  # `paths: |` on two lines
     assert result.returncode == 1 and _annotations(result)
@@ -183,6 +187,7 @@ def test_annotations_only_writes_no_sarif(runner, workspace):
     assert runner.outputs["check"] == {"exit-code": "1"}
 
 
+@pytest.mark.slow
 def test_args_reach_torchlint_and_a_clean_selection_passes(runner, workspace):
     result = check(runner, args="--select TL004", paths="ocr")
     assert result.returncode == 0, result.stdout.decode() + result.stderr.decode()
@@ -190,12 +195,14 @@ def test_args_reach_torchlint_and_a_clean_selection_passes(runner, workspace):
     assert _sarif(workspace / "torchlint.sarif")["runs"][0]["results"] == []
 
 
+@pytest.mark.slow
 def test_a_bad_output_value_is_an_error_annotation_and_exit_2(runner, workspace):
     result = check(runner, output="html")
     assert result.returncode == 2
     assert result.stdout.decode().startswith("::error title=torchlint::input 'output' must be")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("args", ["--select NOPE", "--select TL9", "--config missing.toml"])
 def test_a_usage_error_is_exit_2_printed_once_and_leaves_no_sarif(runner, workspace, args):
     (workspace / "torchlint.sarif").write_text("stale")  # an earlier run's file is no report of this one
@@ -209,6 +216,7 @@ def test_a_usage_error_is_exit_2_printed_once_and_leaves_no_sarif(runner, worksp
     assert not list(workspace.rglob("*.sarif")) and not list(runner.temp.glob("*.sarif"))
 
 
+@pytest.mark.slow
 def test_readme_upload_guard_skips_exactly_when_no_valid_sarif_was_written(runner, workspace):
     steps = _readme_workflow()["jobs"]["torchlint"]["steps"]
     upload = next(step for step in steps if step.get("uses", "").startswith("github/codeql-action/upload-sarif@"))
@@ -231,6 +239,7 @@ def test_readme_names_the_annotation_levels_torchlint_writes():
     assert set(re.findall(r"TL\d{3}", bullet)) == error_codes
 
 
+@pytest.mark.slow
 def test_baseline_input_reports_only_new_findings(runner, workspace):
     torchlint = runner.temp / "torchlint-venv" / "bin" / "torchlint"
     written = subprocess.run([str(torchlint), "check", "--write-baseline", "baseline.json", "."], cwd=workspace, capture_output=True)
@@ -269,6 +278,7 @@ def test_readme_workflow_grants_what_upload_sarif_needs_and_uploads_after_a_fail
     assert not any("pip install torchlint" in step.get("run", "") for step in steps)
 
 
+@pytest.mark.slow
 def test_readme_workflow_run_locally_annotates_writes_sarif_and_fails(runner, workspace):
     steps = _readme_workflow()["jobs"]["torchlint"]["steps"]
     inputs = {name: _as_input(value) for name, value in next(s for s in steps if s.get("uses") == "OWNER/torchlint@REF")["with"].items()}

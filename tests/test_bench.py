@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parent.parent
 TINY = REPO / "bench" / "tiny"
 OLD_SECTION = "## 2000-01-01 00:00 UTC: an older run\n\nkept below the new one\n"
@@ -37,6 +39,7 @@ def table_row(text: str, label: str) -> list:
     return [cell.strip() for cell in line.strip("|").split("|")]
 
 
+@pytest.mark.slow
 def test_bench_on_tiny_tree_prepends_a_section_with_every_row(tmp_path):
     results = tmp_path / "RESULTS.md"
     results.write_text("# torchlint benchmark results\n\nold intro\n\n" + OLD_SECTION)

@@ -80,13 +80,12 @@ def _generated_tree(root: Path, count: int) -> None:
         (package / f"mod{index:03}.py").write_text(templates[index % len(templates)])
 
 
-@pytest.mark.parametrize("fmt", ["json", "concise"])
-def test_parallel_and_serial_output_are_identical(tmp_path, fmt):
-    _generated_tree(tmp_path, 300)
-    serial = run_torchlint("check", "--no-cache", "--jobs", "1", "--output-format", fmt, ".", cwd=tmp_path)
-    parallel = run_torchlint("check", "--no-cache", "--jobs", "2", "--output-format", fmt, ".", cwd=tmp_path)
+def test_parallel_and_serial_output_are_identical(tmp_path):
+    _generated_tree(tmp_path, 120)  # 60 chunks of the pool's two files
+    serial = run_torchlint("check", "--no-cache", "--jobs", "1", "--output-format", "concise", ".", cwd=tmp_path)
+    parallel = run_torchlint("check", "--no-cache", "--jobs", "2", "--output-format", "concise", ".", cwd=tmp_path)
     assert serial.returncode == parallel.returncode == 1
-    assert serial.stdout == parallel.stdout and serial.stdout.count(b"TL00") >= 240
+    assert serial.stdout == parallel.stdout and serial.stdout.count(b"TL00") >= 96
 
 
 def test_parallel_and_serial_identical_on_fixtures():
@@ -102,6 +101,7 @@ def test_warm_cache_gives_the_cold_output(tmp_path):
     assert cold.stdout == warm.stdout
 
 
+@pytest.mark.slow
 def test_concurrent_runs_on_one_cache_agree_and_leave_it_valid(tmp_path):
     import os
     import shutil

@@ -66,6 +66,7 @@ def _report():
 """
 
 
+@pytest.mark.slow
 def test_jobs_is_capped_by_the_files_and_the_cores(tmp_path):
     hook = tmp_path / "hook"
     hook.mkdir()

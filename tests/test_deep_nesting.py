@@ -68,6 +68,7 @@ def test_every_rule_runs_on_deeply_nested_valid_code(tmp_path, shape):
     assert set(ALL_RULES) <= codes
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("shape", ["elif-317", "sum-319", "brackets-140"])  # pyflakes fails on elif-2000
 def test_flake8_plugin_on_deeply_nested_valid_code(tmp_path, shape):
     (tmp_path / "model.py").write_text(MODULE.format(deep=DEEP[shape]))

@@ -103,6 +103,7 @@ def _without_file_permission_override():
     return prefix if probe.returncode == 0 else None
 
 
+@pytest.mark.slow  # processes of their own, without root's file-permission override
 def test_an_unreadable_directory_is_skipped_with_a_warning(tree):
     prefix = _without_file_permission_override()
     if prefix is None:

@@ -175,7 +175,12 @@ def _shell_env() -> dict:
 
 
 
-@pytest.mark.parametrize("block", SHELL_BLOCKS, ids=[block.where for block in SHELL_BLOCKS])
+@pytest.mark.parametrize(
+    "block",
+    # a block that runs starts real processes (slow); one marked `not run` is only parsed
+    [pytest.param(block, marks=() if block.not_run else pytest.mark.slow) for block in SHELL_BLOCKS],
+    ids=[block.where for block in SHELL_BLOCKS],
+)
 def test_shell_block_runs(block: Block, workspace: Path):
     steps = commands(block)
     assert steps, block.where

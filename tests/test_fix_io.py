@@ -181,6 +181,7 @@ def test_owner_and_group_are_kept(tmp_path):
     assert (path.stat().st_uid, path.stat().st_gid) == (4321, 8765)
 
 
+@pytest.mark.slow
 def test_a_file_changed_during_the_run_is_not_overwritten(tmp_path):
     # Every file is read before the workers start; once they are seen, the largest file
     # (read and fixed first) is edited, as an editor would, while the run goes on.
@@ -253,6 +254,7 @@ def test_a_file_deleted_before_the_write_is_reported_not_recreated(tmp_path):
     assert not path.exists()
 
 
+@pytest.mark.slow
 def test_a_writable_file_in_a_read_only_directory_is_fixed_in_place(tmp_path):
     from test_discovery_faults import _without_file_permission_override
 

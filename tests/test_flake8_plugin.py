@@ -7,6 +7,8 @@ import re
 import subprocess
 import sys
 
+import pytest
+
 from cli_support import FIXTURES, WANDB_USED, run_torchlint
 from extra_rules import run_with_rules, write_rule
 
@@ -29,11 +31,13 @@ def parse(output: bytes):
     return found
 
 
+@pytest.mark.slow
 def test_plugin_is_registered():
     result = flake8("--version")
     assert "torchlint" in result.stdout.decode()
 
 
+@pytest.mark.slow
 def test_same_findings_as_the_cli():
     project = FIXTURES
     plugin = {f for f in parse(flake8("--select", "TL", ".", cwd=project).stdout) if f[3] != "TL000"}
@@ -52,12 +56,14 @@ def test_same_findings_as_the_cli():
     assert plugin
 
 
+@pytest.mark.slow
 def test_noqa_and_stdin(tmp_path):
     source = b"import wandb  # noqa: TL001\nimport mlflow\n\n\ndef f():\n    return wandb, mlflow\n"
     result = flake8("--select", "TL", "--stdin-display-name", "mod.py", "-", input=source, cwd=tmp_path)
     assert parse(result.stdout) == {("mod.py", 2, 1, "TL001")}
 
 
+@pytest.mark.slow
 def test_unparsable_file_yields_only_flake8s_own_error(tmp_path):
     (tmp_path / "broken.py").write_text("import wandb\ndef f(:\n")
     result = flake8("--select", "TL,E999", "broken.py", cwd=tmp_path)
@@ -73,6 +79,7 @@ def test_files_without_triggers_are_not_parsed(tmp_path):
     assert result.stdout.decode().strip() == "False", result.stderr.decode()
 
 
+@pytest.mark.slow
 def test_a_rule_crash_and_a_bad_config_are_shown_not_swallowed(tmp_path):
     """flake8 shows a plugin's findings only: what kept torchlint from checking the
     file fully is a TL000 on its first line, and the other rules still report."""

@@ -282,6 +282,7 @@ def test_check_shows_control_characters_of_file_names_and_messages_escaped(tmp_p
     assert json.loads(exact.stdout)[0]["filename"].endswith(name)
 
 
+@pytest.mark.slow
 def test_the_language_server_ignores_a_doctored_cache(tmp_path):
     from lsp_support import Session, run
     from test_tl004_cudnn_rnn_double_backward import GRU_MODEL, penalty

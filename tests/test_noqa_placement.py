@@ -43,6 +43,7 @@ def test_cli_and_flake8_honour_the_same_placements(tmp_path, monkeypatch, capsys
     assert flake8_rows(tmp_path, "--disable-noqa") == [ROW]  # flake8's switch still turns them all off
 
 
+@pytest.mark.slow
 def test_the_server_honours_the_same_placements(tmp_path):
     pytest.importorskip("pygls")
     from lsp_support import Session, run

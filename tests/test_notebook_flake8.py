@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
+import pytest
 
 from flake8_support import run_flake8
 
 
+@pytest.mark.slow
 def test_findings_land_on_the_json_lines_of_the_cell_sources(tmp_path):
     notebook = new_notebook()
     notebook.cells = [
@@ -33,6 +35,7 @@ def test_findings_land_on_the_json_lines_of_the_cell_sources(tmp_path):
     assert line[int(column) - 1 :].startswith("torch.load(")
 
 
+@pytest.mark.slow
 def test_a_file_that_is_not_a_notebook_is_one_tl000_line(tmp_path):
     (tmp_path / "nb.ipynb").write_text('{"cells": 1}\n', encoding="utf-8")
     result = run_flake8("--isolated", "--filename", "*.ipynb", "--select", "TL", "nb.ipynb", cwd=tmp_path)

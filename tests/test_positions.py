@@ -4,6 +4,9 @@ LibCST's whole-module PositionProvider."""
 from __future__ import annotations
 
 import ast
+import functools
+from pathlib import Path
+from typing import FrozenSet, List, Set, Tuple
 
 import libcst as cst
 import pytest
@@ -99,10 +102,37 @@ def test_tricky_module(newline):
     _same(TRICKY.replace("\n", newline))
 
 
-SOURCES = sorted(FIXTURES.rglob("*.py")) + sorted((FIXTURES.parent / "torchlint").rglob("*.py"))
+@functools.lru_cache(maxsize=None)
+def _shapes(path: Path) -> FrozenSet[Tuple[str, bool]]:
+    """The kinds of node in the file, each with whether it spans lines."""
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+    except SyntaxError:
+        return frozenset()
+    return frozenset(
+        (type(node).__name__, getattr(node, "end_lineno", None) != getattr(node, "lineno", None)) for node in ast.walk(tree)
+    )
 
 
-@pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(FIXTURES.parent)))
+def _covering(paths: List[Path], covered: Set[Tuple[str, bool]]) -> List[Path]:
+    """Few of `paths` (chosen greedily) that hold every shape the others hold beyond `covered`."""
+    shapes = {path: _shapes(path) for path in paths}
+    chosen: List[Path] = []
+    while True:
+        best = max(paths, key=lambda path: (len(shapes[path] - covered), -path.stat().st_size))
+        if not shapes[best] - covered:
+            return chosen
+        chosen.append(best)
+        covered = covered | shapes[best]
+
+
+FIXTURE_SOURCES = sorted(FIXTURES.rglob("*.py"))
+# torchlint's own code: the files that add a shape of node the fixtures do not have (the others repeat them)
+OWN_CODE = sorted((FIXTURES.parent / "torchlint").rglob("*.py")) + sorted((FIXTURES.parent / "rules").rglob("*.py"))
+OWN_SOURCES = _covering(OWN_CODE, set().union(*map(_shapes, FIXTURE_SOURCES)))
+
+
+@pytest.mark.parametrize("path", FIXTURE_SOURCES + OWN_SOURCES, ids=lambda p: str(p.relative_to(FIXTURES.parent)))
 def test_fixture_and_own_source_files(path):
     text = path.read_text(encoding="utf-8")
     try:
@@ -110,6 +140,12 @@ def test_fixture_and_own_source_files(path):
     except SyntaxError:
         pytest.skip("unparsable fixture")
     _same(text)
+
+
+def test_the_sampled_files_hold_every_shape_of_node_the_code_has():
+    sampled = set().union(*map(_shapes, FIXTURE_SOURCES + OWN_SOURCES))
+    assert sampled == set().union(*map(_shapes, OWN_CODE + FIXTURE_SOURCES))
+    assert ("ClassDef", True) in sampled and len(OWN_SOURCES) < len(OWN_CODE) / 4
 
 
 def test_falls_back_when_the_ast_is_missing():

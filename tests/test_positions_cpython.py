@@ -116,6 +116,7 @@ def test_a_form_feed_in_a_multiline_string_is_string_content(tmp_path):
     assert _fixed(path) == text.replace("loss.item()", "loss.detach()")
 
 
+@pytest.mark.slow
 def test_flake8_reports_the_cpython_column(tmp_path):
     text = LIGHTNING.format(i="    ", ff="  \x0c")
     path = _write(tmp_path, "model.py", text)

@@ -10,7 +10,7 @@ import pytest
 
 from cache_support import read_pack
 from cli_support import run_torchlint, write_tree
-from test_reach_host_sync import SHARED_STEP_BASE, SHARED_STEP_MODEL
+from test_host_sync_across_files import SHARED_STEP_BASE, SHARED_STEP_MODEL
 from test_tl004_cudnn_rnn_double_backward import GRU_MODEL, penalty
 from torchlint.analysis.flow_facts import FlowArgument, FlowCall, FlowFacts, FlowFunction
 from torchlint.analysis.loop_facts import TRAINING, Criterion, Loop, LoopFacts, OwnerLoops

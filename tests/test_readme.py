@@ -7,6 +7,7 @@ import re
 import subprocess
 import sys
 
+import pytest
 from packaging.requirements import Requirement
 
 from cli_support import FIXTURES, REPO
@@ -62,6 +63,7 @@ def test_the_package_depends_on_torch_only_through_extras():
     assert "torch" in {Requirement(spec).name for spec in project["optional-dependencies"]["runtime"]}
 
 
+@pytest.mark.slow
 def test_linting_the_fixtures_never_imports_torch(tmp_path):
     # a `torch` first on the path that records any import, in this process or a worker
     marker = tmp_path / "torch-was-imported"

@@ -5,12 +5,10 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
-import sys
 
 import pytest
 
-from cli_support import FIXTURES, REPO, run_torchlint
+from cli_support import FIXTURES, REPO, run_module, run_torchlint
 from torchlint.core.diagnostics import REPOSITORY_URL, RULE_PAGES_DIR
 from torchlint.core.registry import rule_infos
 from torchlint.report.rule_pages import generated_files, stale_pages
@@ -91,9 +89,7 @@ def test_generator_writes_missing_pages_and_the_table_and_removes_orphans(repo_c
     readme.write_text(readme.read_text(encoding="utf-8").replace("[TL001](docs/rules/TL001.md)", "TL001"))
     orphan = repo_copy / RULE_PAGES_DIR / "TL999.md"
     orphan.write_text("# TL999: gone\n")
-    result = subprocess.run(
-        [sys.executable, "-m", "torchlint.report.rule_pages", str(repo_copy)], capture_output=True, timeout=120
-    )
+    result = run_module("torchlint.report.rule_pages", str(repo_copy))
     assert result.returncode == 0, result.stderr.decode()
     assert not orphan.exists()
     for path, text in generated_files(repo_copy).items():
@@ -102,6 +98,6 @@ def test_generator_writes_missing_pages_and_the_table_and_removes_orphans(repo_c
 
 
 def test_generator_outside_a_repository_is_one_line_and_exit_2(tmp_path):
-    result = subprocess.run([sys.executable, "-m", "torchlint.report.rule_pages", str(tmp_path)], capture_output=True)
+    result = run_module("torchlint.report.rule_pages", str(tmp_path))
     assert result.returncode == 2
     assert len(result.stderr.decode().splitlines()) == 1 and result.stderr.startswith(b"error: ")

@@ -86,6 +86,7 @@ def test_each_prefix_of_a_rule_selects_it(tmp_path, capsys):
     assert code == 1, err
 
 
+@pytest.mark.slow
 def test_flake8_select_tl_runs_the_plugin(tmp_path):
     write_tree(tmp_path, {"a.py": WANDB_USED, "pyproject.toml": '[tool.torchlint]\nselect = ["TL"]\n'})
     result = run_flake8("--select", "TL", "a.py", cwd=tmp_path)
@@ -94,6 +95,7 @@ def test_flake8_select_tl_runs_the_plugin(tmp_path):
     assert "checked with the default settings" not in result.stdout + result.stderr
 
 
+@pytest.mark.slow
 def test_flake8_reports_a_config_selector_matching_no_rule(tmp_path):
     write_tree(tmp_path, {"a.py": WANDB_USED, "pyproject.toml": '[tool.torchlint]\nselect = ["TL4"]\n'})
     result = run_flake8("--select", "TL", "a.py", cwd=tmp_path)

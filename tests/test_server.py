@@ -1,8 +1,7 @@
-"""`torchlint server`: a real LSP client drives the server over stdio in a subprocess."""
+"""`torchlint server`: a real LSP client drives the server over stdio in a subprocess (slow)."""
 
 from __future__ import annotations
 
-import subprocess
 import sys
 
 import pytest
@@ -11,7 +10,7 @@ pytest.importorskip("pygls")
 
 from lsprotocol import types  # noqa: E402
 
-from cli_support import write_tree  # noqa: E402
+from cli_support import as_text, run_torchlint, write_tree  # noqa: E402
 from lsp_support import Session, apply_text_edits, run, text_edits_for  # noqa: E402
 from test_tl004_cudnn_rnn_double_backward import GRU_MODEL, penalty  # noqa: E402
 from torchlint.integrations.server.actions import whole_text_edit  # noqa: E402
@@ -48,6 +47,7 @@ def by_title(actions, start):
     return next(action for action in actions if action.title.startswith(start))
 
 
+@pytest.mark.slow
 def test_initialize_advertises_code_actions_and_the_negotiated_encoding(tmp_path):
     async def scenario():
         async with Session(tmp_path) as session:
@@ -68,6 +68,7 @@ def test_initialize_advertises_code_actions_and_the_negotiated_encoding(tmp_path
         (types.PositionEncodingKind.Utf32, 27),  # one code point
     ],
 )
+@pytest.mark.slow
 def test_open_publishes_findings_with_code_range_severity_source_and_rule_page(tmp_path, encoding, character):
     write_tree(tmp_path, {"step.py": STEP})
     capabilities = types.ClientCapabilities(
@@ -89,6 +90,7 @@ def test_open_publishes_findings_with_code_range_severity_source_and_rule_page(t
     assert "`.item()`" in first.message
 
 
+@pytest.mark.slow
 def test_a_quick_fix_applied_makes_its_finding_go_and_an_unsafe_one_says_so(tmp_path):
     write_tree(tmp_path, {"step.py": STEP})
 
@@ -113,6 +115,7 @@ def test_a_quick_fix_applied_makes_its_finding_go_and_an_unsafe_one_says_so(tmp_
     assert unsafe.title.endswith("(unsafe)") and not unsafe.is_preferred
 
 
+@pytest.mark.slow
 def test_fix_all_applies_the_safe_fixes_through_resolve(tmp_path):
     write_tree(tmp_path, {"step.py": STEP})
 
@@ -132,6 +135,7 @@ def test_fix_all_applies_the_safe_fixes_through_resolve(tmp_path):
     assert codes_on(after) == ["TL304"]  # the unsafe fix is not applied
 
 
+@pytest.mark.slow
 def test_fix_all_without_resolve_support_comes_with_its_edit(tmp_path):
     write_tree(tmp_path, {"step.py": STEP})
     capabilities = types.ClientCapabilities()  # no resolve, no documentChanges
@@ -150,6 +154,7 @@ def test_fix_all_without_resolve_support_comes_with_its_edit(tmp_path):
     assert "Fix all torchlint" not in [action.title for action in quick_only]
 
 
+@pytest.mark.slow
 def test_disable_for_this_line_adds_a_noqa_or_extends_one(tmp_path):
     text = STEP.replace("set_to_none=False)\n", "set_to_none=False)  # noqa: TL999\n")
     write_tree(tmp_path, {"step.py": text})
@@ -170,6 +175,7 @@ def test_disable_for_this_line_adds_a_noqa_or_extends_one(tmp_path):
     assert codes_on(after) == ["TL003"]  # line 8's
 
 
+@pytest.mark.slow
 def test_a_text_that_does_not_parse_keeps_its_last_good_findings(tmp_path):
     write_tree(tmp_path, {"step.py": STEP})
 
@@ -188,6 +194,7 @@ def test_a_text_that_does_not_parse_keeps_its_last_good_findings(tmp_path):
     assert codes_on(repaired) == ["TL003", "TL304"]
 
 
+@pytest.mark.slow
 def test_config_selection_per_file_ignores_and_noqa_are_the_clis(tmp_path):
     write_tree(
         tmp_path,
@@ -208,6 +215,7 @@ def test_config_selection_per_file_ignores_and_noqa_are_the_clis(tmp_path):
     assert list(legacy) == []
 
 
+@pytest.mark.slow
 def test_a_cross_file_finding_arrives_in_the_background_and_follows_unsaved_edits(tmp_path):
     train = penalty("from pkg.models import Critic")
     write_tree(tmp_path, {"src/pkg/__init__.py": "", "src/pkg/models.py": GRU_MODEL, "train.py": train})
@@ -231,9 +239,9 @@ def test_a_cross_file_finding_arrives_in_the_background_and_follows_unsaved_edit
     assert (tmp_path / ".torchlint_cache").is_dir()  # the pass went through the CLI's cache
 
 
-def test_without_pygls_the_server_says_how_to_install_it():
-    hide_pygls = "import sys; sys.modules['pygls'] = None; from torchlint.cli import main; sys.exit(main(['server']))"
-    result = subprocess.run([sys.executable, "-c", hide_pygls], capture_output=True, text=True, timeout=60)
+def test_without_pygls_the_server_says_how_to_install_it(monkeypatch):
+    monkeypatch.setitem(sys.modules, "pygls", None)  # not importable, as without the extra
+    result = as_text(run_torchlint("server"))
     assert result.returncode == 2
     # commands that work where no package index serves torchlint (checked in test_docs_blocks)
     assert result.stderr.startswith("error: `torchlint server` needs pygls (the `server` extra): ")

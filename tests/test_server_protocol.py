@@ -23,6 +23,7 @@ pytest.importorskip("pygls")
 
 from process_support import children, make_tree, stop, wait_gone  # noqa: E402
 
+pytestmark = pytest.mark.slow  # every test runs a server process
 REPO = Path(__file__).resolve().parent.parent
 FINDING = "import torch\n\n\ndef f(p):\n    return torch.load(p)\n"  # TL201 on row 5
 
@@ -171,7 +172,6 @@ def test_a_lone_surrogate_does_not_hide_the_documents_findings(server):
     assert finding["code"] == "TL201" and finding["range"]["start"] == {"line": 4, "character": 20}
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("signum, code, word", [(signal.SIGTERM, 143, "terminated"), (signal.SIGINT, 130, "interrupted")])
 def test_a_signal_ends_an_idle_server_at_once(server, signum, code, word):
     uri = server.open("a.py", FINDING)
@@ -183,7 +183,6 @@ def test_a_signal_ends_an_idle_server_at_once(server, signum, code, word):
     assert time.monotonic() - started < 5
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("signum, code, word", [(signal.SIGTERM, 143, "terminated"), (signal.SIGINT, 130, "interrupted")])
 def test_a_signal_during_the_workspace_pass_ends_the_server_and_its_child(tmp_path, signum, code, word):
     make_tree(tmp_path, files=300)  # a pass of seconds on two cores
@@ -209,7 +208,6 @@ def rss_kib(pid: int) -> int:
         return next(int(line.split()[1]) for line in status if line.startswith("VmRSS:"))
 
 
-@pytest.mark.slow
 def test_a_long_editing_session_does_not_grow_the_servers_memory(server):
     """pygls 2.1.1 kept every notification's future: about 2.6 KB per edit, without bound."""
     text = FINDING

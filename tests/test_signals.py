@@ -9,6 +9,7 @@ import pytest
 from process_support import make_tree, start_cli, stop, wait_for_children, wait_gone
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("signum, code, word", [(signal.SIGTERM, 143, "terminated"), (signal.SIGINT, 130, "interrupted")])
 def test_a_signal_in_the_parallel_phase_stops_the_workers(tmp_path, signum, code, word):
     make_tree(tmp_path / "tree")
@@ -49,6 +50,7 @@ sys.exit(0)
 """
 
 
+@pytest.mark.slow
 def test_sigterm_during_a_write_takes_effect_once_the_file_is_whole(tmp_path):
     # SIGTERM arrives while the temp file is being synced: the write completes (no temp
     # file, no half-written file), then the run stops. In a process of its own, as the

@@ -61,6 +61,7 @@ def test_file_level_noqa_silences_tl000(tmp_path):
     assert completed.returncode == 0, completed.stdout.decode()
 
 
+@pytest.mark.slow
 def test_flake8_reports_e999_alone(tmp_path):
     (tmp_path / "bad.py").write_text("import wandb\ndef f(:\n")
     completed = run_flake8("--select", "E999,TL", "--format", "%(code)s", "bad.py", cwd=tmp_path)

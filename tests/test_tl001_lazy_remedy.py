@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from cli_support import run_torchlint, write_tree
 from flake8_support import run_flake8
 
@@ -34,6 +36,7 @@ def test_a_name_used_at_import_time_is_reported_only_with_the_option(tmp_path):
     assert "used when the module is imported" in found["message"] and found["fix"] is None
 
 
+@pytest.mark.slow
 def test_flake8_follows_the_default_too(tmp_path):
     write_tree(tmp_path, {"kernels.py": NUMBA_AT_IMPORT, "train.py": "import wandb\n\n\ndef f():\n    wandb.init()\n"})
     output = run_flake8("--isolated", "--select", "TL001", ".", cwd=tmp_path).stdout

@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from cli_support import run_torchlint, write_tree
 from flake8_support import run_flake8
 
@@ -154,6 +156,7 @@ def test_a_skip_nothing_calls_is_reported(tmp_path):
     assert _findings(tmp_path) == [("decoder.py", 14)]
 
 
+@pytest.mark.slow
 def test_flake8_decides_skips_within_the_file(tmp_path):
     same_file = DECODER + "\n\n" + SIBLINGS.replace("from .decoder import Decoder\n", "").replace("from torch import nn\n", "")
     write_tree(tmp_path, {"siblings.py": same_file, "alone.py": DECODER, "pyproject.toml": FIXED})

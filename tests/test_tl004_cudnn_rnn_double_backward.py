@@ -210,6 +210,7 @@ def test_cli_on_the_model_files_alone_reports_nothing():
     assert json.loads(result.stdout) == []
 
 
+@pytest.mark.slow
 def test_flake8_sees_only_in_file_findings():
     result = subprocess.run(
         [sys.executable, "-m", "flake8", "--select", "TL", "models.py", "energy.py", "penalty.py"],

@@ -46,6 +46,7 @@ def test_import_style_is_off_by_default(tmp_path):
     assert "m.py:1:1: TL205" in selected.stdout.decode()
 
 
+@pytest.mark.slow
 def test_flake8_reports_the_same(tmp_path):
     write_tree(tmp_path, {"m.py": VISION})
     result = run_flake8("--isolated", "--select", "TL2", "m.py", cwd=tmp_path)

@@ -143,6 +143,7 @@ def test_pin_memory_rule_sees_copies_in_another_function(tmp_path):
     assert findings(root) == [("m.py", 9, 59, "TL306", True)]
 
 
+@pytest.mark.slow
 def test_flake8_reports_the_fixture_findings():
     result = run_flake8("--isolated", "--select", "TL3", "losses.py", "train.py", cwd=NUMERICS)
     found = []
@@ -156,6 +157,7 @@ def test_flake8_reports_the_fixture_findings():
     ], result.stdout + result.stderr
 
 
+@pytest.mark.slow
 def test_flake8_sees_default_off_tl305_when_the_project_selects_it(tmp_path):
     root = write_tree(tmp_path, {"pyproject.toml": '[tool.torchlint]\nextend-select = ["TL305"]\n', "m.py": LOADER})
     result = run_flake8("--isolated", "--select", "TL", "m.py", cwd=root)

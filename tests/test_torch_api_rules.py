@@ -183,6 +183,7 @@ def test_removed_api_is_an_error_level_github_annotation(tmp_path):
     assert lines[1].startswith("::warning title=torchlint (TL102)")
 
 
+@pytest.mark.slow
 def test_flake8_reports_the_same_findings(tmp_path):
     root = project(tmp_path, None, {"m.py": "import torch as T\nfrom torch._six import inf\n\nx = T.qr(a) + T.solve(b, a)\n"})
     result = run_flake8("--select", "TL1", "m.py", cwd=root)
@@ -359,6 +360,7 @@ print(json.dumps(seen))
 '''
 
 
+@pytest.mark.slow  # a fresh process: torch warns once per process about some of them
 def test_the_runtime_warning_column_matches_the_installed_torch():
     torch = pytest.importorskip("torch")
     pytest.importorskip("functorch")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import libcst as cst
 
 from torchlint.core.walk import statements, visit_batched, walk
@@ -66,5 +68,7 @@ def test_visit_batched_calls_visit_and_leave_in_order():
 
 
 def test_deep_nesting_does_not_exhaust_the_stack():
-    module = cst.parse_module("x = " + " + ".join(["a"] * 3000) + "\n")
-    assert sum(isinstance(node, cst.Name) for node in walk(module)) == 3001
+    depth = 1500  # deeper than a recursive walk could go
+    assert depth > sys.getrecursionlimit()
+    module = cst.parse_module("x = " + " + ".join(["a"] * depth) + "\n")
+    assert sum(isinstance(node, cst.Name) for node in walk(module)) == depth + 1

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from cli_support import ENTRY_POINTS, as_text, run_module
 from torchlint.doctor.facts import facts_from_dict
 
 REPO = Path(__file__).resolve().parents[2]
@@ -31,16 +32,19 @@ def facts_dir():
 
 @pytest.fixture
 def run_python():
-    """run_python(args, cwd, extra_env=None, stdin=None) runs `python ARGS` with this checkout importable."""
+    """run_python(args, cwd, extra_env=None, stdin=None) runs `python ARGS` with this checkout
+    importable and without the CUDA variables the doctor judges, as text. `-m torchlint` and
+    `-m torchlint.doctor` run their `main` in this process (cli_support.run_module)."""
 
     def run(args, cwd, extra_env=None, stdin=None, timeout=120):
-        env = dict(os.environ)
+        unset = {name: None for name in ("CUDA_LAUNCH_BLOCKING", "TORCH_USE_CUDA_DSA", "CUDA_VISIBLE_DEVICES")}
+        if args[0] == "-m" and args[1] in ENTRY_POINTS:
+            return as_text(run_module(args[1], *args[2:], cwd=cwd, env={**unset, **(extra_env or {})},
+                                      input=None if stdin is None else stdin.encode()))
+        env = {**os.environ, **unset, **(extra_env or {})}
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
-        for name in ("CUDA_LAUNCH_BLOCKING", "TORCH_USE_CUDA_DSA", "CUDA_VISIBLE_DEVICES"):
-            env.pop(name, None)
-        env.update(extra_env or {})
-        return subprocess.run([sys.executable, *args], cwd=cwd, env=env, capture_output=True, text=True,
-                              input=stdin, timeout=timeout)
+        return subprocess.run([sys.executable, *args], cwd=cwd, capture_output=True, text=True, input=stdin,
+                              env={name: value for name, value in env.items() if value is not None}, timeout=timeout)
 
     return run
 

@@ -1,4 +1,5 @@
-"""`torchlint doctor` end to end: in a subprocess, as users run it, on this CPU-only machine."""
+"""`torchlint doctor` end to end, as users run it (its entry points' `main`, in this process),
+on this CPU-only machine."""
 
 import json
 

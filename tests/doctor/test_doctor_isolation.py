@@ -27,6 +27,7 @@ def hostile_repository(tmp_path, monkeypatch):
     return repository, marker
 
 
+@pytest.mark.slow
 def test_a_smoke_child_imports_the_real_torch_not_the_repositorys(hostile_repository):
     repository, marker = hostile_repository
     code = ("import json, torch; print(" + repr(MARKER) + " + json.dumps({'status': 'pass', "
@@ -48,6 +49,7 @@ def run_doctor(capsys, *argv):
     return code, rows
 
 
+@pytest.mark.slow
 def test_model_smoke_finds_the_users_module_and_never_the_planted_torch(hostile_repository, capsys):
     repository, marker = hostile_repository
     write_model(repository, "def build():\n    return nn.Sequential(nn.Conv2d(3, 8, 3), nn.BatchNorm2d(8), nn.ReLU())\n")
@@ -59,6 +61,7 @@ def test_model_smoke_finds_the_users_module_and_never_the_planted_torch(hostile_
     assert code == 0
 
 
+@pytest.mark.slow
 def test_model_smoke_reports_the_guards_finding(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "nets").mkdir()

@@ -59,6 +59,7 @@ def _on_cpu(code):
                 .replace("torch.cuda.is_bf16_supported()", "True"))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("program", GPU_PROGRAMS, ids=lambda p: p.name)
 def test_the_gpu_programs_themselves_run_when_pointed_at_the_cpu(program):
     """No GPU here, so prove the child programs are sound by running them on the CPU."""

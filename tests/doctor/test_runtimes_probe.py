@@ -8,6 +8,8 @@ import json
 import os
 import sys
 
+import pytest
+
 from cli_support import run_torchlint
 
 from torchlint.doctor.facts import Facts
@@ -107,6 +109,7 @@ def declare(root, runtime_toml):
     (root / "pyproject.toml").write_text("[tool.torchlint]\n\n[tool.torchlint.runtime]\n" + runtime_toml)
 
 
+@pytest.mark.slow
 def test_doctor_end_to_end_on_a_conflicted_environment(tmp_path):
     site, stale = conflicted_environment(tmp_path)
     declare(tmp_path, 'onnxruntime-gpu = ">=1.19"\n')
@@ -134,6 +137,7 @@ def test_doctor_end_to_end_on_a_conflicted_environment(tmp_path):
     assert b"onnxruntime-flavours" in text.stdout and b"gpu-runtimes" in text.stdout
 
 
+@pytest.mark.slow
 def test_doctor_end_to_end_on_a_healthy_environment(tmp_path):
     site = tmp_path / "site"
     dist(site, "onnxruntime-gpu", "1.20.1")

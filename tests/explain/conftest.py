@@ -1,11 +1,10 @@
 """Fixtures for the explain tests."""
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from cli_support import as_text, run_module
 
 REPO = Path(__file__).resolve().parents[2]
 SAMPLES = Path(__file__).resolve().parent / "samples"
@@ -19,12 +18,10 @@ def samples_dir():
 
 @pytest.fixture
 def run_explain():
-    """run_explain(args, stdin=None, module="torchlint.explain") runs the CLI in a subprocess."""
+    """run_explain(args, stdin=None, module=("-m", "torchlint.explain")) runs `python -m
+    MODULE ARGS` as text: its `main` in this process (cli_support.run_module)."""
 
     def run(args, stdin=None, module=("-m", "torchlint.explain"), cwd=None):
-        env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
-        return subprocess.run([sys.executable, *module, *args], input=stdin, capture_output=True, text=True,
-                              env=env, cwd=cwd or REPO, timeout=60)
+        return as_text(run_module(module[1], *args, cwd=cwd or REPO, input=None if stdin is None else stdin.encode()))
 
     return run

@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from cli_support import run_torchlint, write_tree
 
 
@@ -159,6 +161,7 @@ def test_tl005_follows_an_autograd_function_and_a_helper_in_a_base_file(tmp_path
     assert rows == [("base.py", 6), ("head.py", 14)]
 
 
+@pytest.mark.slow
 def test_the_flake8_plugin_reports_a_reached_sync_within_the_file(tmp_path):
     text = (
         "import lightning as L\n\n\nclass M(L.LightningModule):\n    def training_step(self, batch, i):\n"

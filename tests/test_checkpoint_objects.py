@@ -100,6 +100,7 @@ def test_a_source_loaded_with_weights_only_false_in_another_file_gets_no_fix(tmp
     assert found[("evaluate.py", 5)]["fix"] is not None
 
 
+@pytest.mark.slow
 def test_flake8_decides_within_the_file(tmp_path):
     write_tree(tmp_path, {"both.py": TRAIN + "\n\n" + EVALUATE.replace("import torch\n", "")})
     result = run_flake8("--select", "TL201", "both.py", cwd=tmp_path)

@@ -1,6 +1,6 @@
-"""Review findings on TL002 (unvalidated-conv-input) and TL003 (host-sync-in-hot-path):
-the gates are necessary conditions of what the rules report, and TL003's safe fix is
-offered only where `self.log` is Lightning's and the value is a tensor."""
+"""TL002 (unvalidated-conv-input) and TL003 (host-sync-in-hot-path): the gates are
+necessary conditions of what the rules report, and TL003's safe fix is offered only where
+`self.log` is Lightning's and the value is a tensor."""
 
 from __future__ import annotations
 

@@ -1,15 +1,17 @@
-"""TL003 after the second audit, through the real CLI: blocks that do not run on every
-step (settings, run-once initialisation, None-checks of what the step made), dicts handed
-to plain functions, a second read of a tensor already read, Lightning's progress bar
-reading `prog_bar=True` values every training batch, and a linear pass over a method
-with thousands of `.item()` calls."""
+"""TL003 through the real CLI: blocks that do not run on every step (settings, run-once
+initialisation, None-checks of what the step made), dicts handed to plain functions, a
+second read of a tensor already read, Lightning's progress bar reading `prog_bar=True`
+values every training batch, and a linear pass over a method with thousands of `.item()`
+calls."""
 
 from __future__ import annotations
 
 import resource
 from pathlib import Path
 
-from test_reach_host_sync import check, configure
+import pytest
+
+from test_host_sync_across_files import check, configure
 from cli_support import write_tree
 from flake8_support import run_flake8
 
@@ -125,6 +127,7 @@ def test_progress_bar_values_are_reported_only_where_the_bar_does_not_read_them_
     assert all("detach" in d["fix"]["edits"][0]["content"] for d in found)
 
 
+@pytest.mark.slow
 def test_flake8_reports_the_same_progress_bar_values(tmp_path):
     write_tree(tmp_path, {"m.py": LIGHTNING})
     result = run_flake8("--select", "TL003", "m.py", cwd=tmp_path)

@@ -1,0 +1,55 @@
+"""torchlint runs from a checkout that is not installed: a copy of the repository's
+`torchlint/` and `rules/` first on `sys.path`, with any editable-install finder of this
+environment taken out, finds its rules (`torchlint.rules` is the checkout's `rules/`)."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from cli_support import REPO, WANDB_USED
+
+pytestmark = pytest.mark.slow
+
+RUN_FROM_CHECKOUT = """
+import sys
+checkout, target = sys.argv[1], sys.argv[2]
+sys.meta_path[:] = [f for f in sys.meta_path
+                    if "editable" not in type(f).__name__.lower() and "editable" not in repr(f).lower()]
+sys.path.insert(0, checkout)
+import torchlint.cli
+rule = torchlint.cli.main(["rule", "TL002"])
+check = torchlint.cli.main(["check", "--no-cache", "--output-format", "concise", target])
+import torchlint.rules
+print("loaded from", torchlint.cli.__file__, sys.modules["torchlint.rules"].__file__)
+print("exit codes", rule, check)
+"""
+
+
+@pytest.fixture(scope="module")
+def checkout(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("checkout")
+    for package in ("torchlint", "rules"):
+        shutil.copytree(REPO / package, root / package, ignore=shutil.ignore_patterns("__pycache__"))
+    return root
+
+
+def test_rule_and_check_run_from_a_checkout(checkout, tmp_path):
+    target = tmp_path / "train.py"
+    target.write_text(WANDB_USED, encoding="utf-8")
+    result = subprocess.run(
+        [sys.executable, "-c", RUN_FROM_CHECKOUT, str(checkout), str(target)],
+        cwd=tmp_path, capture_output=True, text=True, timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[-1] == "exit codes 0 1", result.stdout + result.stderr
+    cli_file, rules_file = lines[-2].removeprefix("loaded from ").split(" ")
+    assert Path(cli_file).is_relative_to(checkout) and Path(rules_file).is_relative_to(checkout), lines[-2]
+    assert "unvalidated-conv-input" in result.stdout
+    findings = [line for line in lines if "TL001" in line and "train.py" in line]
+    assert len(findings) == 1, result.stdout
