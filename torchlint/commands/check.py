@@ -151,7 +151,9 @@ def _check_named(name: str) -> None:
 def _run(args, paths: Sequence[str], config: Config, output_format: str, baseline=(None, "")) -> int:
     from torchlint.core.registry import all_rules, rule_infos, select_rules
     from torchlint.report import ReportContext, render, render_statistics, summary_lines
-    from torchlint.run.runner import RunSettings, fixed_bytes, run
+    from torchlint.run.jobs import RunSettings
+    from torchlint.run.project_fixes import fixed_bytes
+    from torchlint.run.runner import run
 
     try:
         jobs = _jobs(args, paths, config)

@@ -17,7 +17,7 @@ from torchlint.core.engine import describe, lint_text
 from torchlint.fixing.apply import fix_text
 from torchlint.core.diagnostics import SYNTAX_CODE, FileResult, RuleInfo
 from torchlint.core.registry import all_rules
-from torchlint.run.runner import RunSettings, rules_for
+from torchlint.run.jobs import RunSettings, rules_for
 from torchlint.integrations.server.protocol import Findings, findings_in
 from torchlint.integrations.server.settings import SettingsByDirectory
 from torchlint.core.incremental_parse import StatementParser

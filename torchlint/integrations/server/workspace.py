@@ -23,7 +23,10 @@ from torchlint.core.diagnostics import Diagnostic
 from torchlint.run.interrupts import Terminated, raise_on_sigterm
 from torchlint.core.registry import all_rules
 from torchlint.index.record_text import RecordText
-from torchlint.run.runner import FileOutcome, default_jobs, lint_files, project_pass
+from torchlint.run.jobs import FileOutcome
+from torchlint.run.pool import default_jobs
+from torchlint.run.project import project_pass
+from torchlint.run.runner import lint_files
 from torchlint.integrations.server.settings import settings_for
 
 
