@@ -74,7 +74,8 @@ class TorchlintChecker:
 
     def _diagnostics(self, problems: List[str]):
         from torchlint.core.engine import lint_text
-        from torchlint.integrations.notebook import NotebookError, is_notebook, read_notebook
+        from torchlint.integrations.notebook import is_notebook, read_notebook
+        from torchlint.integrations.notebook_json import NotebookError
         from torchlint.index.resolver import project_findings
 
         source, tree = "".join(self.lines), self.tree

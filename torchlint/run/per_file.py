@@ -13,13 +13,8 @@ from torchlint.core.source import DecodeError, decode_source
 from torchlint.fixing.apply import FixOutcome, fix_text, is_applicable
 from torchlint.fixing.write import Snapshot
 from torchlint.index.record_text import RecordText
-from torchlint.integrations.notebook import (
-    Layout,
-    Notebook,
-    NotebookError,
-    is_notebook,
-    read_notebook,
-)
+from torchlint.integrations.notebook import Layout, Notebook, is_notebook, read_notebook
+from torchlint.integrations.notebook_json import NotebookError
 from torchlint.run.cache import Cache, entry_key
 from torchlint.run.jobs import FileOutcome, relative_path, rules_for
 

@@ -19,7 +19,8 @@ from torchlint.fixing.apply import (
 )
 from torchlint.fixing.write import ChangedDuringRun, Snapshot, write_fixed
 from torchlint.index.record_text import RecordText
-from torchlint.integrations.notebook import NotebookError, is_notebook, read_notebook
+from torchlint.integrations.notebook import is_notebook, read_notebook
+from torchlint.integrations.notebook_json import NotebookError
 from torchlint.run.jobs import rules_for
 from torchlint.run.per_file import fixed_to_fixpoint
 from torchlint.run.project import project_pass
