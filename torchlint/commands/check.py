@@ -13,7 +13,8 @@ from typing import List, Sequence
 from torchlint.run.baseline import BaselineError
 from torchlint.commands import adoption
 from torchlint.commands.parser import OneLineParser, UsageError
-from torchlint.core.config import Config, ConfigError, glob_patterns, load_config, selector_problem
+from torchlint.core.config import Config, glob_patterns, load_config, selector_problem
+from torchlint.core.config_files import ConfigError
 from torchlint.report.console import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, error, warning
 from torchlint.report.visible import visible
 

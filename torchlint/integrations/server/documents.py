@@ -12,7 +12,8 @@ from typing import Callable, Dict, Iterator, List, Optional, Tuple
 
 from lsprotocol import types
 
-from torchlint.core.config import Config, ConfigError
+from torchlint.core.config import Config
+from torchlint.core.config_files import ConfigError
 from torchlint.core.engine import describe, lint_text
 from torchlint.fixing.apply import fix_text
 from torchlint.core.diagnostics import SYNTAX_CODE, FileResult, RuleInfo

@@ -11,7 +11,8 @@ import os
 from pathlib import Path
 from typing import Dict, Union
 
-from torchlint.core.config import ConfigError, load_config
+from torchlint.core.config import load_config
+from torchlint.core.config_files import ConfigError
 from torchlint.core.registry import all_rules, option_defaults, rule_codes, select_rules
 from torchlint.run.jobs import RunSettings
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Awaitable, Callable, Dict, List, Optional, Tuple
 
-from torchlint.core.config import ConfigError
+from torchlint.core.config_files import ConfigError
 from torchlint.run.discovery import discover
 from torchlint.core.engine import describe
 from torchlint.core.diagnostics import Diagnostic
