@@ -159,7 +159,7 @@ class Recorder:
 
 def fix_module(text: str, linter: Linter, unsafe: bool) -> Tuple[str, List[Round], List[str]]:
     """Fix as `check --fix` does (per-file fixpoint, then project-level fixes to a
-    fixpoint, as in runner.fix_project): the text, the rounds applied, and the errors."""
+    fixpoint, as in project_fixes.fix_project): the text, the rounds applied, and the errors."""
     recorder = Recorder(linter, unsafe)
     outcome = fix_text(text, recorder, unsafe)
     errors = list(outcome.result.errors) + outcome.dropped
