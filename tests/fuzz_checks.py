@@ -37,7 +37,7 @@ from torchlint.core.diagnostics import SYNTAX_CODE, Diagnostic, FileResult, Fix,
 from torchlint.core.lazy import cst
 from torchlint.core.parse import cst_source
 from torchlint.core.registry import all_rules
-from torchlint.run.runner import MAX_PROJECT_ROUNDS
+from torchlint.run.project_fixes import MAX_PROJECT_ROUNDS
 from torchlint.core.source import DecodeError, decode_source, split_lines
 
 PATH = "fuzzed.py"
@@ -159,7 +159,7 @@ class Recorder:
 
 def fix_module(text: str, linter: Linter, unsafe: bool) -> Tuple[str, List[Round], List[str]]:
     """Fix as `check --fix` does (per-file fixpoint, then project-level fixes to a
-    fixpoint, as in runner._fix_project): the text, the rounds applied, and the errors."""
+    fixpoint, as in project_fixes.fix_project): the text, the rounds applied, and the errors."""
     recorder = Recorder(linter, unsafe)
     outcome = fix_text(text, recorder, unsafe)
     errors = list(outcome.result.errors) + outcome.dropped

@@ -11,7 +11,8 @@ import torchlint.run.cache
 from cli_support import FIXTURES, run_torchlint
 from torchlint.core.config import Config
 from torchlint.core.registry import all_rules
-from torchlint.run.runner import RunSettings, run
+from torchlint.run.jobs import RunSettings
+from torchlint.run.runner import run
 
 BAD = "import wandb\n\n\ndef train():\n    wandb.init()\n"
 

@@ -320,7 +320,7 @@ def test_a_clean_file_needs_no_libcst_rich_or_torch(tmp_path):
 
 def test_an_internal_error_is_not_all_checks_passed(tmp_path, monkeypatch, capsys):
     from torchlint.commands import check
-    from torchlint.run import runner
+    from torchlint.run import per_file
 
     write(tmp_path, "ok.py", CLEAN)
     monkeypatch.chdir(tmp_path)
@@ -328,7 +328,7 @@ def test_an_internal_error_is_not_all_checks_passed(tmp_path, monkeypatch, capsy
     def broken(*args):
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(runner, "lint_bytes", broken)
+    monkeypatch.setattr(per_file, "lint_bytes", broken)
     code = check.run_check_command(["--no-cache", "--output-format", "concise", "ok.py"])
     captured = capsys.readouterr()
     assert code == 2

@@ -7,7 +7,7 @@ import pytest
 
 from cli_support import run_torchlint
 from test_cli import BAD, write
-from torchlint.cli import COMMANDS
+from torchlint.commands import COMMANDS
 
 NO_FILES = "warning: No Python files found under the given path(s)"
 

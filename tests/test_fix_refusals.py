@@ -91,14 +91,14 @@ def test_a_file_changed_before_its_fixes_are_written_keeps_its_findings_and_exit
     # an editor saves the file between the lint and the write (the project pass is the
     # last step before writing); the real run then meets a file that is no longer what it read
     edited = HEADER + "# saved by an editor\n"
-    real_fix_project = runner._fix_project
+    real_fix_project = runner.fix_project
 
     def then_edit(*args, **kwargs):
         found = real_fix_project(*args, **kwargs)
         (tmp_path / "a.py").write_text(edited)
         return found
 
-    monkeypatch.setattr(runner, "_fix_project", then_edit)
+    monkeypatch.setattr(runner, "fix_project", then_edit)
     body = "def f(p, a, b):\n    return torch.load(p, map_location=(a if b else None))\n"
     code, _, out, err = fix(tmp_path, monkeypatch, capsys, body)
     assert (tmp_path / "a.py").read_text() == edited

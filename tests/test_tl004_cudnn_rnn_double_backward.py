@@ -14,7 +14,8 @@ from cli_support import FIXTURES, run_torchlint, write_tree
 from torchlint.core.config import Config
 from torchlint.core.engine import lint_text
 from torchlint.core.registry import all_rules
-from torchlint.run.runner import RunSettings, run
+from torchlint.run.jobs import RunSettings
+from torchlint.run.runner import run
 
 RULE = next(rule for rule in all_rules() if rule.code == "TL004")
 SEQGAN = FIXTURES / "seqgan"

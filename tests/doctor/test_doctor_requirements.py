@@ -3,7 +3,7 @@ from pathlib import Path
 import pytest
 from packaging.specifiers import SpecifierSet
 
-from torchlint.core.config import ConfigError
+from torchlint.core.config_files import ConfigError
 from torchlint.doctor.requirements import Requirements, load_requirements, parse_requirements
 
 

@@ -4,6 +4,7 @@ computed at most once: `SourceView.analysis`.
 
 from __future__ import annotations
 
+import weakref
 from functools import cached_property
 from typing import Callable, Optional, Sequence, Set, Tuple
 
@@ -16,10 +17,12 @@ from torchlint.analysis.training_loops import build_loop_facts
 
 
 class FileAnalysis:
-    """The shared analysis of one file (its `SourceView`)."""
+    """The shared analysis of one file (its `SourceView`, which holds it)."""
 
     def __init__(self, view) -> None:
-        self.view = view
+        # a proxy, here and in what the builders keep of it: a view and its analysis are then
+        # freed by reference counting, not left to the cyclic garbage collector
+        self.view = weakref.proxy(view)
         # `loop_facts` with its criteria, once a reader that can resolve instances asked
         self._loop_facts_with_criteria: Optional[LoopFacts] = None
 

@@ -13,7 +13,8 @@ from typing import List, Sequence
 from torchlint.run.baseline import BaselineError
 from torchlint.commands import adoption
 from torchlint.commands.parser import OneLineParser, UsageError
-from torchlint.core.config import Config, ConfigError, glob_patterns, load_config, selector_problem
+from torchlint.core.config import Config, glob_patterns, load_config, selector_problem
+from torchlint.core.config_files import ConfigError
 from torchlint.report.console import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, error, warning
 from torchlint.report.visible import visible
 
@@ -151,7 +152,9 @@ def _check_named(name: str) -> None:
 def _run(args, paths: Sequence[str], config: Config, output_format: str, baseline=(None, "")) -> int:
     from torchlint.core.registry import all_rules, rule_infos, select_rules
     from torchlint.report import ReportContext, render, render_statistics, summary_lines
-    from torchlint.run.runner import RunSettings, fixed_bytes, run
+    from torchlint.run.jobs import RunSettings
+    from torchlint.run.project_fixes import fixed_bytes
+    from torchlint.run.runner import run
 
     try:
         jobs = _jobs(args, paths, config)

@@ -11,9 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Collection, Dict, Mapping, Optional, Tuple
 
-# ConfigError, find_config_file, read_table and read_toml are used from here too
-from torchlint.core.config_files import (  # noqa: F401
-    CONFIG_FILENAMES,
+from torchlint.core.config_files import (
     ConfigError,
     find_config_file,
     is_file,

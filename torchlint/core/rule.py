@@ -253,7 +253,10 @@ class RuleContext:
         """Node positions, computed on first use for the statements that need them."""
         lines = [line.rstrip("\r\n") for line in split_lines(self.text)]
         file_row = None if self.elided is None else self.elided.file_row
-        ranges = StatementRanges(self.module, lambda: self.statement_tree, file_row, self.known_ranges)
+        # the tree through the view or the elided parse, not through `self`: Positions is kept
+        # on self, and a closure over self would make every context cyclic garbage
+        holder = self.view if self.elided is None else self.elided
+        ranges = StatementRanges(self.module, lambda: holder.tree, file_row, self.known_ranges)
         return Positions(ranges, lines, self.column_shifts)
 
     @cached_property

@@ -15,7 +15,7 @@ from typing import List, Optional
 from torchlint.run.bounded_read import ReadRefused, loads_json, read_bounded, read_stream
 from torchlint.commands.parser import OneLineParser, UsageError, run_guarded
 
-from torchlint.core.config import ConfigError
+from torchlint.core.config_files import ConfigError
 from torchlint.doctor.facts import Facts, FactsError, facts_from_dict
 from torchlint.doctor.results import failed
 

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from typing import List, Optional, Sequence, Set
 
 from torchlint.doctor.archs import kernel_coverage, parse_arch
-from torchlint.doctor.check import _version, shipped_by_wheel, visible_devices_problem
+from torchlint.doctor.check_basics import parse_version, visible_devices_problem
+from torchlint.doctor.gpu_checks import shipped_by_wheel
 from torchlint.doctor.runtimes import library_context
 from torchlint.doctor.compat import (
     COMPATIBILITY_DOC,
@@ -142,19 +143,19 @@ def _stated_arch_list(evidence: Evidence, capability: str) -> Optional[str]:
         if cubin is None and not (ptx and (parse_arch(ptx) or ("", -1))[1] == major):
             return f"torch lists {' '.join(arch_list)}, none of them for this GPU's major version"
     minimum = evidence.minimum_capability
-    if minimum and _version(capability) is not None and _version(capability) < _version(minimum):
+    if minimum and parse_version(capability) is not None and parse_version(capability) < parse_version(minimum):
         return f"torch says its minimum capability is {minimum}"
     return None
 
 
 def _driver(evidence: Evidence) -> List[Diagnosis]:
     facts = evidence.facts
-    cuda = _version(facts.torch_cuda)
+    cuda = parse_version(facts.torch_cuda)
     if cuda is None:
         return []
     clues = evidence.used("driver", "torch", "torch-cuda")
     floor = minimum_driver(facts.torch_cuda or "", facts.platform)
-    driver = _version(facts.driver_version)
+    driver = parse_version(facts.driver_version)
     if floor is not None and driver is not None and driver < floor:
         return [Diagnosis(
             DRIVER,
@@ -163,7 +164,7 @@ def _driver(evidence: Evidence) -> List[Diagnosis]:
             f"Upgrade the driver (on the host, for containers), or install a torch build for an older CUDA. "
             f"A new CUDA toolkit does not help: the runtime comes with torch ({COMPATIBILITY_DOC}).",
             clues)]
-    smi = _version(evidence.nvidia_smi_cuda)
+    smi = parse_version(evidence.nvidia_smi_cuda)
     if smi is not None and (smi.major < cuda.major or (cuda.major < 11 and smi < cuda)):
         return [Diagnosis(
             DRIVER,

@@ -25,7 +25,8 @@ from torchlint.core.diagnostics import SYNTAX_CODE
 
 @lru_cache(maxsize=32)
 def _settings(directory: str):
-    from torchlint.core.config import ConfigError, Config, load_config
+    from torchlint.core.config import Config, load_config
+    from torchlint.core.config_files import ConfigError
     from torchlint.core.registry import all_rules, option_defaults, rule_codes, select_rules
 
     problem: Optional[str] = None
@@ -74,7 +75,8 @@ class TorchlintChecker:
 
     def _diagnostics(self, problems: List[str]):
         from torchlint.core.engine import lint_text
-        from torchlint.integrations.notebook import NotebookError, is_notebook, read_notebook
+        from torchlint.integrations.notebook import is_notebook, read_notebook
+        from torchlint.integrations.notebook_json import NotebookError
         from torchlint.index.resolver import project_findings
 
         source, tree = "".join(self.lines), self.tree

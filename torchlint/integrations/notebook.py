@@ -17,31 +17,22 @@ and sorts keys.
 
 from __future__ import annotations
 
-import ast
 import json
 import re
 from dataclasses import dataclass, field
-from json.decoder import scanstring
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Sequence, Tuple
 
-from torchlint.fixing.apply import line_offsets, text_offset
 from torchlint.core.diagnostics import Diagnostic, Edit, Fix, Location, cell_name
 from torchlint.core.source import BOM, split_lines
+from torchlint.fixing.apply import line_offsets, text_offset
+from torchlint.integrations.ipython_lines import mask_ipython
+from torchlint.integrations.notebook_json import WHITESPACE, NotebookError, parse_notebook, runs_python, source_values
 
 NOTEBOOK_SUFFIX = ".ipynb"
-
-_WHITESPACE = re.compile(r"[ \t\n\r]*")
-_DECODER = json.JSONDecoder()
-# `%magic`, `!shell`, `?name`, `name?`, and their assigned forms `x = %time f()`, `x = !ls`
-_IPYTHON_LINE = re.compile(r"\s*(?:[%!?]|[\w.]+\?\??\s*$|[\w.,\s()\[\]]+=\s*[%!])")
 
 
 def is_notebook(name: str) -> bool:
     return name.endswith(NOTEBOOK_SUFFIX)
-
-
-class NotebookError(Exception):
-    """The bytes are not a notebook torchlint can read."""
 
 
 @dataclass(frozen=True)
@@ -174,7 +165,7 @@ class Notebook:
             return dump(source)
         lines = re.findall(r"[^\n]*\n|[^\n]+$", source)
         inner = old[1:-1]
-        opening = _WHITESPACE.match(inner).group()
+        opening = WHITESPACE.match(inner).group()
         closing = inner[len(inner.rstrip(" \t\n\r")) :]
         separator = "," + opening
         if len(cell.line_offsets) > 1:  # as written between the first two lines: ",\n    " or ", "
@@ -226,7 +217,11 @@ class Notebook:
             fix = None
         if fix is not None:
             edits = tuple(
-                Edit(local(e.start, _cell_of(first_rows, e.start.row)), local(e.end, _cell_of(first_rows, e.start.row)), e.content)
+                Edit(
+                    local(e.start, _cell_of(first_rows, e.start.row)),
+                    local(e.end, _cell_of(first_rows, e.start.row)),
+                    e.content,
+                )
                 for e in fix.edits
             )
             fix = Fix(fix.message, edits, fix.applicability)
@@ -302,10 +297,10 @@ def read_notebook(data: bytes) -> Notebook:
         file_text = data[len(BOM) :].decode("utf-8") if bom else data.decode("utf-8")
     except UnicodeDecodeError as error:
         raise NotebookError(f"not UTF-8: {error}") from None
-    node = _parse(file_text)
-    raw_cells = node["cells"] if _is_python(node.get("metadata")) else []
+    node = parse_notebook(file_text)
+    raw_cells = node["cells"] if runs_python(node.get("metadata")) else []
     cells: List[Cell] = []
-    values = _source_values(file_text) if raw_cells else []
+    values = source_values(file_text) if raw_cells else []
     for number, (raw, value) in enumerate(zip(raw_cells, values), start=1):
         if raw.get("cell_type") != "code" or value is None:
             continue
@@ -315,7 +310,7 @@ def read_notebook(data: bytes) -> Notebook:
             raise NotebookError(f"cell {number}: `source` is not text")
         if source.lstrip().startswith("%%"):
             continue
-        chunk, masked = _mask(source)
+        chunk, masked = mask_ipython(source)
         if chunk and not chunk.endswith("\n"):
             chunk += "\n"
         cells.append(Cell(number, source, chunk, masked, value[0], value[1]))
@@ -330,111 +325,3 @@ def read_notebook(data: bytes) -> Notebook:
         position += len(cell.chunk)
     layout = Layout(starts or [0], masks)
     return Notebook(file_text, bom, cells, text, layout, file_text.isascii())
-
-
-def _parse(file_text: str) -> dict:
-    import warnings
-
-    from nbformat.reader import reads
-
-    try:
-        # not validated against the schema (13 times the cost): what Jupyter opens, we read
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            node = reads(file_text)
-    except Exception as error:  # nbformat raises whatever its input provokes (ValueError, TypeError, ...)
-        message = " ".join(str(error).split())[:120]
-        raise NotebookError(f"not a notebook ({type(error).__name__}: {message})") from None
-    version = node.get("nbformat") if isinstance(node, dict) else None
-    if version != 4 or not isinstance(node.get("cells"), list):
-        found = f"nbformat {version}" if isinstance(version, int) else "no `cells` list"
-        raise NotebookError(f"not a version 4 notebook ({found})")
-    if not all(isinstance(cell, dict) for cell in node["cells"]):
-        raise NotebookError("a cell is not a JSON object")
-    return node
-
-
-def _is_python(metadata) -> bool:
-    """Whether the notebook's kernel runs Python (an R or Julia notebook has nothing for us)."""
-    if not isinstance(metadata, dict):
-        return True
-    for key, name_key in (("language_info", "name"), ("kernelspec", "language")):
-        info = metadata.get(key)
-        if isinstance(info, dict) and isinstance(info.get(name_key), str):
-            return info[name_key].lower() == "python"
-    return True
-
-
-def _mask(source: str) -> Tuple[str, Tuple[Tuple[int, str], ...]]:
-    """The source with IPython lines replaced by `pass` (same indentation), and the
-    (row, original line) of each; untouched if it parses as it is."""
-    lines = split_lines(source)
-    if not any(_IPYTHON_LINE.match(line) for line in lines):
-        return source, ()
-    try:
-        ast.parse(source)
-        return source, ()
-    except (SyntaxError, ValueError):
-        pass
-    masked = []
-    continued = False
-    for row, line in enumerate(lines, start=1):
-        body = line.rstrip("\r\n")
-        if continued or (_IPYTHON_LINE.match(body) and not body.lstrip().startswith("#")):
-            indent = body[: len(body) - len(body.lstrip())]
-            lines[row - 1] = indent + "pass" + line[len(body) :]
-            masked.append((row, body))
-            continued = body.endswith("\\")
-    return "".join(lines), tuple(masked)
-
-
-def _source_values(file_text: str) -> List[Optional[Tuple[Tuple[int, int], Tuple[int, ...]]]]:
-    """For each cell of the file's JSON text: the span of its `source` value and where
-    each line's string starts if the value is a list (None: the cell has no source)."""
-    found: List = []
-    for key, start, end in _members(file_text, _skip(file_text, 0)):
-        if key != "cells":
-            continue
-        found = []
-        for cell_start, _ in _elements(file_text, start):
-            value = None
-            for cell_key, value_start, value_end in _members(file_text, cell_start):
-                if cell_key == "source":
-                    lines = tuple(s for s, _ in _elements(file_text, value_start)) if file_text[value_start] == "[" else ()
-                    value = ((value_start, value_end), lines)
-            found.append(value)
-    return found
-
-
-def _skip(text: str, position: int) -> int:
-    return _WHITESPACE.match(text, position).end()
-
-
-def _members(text: str, position: int):
-    """(key, value start, value end) of each member of the object at `position`."""
-    position = _skip(text, position + 1)
-    if text[position] == "}":
-        return
-    while True:
-        key, position = scanstring(text, position + 1)
-        position = _skip(text, _skip(text, position) + 1)  # past the colon
-        _, end = _DECODER.raw_decode(text, position)
-        yield key, position, end
-        position = _skip(text, end)
-        if text[position] == "}":
-            return
-        position = _skip(text, position + 1)
-
-
-def _elements(text: str, position: int):
-    """(start, end) of each element of the array at `position`."""
-    position = _skip(text, position + 1)
-    if text[position] == "]":
-        return
-    while True:
-        _, end = _DECODER.raw_decode(text, position)
-        yield position, end
-        position = _skip(text, end)
-        if text[position] == "]":
-            return
-        position = _skip(text, position + 1)

@@ -55,7 +55,7 @@ def verify(
     (`torchlint.runtime.guard()` with its defaults; see docs/guard.md). Returns the list
     of `CheckResult`s.
     """
-    from torchlint.core.config import ConfigError
+    from torchlint.core.config_files import ConfigError
     from torchlint.doctor.check import run_checks
     from torchlint.doctor.probe import collect
     from torchlint.doctor.render import render_plain

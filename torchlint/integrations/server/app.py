@@ -18,7 +18,7 @@ from pygls.capabilities import get_capability
 from pygls.lsp.server import LanguageServer
 
 from torchlint import __version__
-from torchlint.core.config import ConfigError
+from torchlint.core.config_files import ConfigError
 from torchlint.core.registry import rule_infos
 from torchlint.report.visible import visible
 from torchlint.integrations.server import actions

@@ -11,9 +11,10 @@ import os
 from pathlib import Path
 from typing import Dict, Union
 
-from torchlint.core.config import ConfigError, load_config
+from torchlint.core.config import load_config
+from torchlint.core.config_files import ConfigError
 from torchlint.core.registry import all_rules, option_defaults, rule_codes, select_rules
-from torchlint.run.runner import RunSettings
+from torchlint.run.jobs import RunSettings
 
 # saving one of these can change any file's settings (ruff's files: the line length)
 CONFIG_NAMES = frozenset(("pyproject.toml", "torchlint.toml", "ruff.toml", ".ruff.toml"))

@@ -16,14 +16,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Awaitable, Callable, Dict, List, Optional, Tuple
 
-from torchlint.core.config import ConfigError
+from torchlint.core.config_files import ConfigError
 from torchlint.run.discovery import discover
 from torchlint.core.engine import describe
 from torchlint.core.diagnostics import Diagnostic
 from torchlint.run.interrupts import Terminated, raise_on_sigterm
 from torchlint.core.registry import all_rules
 from torchlint.index.record_text import RecordText
-from torchlint.run.runner import FileOutcome, default_jobs, lint_files, project_pass
+from torchlint.run.jobs import FileOutcome
+from torchlint.run.pool import default_jobs
+from torchlint.run.project import project_pass
+from torchlint.run.runner import lint_files
 from torchlint.integrations.server.settings import settings_for
 
 

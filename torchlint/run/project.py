@@ -1,0 +1,44 @@
+"""The project pass: findings that wait for other files, decided over every file's record, or read from the cache when
+nothing changed."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, List, Optional, Sequence
+
+from torchlint.core.diagnostics import Diagnostic
+from torchlint.core.registry import all_rules
+from torchlint.index.record_text import RecordText
+from torchlint.index.resolver import project_findings
+from torchlint.run.cache import Cache
+
+if TYPE_CHECKING:
+    from torchlint.run.jobs import FileOutcome, RunSettings
+
+
+def cached_project_pass(
+    outcomes: Sequence[FileOutcome], settings: RunSettings, cache: Optional[Cache]
+) -> List[Diagnostic]:
+    """The project pass, or in check mode its cached findings when no file (nor rule,
+    setting or torchlint itself) changed since the run that stored them."""
+    if cache is None or settings.mode != "check" or any(o.key is None or o.errors for o in outcomes):
+        return project_pass(outcomes, settings)
+    files = [(outcome.display, outcome.key) for outcome in outcomes]
+    found = cache.project(files)
+    if found is None:
+        found = project_pass(outcomes, settings)
+        cache.put_project(files, found)
+    return found
+
+
+def project_pass(outcomes: Sequence[FileOutcome], settings: RunSettings) -> List[Diagnostic]:
+    """The findings that wait for other files, decided over every file's record (each
+    decoded once here)."""
+    rules = [rule for rule in all_rules() if rule.project_rule and rule.code in settings.codes]
+    if not rules:
+        return []
+    records = {}
+    for outcome in outcomes:
+        record = RecordText.of(outcome.record).decode()
+        if record is not None:
+            records[outcome.display] = record
+    return project_findings(records, rules, settings.config)
