@@ -9,14 +9,8 @@ from typing import Iterator, List, Optional, Sequence, Set
 from torchlint.analysis.names import ast_called_import, module_level_ast_statements
 
 REPORT_IMPORT_TIME_USE = "report-import-time-use"
-
-
 LAZY_IMPORTS = "lazy-imports"
-
-
 EXTEND_LAZY_IMPORTS = "extend-lazy-imports"
-
-
 DEFAULT_LAZY_IMPORTS = (
     "wandb",
     "tensorboard",

@@ -10,8 +10,6 @@ from torchlint.analysis.names import module_level_ast_statements
 from torchlint.core.walk import ast_nodes
 
 _LOOKUPS = frozenset({"getattr", "hasattr", "setattr", "delattr"})
-
-
 _NAMESPACES = frozenset({"globals", "vars", "locals"})
 
 

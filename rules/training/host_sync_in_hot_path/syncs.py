@@ -10,11 +10,7 @@ from torchlint.analysis.names import ast_dotted_name, resolve
 from torchlint.core.lazy import cst
 
 SYNC_METHODS = ("item", "tolist", "numpy")
-
-
 SYNCHRONIZE = "torch.cuda.synchronize"
-
-
 _TIMERS = frozenset({"time.time", "time.perf_counter", "time.monotonic", "time.perf_counter_ns", "time.time_ns"})
 
 

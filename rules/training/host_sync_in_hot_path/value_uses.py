@@ -11,11 +11,7 @@ from torchlint.core.lazy import cst
 _HOST_BUILTINS = frozenset(
     {"int", "float", "bool", "range", "min", "max", "round", "len", "str", "print", "format", "divmod", "abs"}
 )
-
-
 _ARITHMETIC = ("Add", "Subtract", "Multiply", "Divide", "FloorDivide", "Power", "Modulo")
-
-
 # tensor methods and torch functions whose arguments are sizes, counts or indices
 _SIZE_ARGUMENTS = frozenset(
     {
@@ -24,8 +20,6 @@ _SIZE_ARGUMENTS = frozenset(
         "new_full", "new_empty", "unflatten", "tensor_split", "roll",
     }
 )
-
-
 # calls that record or report a value (logging, progress bars, stats dicts, lists of losses)
 _SINK_METHODS = frozenset(
     {
@@ -33,8 +27,6 @@ _SINK_METHODS = frozenset(
         "update", "append", "set_description", "set_postfix_str",
     }
 )
-
-
 _SINK_FUNCTIONS = frozenset({"print"})
 
 
