@@ -4,15 +4,10 @@ modules used only in function bodies, and its fix (move the import into those fu
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Dict, Iterator, List, Optional, Tuple
 
 from torchlint.analysis.names import (
     ast_called_import,
-    called_import,
-    cst_dotted_name,
-    import_module_name,
-    is_type_checking,
     module_level_ast_statements,
 )
 from torchlint.core.config import Config
@@ -22,11 +17,17 @@ from torchlint.core.lazy import cst
 from torchlint.core.partial_parse import definitions_holding, statements_holding
 from torchlint.core.positions import statements_mentioning
 from torchlint.core.rule import Positions, Report, Rule, SourceView
-from torchlint.core.walk import ast_nodes, blocks
+from torchlint.core.walk import ast_nodes
 from torchlint.fixing.layout import tidy_line_deletion
 from torchlint.index.pending import ImportNotKeptElsewhere, Pending
 from torchlint.index.record import FileRecord
 from torchlint.rules.training.heavy_import_at_module_level import examples
+from torchlint.rules.training.heavy_import_at_module_level.candidates import (
+    Candidate,
+    aliases_loading_lazy,
+    bound_names,
+    find_candidates,
+)
 from torchlint.rules.training.heavy_import_at_module_level.heavy_modules import (
     DEFAULT_LAZY_IMPORTS,
     EXTEND_LAZY_IMPORTS,
@@ -48,15 +49,6 @@ from torchlint.rules.training.heavy_import_at_module_level.reached_by_name impor
 
 if TYPE_CHECKING:
     from torchlint.rules.training.heavy_import_at_module_level.name_uses import Reads
-
-
-@dataclass
-class _Candidate:
-    statement: object  # cst.Import | cst.ImportFrom
-    line: object  # the SimpleStatementLine holding it
-    lazy_module: str
-    conditional: bool
-    called: bool = False  # spelled as a call: `importlib.import_module("mlflow")`
 
 
 class HeavyImportAtModuleLevel(Rule):
@@ -175,10 +167,11 @@ class HeavyImportAtModuleLevel(Rule):
         record.imported_modules = tuple(ast_imported_modules(view.tree)) if view.tree is not None else ()
 
     def visit_Module(self, node) -> None:
-        candidates = list(self._candidates(node.body, conditional=False))
+        lazy = self.lazy_modules(self.context.config)
+        candidates = list(find_candidates(node.body, lazy, conditional=False))
         if not candidates:
             return
-        names = {name for candidate in candidates for name in self._bound_names(candidate)}
+        names = {name for candidate in candidates for name in bound_names(candidate, lazy)}
         self._names = names
         # scope analysis of only the statements that mention these names: it is linear
         # but costly, and a generated or data module can be large
@@ -206,27 +199,12 @@ class HeavyImportAtModuleLevel(Rule):
             else:
                 record.pending.append(Pending(diagnostic, ImportNotKeptElsewhere(candidate.lazy_module)))
 
-    def _bound_names(self, candidate: _Candidate) -> List[str]:
-        statement = candidate.statement
-        if candidate.called:
-            targets = [t.target for t in statement.targets] if isinstance(statement, cst.Assign) else []
-            if isinstance(statement, cst.AnnAssign):
-                targets = [statement.target]
-            names = []
-            for target in targets:
-                elements = [e.value for e in target.elements] if isinstance(target, (cst.Tuple, cst.List)) else [target]
-                names += [e.value for e in elements if isinstance(e, cst.Name)]
-            return names
-        if isinstance(statement.names, cst.ImportStar):
-            return []
-        return [bound_name(alias) for alias in self._lazy_aliases(statement)]
-
-    def _finding(self, candidate: _Candidate, uses: NameUses) -> Tuple[Optional[Report], bool]:
+    def _finding(self, candidate: Candidate, uses: NameUses) -> Tuple[Optional[Report], bool]:
         """The finding for a candidate (None if not reported) and whether its import stays
         after any fix (the name is used at import time: only restructuring removes it;
         never read: there is nothing to make lazy, and it may be a deliberate check that
         the module is installed)."""
-        names = self._bound_names(candidate)
+        names = bound_names(candidate, self.lazy_modules(self.context.config))
         reads = [uses.reads(name) for name in names]
         if self._never_read(candidate, names, reads):
             return None, True
@@ -251,48 +229,11 @@ class HeavyImportAtModuleLevel(Rule):
         fix = lambda positions: self._fix(candidate, uses, positions)  # noqa: E731
         return Report(self, candidate.statement, message, fix), at_import
 
-    def _never_read(self, candidate: _Candidate, names: List[str], reads: List[Reads]) -> bool:
+    def _never_read(self, candidate: Candidate, names: List[str], reads: List[Reads]) -> bool:
         star = isinstance(candidate.statement, cst.ImportFrom) and isinstance(candidate.statement.names, cst.ImportStar)
         if star or any(read.functions or read.at_import or read.in_annotations for read in reads):
             return False
         return not any(self._reached_by_name().reason(name) for name in names)
-
-    def _candidates(self, body, conditional: bool):
-        lazy = self.lazy_modules(self.context.config)
-        for statement in body:
-            if isinstance(statement, cst.SimpleStatementLine):
-                for small in statement.body:
-                    target = self._lazy_target(small, lazy)
-                    if target:
-                        yield _Candidate(small, statement, target, conditional)
-                        continue
-                    called = called_import(small)
-                    target = lazy_module_of(called, None, lazy) if called else None
-                    if target:
-                        yield _Candidate(small, statement, target, conditional, called=True)
-            elif isinstance(statement, (cst.If, cst.Try, cst.TryStar, cst.With, cst.For, cst.While)):
-                found = blocks(statement)
-                if isinstance(statement, cst.If) and is_type_checking(statement.test):
-                    found = found[1:]  # only type checkers run that body
-                for block in found:
-                    yield from self._candidates(block, True)
-
-    @staticmethod
-    def _lazy_target(statement, lazy: Sequence[str]) -> Optional[str]:
-        if isinstance(statement, cst.Import):
-            for alias in statement.names:
-                target = lazy_module_of(cst_dotted_name(alias.name) or "", None, lazy)
-                if target:
-                    return target
-        elif isinstance(statement, cst.ImportFrom) and not statement.relative:
-            module = import_module_name(statement)
-            if isinstance(statement.names, cst.ImportStar):
-                return lazy_module_of(module, None, lazy)
-            for alias in statement.names:
-                target = lazy_module_of(module, cst_dotted_name(alias.name), lazy)
-                if target:
-                    return target
-        return None
 
     def _heads_group(self, line) -> bool:
         """Whether the statement right after `line` is an import on the next row."""
@@ -305,14 +246,7 @@ class HeavyImportAtModuleLevel(Rule):
             and isinstance(following.body[0], (cst.Import, cst.ImportFrom))
         )
 
-    def _lazy_aliases(self, statement) -> List:
-        lazy = self.lazy_modules(self.context.config)
-        if isinstance(statement, cst.Import):
-            return [a for a in statement.names if lazy_module_of(cst_dotted_name(a.name) or "", None, lazy)]
-        module = import_module_name(statement)
-        return [a for a in statement.names if lazy_module_of(module, cst_dotted_name(a.name), lazy)]
-
-    def _no_fix_reason(self, candidate: _Candidate, uses: NameUses) -> Optional[str]:
+    def _no_fix_reason(self, candidate: Candidate, uses: NameUses) -> Optional[str]:
         statement = candidate.statement
         if candidate.called:
             return "the import is spelled as a call; move it by hand"
@@ -322,7 +256,7 @@ class HeavyImportAtModuleLevel(Rule):
             return "a star import cannot be moved"
         if len(candidate.line.body) > 1:
             return "the line holds several statements"
-        lazy_aliases = self._lazy_aliases(statement)
+        lazy_aliases = aliases_loading_lazy(statement, self.lazy_modules(self.context.config))
         if len(lazy_aliases) < len(statement.names) and "\n" in self.context.module.code_for_node(statement):
             return "the import spans several lines"
         for alias in lazy_aliases:
@@ -357,11 +291,11 @@ class HeavyImportAtModuleLevel(Rule):
             self._by_name = ReachedByName(view.tree, mentioning, exporting)
         return self._by_name
 
-    def _fix(self, candidate: _Candidate, uses: NameUses, positions: Positions) -> Fix:
+    def _fix(self, candidate: Candidate, uses: NameUses, positions: Positions) -> Fix:
         statement = candidate.statement
         module = self.context.module
         newline = self.context.newline
-        lazy_aliases = self._lazy_aliases(statement)
+        lazy_aliases = aliases_loading_lazy(statement, self.lazy_modules(self.context.config))
         kept = [a for a in statement.names if a not in lazy_aliases]
         comment, above = "", []
         if kept:
