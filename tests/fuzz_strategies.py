@@ -202,7 +202,7 @@ def forward_bodies(x: str) -> Tuple[Block, ...]:
         lines(f"h = self.stem({x})", "return self.conv(h)"),
         lines("with torch.no_grad():", f"    y = self.conv({x})", "return y"),
         lines("try:", f"    return self.conv({x})", "except RuntimeError:", "    raise"),
-        lines(f"for _ in range(2):", f"    {x} = self.conv({x})", f"return {x}"),
+        lines("for _ in range(2):", f"    {x} = self.conv({x})", f"return {x}"),
     )
 
 
@@ -341,7 +341,7 @@ def rnn_module(draw) -> Tuple[Block, Block]:
         penalty = lines("with torch.backends.cudnn.flags(enabled=False):") + indent(penalty[:-1]) + penalty[-1:]
     flag = draw(st.sampled_from(("flag=False", "flag=True", "flag")))
     block += lines(f"def gradient_penalty(critic, real, {flag}):") + indent(penalty)
-    block += lines(f"def train_step(batch):", f"    return gradient_penalty({name}(), batch, True)")
+    block += lines("def train_step(batch):", f"    return gradient_penalty({name}(), batch, True)")
     if draw(st.integers(0, 4)) == 0:
         block += lines(f"rnn = torch.{layer}", "penalty = torch.func.hessian(lambda t: rnn(t)[0].sum())")
     return [], block

@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, Phase, event, given, settings
 from hypothesis import strategies as st
 
 from cli_support import run_torchlint
-from fuzz_checks import CONFIG, RULES, Linter, PropertyFailure, check_program, compiles, fix_module, reparses
+from fuzz_checks import CONFIG, Linter, PropertyFailure, check_program, compiles, fix_module, reparses
 from fuzz_regressions import OPEN_DEFECTS, examples_for, open_defect
 from fuzz_strategies import BOM, Program, salted_hypothesmith, torch_programs
 from torchlint.core.source import decode_source

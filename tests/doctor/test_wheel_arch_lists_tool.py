@@ -3,7 +3,6 @@
 import importlib.util
 import shutil
 import subprocess
-import sys
 import tomllib
 import zipfile
 from pathlib import Path

@@ -1,0 +1,231 @@
+"""TL003's examples: code the rule must leave alone, and code it must flag (with the fixed text)."""
+
+from __future__ import annotations
+
+from torchlint.core.rule import Invalid
+
+VALID = (
+    # an evaluation loop, an epoch loop, numpy values and a scheduler step in a training loop
+    "import numpy as np\nimport torch\n\n@torch.no_grad()\ndef evaluate(model, loader):\n"
+    "    return [model(x).item() for x in loader]\n\n"
+    "def train(model, loader, opt, sched, boxes):\n    for x in loader:\n        model(x).backward()\n"
+    "        opt.step()\n        print(np.asarray(boxes).tolist())\n    sched.step()\n\n"
+    "def main(model, loader, opt, sched):\n    for epoch in range(3):\n        train(model, loader, opt, sched, [])\n"
+    "        print(evaluate(model, loader))\n",
+    # epoch hooks, __repr__, helpers, look-alikes
+    "import pytorch_lightning as pl\n\nclass M(pl.LightningModule):\n"
+    "    def on_train_epoch_end(self):\n        print(self.metric.compute().item())\n\n"
+    "    def __repr__(self):\n        return str(self.scale.item())\n",
+    "from torch import nn\n\nclass M(nn.Module):\n    def forward(self, x, table):\n"
+    "        for key, value in table.items():\n            x = x + value\n"
+    "        return x, self.item, x.item\n",
+    "from torch import nn\n\nclass M(nn.Module):\n    def forward(self, x, arr):\n"
+    "        return x * arr.item(0)\n",
+    # not a module, not a LightningModule (for training_step)
+    "class M:\n    def forward(self, x):\n        return x.item()\n",
+    "from torch import nn\n\nclass M(nn.Module):\n    def training_step(self, batch, i):\n"
+    "        return batch.sum().item()\n",
+    # an imported base with only a `forward`: not enough to call it a module
+    "from .base import BaseBackend\n\nclass OnnxBackend(BaseBackend):\n    def forward(self, im):\n"
+    "        return self.session.run(None, {\"images\": im.cpu().numpy()})\n",
+    # a fresh CPU tensor; an error path; a helper no hot path calls
+    "import torch\nfrom torch import nn\n\nclass Jitter(nn.Module):\n    def forward(self, x):\n"
+    "        if x.dim() != 4:\n            raise ValueError(f\"bad input: {x.sum().item()}\")\n"
+    "        assert x.min() >= 0, x.min().item()\n"
+    "        return x * torch.empty(1).uniform_(0.5, 1.5).item() + torch.randint(0, 3, (1,)).item()"
+    " + torch.exp(torch.rand(1)).item()\n\n"
+    "    def describe(self, x):\n        return x.mean().item()\n",
+    # a block that runs now and then: an image logged every 100 steps, a debug switch
+    "import lightning as L\n\nclass M(L.LightningModule):\n    def training_step(self, batch, batch_idx):\n"
+    "        out = self(batch)\n        if batch_idx % 100 == 0:\n"
+    "            self.logger.experiment.add_image('out', out[0].cpu().numpy())\n"
+    "        if self.hparams.debug:\n            print(out.mean().item())\n        return out.sum()\n",
+    # state the class only ever sets to a CPU tensor
+    "import torch\nfrom torch import nn\n\nclass Attention(nn.Module):\n    def __init__(self):\n"
+    "        super().__init__()\n        self._state = {}\n        self.calls = torch.zeros(())\n\n"
+    "    def forward(self, x):\n        if 'offset' not in self._state:\n"
+    "            self._state['offset'] = torch.tensor(0)\n        self._state['offset'] += x.shape[1]\n"
+    "        self.calls += 1\n"
+    "        return x[:, int(self._state['offset'].item()):], self.calls.item()\n",
+    # a nested function is not run by forward itself
+    "from torch import nn\n\nclass M(nn.Module):\n    def forward(self, x):\n"
+    "        def stats():\n            return x.mean().item()\n        return x, stats\n",
+    # an opt-in statistics switch, a run-once initialisation, a None-check of what the step made
+    "from torch import nn\n\nclass Miner(nn.Module):\n    def __init__(self, collect_stats=False):\n"
+    "        super().__init__()\n        self.collect_stats = collect_stats\n        self._iter = -1\n\n"
+    "    def forward(self, x):\n        if self.collect_stats:\n            self.avg = x.mean().item()\n"
+    "        if self._iter == -1:\n            self._iter = int(x.sum().item())\n"
+    "        evicted = self.evict(x)\n        if evicted is not None:\n            print(evicted.sum().item())\n"
+    "        return x\n",
+    # a dict handed to a plain function is its input, not a record
+    "from torch import nn\n\nclass M(nn.Module):\n    def forward(self, x):\n"
+    "        to_record({\"input\": x.cpu().numpy()})\n        return x\n",
+    # the value was read already (the NaN check waited for it); a progress-bar value in
+    # training_step, which Lightning reads with `.item()` every batch anyway
+    "import torch\nimport lightning as L\n\nclass M(L.LightningModule):\n"
+    "    def training_step(self, batch, batch_idx):\n        loss = self(batch)\n"
+    "        if torch.isnan(loss):\n            raise ValueError(\"loss is NaN\")\n"
+    "        self.log(\"loss\", loss.item())\n        self.log(\"aux\", batch.mean().item(), prog_bar=True)\n"
+    "        return loss\n",
+)
+
+INVALID = (
+    # a training loop: a per-step sum becomes a tensor, read once after the loop
+    Invalid(
+        "def train(model, loader, opt):\n    running = 0.0\n    for x in loader:\n"
+        "        loss = model(x)\n        loss.backward()\n        opt.step()\n"
+        "        running += loss.item()\n    print(running / len(loader))\n",
+        fixed="def train(model, loader, opt):\n    running = 0.0\n    for x in loader:\n"
+        "        loss = model(x)\n        loss.backward()\n        opt.step()\n"
+        "        running += loss.detach()\n    running = float(running)\n    print(running / len(loader))\n",
+        line=7,
+        column=20,
+    ),
+    # what the loop of a hand-written trainer runs through a helper
+    Invalid(
+        "class Trainer:\n    def fit(self, loader):\n        for batch in loader:\n"
+        "            loss = self.model(batch)\n            self.scaler.scale(loss).backward()\n"
+        "            self._log(loss)\n\n    def _log(self, loss):\n        print(loss.item())\n",
+        line=9,
+        column=15,
+    ),
+    # hard-negative mining in a loss: a host value, reported by default with the rewrite
+    Invalid(
+        "import torch\nfrom torch import nn\n\nclass BalanceLoss(nn.Module):\n    def forward(self, loss, positive):\n"
+        "        k = int(positive.sum().item())\n        return torch.topk(loss.view(-1), 3 * k)[0].mean()\n",
+        line=6,
+        column=17,
+    ),
+    # the class a training loop calls as its criterion: its `forward` is loss code too
+    Invalid(
+        "import torch\nfrom torch import nn\n\nclass Focal(nn.Module):\n    def forward(self, loss, positive):\n"
+        "        k = int(positive.sum().item())\n        return torch.topk(loss.view(-1), 3 * k)[0].mean()\n\n"
+        "def train(model, loader, opt):\n    criterion = Focal()\n    for x, y in loader:\n"
+        "        loss = criterion(model(x), y)\n        loss.backward()\n        opt.step()\n",
+        line=6,
+        column=17,
+    ),
+    Invalid(
+        "import pytorch_lightning as pl\n\n\nclass M(pl.LightningModule):\n"
+        "    def validation_step(self, batch, batch_idx):\n        loss = self(batch).mean()\n"
+        '        self.log("val/loss", loss.item(), prog_bar=True)\n'
+        '        self.log_dict({"a": batch.sum().item(), "b": 1})\n        return loss\n',
+        fixed="import pytorch_lightning as pl\n\n\nclass M(pl.LightningModule):\n"
+        "    def validation_step(self, batch, batch_idx):\n        loss = self(batch).mean()\n"
+        '        self.log("val/loss", loss.detach(), prog_bar=True)\n'
+        '        self.log_dict({"a": batch.sum().detach(), "b": 1})\n        return loss\n',
+        line=7,
+        column=30,
+    ),
+    # logged per epoch only: the progress bar does not read it every training batch
+    Invalid(
+        "import lightning as L\n\n\nclass M(L.LightningModule):\n"
+        "    def training_step(self, batch, batch_idx):\n        loss = self(batch).mean()\n"
+        '        self.log("loss", loss.item(), prog_bar=True, on_step=False, on_epoch=True)\n        return loss\n',
+        fixed="import lightning as L\n\n\nclass M(L.LightningModule):\n"
+        "    def training_step(self, batch, batch_idx):\n        loss = self(batch).mean()\n"
+        '        self.log("loss", loss.detach(), prog_bar=True, on_step=False, on_epoch=True)\n        return loss\n',
+        line=7,
+        column=26,
+    ),
+    # an optional input: callers pass it on every step; `self.training` is no setting
+    Invalid(
+        "from torch import nn\n\nclass M(nn.Module):\n    def forward(self, x, mask=None):\n"
+        "        if mask is not None and self.training:\n            print(mask.sum().item())\n        return x\n",
+        line=6,
+        column=19,
+    ),
+    # rebound after the first read: the second read waits again
+    Invalid(
+        "from torch import nn\n\nclass M(nn.Module):\n    def forward(self, x):\n"
+        "        total = x.sum()\n        print(total.item())\n        total = total * 2\n"
+        "        print(total.item())\n        return x\n",
+        line=6,
+        column=15,
+    ),
+    # a setting's block, with `check-periodic-branches`
+    Invalid(
+        "from torch import nn\n\nclass M(nn.Module):\n    def __init__(self, collect_stats=False):\n"
+        "        super().__init__()\n        self.collect_stats = collect_stats\n\n    def forward(self, x):\n"
+        "        if self.collect_stats:\n            self.avg = x.mean().item()\n        return x\n",
+        line=10,
+        column=24,
+        options=(("check-periodic-branches", True),),
+    ),
+    # a count used only in arithmetic: an unsafe fix
+    Invalid(
+        "import torch\nfrom torch import nn\n\n\nclass L1(nn.Module):\n"
+        "    def forward(self, pred, gt, mask):\n        count = int(mask.sum().item())\n"
+        "        return (torch.abs(pred - gt) * mask).sum() / (count + 1e-6)\n",
+        unsafe_fixed="import torch\nfrom torch import nn\n\n\nclass L1(nn.Module):\n"
+        "    def forward(self, pred, gt, mask):\n        count = mask.sum().detach().long()\n"
+        "        return (torch.abs(pred - gt) * mask).sum() / (count + 1e-6)\n",
+        line=7,
+        column=21,
+    ),
+    # a size needs a host value: flagged only, and only with `check-host-values`
+    Invalid(
+        "from torch.nn.modules.loss import _Loss\n\nclass Balanced(_Loss):\n"
+        "    def forward(self, loss, positive):\n        k = int(positive.sum().item())\n"
+        "        return loss.topk(k)[0].mean()\n",
+        line=5,
+        column=17,
+        options=(("check-host-values", True),),
+    ),
+    Invalid(
+        "import torch\nfrom torch import nn\n\nclass M(nn.Module):\n    def forward(self, x):\n"
+        "        torch.cuda.synchronize()\n        return x.tolist(), x.cpu().numpy()\n",
+        line=6,
+        column=9,
+    ),
+    Invalid(
+        "import lightning as L\n\nclass M(L.LightningModule):\n    def validation_step(self, batch, i):\n"
+        "        scores = [s.item() for s in self(batch)]\n        return scores\n",
+        line=5,
+        column=19,
+        options=(("check-host-values", True),),
+    ),
+    # `self.log` of a plain module may be its own method: flagged only
+    Invalid(
+        "from torch import nn\n\nclass M(nn.Module):\n    def forward(self, x):\n"
+        '        self.log("x", x.sum().item())\n        return x\n',
+        line=5,
+        column=23,
+    ),
+    # a base from outside the tree: building layers in `__init__` makes it a module
+    Invalid(
+        "from torch import nn\nfrom external import Base\n\nclass Dice(Base):\n    def __init__(self):\n"
+        "        super().__init__()\n        self.proj = nn.Linear(4, 4)\n\n    def forward(self, x):\n"
+        "        return x / x.sum().item()\n",
+        line=10,
+        column=20,
+    ),
+    # reached from a step through a helper: reported at the sync, fixed there too
+    Invalid(
+        "import lightning as L\n\n\nclass M(L.LightningModule):\n"
+        "    def training_step(self, batch, batch_idx):\n        return self._shared_step(batch, \"train\")\n\n"
+        "    def _shared_step(self, batch, stage):\n        loss = self(batch).mean()\n"
+        '        self.log_dict({f"{stage}/loss": loss.item()})\n        return loss\n',
+        fixed="import lightning as L\n\n\nclass M(L.LightningModule):\n"
+        "    def training_step(self, batch, batch_idx):\n        return self._shared_step(batch, \"train\")\n\n"
+        "    def _shared_step(self, batch, stage):\n        loss = self(batch).mean()\n"
+        '        self.log_dict({f"{stage}/loss": loss.detach()})\n        return loss\n',
+        line=10,
+        column=41,
+    ),
+    # `forward` of an autograd.Function runs on every step too
+    Invalid(
+        "import torch\n\nclass Clip(torch.autograd.Function):\n    @staticmethod\n"
+        "    def forward(ctx, x):\n        torch.cuda.synchronize()\n        return x.clamp(0, 1)\n",
+        line=6,
+        column=9,
+    ),
+    # the condition of a check that raises, with `check-error-paths` (and `check-host-values`: a branch)
+    Invalid(
+        "from torch import nn\n\nclass M(nn.Module):\n    def forward(self, x):\n"
+        "        if x.isnan().any().item():\n            raise ValueError(\"nan\")\n        return x\n",
+        line=5,
+        column=12,
+        options=(("check-error-paths", True), ("check-host-values", True)),
+    ),
+)

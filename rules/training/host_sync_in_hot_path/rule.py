@@ -1,0 +1,244 @@
+"""TL003 host-sync-in-hot-path: the rule, which reports explicit host syncs in what runs on every step,
+and its fixes (log the tensor, accumulate the tensor, keep a count on the GPU)."""
+
+from __future__ import annotations
+
+import ast
+from typing import FrozenSet, Iterator, Set, Tuple
+
+from torchlint.analysis.accumulation import AccumulationPlan, accumulation_plan, accumulator
+from torchlint.analysis.classes import self_name
+from torchlint.analysis.loss_paths import host_value_rewrite, is_loss_code, may_be_criterion
+from torchlint.analysis.scopes import own_nodes, parents_of
+from torchlint.analysis.sync_history import repeated_syncs
+from torchlint.analysis.value_kinds import Kind, ast_fresh_cpu_tensor, cst_bindings, cst_kind, fresh_cpu_tensor
+from torchlint.core.bases.hot_path import HotPathRule
+from torchlint.core.diagnostics import Applicability, Fix
+from torchlint.core.lazy import cst
+from torchlint.core.rule import Positions, Report, SourceView
+from torchlint.rules.training.host_sync_in_hot_path import examples
+from torchlint.rules.training.host_sync_in_hot_path.lightning_log import logged_values
+from torchlint.rules.training.host_sync_in_hot_path.syncs import (
+    SYNCHRONIZE,
+    after_sync,
+    ast_is_sync,
+    calls_a_timer,
+    sync_method,
+    sync_receiver,
+)
+from torchlint.rules.training.host_sync_in_hot_path.value_uses import arithmetic_only, name_uses, recorded
+
+
+class HostSyncInHotPath(HotPathRule):
+    """
+    ## What it does
+    Flags `.item()`, `.tolist()`, `.numpy()` and `torch.cuda.synchronize()` on every step: in a hot
+    path or what it calls on `self` (up to three calls deep, through the class and its bases in any
+    file); the message names the route ("reached from `Model.training_step` via `_shared_step`").
+    Hot paths: `forward` of a module; `training_step`, `validation_step`, `test_step`, `predict_step`
+    of a `LightningModule`; `forward` / `backward` of an `autograd.Function`; `training_step` /
+    `compute_loss` of a Hugging Face `Trainer` subclass. A class is a module if a base resolves, across
+    the linted files, to `nn.Module` or `LightningModule`, or, for a base from outside the tree, if its
+    body says so (layers set on `self` in `__init__`, `register_buffer`, `self.log(...)`). Training
+    loops are hot too (a loop that runs a backward pass or an optimizer step, not a scheduler's alone,
+    directly or through a step function) with what they call on every iteration, in any linted file;
+    not a loop that only calls a function holding its own training loop.
+
+    Reported by default: values only recorded or reported (given to `self.log`, a logger, `print`, a
+    progress bar, a stats dict kept, returned or handed to one of them, a list of losses, an attribute
+    of `self`), summed or averaged (`running += loss.item()`), or used in arithmetic that works as well
+    on the tensor (`x / x.sum().item()`); `torch.cuda.synchronize()` except around a timer. A value
+    needed on the host (a size, an index, a split, a loop, a branch, a returned number, a dict handed
+    to another function) only with `check-host-values`, except in loss code (`forward` of a class
+    named `...Loss`, a function named `...loss`, a criterion a training loop differentiates), where the
+    message gives the sync-free rewrite that fits (sort once and mask by rank instead of `topk` of a
+    count; `clamp_min`/`clamp_max` for Python `min`/`max`; `torch.where` for a branch).
+
+    Not reported: values plainly not tensors (numpy arrays, Python numbers and lists); `.item()` of a
+    fresh CPU tensor (`torch.rand(1).item()`); look-alikes (`dict.items()`, `arr.item(0)`); a second
+    read of a tensor the step already read on the host on every path to it (until rebound or changed
+    in place), or a second sync on one value (`x.numpy().tolist()`); epoch-level hooks and helpers no
+    hot path calls; error paths (a `raise`, a block ending in one, an `assert`'s message). Implicit
+    syncs (`if t.any():`, `float(t)`, `t.cpu()`) are TL005's.
+
+    ## Why is this bad?
+    CUDA runs asynchronously. Reading a value on the host waits for every queued kernel, so the GPU
+    idles while Python prepares the next step (typically 5-30 % of throughput), and CUDA errors
+    surface at the sync, far from the kernel at fault.
+
+    ## Example
+    ```python
+    class Detector(pl.LightningModule):
+        def training_step(self, batch, batch_idx):
+            loss = self.criterion(self(batch["image"]), batch["gt"])
+            self.log("train/loss", loss.item())
+            return loss
+    ```
+
+    ## Use instead
+    ```python
+            self.log("train/loss", loss.detach())
+    ```
+
+    ## Fix safety
+    Safe: in what a `*_step` hook of a `LightningModule` reaches, `self.log(name, x.item())` and
+    `self.log_dict({...: x.item()})` become `x.detach()` (Lightning reduces tensors and reads them only
+    when it must). A value logged with `prog_bar=True` on step from `training_step` is not reported:
+    the progress bar reads it each batch anyway. Elsewhere (`self.log` of a plain `nn.Module` may need
+    a number), or on a value plainly not a tensor, no fix.
+
+    Unsafe: `n = x.item()` or `n = int(x.item())`, `n` bound once and only an operand of arithmetic whose
+    result needs no Python number, becomes `n = x.detach()` (or `.long()`): a 0-dim tensor, so the
+    result's dtype can change and later formatting or branching syncs there. Other syncs: no fix.
+
+    ## Options
+    - `check-host-values` (default `false`): also values needed on the host (`k = int(n.sum().item())`).
+    - `check-error-paths` (default `false`): also the condition of an `if` whose block raises and an
+      `assert`'s test (their message and block never).
+    - `check-periodic-branches` (default `false`): also blocks that do not run on every step: under a
+      modulo (`if step % 100 == 0:`) or a first-steps test (`if batch_idx < 10:`); under a logging
+      switch (`if self.debug:`) or a setting not plainly on by default (set only in `__init__`, to an
+      argument, a config value or a literal other than `True`; not `self.training`); a block that
+      assigns what its condition tests (`if x is None: x = ...`); a None-check of a value the step made.
+    - `check-evaluation-loops` (default `false`): also loops under `torch.no_grad()` / `inference_mode()`.
+    """
+
+    code = "TL003"
+    options = {**HotPathRule.options, "check-host-values": False, "check-evaluation-loops": False}
+    training_loops = True
+    name = "host-sync-in-hot-path"
+    summary = "Host-device sync (.item(), .tolist(), .numpy(), synchronize) on every step"
+    fixable = True
+    triggers = (".item(", ".tolist(", ".numpy(", "synchronize")
+
+    VALID = examples.VALID
+    INVALID = examples.INVALID
+
+    def __init__(self, context) -> None:
+        super().__init__(context)
+        self._progress_bar: Set[int] = set()
+
+    @classmethod
+    def ast_candidate(cls, node: ast.AST, view: SourceView) -> bool:
+        if not ast_is_sync(node, view.imports):
+            return False
+        receiver = node.func.value if isinstance(node.func, ast.Attribute) else None
+        return receiver is None or not ast_fresh_cpu_tensor(receiver, view.imports)
+
+    def method_reports(self, class_name: str, function) -> Iterator[Tuple[Report, bool]]:
+        return self.owner_reports(function, self._class_node, f"`{class_name}.{function.name.value}`")
+
+    def owner_reports(self, function, class_node, where: str) -> Iterator[Tuple[Report, bool]]:
+        self._progress_bar.clear()  # ids of this method's reports, alive until placed
+        module_code = isinstance(function, cst.Module)
+        body = function if module_code else function.body
+        instance = self_name(function) if class_node is not None and not module_code else None
+        imports = self.context.imports
+        nodes = list(own_nodes(body))  # walked once, read by each helper
+        if not any(type(node) is cst.Call and (sync_method(node) is not None
+                                               or imports.qualified_name(node.func) == SYNCHRONIZE) for node in nodes):
+            return  # nothing here to report: spare the analyses below (most owners a loop pass asks about)
+        parents = parents_of(body)
+        logged = logged_values(nodes, instance, imports)
+        timed = calls_a_timer(nodes, imports)
+        loss_path = not module_code and is_loss_code(function, class_node, imports)
+        host_values = bool(self.settings["check-host-values"]) or loss_path
+        # loss code too if a hot loop calls an instance as its criterion (decided by `_place`)
+        criterion = not loss_path and not module_code and may_be_criterion(function, class_node)
+        repeated = repeated_syncs(body, imports, sync_receiver)
+        uses = name_uses(nodes, parents)
+        bindings = cst_bindings(nodes)
+        for node in nodes:
+            if type(node) is not cst.Call:
+                continue
+            if imports.qualified_name(node.func) == SYNCHRONIZE:
+                # around a timer it is what makes the measurement right
+                if not self.off_step(node, parents) and not timed:
+                    message = (
+                        f"`torch.cuda.synchronize()` in {where} makes the host wait for all queued GPU work"
+                        " on every step"
+                    )
+                    yield Report(self, node, message), False
+                continue
+            method_name = sync_method(node)
+            receiver = node.func.value if method_name is not None else None
+            if method_name is None or node in repeated or after_sync(receiver) or fresh_cpu_tensor(receiver, imports):
+                continue
+            if cst_kind(receiver, imports, bindings) is Kind.HOST or self.cpu_state(receiver):
+                continue
+            if self.off_step(node, parents):
+                continue
+            message = (
+                f"`.{method_name}()` in {where} waits for the GPU to finish and copies to the host "
+                "on every step"
+            )
+            if method_name == "item" and node in logged:
+                # only when a Lightning step reaches it is `self.log` Lightning's, which takes tensors
+                report = Report(self, node, message, lambda positions, call=node: self._log_fix(call, positions))
+                if logged[node]:
+                    self._progress_bar.add(id(report))
+                yield report, True
+                continue
+            unsafe = arithmetic_only(node, parents, uses) if method_name == "item" else None
+            if unsafe is not None:
+                fix = lambda positions, call=node, whole=unsafe: self._unsafe_fix(call, whole, positions)  # noqa: E731
+                yield Report(self, node, message, fix), False
+                continue
+            statement = accumulator(node, parents) if method_name == "item" else None
+            if statement is not None:
+                plan = accumulation_plan(node, statement, parents, body)
+                message += "; accumulate the tensor and read it once after the loop"
+                fix = None
+                if plan is not None:
+                    fix = lambda positions, call=node, plan=plan: self._accumulation_fix(call, plan, positions)  # noqa: E731
+                yield Report(self, node, message, fix), False
+                continue
+            if recorded(node, parents, uses):
+                yield Report(self, node, message), False
+            elif host_values or criterion:
+                hint = host_value_rewrite(node, parents, uses) if loss_path or not host_values else None
+                if hint is not None:
+                    message += f"; {hint} (no automatic fix)"
+                report = Report(self, node, message)
+                if not host_values:
+                    self.criterion_only.add(id(report))
+                yield report, False
+
+    def quiet_hooks(self, report: Report) -> FrozenSet[str]:
+        # Lightning's progress bar reads every `prog_bar=True` value logged on step with
+        # `.item()` at the end of each training batch: there `.detach()` saves no wait
+        return _TRAINING_ONLY if id(report) in self._progress_bar else frozenset()
+
+    def _log_fix(self, call, positions: Positions) -> Fix:
+        return Fix(
+            "Log the tensor: `.detach()` instead of `.item()`",
+            (positions.replace(call.func.attr, "detach"),),
+            Applicability.SAFE,
+        )
+
+    def _accumulation_fix(self, call, plan: AccumulationPlan, positions: Positions) -> Fix:
+        receiver = self.context.module.code_for_node(call.func.value)
+        content = f"{receiver}.detach()" if plan.detach else receiver
+        after = positions.insert_lines_after(
+            plan.loop,
+            [f"{plan.name} = {plan.convert}({plan.name})"],
+            self.context.newline,
+            positions.indent_of(plan.loop),
+        )
+        applicability = Applicability.SAFE if plan.safe else Applicability.UNSAFE
+        return Fix(
+            f"Accumulate the tensor and read `{plan.name}` once after the loop",
+            (positions.replace(call, content), after),
+            applicability,
+        )
+
+    def _unsafe_fix(self, call, whole, positions: Positions) -> Fix:
+        if whole is call:
+            edit = positions.replace(call.func.attr, "detach")
+        else:
+            receiver = self.context.module.code_for_node(call.func.value)
+            edit = positions.replace(whole, f"{receiver}.detach().long()")
+        return Fix("Keep the value on the GPU as a 0-dim tensor", (edit,), Applicability.UNSAFE)
+
+
+_TRAINING_ONLY = frozenset({"training_step"})

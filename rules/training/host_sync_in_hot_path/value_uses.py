@@ -1,0 +1,182 @@
+"""Where a synced value goes in a method: only recorded or reported, only an operand of arithmetic,
+or needed on the host as a Python number."""
+
+from __future__ import annotations
+
+from typing import Dict, List, Optional, Sequence
+
+from torchlint.analysis.accumulation import climb
+from torchlint.core.lazy import cst
+
+_HOST_BUILTINS = frozenset(
+    {"int", "float", "bool", "range", "min", "max", "round", "len", "str", "print", "format", "divmod", "abs"}
+)
+_ARITHMETIC = ("Add", "Subtract", "Multiply", "Divide", "FloorDivide", "Power", "Modulo")
+# tensor methods and torch functions whose arguments are sizes, counts or indices
+_SIZE_ARGUMENTS = frozenset(
+    {
+        "topk", "kthvalue", "view", "reshape", "expand", "repeat", "narrow", "split", "chunk", "zeros", "ones",
+        "empty", "full", "rand", "randn", "randint", "arange", "randperm", "multinomial", "new_zeros", "new_ones",
+        "new_full", "new_empty", "unflatten", "tensor_split", "roll",
+    }
+)
+# calls that record or report a value (logging, progress bars, stats dicts, lists of losses)
+_SINK_METHODS = frozenset(
+    {
+        "log", "log_dict", "log_metrics", "info", "debug", "warning", "add_scalar", "add_scalars", "set_postfix",
+        "update", "append", "set_description", "set_postfix_str",
+    }
+)
+_SINK_FUNCTIONS = frozenset({"print"})
+
+
+def recorded(call, parents: Dict, uses: Dict[str, List]) -> bool:
+    """Whether a synced value only goes where values are recorded or reported: a logging
+    call, `print`, a stats dict given to one (`self.log_dict({"loss": v.item()})`) or
+    filled in place (`stats["loss"] = ...`, `stats.update(loss=...)`), a list of losses,
+    an attribute of `self`, itself or through a name bound once whose every use is such.
+    Other values (a size, an index, a loop, a branch, a dict handed to any other
+    function) are needed on the host: reported only with `check-host-values`."""
+    node, parent = climb(call, parents)
+    if (
+        isinstance(node, cst.BinaryOperation)
+        and call.func.attr.value == "item"
+        and not _needs_host_value(node, parents)
+    ):
+        return True  # arithmetic with a number (`x / x.sum().item()`) works as well on the tensor
+    if isinstance(parent, cst.Assign) and len(parent.targets) == 1:
+        target = parent.targets[0].target
+        if isinstance(target, cst.Subscript):
+            return True
+        if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name):
+            return True
+        if isinstance(target, cst.Name):
+            reads = [name for name in uses.get(target.value, ()) if name is not target and not _binds(name, parents)]
+            return bool(reads) and all(_recorded_use(name, parents) for name in reads)
+    return _recorded_use(node, parents)
+
+
+def _recorded_use(node, parents: Dict) -> bool:
+    node, parent = climb(node, parents)
+    if isinstance(parent, cst.Arg):
+        call = parents.get(parent)
+        if isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value == "dict":
+            return _stats_dict(call, parents)
+        return _is_sink(call)
+    if isinstance(parent, cst.DictElement):
+        return _stats_dict(parents.get(parent), parents)
+    return isinstance(parent, cst.FormattedStringExpression) and _is_sink_string(parent, parents)
+
+
+def _stats_dict(mapping, parents: Dict) -> bool:
+    """Whether a dict literal or `dict(...)` holds stats: kept (`stats = {...}`),
+    returned or handed to a logging call; a dict handed to any other function
+    (`to_record({...})`, `session.run(None, {...})`) is that function's input."""
+    holder = parents.get(mapping)
+    return not isinstance(holder, cst.Arg) or _is_sink(parents.get(holder))
+
+
+def name_uses(nodes: Sequence, parents: Dict) -> Dict[str, List]:
+    """Every `Name` node of a method (`nodes`: its own, nested functions excluded) by its
+    name, reads and bindings alike, but not attribute names (`x.n`) or keywords (`f(n=1)`)."""
+    uses: Dict[str, List] = {}
+    for node in nodes:
+        if type(node) is cst.Name:
+            holder = parents.get(node)
+            if isinstance(holder, cst.Attribute) and holder.attr is node:
+                continue
+            if isinstance(holder, cst.Arg) and holder.keyword is node:
+                continue
+            uses.setdefault(node.value, []).append(node)
+    return uses
+
+
+def _binds(name, parents: Dict) -> bool:
+    holder = parents.get(name)
+    if isinstance(holder, (cst.AssignTarget, cst.AsName, cst.NamedExpr)):
+        return True
+    return isinstance(holder, (cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor)) and holder.target is name
+
+
+def arithmetic_only(call, parents: Dict, uses: Dict[str, List]) -> Optional[object]:
+    """For `n = x.item()` / `n = int(x.item())` with `n` bound once and read only as an
+    operand of arithmetic: the expression to replace (the call, or the `int(...)`)."""
+    whole = call
+    parent = parents.get(call)
+    if isinstance(parent, cst.Arg):
+        outer = parents.get(parent)
+        if not (
+            isinstance(outer, cst.Call)
+            and isinstance(outer.func, cst.Name)
+            and outer.func.value == "int"
+            and len(outer.args) == 1
+            and outer.args[0].keyword is None
+            and not outer.args[0].star
+        ):
+            return None
+        whole, parent = outer, parents.get(outer)
+    if not isinstance(parent, cst.Assign) or len(parent.targets) != 1:
+        return None
+    if not isinstance(parent.targets[0].target, cst.Name):
+        return None
+    bindings = reads = 0
+    for node in uses.get(parent.targets[0].target.value, ()):
+        if _binds(node, parents):
+            bindings += 1
+            continue
+        holder = parents.get(node)
+        if not (
+            isinstance(holder, cst.BinaryOperation)
+            and type(holder.operator).__name__ in _ARITHMETIC
+            and not _needs_host_value(holder, parents)
+        ):
+            return None
+        reads += 1
+    return whole if bindings == 1 and reads else None
+
+
+
+
+def _is_sink(call) -> bool:
+    if not isinstance(call, cst.Call):
+        return False
+    func = call.func
+    if isinstance(func, cst.Name):
+        return func.value in _SINK_FUNCTIONS
+    return isinstance(func, cst.Attribute) and func.attr.value in _SINK_METHODS
+
+
+def _is_sink_string(part, parents: Dict) -> bool:
+    """Whether an f-string part ends up in a logging call, also through implicit
+    concatenation (`f"a {x}" f"b {y}"`) and `%` or `+` formatting."""
+    holder = parents.get(parents.get(part))
+    while isinstance(holder, cst.ConcatenatedString) or (
+        isinstance(holder, cst.BinaryOperation) and isinstance(holder.operator, (cst.Modulo, cst.Add))
+    ):
+        holder = parents.get(holder)
+    return isinstance(holder, cst.Arg) and _is_sink(parents.get(holder))
+
+
+def _needs_host_value(expression, parents: Dict) -> bool:
+    """Whether the value of an arithmetic expression ends up where only a Python number
+    will do: `int(...)`, `range(...)`, `min(...)`, a comparison, a branch, an index."""
+    node, parent = expression, parents.get(expression)
+    while isinstance(parent, (cst.BinaryOperation, cst.UnaryOperation)):
+        node, parent = parent, parents.get(parent)
+    if isinstance(parent, cst.Arg):
+        call = parents.get(parent)
+        if not isinstance(call, cst.Call):
+            return False
+        if isinstance(call.func, cst.Attribute):
+            return call.func.attr.value in _SIZE_ARGUMENTS
+        return isinstance(call.func, cst.Name) and call.func.value in _HOST_BUILTINS
+    if isinstance(parent, (cst.If, cst.While, cst.IfExp)):
+        return parent.test is node
+    # a result bound to another name is not followed: it may become a size or an index
+    return isinstance(
+        parent,
+        (
+            cst.Comparison, cst.ComparisonTarget, cst.Index, cst.Slice, cst.FormattedStringExpression,
+            cst.Assert, cst.Assign, cst.AugAssign, cst.AnnAssign, cst.NamedExpr,
+        ),
+    )

@@ -1,0 +1,227 @@
+"""TL005 implicit-host-sync-in-hot-path: the rule, which reports tensors read on the host without saying so
+(`if t.any():`, `float(t)`, data-dependent shapes feeding control flow) in what runs on every step."""
+
+from __future__ import annotations
+
+import ast
+from typing import Dict, Iterator, Tuple
+
+from torchlint.analysis.names import ast_dotted_name, resolve
+from torchlint.analysis.scopes import own_nodes, parents_of
+from torchlint.analysis.value_kinds import fresh_cpu_tensor, plainly_host
+from torchlint.core.bases.hot_path import HotPathRule
+from torchlint.core.lazy import cst
+from torchlint.core.rule import Report, SourceView
+from torchlint.rules.training.implicit_host_sync_in_hot_path import examples
+from torchlint.rules.training.implicit_host_sync_in_hot_path.control_flow import (
+    ends_a_loop,
+    feeds_control_flow,
+    single_bindings,
+    statement_of,
+    tests_a_check,
+    truth_operands,
+)
+from torchlint.rules.training.implicit_host_sync_in_hot_path.tensor_calls import (
+    CASTS,
+    CPU_COPIES,
+    DATA_DEPENDENT,
+    EXPLICIT_SYNCS,
+    LENGTHS_ON_CPU,
+    LOOP_EXITS,
+    SIZES,
+    TENSOR_FUNCTIONS,
+    TENSOR_METHODS,
+    is_torch,
+)
+
+
+class ImplicitHostSyncInHotPath(HotPathRule):
+    """
+    ## What it does
+    Flags code that reads a tensor's value on the host without saying so, in TL003's hot
+    paths (`forward` of a module, the `*_step` hooks of a `LightningModule`,
+    `forward`/`backward` of an `autograd.Function`, and what they call on `self`, up to
+    three calls deep): a tensor tested by Python (`if t.any():`,
+    `if not torch.isfinite(loss).all():`, `while err.max() > tol:`), converted by `bool(t)`
+    or `float(t)`, and `torch.nonzero` / `masked_select` whose data-dependent result feeds a
+    `for` or an `if`. Off by default: select it with `--select TL005` or
+    `extend-select = ["TL005"]`.
+
+    Only evident tensors count: the result of a torch predicate or reduction
+    (`torch.isnan(x)`, `x.sum()`, `x.any()`); not a plain variable (`if loss:`), a fresh CPU
+    tensor (`float(torch.rand(1))`), or the lengths given to `pack_padded_sequence` (which
+    must be on the CPU). A statement is reported once (`f(a.cpu(), b.cpu())` waits once).
+    Sizes, explicit copies, loop exits and error checks are reported only with their
+    options (below). `.item()`, `.tolist()`, `.numpy()` and `synchronize()` are TL003's.
+
+    ## Why is this bad?
+    Python cannot branch on a value that is still on the GPU: `if t.any():` calls
+    `bool(t)`, which waits for every queued kernel and copies the value back, exactly like
+    `.item()`, but nothing in the code says so. On every step it idles the GPU while Python
+    prepares the next one (typically 5-30 % of throughput).
+
+    ## Example
+    ```python
+    class Model(nn.Module):
+        def forward(self, x, mask):
+            if mask.any():
+                x = x.masked_fill(mask, 0.0)
+            return x
+    ```
+
+    ## Use instead
+    ```python
+            x = x.masked_fill(mask, 0.0)  # a no-op where mask is all False
+    ```
+
+    ## Fix safety
+    No fix: keeping the value on the device means restructuring the code (`torch.where`,
+    masking instead of branching, or checking once per epoch).
+
+    ## Options
+    - `check-sizes` (default `false`): `int()` of a tensor and `len()` of a `nonzero` /
+      `masked_select` result (`int(lengths.max()) + 1`): a number Python needs for an
+      allocation, a loop or an index.
+    - `check-cpu-copies` (default `false`): `t.cpu()` (never one TL003 reports, as
+      `.cpu().numpy()`, nor the lengths for `pack_padded_sequence`).
+    - `check-loop-exits` (default `false`): a test that ends a loop (a `while` condition, an
+      `if` whose body ends in `break`): the wait is the price of stopping early.
+    - `check-error-paths` (default `false`): the condition of a check that raises, warns,
+      logs or prints, and an `assert`'s test (their body and message never).
+    - `check-periodic-branches` (default `false`): blocks that run now and then
+      (`if step % n == 0:`, `if self.log_images:`), as TL003's option of the same name.
+
+    ```toml
+    [tool.torchlint.implicit-host-sync-in-hot-path]
+    check-sizes = true
+    ```
+    """
+
+    code = "TL005"
+    name = "implicit-host-sync-in-hot-path"
+    summary = "Tensor read on the host implicitly (if t.any(), float(t), nonzero) on every step"
+    default_enabled = False
+    triggers = ("torch",)
+    options = {**HotPathRule.options, SIZES: False, CPU_COPIES: False, LOOP_EXITS: False}
+
+    VALID = examples.VALID
+    INVALID = examples.INVALID
+
+    @classmethod
+    def ast_candidate(cls, node: ast.AST, view: SourceView) -> bool:
+        if not isinstance(node, ast.Call):
+            return False
+        func = node.func
+        if isinstance(func, ast.Name):
+            return func.id in CASTS or is_torch(resolve(func.id, view.imports), DATA_DEPENDENT | TENSOR_FUNCTIONS)
+        if not isinstance(func, ast.Attribute):
+            return False
+        if func.attr in TENSOR_METHODS | DATA_DEPENDENT or func.attr == "cpu":
+            return True
+        return is_torch(resolve(ast_dotted_name(func), view.imports), DATA_DEPENDENT | TENSOR_FUNCTIONS)
+
+    def method_reports(self, class_name: str, function) -> Iterator[Tuple[Report, bool]]:
+        parents = parents_of(function.body)
+        where = f"`{class_name}.{function.name.value}`"
+        statements = set()
+        for node, what in self._implicit_syncs(function.body, parents):
+            if self.off_step(node, parents):
+                continue
+            if not self.settings["check-error-paths"] and tests_a_check(node, parents):
+                continue
+            if not self.settings[LOOP_EXITS] and ends_a_loop(node, parents):
+                continue
+            statement = statement_of(node, parents)
+            if statement in statements:  # once it has waited, the statement's next read is free
+                continue
+            statements.add(statement)
+            message = f"{what} in {where} reads a tensor on the host: it waits for the GPU on every step"
+            yield Report(self, node, message), False
+
+    def _implicit_syncs(self, body, parents: Dict) -> Iterator[Tuple[object, str]]:
+        bindings = single_bindings(body)
+        for node in own_nodes(body):
+            if isinstance(node, (cst.If, cst.While, cst.IfExp, cst.CompIf, cst.Assert)):
+                for operand in truth_operands(node.test):
+                    if self._tested_tensor(operand):
+                        yield operand, f"`{self._code(node.test)}` tested by Python"
+            elif isinstance(node, cst.Call):
+                yield from self._call_sync(node, parents, bindings)
+
+    def _call_sync(self, call, parents: Dict, bindings: Dict) -> Iterator[Tuple[object, str]]:
+        func = call.func
+        if isinstance(func, cst.Name) and func.value in CASTS:
+            # `int(lengths.max())`: a size, count or index Python needs as a number; the
+            # wait comes with a data-dependent shape, not with the way it is written
+            if func.value == "int" and not self.settings[SIZES]:
+                return
+            if len(call.args) == 1 and call.args[0].keyword is None and not call.args[0].star:
+                if self._tensor_valued(call.args[0].value):
+                    yield call, f"`{func.value}()` of a tensor"
+            return
+        if isinstance(func, cst.Attribute) and func.attr.value == "cpu":
+            # an explicit copy, mostly of what host code (a metric, scipy) must have
+            if self.settings[CPU_COPIES] and not self._host_bound(call, parents):
+                yield call, "`.cpu()`"
+            return
+        if self._data_dependent(call) and feeds_control_flow(call, parents, bindings, self.settings[SIZES]):
+            name = func.attr.value if isinstance(func, cst.Attribute) else self._code(func)
+            yield call, f"`{name}` (its size depends on the data) feeding Python control flow"
+
+    def _tested_tensor(self, operand) -> bool:
+        if isinstance(operand, cst.Comparison):
+            identity_or_membership = (cst.Is, cst.IsNot, cst.In, cst.NotIn)
+            if any(isinstance(target.operator, identity_or_membership) for target in operand.comparisons):
+                return False
+            operands = [operand.left] + [target.comparator for target in operand.comparisons]
+            return any(self._tensor_valued(value) for value in operands)
+        return self._tensor_valued(operand)
+
+    def _tensor_valued(self, expression) -> bool:
+        """Whether an expression is evidently a tensor on the device: a torch predicate or
+        reduction, or a tensor method that reduces (`x.sum()`, `mask.any()`)."""
+        if not isinstance(expression, cst.Call):
+            return False
+        imports = self.context.imports
+        if fresh_cpu_tensor(expression, imports):
+            return False
+        if is_torch(imports.qualified_name(expression.func), TENSOR_FUNCTIONS):
+            return True
+        func = expression.func
+        return (
+            isinstance(func, cst.Attribute)
+            and func.attr.value in TENSOR_METHODS
+            and not expression.args
+            and not plainly_host(func.value, imports)
+            and not self.cpu_state(func.value)
+            and not isinstance(func.value, (cst.List, cst.Tuple, cst.Dict, cst.SimpleString))
+        )
+
+    def _data_dependent(self, call) -> bool:
+        func = call.func
+        if is_torch(self.context.imports.qualified_name(func), DATA_DEPENDENT):
+            return True
+        return isinstance(func, cst.Attribute) and func.attr.value in DATA_DEPENDENT and not plainly_host(
+            func.value, self.context.imports
+        )
+
+    def _host_bound(self, call, parents: Dict) -> bool:
+        """A `.cpu()` TL003 reports (`.cpu().numpy()`), one of a host value, or the
+        lengths `pack_padded_sequence` needs on the CPU."""
+        imports = self.context.imports
+        receiver = call.func.value
+        if call.args or plainly_host(receiver, imports) or fresh_cpu_tensor(receiver, imports):
+            return True
+        parent = parents.get(call)
+        while isinstance(parent, (cst.Attribute, cst.Call)):
+            if isinstance(parent, cst.Attribute) and parent.attr.value in EXPLICIT_SYNCS:
+                return True
+            parent = parents.get(parent)
+        if isinstance(parent, cst.Arg):
+            outer = parents.get(parent)
+            return isinstance(outer, cst.Call) and imports.qualified_name(outer.func) == LENGTHS_ON_CPU
+        return False
+
+    def _code(self, node) -> str:
+        text = " ".join(self.context.module.code_for_node(node).split())
+        return text if len(text) <= 40 else text[:37] + "..."

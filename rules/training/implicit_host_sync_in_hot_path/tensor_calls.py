@@ -1,0 +1,31 @@
+"""The calls TL005 knows (torch predicates and reductions, casts, data-dependent calls, explicit syncs)
+and its option names."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+# torch functions whose result is a tensor (or, for equal/allclose, a bool computed on the
+# device) that Python can only test by reading it back
+TENSOR_FUNCTIONS = frozenset(
+    {
+        "isfinite", "isnan", "isinf", "isneginf", "isposinf", "isclose", "any", "all", "equal", "allclose",
+        "eq", "ne", "gt", "ge", "lt", "le", "logical_and", "logical_or", "logical_not", "logical_xor",
+        "sum", "mean", "amax", "amin", "count_nonzero", "norm",
+    }
+)
+# tensor methods that, called without arguments, give a 0-dim tensor (a reduction or test)
+TENSOR_METHODS = frozenset(
+    {"any", "all", "isfinite", "isnan", "isinf", "sum", "mean", "max", "min", "amax", "amin", "norm", "count_nonzero"}
+)
+CASTS = frozenset({"bool", "float", "int"})
+DATA_DEPENDENT = frozenset({"nonzero", "masked_select"})
+EXPLICIT_SYNCS = frozenset({"item", "tolist", "numpy"})  # TL003's
+LENGTHS_ON_CPU = "torch.nn.utils.rnn.pack_padded_sequence"  # requires its `lengths` on the CPU
+SIZES = "check-sizes"
+LOOP_EXITS = "check-loop-exits"
+CPU_COPIES = "check-cpu-copies"
+
+
+def is_torch(qualified: Optional[str], names: frozenset) -> bool:
+    return bool(qualified) and qualified.startswith("torch.") and qualified.count(".") == 1 and qualified[6:] in names
