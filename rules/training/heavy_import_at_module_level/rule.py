@@ -4,7 +4,8 @@ modules used only in function bodies, and its fix (move the import into those fu
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING, Dict, Iterator, List, Optional, Tuple
+from functools import cached_property
+from typing import TYPE_CHECKING, Dict, Iterator, List, Optional, Set, Tuple
 
 from torchlint.analysis.names import (
     ast_called_import,
@@ -166,6 +167,10 @@ class HeavyImportAtModuleLevel(Rule):
     def ast_facts(cls, view: SourceView, config: Config, record: FileRecord) -> None:
         record.imported_modules = tuple(ast_imported_modules(view.tree)) if view.tree is not None else ()
 
+    def __init__(self, context) -> None:
+        super().__init__(context)
+        self._names: Optional[Set[str]] = None  # the names the lazy imports bind, once found
+
     def visit_Module(self, node) -> None:
         lazy = self.lazy_modules(self.context.config)
         candidates = list(find_candidates(node.body, lazy, conditional=False))
@@ -233,7 +238,7 @@ class HeavyImportAtModuleLevel(Rule):
         star = isinstance(candidate.statement, cst.ImportFrom) and isinstance(candidate.statement.names, cst.ImportStar)
         if star or any(read.functions or read.at_import or read.in_annotations for read in reads):
             return False
-        return not any(self._reached_by_name().reason(name) for name in names)
+        return not any(self._by_name.reason(name) for name in names)
 
     def _heads_group(self, line) -> bool:
         """Whether the statement right after `line` is an import on the next row."""
@@ -276,20 +281,18 @@ class HeavyImportAtModuleLevel(Rule):
                 return f"`{bound}` is never used, and removing the import could drop a side effect"
             if any(not isinstance(f.body, cst.IndentedBlock) for f in functions):
                 return f"a function using `{bound}` is written on one line"
-            by_name = self._reached_by_name().reason(bound)
+            by_name = self._by_name.reason(bound)
             if by_name:
                 return by_name
         return None
 
-    def _reached_by_name(self) -> ReachedByName:
-        if not hasattr(self, "_by_name"):
-            view = self.context.view
-            names = getattr(self, "_names", None)
-            body = view.tree.body if view.tree else []
-            mentioning = body if names is None else [body[i] for i in statements_holding(view, names)]
-            exporting = [body[i] for i in statements_holding(view, ("__all__",))]
-            self._by_name = ReachedByName(view.tree, mentioning, exporting)
-        return self._by_name
+    @cached_property
+    def _by_name(self) -> ReachedByName:
+        view = self.context.view
+        body = view.tree.body if view.tree else []
+        mentioning = body if self._names is None else [body[i] for i in statements_holding(view, self._names)]
+        exporting = [body[i] for i in statements_holding(view, ("__all__",))]
+        return ReachedByName(view.tree, mentioning, exporting)
 
     def _fix(self, candidate: Candidate, uses: NameUses, positions: Positions) -> Fix:
         statement = candidate.statement
