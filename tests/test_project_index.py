@@ -20,8 +20,8 @@ from torchlint.core.diagnostics import Diagnostic, Location
 from torchlint.core.engine import lint_text
 from torchlint.core.registry import all_rules
 from torchlint.index.pending import (
-    CONDITIONS, ClassIs, HotPathReaches, ImportNotKeptElsewhere, LoopReaches, ModelInput, Pending, SecondOrderReaches,
-    SkipInput, SourceLoadedUnrestricted,
+    CONDITIONS, ClassIs, HotPathReaches, ImportNotKeptElsewhere, LoopReaches, ModelInput, Pending, RnnLayerNote,
+    SecondOrderReaches, SkipInput, SourceLoadedUnrestricted,
 )
 from torchlint.index.record import FileRecord, SecondOrderSite
 from torchlint.index.resolver import project_findings
@@ -63,7 +63,7 @@ def test_a_record_with_every_kind_of_pending_finding_round_trips_through_json():
         SkipInput("pkg.b.Decoder", ((0, "skip"), (None, "extra"))),
         HotPathReaches("pkg.b.Net", "helper", True, frozenset({"validation_step"}), False),
         LoopReaches("pkg.b.step", (0, 2), "`step`"),
-        SecondOrderReaches("pkg.b.Cell", {"label": "nn.GRU", "projection": False, "no_fix": None}, ("critic",), True),
+        SecondOrderReaches("pkg.b.Cell", RnnLayerNote("nn.GRU", None, None), ("critic",), True),
         ImportNotKeptElsewhere("wandb"),
         SourceLoadedUnrestricted("args.resume", otherwise),
     ]

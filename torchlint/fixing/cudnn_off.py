@@ -9,7 +9,7 @@ must say for that (`RnnLayer`), whether code already turns cuDNN off, and the me
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, List, Mapping, Optional, Set, Tuple
+from typing import TYPE_CHECKING, Any, List, Optional, Set, Tuple
 
 from torchlint.core.diagnostics import Applicability, Edit, Fix, Location
 from torchlint.core.lazy import cst
@@ -18,6 +18,9 @@ from torchlint.analysis.names import ImportMap
 from torchlint.analysis.flow_scopes import ClassScope, Scope
 from torchlint.analysis.call_arguments import bound_argument
 from torchlint.analysis.second_order import literal_truth
+
+if TYPE_CHECKING:
+    from torchlint.index.pending import RnnLayerNote
 
 WRAPPER = "torch.backends.cudnn.flags(enabled=False)"
 CUDNN_FLAGS = "torch.backends.cudnn.flags"
@@ -59,22 +62,21 @@ def turns_cudnn_off(expression, imports: ImportMap) -> bool:
     return enabled is not None and literal_truth(enabled.value) is False
 
 
-def layer_message(layer: Mapping[str, Any], where: str, what: str, more: int) -> str:
-    """The finding's message; `layer`: {"label", "projection", "no_fix"} (JSON-able, as the
-    project pass gets it)."""
+def layer_message(layer: "RnnLayerNote", where: str, what: str, more: int) -> str:
+    """The finding's message, in this file's pass or in the project pass."""
     also = f" (and {more} more)" if more else ""
-    if layer["projection"]:
+    if layer.projection:
         return (
-            f"Projected `{layer['label']}(...)` ({layer['projection']}) is reached by double backward "
+            f"Projected `{layer.label}(...)` ({layer.projection}) is reached by double backward "
             f"at {where}{also} via {what}: cuDNN RNNs have no double backward on CUDA, and turning "
             "cuDNN off is not known to cover projections; see `torchlint rule TL004` for options"
         )
     message = (
-        f"`{layer['label']}(...)` is reached by double backward at {where}{also} via {what}: cuDNN "
+        f"`{layer.label}(...)` is reached by double backward at {where}{also} via {what}: cuDNN "
         f"RNNs have no double backward on CUDA; run the layer under `{WRAPPER}`"
     )
-    if layer["no_fix"]:
-        message += f" (no automatic fix: {layer['no_fix']})"
+    if layer.no_fix:
+        message += f" (no automatic fix: {layer.no_fix})"
     return message
 
 

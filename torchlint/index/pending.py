@@ -75,6 +75,16 @@ class LoopReaches:
 
 
 @dataclass(frozen=True)
+class RnnLayerNote:
+    """What a TL004 message says of an RNN layer: its call's label (`nn.LSTM`), its
+    projection (`proj_size=64`) if any, and why it gets no fix, if it gets none."""
+
+    label: str
+    projection: Optional[str]
+    no_fix: Optional[str]
+
+
+@dataclass(frozen=True)
 class SecondOrderReaches:
     """A double-backward site of the tree reaches the RNN layer the finding is about:
     `layer` (label, projection, why no fix), held by `holders` of its file;
@@ -82,7 +92,7 @@ class SecondOrderReaches:
     layer's class, which must resolve to an RNN layer."""
 
     class_name: str
-    layer: Mapping[str, Any]
+    layer: RnnLayerNote
     holders: Tuple[str, ...]
     module_class: bool
 
@@ -134,6 +144,8 @@ def _condition_json(condition: Condition) -> Dict[str, Any]:
         data["quiet_hooks"] = sorted(condition.quiet_hooks)
     elif isinstance(condition, SourceLoadedUnrestricted):
         data["otherwise"] = condition.otherwise.to_json()
+    elif isinstance(condition, SecondOrderReaches):
+        data["layer"] = list(vars(condition.layer).values())
     return data
 
 
@@ -148,4 +160,6 @@ def _condition(kind: Type, fields: Mapping[str, Any]) -> Condition:
     elif kind in (LoopReaches, SecondOrderReaches):
         key = "enclosing" if kind is LoopReaches else "holders"
         data[key] = tuple(data[key])
+    if kind is SecondOrderReaches:
+        data["layer"] = RnnLayerNote(*data["layer"])
     return kind(**data)

@@ -42,7 +42,7 @@ def second_order_findings(project, pending: Sequence[Tuple[str, Pending]]) -> Li
                 reached.update(candidates_for(target, files, 0) if target else ())
             for owner, number in reached:
                 layer = files[owner][2][number].condition.layer
-                if site.off and not layer["projection"]:
+                if site.off and not layer.projection:
                     continue
                 entry = (display, site.row, site.what)
                 found = hits.setdefault((owner, number), [])

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import ast
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, List, Optional, Tuple
 
 from torchlint.analysis.class_graph import class_graph
 from torchlint.analysis.classes import self_attribute
@@ -34,7 +34,7 @@ from torchlint.fixing.cudnn_off import (
     turns_cudnn_off,
 )
 from torchlint.index.module_names import absolute_import, is_package
-from torchlint.index.pending import ClassIs, Pending, SecondOrderReaches
+from torchlint.index.pending import ClassIs, Pending, RnnLayerNote, SecondOrderReaches
 from torchlint.index.record import FileRecord, SecondOrderSite
 from torchlint.rules.training.cudnn_rnn_double_backward import examples
 from torchlint.rules.training.cudnn_rnn_double_backward.double_backward_calls import DoubleBackwardCall, flat_code
@@ -252,7 +252,7 @@ class CudnnRnnDoubleBackward(FileFlow, Rule):
 
     def _message(self, layer: RnnLayer, reason: Optional[str], site: DoubleBackwardCall, note: str, more: int) -> str:
         where = f"{self.context.path}:{self._row_of(site)}"
-        return layer_message(self._layer_json(layer, reason), where, self._describe(site, note), more)
+        return layer_message(self._layer_note(layer, reason), where, self._describe(site, note), more)
 
     def _resolve_subclass_layers(self) -> None:
         """Calls of classes that are (or, through bases in other files, may be) RNN layers."""
@@ -292,8 +292,8 @@ class CudnnRnnDoubleBackward(FileFlow, Rule):
 
     # ---- what the project pass reads of this file ---------------------------------------
 
-    def _layer_json(self, layer: RnnLayer, reason: Optional[str]) -> Dict[str, Any]:
-        return {"label": layer.label, "projection": layer.projection, "no_fix": reason}
+    def _layer_note(self, layer: RnnLayer, reason: Optional[str]) -> RnnLayerNote:
+        return RnnLayerNote(layer.label, layer.projection, reason)
 
     def _record(self, sites, unreached, deferred: List[Pending]) -> None:
         """The file's double-backward sites that reach other files, and its layers that
@@ -317,7 +317,7 @@ class CudnnRnnDoubleBackward(FileFlow, Rule):
             diagnostic = self.context.diagnostic(Report(self, layer.node, "", fix))
             if diagnostic is not None:
                 condition = SecondOrderReaches(
-                    layer.kind, self._layer_json(layer, reason), tuple(sorted(holders)), self._in_module_class(layer)
+                    layer.kind, self._layer_note(layer, reason), tuple(sorted(holders)), self._in_module_class(layer)
                 )
                 candidates.append(Pending(diagnostic, condition))
         if not site_facts and not candidates and not deferred and not is_package(self.context.path):
