@@ -23,6 +23,7 @@ from torchlint.index.pending import (
     CONDITIONS, ClassIs, HotPathReaches, ImportNotKeptElsewhere, LoopReaches, ModelInput, Pending, RnnLayerNote,
     SecondOrderReaches, SkipInput, SourceLoadedUnrestricted,
 )
+from torchlint.analysis.submodule_calls import SubmoduleCall
 from torchlint.index.record import FileRecord, SecondOrderSite
 from torchlint.index.resolver import project_findings
 
@@ -74,7 +75,7 @@ def test_a_record_with_every_kind_of_pending_finding_round_trips_through_json():
         imported_modules=(".a", "wandb"),
         staying_imports=("wandb",),
         submodule_uses=("Block",),
-        submodule_calls=(["Decoder", [True, False], None, {"skip": True}],),
+        submodule_calls=(SubmoduleCall("Decoder", (True, False), None, {"skip": True}),),
         unrestricted_loads=("args.resume",),
         import_table={"nn": "torch.nn"},
         loops=LoopFacts({
@@ -155,7 +156,7 @@ def test_a_skip_input_is_reported_unless_every_caller_passes_its_own_layers_outp
             classes=(ClassFacts("pkg.b.Decoder", ("pkg.a.Base",), ("forward",)),),
             pending=[Pending(finding("TL002"), SkipInput("pkg.b.Decoder", ((1, "skip"),)))],
         ),
-        "pkg/c.py": FileRecord(submodule_calls=(["Decoder", [True, internal], None, {}],)),
+        "pkg/c.py": FileRecord(submodule_calls=(SubmoduleCall("Decoder", (True, internal), None, {}),)),
     }
     assert decided(records, "TL002") == ([] if internal else [finding("TL002")])
 

@@ -7,20 +7,37 @@ a tensor the caller of the whole model supplies."""
 from __future__ import annotations
 
 import ast
-from typing import Dict, List, Sequence, Set
+from typing import Dict, List, Mapping, NamedTuple, Optional, Sequence, Set, Tuple
 
 from torchlint.core.walk import ast_nodes
+
+class SubmoduleCall(NamedTuple):
+    """A call of a submodule built as `callee(...)`: whether each positional argument, a
+    `*args` (None: none) and each keyword argument is an output of the caller's own layers."""
+
+    callee: str
+    positional: Tuple[bool, ...]
+    star: Optional[bool]
+    keywords: Mapping[str, bool]
+
+    def to_json(self) -> list:
+        return [self.callee, list(self.positional), self.star, dict(self.keywords)]
+
+    @classmethod
+    def from_json(cls, data: list) -> "SubmoduleCall":
+        callee, positional, star, keywords = data
+        return cls(callee, tuple(positional), star, keywords)
+
 
 _BLOCKS = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try) + (
     (ast.TryStar,) if hasattr(ast, "TryStar") else ()
 )
 
 
-def submodule_calls(view) -> List[list]:
+def submodule_calls(view) -> List[SubmoduleCall]:
     """Every call `self.attr(...)` in a `forward` (or through `self.attr[i]`, or a name
     bound by iterating over `self.attr`) of an attribute built as `Class(...)` (also
-    inside `nn.ModuleList([...])` / `nn.Sequential(...)`): `[class name, [internal? per
-    positional argument], internal? of a `*args` (None if none), {keyword: internal?}]`.
+    inside `nn.ModuleList([...])` / `nn.Sequential(...)`).
     An argument is internal when it is evidently an output of one of the caller's own
     layers; anything else (a parameter, a constant, an attribute) is not. `view` is a
     `SourceView`: its shared node index spares a walk of the tree per question."""
@@ -37,7 +54,7 @@ def submodule_calls(view) -> List[list]:
                         built = _class_names(node.value)
                         if built:
                             attributes.setdefault(owner, {}).setdefault(target.attr, set()).update(built)
-    found: List[list] = []
+    found: List[SubmoduleCall] = []
     if not attributes:
         return found
     for function in view.nodes_of(ast.FunctionDef):
@@ -104,7 +121,7 @@ class _Method:
         arguments = function.args
         self.bound: Set[str] = {a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)}
         self.layers: Dict[str, Set[str]] = {}  # loop names bound to layers: name -> classes
-        self.calls: List[list] = []
+        self.calls: List[SubmoduleCall] = []
         self._block(function.body, nested=False)
 
     def _block(self, statements, nested: bool) -> None:
@@ -150,7 +167,7 @@ class _Method:
         if any(k.arg is None for k in call.keywords):
             star = False
         for name in sorted(classes):
-            self.calls.append([name, positional, star, keywords])
+            self.calls.append(SubmoduleCall(name, tuple(positional), star, keywords))
 
     def _layer_classes(self, func) -> Set[str]:
         while isinstance(func, ast.Subscript):
@@ -243,7 +260,7 @@ class _Method:
         return isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == self.instance
 
 
-def passes_own_outputs(call: Sequence, parameters: Sequence[Sequence]) -> bool:
+def passes_own_outputs(call: SubmoduleCall, parameters: Sequence[Sequence]) -> bool:
     """Whether a recorded submodule call (`submodule_calls`) binds each of the
     callee's `[position, name]` parameters to an output of the caller's own layers (or
     leaves it to its default)."""

@@ -18,6 +18,7 @@ from typing import Any, Dict, List, Mapping, Optional, Tuple
 from torchlint.analysis.flow_facts import FlowFacts
 from torchlint.analysis.loop_facts import LoopFacts
 from torchlint.analysis.modules import ClassFacts
+from torchlint.analysis.submodule_calls import SubmoduleCall
 from torchlint.index.pending import Pending
 
 
@@ -61,7 +62,7 @@ class FileRecord:
     # classes used as a submodule of another class, and the calls of submodules
     # (`torchlint.analysis.submodule_calls`)
     submodule_uses: Tuple[str, ...] = ()
-    submodule_calls: Tuple[list, ...] = ()
+    submodule_calls: Tuple[SubmoduleCall, ...] = ()
     # checkpoint sources this file loads with `weights_only=False` (or a pickle module)
     unrestricted_loads: Tuple[str, ...] = ()
     # the file's import table, kept where a double-backward analysis ran on it (None: it did not)
@@ -81,9 +82,11 @@ class FileRecord:
                 data[name] = getattr(self, name).to_json()
         if self.import_table is not None:
             data["import_table"] = self.import_table
-        for name in ("imported_modules", "staying_imports", "submodule_uses", "submodule_calls", "unrestricted_loads"):
+        for name in ("imported_modules", "staying_imports", "submodule_uses", "unrestricted_loads"):
             if getattr(self, name):
                 data[name] = list(getattr(self, name))
+        if self.submodule_calls:
+            data["submodule_calls"] = [call.to_json() for call in self.submodule_calls]
         if self.second_order_sites:
             data["second_order_sites"] = [site.to_json() for site in self.second_order_sites]
         if self.pending:
@@ -100,7 +103,7 @@ class FileRecord:
             imported_modules=tuple(data.get("imported_modules", ())),
             staying_imports=tuple(data.get("staying_imports", ())),
             submodule_uses=tuple(data.get("submodule_uses", ())),
-            submodule_calls=tuple(data.get("submodule_calls", ())),
+            submodule_calls=tuple(SubmoduleCall.from_json(item) for item in data.get("submodule_calls", ())),
             unrestricted_loads=tuple(data.get("unrestricted_loads", ())),
             import_table=data.get("import_table"),
             second_order_sites=tuple(SecondOrderSite.from_json(item) for item in data.get("second_order_sites", ())),

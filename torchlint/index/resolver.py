@@ -14,7 +14,7 @@ from typing import Callable, Dict, List, Mapping, Sequence, Tuple
 
 from torchlint.analysis.hot_paths import hot_path_findings
 from torchlint.analysis.modules import RNN_LAYERS, torch_base
-from torchlint.analysis.submodule_calls import passes_own_outputs
+from torchlint.analysis.submodule_calls import SubmoduleCall, passes_own_outputs
 from torchlint.core.config import Config
 from torchlint.core.diagnostics import Diagnostic
 from torchlint.index.import_graph import ImportGraph
@@ -82,10 +82,10 @@ def _model_input(project: ProjectIndex, pending: Sequence[Located], rule: type, 
 
 
 def _skip_input(project: ProjectIndex, pending: Sequence[Located], rule: type, config: Config) -> List[Diagnostic]:
-    calls: Dict[str, List[list]] = {}
+    calls: Dict[str, List[SubmoduleCall]] = {}
     for record in project.records.values():
         for call in record.submodule_calls:
-            calls.setdefault(call[0], []).append(call)
+            calls.setdefault(call.callee, []).append(call)
     index = project.classes
     found = []
     for _, item in pending:
