@@ -22,6 +22,8 @@ def _display(text: str) -> tuple[str, list[int]]:
     `\x9b` escape, so that a hostile file cannot drive the terminal and the carets
     stay aligned.
     """
+    if text.isascii() and text.isprintable():  # most source lines: one column per code point
+        return text, list(range(len(text) + 1))
     shown: list[str] = []
     offsets: list[int] = []
     width = 0
