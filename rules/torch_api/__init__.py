@@ -1,0 +1,1 @@
+"""TL1xx: deprecated, removed and non-public PyTorch APIs."""
