@@ -56,6 +56,8 @@ def directory_snapshot(source: Path) -> Dict[str, object]:
 
 
 def _first(*names: str):
+    """The first of these modules that imports: the packaged layout, else the flat one of
+    older commits (a snapshot of old code must run too)."""
     for name in names:
         try:
             return importlib.import_module(name)
@@ -65,9 +67,9 @@ def _first(*names: str):
 
 
 def examples_snapshot() -> Dict[str, object]:
-    registry = _first("torchlint.core.registry", "torchlint.core.registry")
-    engine = _first("torchlint.core.engine", "torchlint.core.engine")
-    config_module = _first("torchlint.core.config", "torchlint.core.config")
+    registry = _first("torchlint.core.registry", "torchlint.registry")
+    engine = _first("torchlint.core.engine", "torchlint.engine")
+    config_module = _first("torchlint.core.config", "torchlint.config")
     recorded: Dict[str, object] = {}
     for rule in registry.all_rules():
         cases = [("valid", text, ()) for text in rule.VALID]
