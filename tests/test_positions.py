@@ -1,4 +1,4 @@
-"""Positions computed per top-level statement (or per class body statement) equal
+"""Positions computed per top-level statement (or per statement of a nested block) equal
 LibCST's whole-module PositionProvider."""
 
 from __future__ import annotations
@@ -81,6 +81,60 @@ class Outer(  # a comment in the header
         "k": 1}
 '''
 
+# statements nested in every kind of block, at indents that differ from the module's
+NESTED = '''def outer(x):
+    if x:
+        pass
+    elif x > 1:
+      y = [1,
+           2]  # a block indented by two
+    elif x > 2: z = 1; w = 2
+    else:
+        if x:
+            del x
+    for i in x:
+        continue
+    else:
+        while x:
+            break
+        else:
+            x = 1 + \\
+                2
+    try:
+        import os
+    except (ValueError,
+            TypeError) as error:
+        raise
+    except Exception:
+        # a comment in a handler
+        pass
+    else:
+        global g
+    finally:
+        def inner():
+            nonlocal x
+            @decorator
+            class K:
+                async def run(self):
+                    async with a as b, c:
+                        async for j in b:
+                            yield j
+                    return [k async for k in b]
+    try:
+        pass
+    except* OSError:
+        assert x, "message"
+    match x:
+        case {"k": v}:
+            match v:
+              case _:
+                  w: int = v
+        case _ if x:
+            x += 1
+    with open(x) as f: f.read()
+    return lambda: x
+'''
+
 
 def _same(text: str) -> None:
     module = cst.parse_module(text)
@@ -97,9 +151,33 @@ def _same(text: str) -> None:
 
 
 @pytest.mark.parametrize("newline", ["\n", "\r\n"])
-def test_tricky_module(newline):
-    assert len(list(walk(cst.parse_module(TRICKY)))) > 100
-    _same(TRICKY.replace("\n", newline))
+@pytest.mark.parametrize("text", [TRICKY, NESTED], ids=["tricky", "nested"])
+def test_tricky_module(text, newline):
+    assert len(list(walk(cst.parse_module(text)))) > 100
+    _same(text.replace("\n", newline))
+
+
+@pytest.mark.parametrize("unit, page_break", [("\t", ""), ("  ", ""), ("    ", "\x0c")])
+def test_other_indents(unit, page_break):
+    """Tabs, two spaces, a form feed before the indent: the lines keep their indentation."""
+    lines = []
+    for line in NESTED.splitlines(keepends=True):
+        depth = -(-(len(line) - len(line.lstrip(" "))) // 4)  # an odd indent becomes one more unit
+        lines.append((page_break if depth else "") + unit * depth + line.lstrip(" "))
+    _same("".join(lines))
+
+
+def test_a_statement_deep_in_a_long_method_is_resolved_alone():
+    """A node of one statement of a long `elif` chain costs that statement, not the method."""
+    branches = "".join(f"        elif x == {i}:\n            print(x.item())\n" for i in range(1, 200))
+    text = f"class C:\n    def f(self, x):\n        if x == 0:\n            pass\n{branches}"
+    module, tree = cst.parse_module(text), ast.parse(text)
+    ranges = StatementRanges(module, lambda: tree)
+    full = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    statement = next(node for node in walk(module) if isinstance(node, cst.If) and "== 150" in module.code_for_node(node.test))
+    call = statement.body.body[0].body[0].value
+    assert (ranges[call].start.line, ranges[call].start.column) == (full[call].start.line, full[call].start.column)
+    assert len(ranges._ranges) == len(list(walk(statement.body.body[0]))) < 20
 
 
 @functools.lru_cache(maxsize=None)

@@ -13,11 +13,11 @@ import ast
 import bisect
 import importlib
 import re
-from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from torchlint.core.lazy import cst
 from torchlint.core.source import split_lines
-from torchlint.core.walk import walk
+from torchlint.core.walk import children, walk
 
 
 class _Range:
@@ -40,9 +40,17 @@ def _metadata():
     return importlib.import_module("libcst.metadata")
 
 
-def _whole_module(module) -> Dict:
+def _whole_module(module) -> Mapping:
+    """PositionProvider's ranges of every node of `module`. Through its own codegen when
+    LibCST has it as expected: `MetadataWrapper.resolve` walks the whole tree once more for
+    batch providers even when there are none, which doubles the cost of a small render."""
     metadata = _metadata()
-    return metadata.MetadataWrapper(module, unsafe_skip_copy=True).resolve(metadata.PositionProvider)
+    provider = metadata.PositionProvider()
+    try:
+        provider._gen_impl(module)
+    except AttributeError:  # a LibCST that computes positions otherwise
+        return metadata.MetadataWrapper(module, unsafe_skip_copy=True).resolve(metadata.PositionProvider)
+    return provider._computed
 
 
 def top_level_rows(module, tree: Optional[ast.Module]) -> Optional[List[Tuple[int, int]]]:
@@ -110,6 +118,72 @@ def _row_starts(text: str) -> List[int]:
     return starts[:-1] if len(starts) > 1 else starts
 
 
+# the clauses of a compound statement that hold statements, in source order (a statement
+# has `body` or `cases`, never both): the same names in LibCST and the stdlib ast
+_SUITES = ("body", "cases", "handlers", "orelse", "finalbody")
+
+
+def statement_counterparts(statement, ast_statement: ast.stmt) -> Dict:
+    """Each statement line and compound statement under a compound LibCST statement (itself
+    included) mapped to its stdlib ast statement (a line's is that of its first small
+    statement); empty if the two trees do not line up. Both are listed in source order,
+    statement by statement: an `elif` is an `If` in `orelse` in both."""
+    units: List = []  # compound and small statements, in source order
+    firsts: List[Tuple[object, int]] = []  # (statement line, index of its first small statement)
+    stack = [statement]
+    while stack:
+        current = stack.pop()
+        kind = type(current)
+        if kind is cst.SimpleStatementLine or kind is cst.SimpleStatementSuite:
+            if kind is cst.SimpleStatementLine:
+                firsts.append((current, len(units)))
+            units.extend(current.body)
+            continue
+        if isinstance(current, cst.BaseCompoundStatement):
+            units.append(current)
+        held: List = []
+        for name in _SUITES:
+            value = getattr(current, name, None)
+            if value is None:
+                continue
+            if isinstance(value, (list, tuple)):
+                held.extend(value)
+            elif type(value) is cst.IndentedBlock:
+                held.extend(value.body)
+            else:  # a clause (else, finally), an elif, or a one-line suite
+                held.append(value)
+        stack.extend(reversed(held))
+    theirs = _ast_statements(ast_statement)
+    if len(theirs) != len(units) or not all(map(_same_kind, units, theirs)):
+        return {}
+    found = {unit: theirs[position] for position, unit in enumerate(units) if not isinstance(unit, cst.BaseSmallStatement)}
+    found.update((line, theirs[position]) for line, position in firsts)
+    return found
+
+
+def _ast_statements(statement: ast.stmt) -> List[ast.stmt]:
+    """The stdlib ast statements of a statement (itself included), in source order."""
+    found: List[ast.stmt] = []
+    stack: List[ast.AST] = [statement]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, ast.stmt):
+            found.append(current)
+        held: List[ast.AST] = []
+        for name in _SUITES:
+            held.extend(getattr(current, name, ()))
+        stack.extend(reversed(held))
+    return found
+
+
+_AST_NAMES = {"Del": "Delete"}
+
+
+def _same_kind(ours, theirs: ast.stmt) -> bool:
+    name = type(ours).__name__
+    return _AST_NAMES.get(name, name) == type(theirs).__name__.replace("Async", "", 1)
+
+
 class StatementRanges:
     """A mapping node -> range (`.start/.end` with `.line`, `.column`) like PositionProvider's."""
 
@@ -131,7 +205,9 @@ class StatementRanges:
         self._first_rows: Optional[List[int]] = None
         self._pairs: Optional[List[Tuple[ast.stmt, ast.stmt]]] = None  # of the top-level statements
         self._fallback: Optional[Dict] = None
-        self._children: Dict[int, Dict] = {}  # id(class) -> its body's nodes -> index
+        self._parents: Dict = {}  # node -> the node holding it, below the top-level statements
+        self._indents: Dict = {}  # node -> the indentation of the file's lines inside it
+        self._counterparts_of: Dict[int, Dict] = {}  # top-level index -> its statements' stdlib ast ones
 
     def __getitem__(self, node):
         found = self._ranges.get(node)
@@ -145,7 +221,7 @@ class StatementRanges:
             index = self._index_of(node)
             rows = self._statement_rows()
             if index is not None and rows is not None:
-                if self._known is not None or not self._resolve_in_class(index, node):
+                if self._known is not None or not self._resolve_nested(index, node):
                     self._resolve(index, rows[index])
                 return self._ranges[node]
             self._fallback = _whole_module(self._module)
@@ -173,49 +249,77 @@ class StatementRanges:
         return found
 
     def _index_of(self, node) -> Optional[int]:
-        body = self._module.body
-        while node not in self._statement_of and self._indexed < len(body):
-            for child in walk(body[self._indexed]):
-                self._statement_of[child] = self._indexed
+        body, parents, statement_of = self._module.body, self._parents, self._statement_of
+        while node not in statement_of and self._indexed < len(body):
+            index = self._indexed
+            stack = [body[index]]
+            statement_of[body[index]] = index
+            while stack:
+                current = stack.pop()
+                for child in children(current):
+                    parents[child] = current
+                    statement_of[child] = index
+                    stack.append(child)
             self._indexed += 1
-        return self._statement_of.get(node)
+        return statement_of.get(node)
 
-    def _resolve_in_class(self, index: int, node) -> bool:
-        """Resolve the statement of a class body (a method, most often) that holds `node`,
-        rendered alone in its classes: a large model class costs what one method costs.
-        Its lines are rendered as the file has them, so columns hold and rows shift by
-        where the stdlib ast puts it. False if `node` is in no class body statement."""
-        inner, inner_ast = self._module.body[index], self._pairs[index][0]
-        path = []
-        while isinstance(inner, cst.ClassDef) and isinstance(inner.body, cst.IndentedBlock):
-            pairs = _paired(inner.body.body, getattr(inner_ast, "body", ()))
-            child = self._child_of(inner).get(node)
-            if pairs is None or child is None:
-                break
-            path.append(inner)
-            inner, inner_ast = inner.body.body[child], pairs[child][0]
-        if not path:
+    def _resolve_nested(self, index: int, node) -> bool:
+        """Resolve the innermost statement of an indented block that holds `node`, rendered
+        alone at its own indentation: a statement of a 4,000-line method costs what that
+        statement costs. Rows shift by where the stdlib ast puts it. False if `node` lies
+        in no nested block statement or the two trees do not line up."""
+        statement = self._block_statement(node)
+        if statement is None:
             return False
-        alone = inner
-        for holder in reversed(path):
-            alone = holder.with_changes(body=holder.body.with_changes(body=[alone]))
+        counterpart = self._counterparts(index).get(statement)
+        if counterpart is None:
+            return False
+        indent = self._indent_inside(self._parents[statement])
+        alone = cst.If(test=cst.Name("_"), body=cst.IndentedBlock(body=[statement], indent=indent))
         ranges = _whole_module(self._module.with_changes(body=[alone], header=[], footer=[]))
-        decorators = getattr(inner, "decorators", ())
-        shift = _anchor_row(inner_ast) - ranges[decorators[0] if decorators else inner].start.line
-        for held in walk(inner):
+        decorators = getattr(statement, "decorators", ())
+        shift = _anchor_row(counterpart) - ranges[decorators[0] if decorators else statement].start.line
+        for held in walk(statement):
             found = ranges[held]
             self._ranges[held] = _Range(
                 _Point(found.start.line + shift, found.start.column), _Point(found.end.line + shift, found.end.column)
             )
         return True
 
-    def _child_of(self, class_node) -> Dict:
-        """Each node under a class body statement mapped to that statement's index."""
-        found = self._children.get(id(class_node))
+    def _block_statement(self, node):
+        """The innermost statement holding `node` (or `node` itself) that is one of an
+        indented block's statements; None for a node of a top-level statement outside them."""
+        parents, block = self._parents, cst.IndentedBlock
+        current = node
+        while True:
+            parent = parents.get(current)
+            if parent is None:
+                return None
+            if type(parent) is block:
+                return current
+            current = parent
+
+    def _indent_inside(self, node) -> str:
+        """The indentation the file's lines have inside `node`: the indents of the blocks
+        and `match` statements (their cases are indented) holding it, itself included,
+        joined (remembered for every node on the way)."""
+        path, indents, parents = [], self._indents, self._parents
+        indenting = (cst.IndentedBlock, cst.Match)
+        current = node
+        while current is not None and current not in indents:
+            path.append(current)
+            current = parents.get(current)
+        indent = "" if current is None else indents[current]
+        for held in reversed(path):
+            if type(held) in indenting:
+                indent += self._module.default_indent if held.indent is None else held.indent
+            indents[held] = indent
+        return indent
+
+    def _counterparts(self, index: int) -> Dict:
+        found = self._counterparts_of.get(index)
         if found is None:
-            found = self._children[id(class_node)] = {
-                held: position for position, child in enumerate(class_node.body.body) for held in walk(child)
-            }
+            found = self._counterparts_of[index] = statement_counterparts(self._module.body[index], self._pairs[index][0])
         return found
 
     def _statement_rows(self) -> Optional[List[int]]:
