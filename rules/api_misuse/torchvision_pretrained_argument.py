@@ -3,6 +3,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
+from torchlint.analysis.compat_guards import compat_test
 from torchlint.analysis.call_arguments import keyword_argument, literal_bool, positional_count, replace_argument
 from torchlint.core.lazy import cst
 from torchlint.core.diagnostics import Applicability, Fix
@@ -11,6 +12,7 @@ from torchlint.core.rule import Invalid, Rule
 from torchlint.analysis.torchvision_weights import BUILDERS, ENUM_HOMES
 
 LEGACY = ("pretrained", "pretrained_backbone")
+_LIBRARIES = ("torch", "torchvision")
 
 
 # torchvision's builders take their first keyword-only parameter positionally too
@@ -175,14 +177,10 @@ class TorchvisionPretrainedArgument(Rule):
     def visit_If(self, node) -> None:
         # `if TORCHVISION_LT_0_13: resnet50(pretrained=...) else: resnet50(weights=...)`
         # keeps old torchvision working: both branches are the author's choice
-        test = self.context.module.code_for_node(node.test).lower()
-        if "version" in test or "torchvision" in test:
-            self._version_guards += 1
+        self._version_guards += compat_test(node.test, self.context.imports, _LIBRARIES)
 
     def leave_If(self, node) -> None:
-        test = self.context.module.code_for_node(node.test).lower()
-        if "version" in test or "torchvision" in test:
-            self._version_guards -= 1
+        self._version_guards -= compat_test(node.test, self.context.imports, _LIBRARIES)
 
     def visit_Call(self, node) -> None:
         entry = builder_entry(self.context.imports.qualified_name(node.func))

@@ -31,6 +31,10 @@ class DeprecatedTorchApi(TorchApiRule):
     `torch.nn.utils.remove_weight_norm`), are reported and fixed only with
     `report-documentation-only`.
 
+    Not reported: what a compatibility guard runs on older releases, a branch of an `if`
+    testing a version or `hasattr(<a torch module>, ...)`, a `try` of imports with an
+    `except ImportError` / `AttributeError` fallback, a default such an `if` overrides.
+
     ## Why is this bad?
     These APIs warn at run time and will be removed, as the linear-algebra functions of the
     same generation (`torch.solve`, `torch.symeig`) already are (TL101). Some have traps
@@ -119,8 +123,27 @@ class DeprecatedTorchApi(TorchApiRule):
         # `report-documentation-only`
         "import torch\nfrom torch.autograd import Variable\n\n"
         "n = torch.norm(Variable(x), dim=1) + torch.ger(a, b)\nup = torch.nn.UpsamplingBilinear2d(scale_factor=2)\n",
+        # compatibility guards: the old API is what older releases run
+        "try:\n    from torch import vmap\nexcept ImportError:\n    from functorch import vmap\n",
+        "import torch.nn as nn\n\ndef build(layer):\n    norm = nn.utils.weight_norm\n"
+        "    if hasattr(nn.utils.parametrizations, 'weight_norm'):\n"
+        "        norm = nn.utils.parametrizations.weight_norm\n    return norm(layer)\n",
+        "import torch\n\nif torch.__version__ < '1.13':\n    factors = torch.lu(a)\n"
+        "else:\n    factors = torch.linalg.lu_factor(a)\n",
     )
     INVALID = (
+        # a test that picks no release, and a default nothing overrides by version
+        Invalid(
+            "import torch\nimport torch.nn as nn\n\nif hasattr(model, 'qr'):\n    factors = torch.lu(a)\n"
+            "norm = nn.utils.weight_norm\nif use_spectral:\n    norm = nn.utils.spectral_norm\n",
+            fixed="import torch\nimport torch.nn as nn\n\nif hasattr(model, 'qr'):\n    factors = torch.linalg.lu_factor(a)\n"
+            "norm = nn.utils.weight_norm\nif use_spectral:\n    norm = nn.utils.spectral_norm\n",
+            unsafe_fixed="import torch\nimport torch.nn as nn\n\nif hasattr(model, 'qr'):\n"
+            "    factors = torch.linalg.lu_factor(a)\nnorm = nn.utils.parametrizations.weight_norm\nif use_spectral:\n"
+            "    norm = nn.utils.spectral_norm\n",
+            line=5,
+            column=15,
+        ),
         Invalid(
             "import torch as T\n\nq, r = T.qr(a, some=False)\nL = T.cholesky(a, upper=True)\n",
             fixed="import torch as T\n\nq, r = T.linalg.qr(a, mode=\"complete\")\nL = T.linalg.cholesky(a).mH\n",

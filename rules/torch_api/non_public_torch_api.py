@@ -15,6 +15,10 @@ class NonPublicTorchApi(TorchApiRule):
     `torch.utils.data.default_collate` / `default_convert` since torch 1.11. Names
     are resolved through the file's imports; the table is `torchlint/analysis/torch_api_table.py`.
 
+    Not reported: what a compatibility guard runs on older releases, a branch of an `if`
+    testing a version or `hasattr(<a torch module>, ...)`, a `try` of imports with an
+    `except ImportError` / `AttributeError` fallback, a default such an `if` overrides.
+
     ## Why is this bad?
     A module whose path starts with an underscore is PyTorch's own business: it can move
     or change in any release without a deprecation period. The public name is the same
@@ -50,6 +54,9 @@ class NonPublicTorchApi(TorchApiRule):
     VALID = (
         "from torch.utils.data import default_collate\n",
         "import torch\n\nbatch = torch.utils.data.default_convert(x)\n",
+        # the private name only where the public one is missing (torch < 1.11)
+        "try:\n    from torch.utils.data import default_collate\nexcept ImportError:\n"
+        "    from torch.utils.data._utils.collate import default_collate\n",
     )
     INVALID = (
         Invalid(

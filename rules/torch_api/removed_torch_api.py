@@ -19,6 +19,10 @@ class RemovedTorchApi(TorchApiRule):
     Removals are reported whatever `target-torch` says, at level `error` (SARIF, GitHub
     annotations): the code fails on every torch since the removal.
 
+    Not reported: what a compatibility guard runs on older releases, a branch of an `if`
+    testing a version or `hasattr(<a torch module>, ...)`, a `try` of imports with an
+    `except ImportError` / `AttributeError` fallback, a default such an `if` overrides.
+
     ## Why is this bad?
     The call fails at run time: the linear-algebra functions raise `RuntimeError: This
     function was deprecated since version 1.9 and is now removed`, and
@@ -65,6 +69,8 @@ class RemovedTorchApi(TorchApiRule):
         # a method and a local function of the same name are not the removed API
         "import torch\n\ndef solve(a, b):\n    return a\n\ny = solve(1, 2) + x.symeig\n",
         "from math import inf\n",
+        # a compatibility guard: the removed name is tried first, the fallback is there
+        "try:\n    from torch._six import inf\nexcept ImportError:\n    from math import inf\n",
     )
     INVALID = (
         Invalid("import torch\n\nx = torch.solve(b, A)\n", line=3, column=5),
