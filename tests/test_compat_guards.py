@@ -1,5 +1,6 @@
-"""What a compatibility guard runs on older releases is not a finding of the torch API
-rules (TL101-TL103) or TL204; the same code outside a guard still is."""
+"""The branches of a compatibility guard are not findings of the torch API rules
+(TL101-TL103) or TL204; the same code outside a guard, or under a test that picks no
+release, still is."""
 
 from __future__ import annotations
 
@@ -27,9 +28,13 @@ GUARDED = {
     # a default overridden under a probe, at module level
     "default": "import torch.nn as nn\n\nnorm = nn.utils.weight_norm\nif hasattr(nn.utils.parametrizations, 'weight_norm'):\n"
     "    norm = nn.utils.parametrizations.weight_norm\n",
-    # TL204: torchvision's version, by name
+    # TL204: torchvision's version, by name; its fallback for a release without the weights API
     "torchvision": "import torchvision\nfrom torchvision.models import resnet50\n\nif torchvision.__version__ < '0.13':\n"
     "    m = resnet50(pretrained=True)\n",
+    "torchvision-fallback": "from torchvision.models import resnet50\n\ntry:\n    from torchvision.models import ResNet50_Weights\n"
+    "    m = resnet50(weights=ResNet50_Weights.DEFAULT)\nexcept ImportError:\n    m = resnet50(pretrained=True)\n",
+    "torchvision-expression": "from torchvision.models import resnet50\n\n"
+    "m = resnet50(pretrained=True) if TORCHVISION_LT_0_13 else resnet50(weights='DEFAULT')\n",
 }
 
 REPORTED = {
@@ -44,6 +49,16 @@ REPORTED = {
     # the default is assigned after the guard, not overridden by it
     "after": "import torch.nn as nn\n\nif hasattr(nn.utils.parametrizations, 'weight_norm'):\n    pass\n"
     "norm = nn.utils.weight_norm\n",
+    # names with "version" in them that are not a library's release
+    "own-version": "import torch\n\nif use_new_version or args.model_version == 2 or do_conversion:\n    factors = torch.lu(a)\n",
+    "other-library": "import numpy as np\nimport torch\n\nif np.__version__ > '1.20':\n    factors = torch.lu(a)\n",
+    # a probe for something no rule's API is: the usual device pick
+    "device-probe": "import torch\n\nif hasattr(torch.backends, 'mps') and torch.backends.mps.is_available():\n"
+    "    device = 'mps'\nelse:\n    factors = torch.lu(a)\n",
+    # the fallback of another library's import
+    "other-fallback": "import torch\n\ntry:\n    from apex import amp\nexcept ImportError:\n    factors = torch.lu(a)\n",
+    # a try that calls something is not a probe
+    "calling-try": "import torch\n\ntry:\n    factors = torch.lu(a)\n    model.step()\nexcept AttributeError:\n    pass\n",
 }
 
 
@@ -79,3 +94,13 @@ def test_a_guarded_use_keeps_the_import_that_an_unguarded_fix_would_remove(tmp_p
         'import torch\nfrom torch import cuda\n\nwith torch.amp.autocast("cuda"):\n    pass\n'
         "if torch_version_lt_2_4:\n    ctx = cuda.amp.autocast()\n"
     )
+
+
+def test_a_guarded_call_of_an_imported_name_keeps_the_import_and_its_use(tmp_path):
+    """The import is reported, but its fix would rewrite the guarded call too (and break
+    the release the guard is for): no fix."""
+    text = "from torch import lu\n\nfactors = lu(a)\nif torch_version_lt_1_13:\n    old = lu(b)\n"
+    (tmp_path / "example.py").write_text(text)
+    result = run_torchlint("check", "--no-cache", "--select", "TL102", "--fix", ".", cwd=tmp_path)
+    assert (tmp_path / "example.py").read_text() == text
+    assert b"TL102" in result.stdout

@@ -3,16 +3,15 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
-from torchlint.analysis.compat_guards import compat_test
 from torchlint.analysis.call_arguments import keyword_argument, literal_bool, positional_count, replace_argument
 from torchlint.core.lazy import cst
 from torchlint.core.diagnostics import Applicability, Fix
 from torchlint.analysis.names import ast_dotted_name, resolve
+from torchlint.core.bases.compat_guarded import CompatGuarded
 from torchlint.core.rule import Invalid, Rule
 from torchlint.analysis.torchvision_weights import BUILDERS, ENUM_HOMES
 
 LEGACY = ("pretrained", "pretrained_backbone")
-_LIBRARIES = ("torch", "torchvision")
 
 
 # torchvision's builders take their first keyword-only parameter positionally too
@@ -50,7 +49,7 @@ def builder_entry(qualified: Optional[str]):
     return found
 
 
-class TorchvisionPretrainedArgument(Rule):
+class TorchvisionPretrainedArgument(CompatGuarded, Rule):
     """
     ## What it does
     Flags `pretrained=` and `pretrained_backbone=` passed to a torchvision model builder
@@ -60,7 +59,10 @@ class TorchvisionPretrainedArgument(Rule):
     `resnet18(args.pretrained)`). Builders are known from torchvision 0.29.1's own
     `handle_legacy_interface` declarations (tools/torchvision_weights_table.py
     regenerates the table); calls of other libraries' `pretrained=` (timm's
-    `create_model`, say) are not torchvision's and are not flagged.
+    `create_model`, say) are not torchvision's and are not flagged, nor is code a
+    compatibility guard picks for old torchvision releases (any branch of an `if` on its
+    version, `TORCHVISION_LT_0_13`, or on `hasattr` of it for the weights API; the `except
+    ImportError` fallback of a `try` that uses torchvision).
 
     ## Why is this bad?
     torchvision 0.13 replaced these arguments by `weights=` / `weights_backbone=` and
@@ -96,6 +98,10 @@ class TorchvisionPretrainedArgument(Rule):
     """
 
     code = "TL204"
+    # `if TORCHVISION_LT_0_13: resnet50(pretrained=...) else: resnet50(weights=...)` keeps old
+    # torchvision working, as does a probe for the weights API: both branches are the author's
+    guard_libraries = ("torch", "torchvision")
+    guard_probes = frozenset(ENUM_HOMES) | {"get_weight", "get_model_weights"}
     name = "torchvision-pretrained-argument"
     summary = "Deprecated torchvision pretrained=/pretrained_backbone= (use weights=/weights_backbone=)"
     fixable = True
@@ -170,21 +176,9 @@ class TorchvisionPretrainedArgument(Rule):
             and builder_entry(resolve(ast_dotted_name(node.func), imports)) is not None
         ]
 
-    def __init__(self, context) -> None:
-        super().__init__(context)
-        self._version_guards = 0  # the `if`s testing a version that enclose the visited node
-
-    def visit_If(self, node) -> None:
-        # `if TORCHVISION_LT_0_13: resnet50(pretrained=...) else: resnet50(weights=...)`
-        # keeps old torchvision working: both branches are the author's choice
-        self._version_guards += compat_test(node.test, self.context.imports, _LIBRARIES)
-
-    def leave_If(self, node) -> None:
-        self._version_guards -= compat_test(node.test, self.context.imports, _LIBRARIES)
-
     def visit_Call(self, node) -> None:
         entry = builder_entry(self.context.imports.qualified_name(node.func))
-        if entry is None or self._version_guards:
+        if entry is None or self.guarded(node):
             return
         for legacy in LEGACY:
             arg = keyword_argument(node, legacy)

@@ -31,9 +31,10 @@ class DeprecatedTorchApi(TorchApiRule):
     `torch.nn.utils.remove_weight_norm`), are reported and fixed only with
     `report-documentation-only`.
 
-    Not reported: what a compatibility guard runs on older releases, a branch of an `if`
-    testing a version or `hasattr(<a torch module>, ...)`, a `try` of imports with an
-    `except ImportError` / `AttributeError` fallback, a default such an `if` overrides.
+    Not reported: code a compatibility guard picks for some torch releases, any branch of an
+    `if` on torch's version (`torch.__version__`, `TORCH_GE_1_13`) or on `hasattr` of a torch
+    module for one of these APIs, a `try` of torch imports with an `except ImportError` /
+    `AttributeError` fallback (and that fallback), a default such an `if` overrides.
 
     ## Why is this bad?
     These APIs warn at run time and will be removed, as the linear-algebra functions of the

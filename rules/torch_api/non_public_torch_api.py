@@ -15,9 +15,10 @@ class NonPublicTorchApi(TorchApiRule):
     `torch.utils.data.default_collate` / `default_convert` since torch 1.11. Names
     are resolved through the file's imports; the table is `torchlint/analysis/torch_api_table.py`.
 
-    Not reported: what a compatibility guard runs on older releases, a branch of an `if`
-    testing a version or `hasattr(<a torch module>, ...)`, a `try` of imports with an
-    `except ImportError` / `AttributeError` fallback, a default such an `if` overrides.
+    Not reported: code a compatibility guard picks for some torch releases, any branch of an
+    `if` on torch's version (`torch.__version__`, `TORCH_GE_1_13`) or on `hasattr` of a torch
+    module for one of these APIs, a `try` of torch imports with an `except ImportError` /
+    `AttributeError` fallback (and that fallback), a default such an `if` overrides.
 
     ## Why is this bad?
     A module whose path starts with an underscore is PyTorch's own business: it can move

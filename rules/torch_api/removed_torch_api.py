@@ -19,9 +19,10 @@ class RemovedTorchApi(TorchApiRule):
     Removals are reported whatever `target-torch` says, at level `error` (SARIF, GitHub
     annotations): the code fails on every torch since the removal.
 
-    Not reported: what a compatibility guard runs on older releases, a branch of an `if`
-    testing a version or `hasattr(<a torch module>, ...)`, a `try` of imports with an
-    `except ImportError` / `AttributeError` fallback, a default such an `if` overrides.
+    Not reported: code a compatibility guard picks for some torch releases, any branch of an
+    `if` on torch's version (`torch.__version__`, `TORCH_GE_1_13`) or on `hasattr` of a torch
+    module for one of these APIs, a `try` of torch imports with an `except ImportError` /
+    `AttributeError` fallback (and that fallback), a default such an `if` overrides.
 
     ## Why is this bad?
     The call fails at run time: the linear-algebra functions raise `RuntimeError: This

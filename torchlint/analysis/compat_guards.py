@@ -1,59 +1,81 @@
-"""Compatibility guards: code that picks an API by the installed library's version or
-features, so that old releases keep working. What such a guard runs on old releases is
-the author's choice, not a finding:
+"""Compatibility guards: code that picks an API by the installed release of a library, so
+that older releases keep working. Each branch of such a choice is the author's, not a
+finding (`torchlint.core.bases.compat_guarded` keeps track of them in a traversal):
 
-- a branch of an `if` (or a conditional expression) whose test names a version
-  (`torch.__version__`, `TORCH_VERSION`, `version.parse(...)`, `is_torch_greater_or_equal(...)`)
-  or probes a library module (`hasattr(nn.utils.parametrizations, "weight_norm")`);
-- a `try` of imports and assignments only, with a handler for a missing API
-  (`ImportError`, `ModuleNotFoundError`, `AttributeError`), and such a handler's body;
-- a default that such an `if` then overrides (`norm = nn.utils.weight_norm` followed by
+- the branches of an `if` (or a conditional expression) whose test reads the library's
+  version (`torch.__version__`, or Python's, `sys.version_info`), names one
+  (`TORCH_VERSION`, `torch_version_ge(1, 13)`, `_TORCH_GREATER_EQUAL_1_13`,
+  `is_torch_greater_or_equal("2.1")`, `TORCHVISION_LT_0_13`), or asks `hasattr` of one of
+  its modules for an API the rule knows (`hasattr(nn.utils.parametrizations, "weight_norm")`);
+- a `try` that only imports or binds names and reaches the library, with a handler for a
+  missing API (`ImportError`, `ModuleNotFoundError`, `AttributeError`): the whole statement;
+  otherwise, such a handler of a `try` that reaches the library;
+- a default that such an `if` overrides (`norm = nn.utils.weight_norm`, then
   `if hasattr(nn.utils.parametrizations, "weight_norm"): norm = ...`).
 """
 
 from __future__ import annotations
 
 import re
-from typing import Iterable, Iterator, List, Sequence, Set
+from typing import AbstractSet, Callable, Iterable, Iterator, List, Sequence, Set
 
-from torchlint.analysis.names import ImportMap, cst_dotted_name
+from torchlint.analysis.names import ImportMap, cst_dotted_name, cst_module_name
+from torchlint.analysis.statements import assigned_names
 from torchlint.core.lazy import cst
 from torchlint.core.walk import walk
 
-# a name that says "version": `__version__`, `TORCH_VERSION`, `version_info`, `LooseVersion`,
-# or a version comparison named for torch (`torch_ge_1_13`, `_TORCH_GREATER_EQUAL_2_0`,
-# `is_torch_greater_or_equal`)
-_VERSION_NAME = re.compile(r"version|torch_?(?:ge|gt|le|lt|greater|less)(?:_|$)", re.IGNORECASE)
+# what a name made of a library's name says about its version: `TORCH_VERSION`,
+# `torch_ge_1_13`, `_TORCH_GREATER_EQUAL_2_0`, `is_torch_less_than`, `TORCHVISION_0_13`
+_COMPARISON_WORDS = frozenset(
+    {"version", "ver", "ge", "gt", "le", "lt", "eq", "greater", "less", "newer", "older", "before", "after", "since"}
+)
+_WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 _MISSING_API = frozenset({"ImportError", "ModuleNotFoundError", "AttributeError"})
+_PROBE_STATEMENTS = ("Import", "ImportFrom", "Assign", "AnnAssign", "Pass")
 
 
-def compat_test(test, imports: ImportMap, libraries: Sequence[str] = ("torch",)) -> bool:
-    """Whether an `if` test picks code by version or by feature: a name in it says
-    "version" (or names a version of one of `libraries`: `TORCHVISION_LT_0_13`), or it
-    asks `hasattr` of a module of one of `libraries`."""
+def compat_test(test, imports: ImportMap, libraries: Sequence[str], probes: AbstractSet[str]) -> bool:
+    """Whether an `if` test picks code by a release of one of `libraries`: it reads a
+    version, names one, or asks `hasattr(<a module of the library>, <one of probes>)`."""
     for node in walk(test):
-        if type(node) is cst.Name and _names_a_version(node.value, libraries):
+        kind = type(node)
+        if kind is cst.Name and _names_a_version(node.value, libraries):
             return True
-        if type(node) is cst.Attribute and _names_a_version(node.attr.value, libraries):
+        if kind is cst.Attribute and _reads_a_version(node, imports, libraries):
             return True
-        if type(node) is cst.Call and _probes(node, imports, libraries):
+        if kind is cst.Call and _probes(node, imports, libraries, probes):
             return True
     return False
 
 
 def _names_a_version(name: str, libraries: Sequence[str]) -> bool:
-    if _VERSION_NAME.search(name):
-        return True
-    lowered = name.lower()
-    return any(library != "torch" and library in lowered for library in libraries)
-
-
-def _probes(call, imports: ImportMap, libraries: Sequence[str]) -> bool:
-    """`hasattr(<a module of one of libraries>, "name")`."""
-    if type(call.func) is not cst.Name or call.func.value != "hasattr" or not call.args:
+    words = [word.lower() for word in _WORDS.findall(name)]
+    if not any(library in words for library in libraries):
         return False
-    qualified = imports.qualified_name(call.args[0].value) or ""
-    return qualified.split(".")[0] in libraries
+    return any(word in _COMPARISON_WORDS or word.isdigit() for word in words)
+
+
+def _reads_a_version(attribute, imports: ImportMap, libraries: Sequence[str]) -> bool:
+    name = attribute.attr.value
+    if name == "version_info":
+        return imports.qualified_name(attribute.value) == "sys"
+    if name == "__version__":
+        return _in_libraries(imports.qualified_name(attribute.value), libraries)
+    return _names_a_version(name, libraries)
+
+
+def _probes(call, imports: ImportMap, libraries: Sequence[str], probes: AbstractSet[str]) -> bool:
+    """`hasattr(<a module of one of libraries>, "<one of probes>")`."""
+    if type(call.func) is not cst.Name or call.func.value != "hasattr" or len(call.args) != 2:
+        return False
+    probed = call.args[1].value
+    if type(probed) is not cst.SimpleString or probed.evaluated_value not in probes:
+        return False
+    return _in_libraries(imports.qualified_name(call.args[0].value), libraries)
+
+
+def _in_libraries(qualified, libraries: Sequence[str]) -> bool:
+    return qualified is not None and qualified.split(".")[0] in libraries
 
 
 def catches_missing_api(handler) -> bool:
@@ -68,19 +90,46 @@ def catches_missing_api(handler) -> bool:
     return False
 
 
-def probe_try(node) -> bool:
-    """Whether a `try` only imports or binds names and handles a missing API: it is there
-    to find which API the installed release has (the whole statement is a guard)."""
-    if not any(catches_missing_api(handler) for handler in node.handlers):
-        return False
+def probe_try(node, imports: ImportMap, libraries: Sequence[str]) -> bool:
+    """Whether a `try` is there to find which API the installed release has: it only
+    imports or binds names, reaches one of `libraries`, and handles a missing API."""
     body = node.body.body if isinstance(node.body, cst.IndentedBlock) else [node.body]
-    return all(isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite)) for statement in body)
+    if not all(
+        isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite))
+        and all(type(small).__name__ in _PROBE_STATEMENTS for small in statement.body)
+        for statement in body
+    ):
+        return False
+    return any(catches_missing_api(handler) for handler in node.handlers) and _reaches(node.body, imports, libraries)
 
 
-def overridden_defaults(statements: Iterable, imports: ImportMap) -> Iterator:
-    """The values of the plain assignments (`name = value`) of one block that a later
-    `if` of the same block with a compatibility test assigns again: a default for the
-    releases the test rules out."""
+def fallback_handlers(node, imports: ImportMap, libraries: Sequence[str]) -> List:
+    """The handlers of a `try` that catch a missing API of one of `libraries` (the `try`
+    reaches the library): what runs where the release lacks it."""
+    handlers = [handler for handler in node.handlers if catches_missing_api(handler)]
+    return handlers if handlers and _reaches(node.body, imports, libraries) else []
+
+
+def _reaches(body, imports: ImportMap, libraries: Sequence[str]) -> bool:
+    """Whether code imports or names a module of one of `libraries`."""
+    for node in walk(body):
+        kind = type(node)
+        if kind is cst.ImportAlias:
+            if _in_libraries(cst_module_name(node.name), libraries):
+                return True
+        elif kind is cst.ImportFrom:
+            if node.module is not None and not node.relative and _in_libraries(cst_module_name(node.module), libraries):
+                return True
+        elif kind is cst.Name or kind is cst.Attribute:
+            if _in_libraries(imports.qualified_name(node), libraries):
+                return True
+    return False
+
+
+def overridden_defaults(statements: Iterable, is_guard: Callable[[object], bool]) -> Iterator:
+    """The values of the plain assignments (`name = value`) of one block that a later `if`
+    of the same block for which `is_guard` holds assigns again: a default for the releases
+    its test rules out."""
     pending: List = []  # (name, value) of the assignments seen so far
     for statement in statements:
         if isinstance(statement, cst.SimpleStatementLine):
@@ -88,23 +137,27 @@ def overridden_defaults(statements: Iterable, imports: ImportMap) -> Iterator:
                 target = _single_name_target(small)
                 if target is not None:
                     pending.append((target, small.value))
-        elif isinstance(statement, cst.If) and compat_test(statement.test, imports):
-            assigned = _assigned_names(statement)
-            kept = []
-            for name, value in pending:
-                if name in assigned:
-                    yield value
-                else:
-                    kept.append((name, value))
-            pending = kept
+        elif isinstance(statement, cst.If) and is_guard(statement):
+            bound = _names_bound_in(statement)
+            yield from (value for name, value in pending if name in bound)
+            pending = [(name, value) for name, value in pending if name not in bound]
 
 
 def _single_name_target(small):
     if type(small) is cst.Assign and len(small.targets) == 1 and type(small.targets[0].target) is cst.Name:
         return small.targets[0].target.value
+    if type(small) is cst.AnnAssign and small.value is not None and type(small.target) is cst.Name:
+        return small.target.value
     return None
 
 
-def _assigned_names(branch) -> Set[str]:
-    """The names a statement assigns with `name = ...` anywhere in it."""
-    return {name for node in walk(branch) if type(node) is cst.Assign for name in [_single_name_target(node)] if name}
+def _names_bound_in(statement) -> Set[str]:
+    """The names the assignments anywhere in a statement bind."""
+    bound: Set[str] = set()
+    for node in walk(statement):
+        if type(node) is cst.Assign:
+            for target in node.targets:
+                bound.update(assigned_names(target.target))
+        elif type(node) is cst.AnnAssign:
+            bound.update(assigned_names(node.target))
+    return bound

@@ -179,6 +179,16 @@ BY_NAME: Dict[str, TorchApi] = {api.name: api for api in TABLE}
 LAST_NAMES = frozenset(
     (api.name[:-2] if api.name.endswith(".*") else api.name).rsplit(".", 1)[-1] for api in TABLE
 )
+# the names below `torch` of the APIs and their replacements (`linalg`, `qr`, `func`, `vmap`,
+# `parametrizations`, `weight_norm`): what `hasattr(<a torch module>, ...)` asks to tell
+# releases apart (torchlint.analysis.compat_guards)
+API_PARTS = frozenset(
+    part
+    for api in TABLE
+    for name in (api.name, api.replacement or "")
+    for part in name.removesuffix(".*").split(".")[1:]
+    if part.isidentifier()
+)
 
 
 def lookup(qualified: Optional[str]) -> Optional[TorchApi]:

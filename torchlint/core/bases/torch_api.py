@@ -31,12 +31,11 @@ from torchlint.fixing.import_edits import (
     spell,
 )
 from torchlint.core.lazy import cst
-from torchlint.analysis.compat_guards import catches_missing_api, compat_test, overridden_defaults, probe_try
 from torchlint.analysis.names import ast_dotted_name, cst_dotted_name, cst_module_name, resolve
+from torchlint.core.bases.compat_guarded import CompatGuarded
 from torchlint.core.rule import Positions, Rule, SourceView
-from torchlint.core.walk import walk
 from torchlint.fixing.torch_api_rewrites import REWRITES, code
-from torchlint.analysis.torch_api_table import LAST_NAMES, TABLE, TorchApi, lookup
+from torchlint.analysis.torch_api_table import API_PARTS, LAST_NAMES, TABLE, TorchApi, lookup
 
 # where a `torch._six` replacement lives, if it needs an import
 _SIX_MODULES = {"math.inf": "math", "math.nan": "math", "collections.abc": "collections.abc"}
@@ -56,9 +55,10 @@ def at_target(version: Optional[str], config: Config) -> bool:
     return version is not None and _version(config.target_torch) >= _version(version)
 
 
-class TorchApiRule(Rule):
+class TorchApiRule(CompatGuarded, Rule):
     fixable = True
     triggers = tuple(sorted(LAST_NAMES | {"functorch", "_six", "_utils"}))
+    guard_probes = API_PARTS
 
     @classmethod
     def selects(cls, api: TorchApi, config: Config) -> bool:
@@ -102,59 +102,18 @@ class TorchApiRule(Rule):
         self.decorators_by_name: Dict[str, List] = {}
         # reported dotted uses by the local name they start with (`cuda` in `cuda.amp.autocast`)
         self.dotted_uses: Dict[str, List[tuple]] = {}
-        # the compatibility guards around the visited node (torchlint.analysis.compat_guards):
-        # what they run on older releases is not reported
-        self.guards = 0
-        self.overridden: set = set()  # ids of the nodes of defaults a guard overrides
 
     # ---- finding --------------------------------------------------------------
 
     def visit_SimpleStatementLine(self, node) -> None:
         self.line = node
 
-    def visit_If(self, node) -> None:
-        self.guards += compat_test(node.test, self.context.imports)
-
-    def leave_If(self, node) -> None:
-        self.guards -= compat_test(node.test, self.context.imports)
-
-    def visit_IfExp(self, node) -> None:
-        self.guards += compat_test(node.test, self.context.imports)
-
-    def leave_IfExp(self, node) -> None:
-        self.guards -= compat_test(node.test, self.context.imports)
-
-    def visit_Try(self, node) -> None:
-        self.guards += probe_try(node)
-
-    def leave_Try(self, node) -> None:
-        self.guards -= probe_try(node)
-
-    def visit_ExceptHandler(self, node) -> None:
-        self.guards += catches_missing_api(node)
-
-    def leave_ExceptHandler(self, node) -> None:
-        self.guards -= catches_missing_api(node)
-
-    def visit_Module(self, node) -> None:
-        self._note_overridden(node.body)
-
-    def visit_IndentedBlock(self, node) -> None:
-        self._note_overridden(node.body)
-
-    def _note_overridden(self, statements) -> None:
-        for value in overridden_defaults(statements, self.context.imports):
-            self.overridden.update(id(held) for held in walk(value))
-
-    def _guarded(self, node) -> bool:
-        return self.guards > 0 or id(node) in self.overridden
-
     def visit_Import(self, node) -> None:
         for alias in node.names:
             self._skip_chain(alias.name)
             qualified = cst_module_name(alias.name)
             api = lookup(qualified)
-            if api is not None and self.selects(api, self.context.config) and not self._guarded(alias):
+            if api is not None and self.selects(api, self.context.config) and not self.guarded(alias):
                 self.report(alias, self.message(api, qualified))
 
     def visit_ImportFrom(self, node) -> None:
@@ -167,7 +126,7 @@ class TorchApiRule(Rule):
         for alias in node.names:
             qualified = f"{module}.{cst_module_name(alias.name)}"
             api = lookup(qualified)
-            if api is not None and self.selects(api, self.context.config) and not self._guarded(alias):
+            if api is not None and self.selects(api, self.context.config) and not self.guarded(alias):
                 self.report(
                     alias, self.message(api, qualified), lambda p, a=alias, q=api: self._import_fix(p, line, node, a, q)
                 )
@@ -175,14 +134,16 @@ class TorchApiRule(Rule):
     def visit_Decorator(self, node) -> None:
         decorator = node.decorator
         if isinstance(decorator, cst.Name):
-            self.decorators_by_name.setdefault(decorator.value, []).append(decorator)
+            if not self.guarded(decorator):  # a guarded use keeps the import's fix from rewriting it
+                self.decorators_by_name.setdefault(decorator.value, []).append(decorator)
         elif isinstance(decorator, cst.Attribute):
             self._use(decorator, None, decorator=True)
 
     def visit_Call(self, node) -> None:
         function = node.func
         if isinstance(function, cst.Name):
-            self.calls_by_name.setdefault(function.value, []).append(node)
+            if not self.guarded(node):  # as for decorators: the import then has no fix
+                self.calls_by_name.setdefault(function.value, []).append(node)
         elif isinstance(function, cst.Attribute):
             self._use(function, node, decorator=False)
 
@@ -208,7 +169,7 @@ class TorchApiRule(Rule):
             return  # the import of the head is the finding (`import functorch as ft`)
         qualified = resolve(dotted, self.table)
         api = lookup(qualified)
-        if api is None or not self.selects(api, self.context.config) or self._guarded(reference):
+        if api is None or not self.selects(api, self.context.config) or self.guarded(reference):
             return
         use = (api, reference, call, decorator)
         self.dotted_uses.setdefault(head, []).append(use)
