@@ -46,11 +46,12 @@ def _whole_module(module) -> Mapping:
     batch providers even when there are none, which doubles the cost of a small render."""
     metadata = _metadata()
     provider = metadata.PositionProvider()
-    try:
-        provider._gen_impl(module)
-    except AttributeError:  # a LibCST that computes positions otherwise
-        return metadata.MetadataWrapper(module, unsafe_skip_copy=True).resolve(metadata.PositionProvider)
-    return provider._computed
+    provider._gen_impl(module)
+    computed = getattr(provider, "_computed", None)
+    if isinstance(computed, dict) and module in computed:
+        return computed
+    # a LibCST whose provider computes positions otherwise: its public way
+    return metadata.MetadataWrapper(module, unsafe_skip_copy=True).resolve(metadata.PositionProvider)
 
 
 def top_level_rows(module, tree: Optional[ast.Module]) -> Optional[List[Tuple[int, int]]]:

@@ -21,7 +21,7 @@ import stat
 from contextlib import suppress
 from typing import Iterator, Optional
 
-from torchlint.run.bounded_read import ReadRefused, read_stream
+from torchlint.run.bounded_read import ReadRefused, read_regular
 
 _DIRECTORY = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 _READ = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
@@ -81,9 +81,7 @@ class Directory:
             return None
         with os.fdopen(handle, "rb") as stream:
             try:
-                if not stat.S_ISREG(os.fstat(stream.fileno()).st_mode):
-                    return None
-                return read_stream(stream, limit)
+                return read_regular(stream, limit)
             except (OSError, ReadRefused):
                 return None
 
