@@ -17,7 +17,6 @@ from torchlint.analysis.training_loops import ast_training_call, cst_owners, loo
 from torchlint.analysis.value_kinds import Kind, cst_bindings, cst_kind
 from torchlint.core.lazy import cst
 from torchlint.analysis.names import ImportMap
-from torchlint.analysis.instance_flow import bound_instance_sources
 from torchlint.core.rule import SourceView
 from torchlint.analysis.scopes import own_nodes
 from torchlint.core.walk import ast_nodes
@@ -370,15 +369,15 @@ def train(loader, optimizer, scaler):
         loss.backward()
         optimizer.step()
 """
-    facts = loop_facts(SourceView(text, "pkg/train.py"), bound_instance_sources).owners["pkg.train.train"]
+    facts = loop_facts(SourceView(text, "pkg/train.py"), criteria=True).owners["pkg.train.train"]
     # `head` returns a loss from the batch alone: a model, not a criterion
     assert facts.criteria == (Criterion(source="pkg.nets.Focal", loop=0, call="criterion"),)
     # a reader without instances first (the loop half of a rule) leaves the criteria to the next one
     view = SourceView(text, "pkg/train.py")
     assert loop_facts(view).owners["pkg.train.train"].criteria == ()
-    with_criteria = loop_facts(view, bound_instance_sources)
+    with_criteria = loop_facts(view, criteria=True)
     assert with_criteria.owners["pkg.train.train"].criteria == facts.criteria
-    assert loop_facts(view, bound_instance_sources) is with_criteria  # resolved once per file
+    assert loop_facts(view, criteria=True) is with_criteria  # resolved once per file
     # the record keeps them: what the project pass decodes is what the file pass built
     assert LoopFacts.from_json(json.loads(json.dumps(with_criteria.to_json()))) == with_criteria
 

@@ -16,14 +16,14 @@ BACKWARD_FUNCTIONS = frozenset({"torch.autograd.grad", "torch.autograd.backward"
 BACKWARD_METHODS = frozenset({"backward", "manual_backward"})
 
 
-def with_criteria(view, facts: Optional[LoopFacts], calls: Sequence["CriterionCalls"], instances) -> Optional[LoopFacts]:
-    """`facts` with the criteria its owners' criterion `calls` give, `instances(view,
-    expression, function, class_node)` naming what an instance name holds there."""
+def with_criteria(facts: Optional[LoopFacts], calls: Sequence["CriterionCalls"], instances) -> Optional[LoopFacts]:
+    """`facts` with the criteria its owners' criterion `calls` give, `instances(expression,
+    function, class_node)` naming what an instance name holds there."""
     if facts is None or not calls:
         return facts
     owners = dict(facts.owners)
     for found in calls:
-        criteria = found.criteria(lambda expression: instances(view, expression, found.function, found.class_node))
+        criteria = found.criteria(lambda expression: instances(expression, found.function, found.class_node))
         if criteria and found.owner in owners:
             owners[found.owner] = owners[found.owner]._replace(criteria=tuple(criteria))
     return LoopFacts(owners)

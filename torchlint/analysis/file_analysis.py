@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import weakref
 from functools import cached_property
-from typing import Callable, Optional, Sequence, Set, Tuple
+from typing import Optional, Sequence, Set, Tuple
 
 from torchlint.analysis.class_graph import ClassGraph, ClassGraphBuilder
 from torchlint.analysis.instance_flow import FlowBuilder, bound_flow, top_level_names
@@ -24,7 +24,6 @@ class FileAnalysis:
         # freed by reference counting, not left to the cyclic garbage collector
         self.view = weakref.proxy(view)
         # `loop_facts` with its criteria, once a reader that can resolve instances asked
-        self._loop_facts_with_criteria: Optional[LoopFacts] = None
 
     @cached_property
     def scope_table(self) -> ScopeTable:
@@ -52,9 +51,8 @@ class FileAnalysis:
         """The training-loop facts without criteria (`training_loops.loop_facts`)."""
         return self._loops_and_criterion_calls[0]
 
-    def loop_facts_with_criteria(self, instances: Callable[..., Set[str]]) -> Optional[LoopFacts]:
-        """The training-loop facts with criteria, their calls resolved by `instances` the
-        first time they are asked for."""
-        if self._loop_facts_with_criteria is None:
-            self._loop_facts_with_criteria = with_criteria(self.view, *self._loops_and_criterion_calls, instances)
-        return self._loop_facts_with_criteria
+    @cached_property
+    def loop_facts_with_criteria(self) -> Optional[LoopFacts]:
+        """The training-loop facts with criteria, what their calls' instances hold told by
+        the file's instance flow (`bound_flow`)."""
+        return with_criteria(*self._loops_and_criterion_calls, self.bound_flow.bound_sources)

@@ -21,6 +21,7 @@ class InstanceFlow:
         self.exports: Dict[str, Tuple[str, bool, Mapping[str, str]]] = {}
         # the last part of a callee's name -> its calls
         self._calls: Dict[str, List[FlowCall]] = {}
+        self._resolved: Dict[str, Optional[str]] = {}  # dotted name -> the function it names
         for display, flow in flow_by_file.items():
             self.functions.update(flow.functions)
             if flow.exports:
@@ -28,8 +29,14 @@ class InstanceFlow:
             for call in flow.calls:
                 self._calls.setdefault(call.callee.rsplit(".", 1)[-1], []).append(call)
 
-    def function(self, dotted: str, depth: int = 0) -> Optional[str]:
-        """The function of the tree that `dotted` names, through package re-exports."""
+    def function(self, dotted: str) -> Optional[str]:
+        """The function of the tree that `dotted` names, through package re-exports (asked
+        once per call site and source: kept, as a miss costs a scan of every function)."""
+        if dotted not in self._resolved:
+            self._resolved[dotted] = self._function(dotted, 0)
+        return self._resolved[dotted]
+
+    def _function(self, dotted: str, depth: int) -> Optional[str]:
         if dotted in self.functions:
             return dotted
         matches = [name for name in self.functions if suffix_matches(name, dotted)]
@@ -41,7 +48,7 @@ class InstanceFlow:
                 target = table[last]
                 target = absolute_import(name, is_init, target) if target.startswith(".") else target
                 if target:
-                    return self.function(target, depth + 1)
+                    return self._function(target, depth + 1)
         return None
 
     def instances_into(self, function: str, param: str) -> Tuple[Set[str], bool]:

@@ -47,12 +47,6 @@ def instance_flow(view) -> Optional[FlowFacts]:
     return facts if facts.calls or facts.functions or facts.exports else None
 
 
-def bound_instance_sources(view, expression: ast.AST, function, class_node) -> Set[str]:
-    """`FlowBuilder.bound_sources` over one file, the builder kept with the file's
-    analysis (`FileAnalysis.bound_flow`)."""
-    return view.analysis.bound_flow.bound_sources(expression, function, class_node)
-
-
 def bound_flow(view) -> "FlowBuilder":
     """A flow builder that answers `bound_sources` for the file's every function."""
     builder = FlowBuilder(view)

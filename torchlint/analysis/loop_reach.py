@@ -8,7 +8,6 @@ import ast
 from dataclasses import replace
 from typing import List, Mapping, Optional, Sequence, Set, Tuple
 
-from torchlint.analysis.loop_facts import LoopFacts
 from torchlint.analysis.loop_graph import LoopGraph, describe_owner
 from torchlint.analysis.training_loops import cst_owners, loop_facts, may_run_per_step
 from torchlint.core.diagnostics import Diagnostic
@@ -19,7 +18,6 @@ from torchlint.index.pending import LoopReaches, Pending
 from torchlint.analysis.scopes import own_nodes, owned_nodes, parents_of
 
 LOOP_PREFIX = "the training loop in "
-
 
 
 def loop_candidate_nodes(rule, view: SourceView) -> List[ast.AST]:
@@ -52,13 +50,13 @@ class LoopPass:
                 self._loop_graph = LoopGraph({"": loops}, evaluation=bool(self.settings.get("check-evaluation-loops")))
         return self._loop_graph
 
-    def _loop_pass(self, module, loops: Optional[LoopFacts], reported: Set[int]) -> List[Pending]:
+    def _loop_pass(self, module, reported: Set[int]) -> List[Pending]:
         """Report what hot loops and step functions of this file run; return the
         findings that wait for the project pass."""
         graph = self._file_loops()
-        if not loops or graph is None:
+        if graph is None:
             return []
-        owners = loops.owners
+        owners = self.context.record.loops.owners
         candidates: List[Pending] = []
         for qualname, node, class_node in cst_owners(module, module_name(self.context.path)):
             owner = owners.get(qualname)

@@ -26,7 +26,7 @@ _REWRITES = {
 }
 
 
-def is_loss_code(function, class_node, imports) -> bool:
+def is_loss_code(function, class_node) -> bool:
     name = function.name.value
     if name.lower().endswith("loss"):  # `dice_loss`, `compute_loss`, `_get_loss`
         return True

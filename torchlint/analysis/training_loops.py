@@ -29,7 +29,7 @@ the same owners, in the same order.
 from __future__ import annotations
 
 import ast
-from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Set, Tuple
+from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Set, Tuple
 
 from torchlint.analysis.classes import ast_class_methods, ast_self_name
 from torchlint.analysis.criterion_calls import BACKWARD_FUNCTIONS, BACKWARD_METHODS, CriterionCalls
@@ -102,15 +102,12 @@ _AST_LOOPS = (ast.For, ast.AsyncFor, ast.While)
 _AST_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 
 
-def loop_facts(view, instances: Optional[Callable[..., Set[str]]] = None) -> Optional[LoopFacts]:
+def loop_facts(view, criteria: bool = False) -> Optional[LoopFacts]:
     """The file's training-loop facts (None without owners worth keeping); with
-    `instances`, each owner's `criteria` too (see `CriterionCalls.criteria`).
-
-    `instances(view, expression, function, class_node)`: the names of what an instance
-    name holds there (`torchlint.analysis.instance_flow.bound_instance_sources`, TL004's instance flow,
-    passed in by the reader: reach reads these facts)."""
+    `criteria`, each owner's criteria too (see `CriterionCalls.criteria`), resolved once
+    per file through its instance flow."""
     analysis = view.analysis
-    return analysis.loop_facts if instances is None else analysis.loop_facts_with_criteria(instances)
+    return analysis.loop_facts_with_criteria if criteria else analysis.loop_facts
 
 
 def build_loop_facts(view) -> Tuple[Optional[LoopFacts], Sequence[CriterionCalls]]:
@@ -168,7 +165,7 @@ class _Facts:
         self.criteria: List[CriterionCalls] = []
 
     def qualify(self, local: str) -> str:
-        return f"{self.module}.{local}" if self.module else local
+        return _qualify(self.module, local)
 
     def owner(
         self, local: str, body: Sequence[ast.stmt], cls: Optional[Tuple[str, str]], no_grad: bool, node_of_owner=None,
@@ -282,10 +279,6 @@ def _add(items: List, item) -> None:
 # ---- LibCST: the same owners, for a rule's traversal ----------------------------------
 
 
-
-
-
-
 def cst_owners(module, module_qualname: str) -> Iterator[Tuple[str, Any, Optional[Any]]]:
     """(qualified name, node, enclosing class node) of the module's own code (node: the
     module) and of every function and method, named as `loop_facts` names them."""
@@ -298,8 +291,7 @@ def cst_owners(module, module_qualname: str) -> Iterator[Tuple[str, Any, Optiona
         elif isinstance(node, cst.FunctionDef):
             local = prefix + node.name.value
             yield _qualify(module_qualname, local), node, cls
-            nested = [s for s in _cst_walk_defs(node)]
-            stack.extend((f"{local}.", s, None) for s in reversed(nested))
+            stack.extend((f"{local}.", s, None) for s in reversed(_cst_walk_defs(node)))
         elif isinstance(node, cst.BaseCompoundStatement):
             for block in reversed(blocks(node)):
                 stack.extend((prefix, s, cls) for s in reversed(block))

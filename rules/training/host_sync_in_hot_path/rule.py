@@ -141,7 +141,7 @@ class HostSyncInHotPath(HotPathRule):
         parents = parents_of(body)
         logged = logged_values(nodes, instance, imports)
         timed = calls_a_timer(nodes, imports)
-        loss_path = not module_code and is_loss_code(function, class_node, imports)
+        loss_path = not module_code and is_loss_code(function, class_node)
         host_values = bool(self.settings["check-host-values"]) or loss_path
         # loss code too if a hot loop calls an instance as its criterion (decided by `_place`)
         criterion = not loss_path and not module_code and may_be_criterion(function, class_node)

@@ -13,7 +13,6 @@ from torchlint.analysis.every_step import (
     ClassSettings, StepScope, class_settings, in_error_path, in_periodic_branch, step_scope,
 )
 from torchlint.analysis.hot_paths import Reach, criterion_methods
-from torchlint.analysis.instance_flow import bound_instance_sources
 from torchlint.analysis.loop_reach import LoopPass, loop_candidate_nodes
 from torchlint.analysis.modules import ClassIndex
 from torchlint.analysis.scopes import ast_own_nodes, own_nodes
@@ -85,7 +84,7 @@ class HotPathRule(LoopPass, Rule):
         graph = class_graph(view)
         record.classes, record.self_calls = graph.classes, graph.self_calls
         if cls.training_loops:
-            record.loops = loop_facts(view, bound_instance_sources)
+            record.loops = loop_facts(view, criteria=True)
 
     @classmethod
     def ast_candidate(cls, node: ast.AST, view: SourceView) -> bool:
@@ -205,7 +204,7 @@ class HotPathRule(LoopPass, Rule):
     def leave_Module(self, node) -> None:
         record = self.context.record
         if self.training_loops:
-            loop_pending = self._loop_pass(node, record.loops, self._class_reported)
+            loop_pending = self._loop_pass(node, self._class_reported)
             settled = {self._deferred[id(report.node)] for report in self.context.reports if id(report.node) in self._deferred}
             self._candidates = [c for i, c in enumerate(self._candidates) if i not in settled]
             record.pending.extend(loop_pending)
