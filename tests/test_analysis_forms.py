@@ -178,7 +178,7 @@ def test_self_names_and_attributes_agree(source):
     found_ast = {}
     for function in ast_class_methods(ast_node):
         instance = ast_self_name(function)
-        attributes = {ast_self_attribute(n, instance) for n in ast.walk(function) if instance is not None}
+        attributes = {ast_self_attribute(n, instance) for n in ast_own_nodes(function) if instance is not None}
         found_ast.setdefault(function.name, []).append((instance, sorted(filter(None, attributes))))
     found_cst = {}
     for function in methods(cst_node):

@@ -220,6 +220,14 @@ def test_fixture_and_own_source_files(path):
     _same(text)
 
 
+@pytest.mark.slow
+def test_every_own_source_file_the_sample_leaves_out():
+    """Positions also go wrong on what node kinds do not tell (comments, continuations,
+    indentation): the rest of torchlint's own code, outside the quick loop."""
+    for path in sorted(set(OWN_CODE) - set(OWN_SOURCES)):
+        _same(path.read_text(encoding="utf-8"))
+
+
 def test_the_sampled_files_hold_every_shape_of_node_the_code_has():
     sampled = set().union(*map(_shapes, FIXTURE_SOURCES + OWN_SOURCES))
     assert sampled == set().union(*map(_shapes, OWN_CODE + FIXTURE_SOURCES))

@@ -15,7 +15,7 @@ from torchlint.core.parse import cst_source
 from torchlint.core.registry import all_rules, select_rules
 from torchlint.core.incremental_parse import StatementParser
 
-SOURCES = sorted(FIXTURES.rglob("*.py")) + sorted((REPO / "rules").glob("*.py"))
+SOURCES = sorted(FIXTURES.rglob("*.py")) + sorted((REPO / "rules").rglob("*.py"))
 
 TRICKY = [
     "# header\n\n\nimport os\n  # indented comment between statements\nx = 1\n",

@@ -60,4 +60,4 @@ def test_table_is_what_torchvision_declares():
         [sys.executable, str(REPO / "tools" / "torchvision_weights_table.py"), str(TORCHVISION_SOURCE)],
         capture_output=True, text=True, check=True,
     ).stdout
-    assert generated == (REPO / "torchlint" / "torchvision_weights.py").read_text()
+    assert generated == (REPO / "torchlint" / "analysis" / "torchvision_weights.py").read_text()

@@ -23,6 +23,7 @@ from torchlint.rules.training.host_sync_in_hot_path.syncs import (
     after_sync,
     ast_is_sync,
     calls_a_timer,
+    is_sync,
     sync_method,
     sync_receiver,
 )
@@ -135,8 +136,7 @@ class HostSyncInHotPath(HotPathRule):
         instance = self_name(function) if class_node is not None and not module_code else None
         imports = self.context.imports
         nodes = list(own_nodes(body))  # walked once, read by each helper
-        if not any(type(node) is cst.Call and (sync_method(node) is not None
-                                               or imports.qualified_name(node.func) == SYNCHRONIZE) for node in nodes):
+        if not any(type(node) is cst.Call and is_sync(node, imports) for node in nodes):
             return  # nothing here to report: spare the analyses below (most owners a loop pass asks about)
         parents = parents_of(body)
         logged = logged_values(nodes, instance, imports)

@@ -30,6 +30,11 @@ def sync_method(call) -> Optional[str]:
     return func.attr.value
 
 
+def is_sync(call, imports) -> bool:
+    """Whether a LibCST call is an explicit sync (the visitor's counterpart of `ast_is_sync`)."""
+    return sync_method(call) is not None or imports.qualified_name(call.func) == SYNCHRONIZE
+
+
 def after_sync(receiver) -> bool:
     """Whether a receiver already went through a sync (`x.numpy()` in `x.numpy().tolist()`):
     one value, one finding."""
