@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Optional
 
+from torchlint.rules.training.host_sync_in_hot_path.syncs import SYNC_METHODS
+
 # torch functions whose result is a tensor (or, for equal/allclose, a bool computed on the
 # device) that Python can only test by reading it back
 TENSOR_FUNCTIONS = frozenset(
@@ -20,7 +22,7 @@ TENSOR_METHODS = frozenset(
 )
 CASTS = frozenset({"bool", "float", "int"})
 DATA_DEPENDENT = frozenset({"nonzero", "masked_select"})
-EXPLICIT_SYNCS = frozenset({"item", "tolist", "numpy"})  # TL003's
+EXPLICIT_SYNCS = frozenset(SYNC_METHODS)  # TL003's
 LENGTHS_ON_CPU = "torch.nn.utils.rnn.pack_padded_sequence"  # requires its `lengths` on the CPU
 SIZES = "check-sizes"
 LOOP_EXITS = "check-loop-exits"
