@@ -127,11 +127,11 @@ class Cache:
             return False, None
         return True, text
 
-    def put(self, name: str, key: str, result: FileResult) -> None:
-        """Store a file's findings and its record (`result.facts`: JSON text or None)."""
+    def put(self, name: str, key: str, result: FileResult, record: Optional[str]) -> None:
+        """Store a file's findings and its record (JSON text or None)."""
         if result.errors:
             return
-        self.put_record(name, key, result.facts)
+        self.put_record(name, key, record)
         directory, base = _split(name)
         self._pack(directory, FINDINGS)[base] = {
             "key": key,
@@ -176,7 +176,7 @@ class Cache:
         """Write the packs that changed, then prune. Never raises for a cache problem."""
         try:
             if (self._changed or self._project is not None) and self._ground(create=True) is not None:
-                # facts first: findings without their facts are linted again, never trusted
+                # records first: findings without their record are linted again, never trusted
                 for directory, suffix in sorted(self._changed, key=lambda item: (item[1] != FACTS, item)):
                     self._write_pack(directory, suffix)
                 if self._project is not None:

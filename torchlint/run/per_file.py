@@ -79,8 +79,6 @@ def process_file(job: Job, settings: RunSettings) -> FileOutcome:
             outcome = _with_result(outcome, result, data if settings.keep_sources else None)
     except Exception as error:  # e.g. RecursionError deep inside LibCST: this file only
         outcome.errors.append(f"{display}: internal error: {describe(error)}")
-        return outcome
-    outcome.record = RecordText.of(outcome.record)  # text: what the parent keeps of every file
     return outcome
 
 
@@ -105,8 +103,8 @@ def store_outcomes(cache: Cache, fresh: Sequence[FileOutcome], settings: RunSett
         return
     for outcome in fresh:
         if outcome.key is not None:
-            result = FileResult(outcome.display, outcome.diagnostics, outcome.record.text, outcome.errors)
-            cache.put(relative_path(outcome.display, settings.config), outcome.key, result)
+            result = FileResult(outcome.display, outcome.diagnostics, errors=outcome.errors)
+            cache.put(relative_path(outcome.display, settings.config), outcome.key, result, outcome.record.text)
 
 
 def _stored_record(cache: Cache, name: str, job: Job, key: str, settings: RunSettings) -> RecordText:
@@ -124,7 +122,7 @@ def _stored_record(cache: Cache, name: str, job: Job, key: str, settings: RunSet
 
 def _with_result(outcome: FileOutcome, result: FileResult, data: Optional[bytes]) -> FileOutcome:
     outcome.diagnostics = list(result.diagnostics)
-    outcome.record = result.facts
+    outcome.record = RecordText.of(result.facts)  # text: what the parent keeps of every file
     outcome.errors = list(result.errors)
     if data is not None and not is_notebook(outcome.display):
         outcome.undecoded = data

@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING, List, Optional, Sequence
 
 from torchlint.core.diagnostics import Diagnostic
 from torchlint.core.registry import all_rules
-from torchlint.index.record_text import RecordText
 from torchlint.index.resolver import project_findings
 from torchlint.run.cache import Cache
 
@@ -38,7 +37,7 @@ def project_pass(outcomes: Sequence[FileOutcome], settings: RunSettings) -> List
         return []
     records = {}
     for outcome in outcomes:
-        record = RecordText.of(outcome.record).decode()
+        record = outcome.record.decode()
         if record is not None:
             records[outcome.display] = record
     return project_findings(records, rules, settings.config)

@@ -44,7 +44,7 @@ def fix_project(
     outcomes: Sequence[FileOutcome], diagnostics: List[Diagnostic], settings: RunSettings
 ) -> List[Diagnostic]:
     """Project-level fixes to a fixpoint, as per-file fixes are: a file a project fix
-    changed is fixed and linted again, its facts renewed, and the project pass rerun,
+    changed is fixed and linted again, its record renewed, and the project pass rerun,
     until no project fix applies (bounded). Two fixes that overlap (both insert
     `import torch` at the top) are thus applied in turn, and a second --fix finds
     nothing left."""
@@ -153,7 +153,7 @@ def finish_fix(outcome: FileOutcome, path: Optional[Path], settings: RunSettings
 
 
 def restore_unfixed(outcome: FileOutcome, settings: RunSettings) -> None:
-    """A file whose fixes were not written: its findings (and facts) are those of the text
+    """A file whose fixes were not written: its findings (and record) are those of the text
     that was read, as a run without --fix reports them."""
     rules = rules_for(outcome.display, settings)
     if outcome.notebook is not None:
