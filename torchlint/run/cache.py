@@ -34,8 +34,10 @@ finding nor bring a fix the rules would not compute now; links are never followe
 directory of another user is refused, and only names torchlint writes are pruned
 (`torchlint.run.cache_ground`).
 
-Entries are validated on read, type by type: a corrupt, truncated or foreign entry is a
-miss and is overwritten, never an error. Records are written beside their findings but
+Findings entries are validated on read, type by type; a record is decoded by its own
+reader (`torchlint.index.record_text.decode`), which checks its shape, not every value's
+type (only a signed pack, one this user's torchlint wrote, reaches it). A corrupt,
+truncated or foreign entry is a miss and is overwritten, never an error. Records are written beside their findings but
 not atomically with them (another run may win one of the two writes): a file whose
 record is missing or carries another key is linted again for it (see the runner).
 """
