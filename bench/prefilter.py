@@ -2,7 +2,7 @@
 
 Run as `python bench/prefilter.py TREE`; prints JSON. It runs in its own process so that
 the benchmark process stays small (see measure.py on RSS across exec). It mirrors
-`torchlint.core.engine.lint_text` up to the parse: the file's own `# torchlint: noqa`, then
+`torchlint.engine.lint_text` up to the parse: the file's own `# torchlint: noqa`, then
 `triggered_rules` (trigger substrings), then `gated_rules` (whether each rule has a site: `Rule.sites`).
 """
 
@@ -17,9 +17,9 @@ from typing import List
 
 from torchlint.core.config import load_config
 from torchlint.run.discovery import discover
-from torchlint.core.engine import gated_rules, triggered_rules
-from torchlint.core.registry import all_rules, option_defaults, rule_codes, select_rules
-from torchlint.core.rule import SourceView
+from torchlint.engine import gated_rules, triggered_rules
+from torchlint.rule_api.registry import all_rules, option_defaults, rule_codes, select_rules
+from torchlint.analysis.source_view import SourceView
 from torchlint.core.source import DecodeError, decode_source
 
 

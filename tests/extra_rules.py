@@ -22,7 +22,7 @@ MAINS = {"torchlint": "torchlint.cli", "flake8": "flake8.main.cli"}
 
 HEADER = (
     "from torchlint.core.diagnostics import Applicability, Edit, Fix, Location\n"
-    "from torchlint.core.rule import Rule\n\n\n"
+    "from torchlint.rule_api.rule import Rule\n\n\n"
 )
 
 

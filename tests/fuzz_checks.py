@@ -29,14 +29,14 @@ from dataclasses import dataclass, field, replace
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from torchlint.core.config import Config
-from torchlint.core import engine
-from torchlint.core.engine import lint_text
+from torchlint import engine
+from torchlint.engine import lint_text
 from torchlint.index.resolver import project_findings
 from torchlint.fixing.apply import apply_checked, dropped_message, fix_text, is_applicable, parses
 from torchlint.core.diagnostics import SYNTAX_CODE, Diagnostic, FileResult, Fix, Location
 from torchlint.core.lazy import cst
 from torchlint.core.parse import cst_source
-from torchlint.core.registry import all_rules
+from torchlint.rule_api.registry import all_rules
 from torchlint.run.project_fixes import MAX_PROJECT_ROUNDS
 from torchlint.core.source import DecodeError, decode_source, split_lines
 

@@ -6,7 +6,7 @@ from dataclasses import replace
 from typing import List, Tuple
 
 from torchlint.core.config import Config
-from torchlint.core.engine import lint_text
+from torchlint.engine import lint_text
 from torchlint.index.resolver import project_findings
 
 

@@ -229,7 +229,7 @@ def test_readme_upload_guard_skips_exactly_when_no_valid_sarif_was_written(runne
 
 
 def test_readme_names_the_annotation_levels_torchlint_writes():
-    from torchlint.core.registry import rule_infos
+    from torchlint.rule_api.registry import rule_infos
 
     readme = (REPO / "README.md").read_text(encoding="utf-8")
     section = readme.split("\n## CI\n")[1]

@@ -10,7 +10,7 @@ import pytest
 import torchlint.run.cache
 from cli_support import FIXTURES, run_torchlint
 from torchlint.core.config import Config
-from torchlint.core.registry import all_rules
+from torchlint.rule_api.registry import all_rules
 from torchlint.run.jobs import RunSettings
 from torchlint.run.runner import run
 

@@ -10,7 +10,7 @@ import pytest
 from cli_support import REPO
 from docs_blocks import blocks
 import test_rule_examples as every_rule
-from torchlint.core.rule import Rule
+from torchlint.rule_api.rule import Rule
 
 
 def _example_rule() -> type:

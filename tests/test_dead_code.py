@@ -7,7 +7,7 @@ from pathlib import Path
 
 import vulture
 
-from torchlint.core.registry import all_rules
+from torchlint.rule_api.registry import all_rules
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -4,8 +4,8 @@ cyclic garbage collector (on a large tree that garbage was most of what gc colle
 import gc
 
 from torchlint.core.config import Config
-from torchlint.core.engine import lint_text
-from torchlint.core.registry import all_rules
+from torchlint.engine import lint_text
+from torchlint.rule_api.registry import all_rules
 
 # no finding (a finding's lazy fix holds its rule), but classes, methods and a training
 # loop, so that the rules read the shared analysis: class graph, scopes, loop facts

@@ -10,10 +10,10 @@ import pytest
 from cli_support import WANDB_READ_LATER, run_torchlint
 from process_support import make_tree, start_cli, stop, wait_for_children
 from torchlint.core.config import Config
-from torchlint.core.engine import lint_text
+from torchlint.engine import lint_text
 from torchlint.fixing.apply import fix_text
 from torchlint.core.diagnostics import Applicability, Edit, Fix
-from torchlint.core.rule import Rule
+from torchlint.rule_api.rule import Rule
 
 BAD = "import wandb\n\n\ndef train():\n    wandb.init()\n"
 FIXED = "def train():\n    import wandb\n\n    wandb.init()\n"
@@ -90,7 +90,7 @@ def test_a_fix_that_breaks_the_code_is_refused():
 
 
 def test_a_crashing_rule_is_reported_and_others_still_run():
-    from torchlint.core.registry import find_rule
+    from torchlint.rule_api.registry import find_rule
 
     result = lint_text(BAD, "x.py", Config(), [_Crashes, find_rule("TL001")])
     assert [d.code for d in result.diagnostics] == ["TL001"]
@@ -99,7 +99,7 @@ def test_a_crashing_rule_is_reported_and_others_still_run():
 
 def test_overlapping_fixes_converge_over_iterations():
     source = "from torch.utils import tensorboard, data\nimport wandb\n\n\ndef f():\n    return tensorboard, data, wandb\n"
-    from torchlint.core.registry import find_rule
+    from torchlint.rule_api.registry import find_rule
 
     rules = [find_rule("TL001")]
     outcome = fix_text(source, lambda text: lint_text(text, "x.py", Config(), rules), unsafe=False)
@@ -125,7 +125,7 @@ class _FixCrashes(Rule):
 
 
 def test_a_rule_crashing_while_building_its_fix_is_contained():
-    from torchlint.core.registry import find_rule
+    from torchlint.rule_api.registry import find_rule
 
     result = lint_text(BAD, "x.py", Config(), [_FixCrashes, find_rule("TL001")])
     assert [d.code for d in result.diagnostics] == ["TL001"]

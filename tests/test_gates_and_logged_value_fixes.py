@@ -8,11 +8,11 @@ import pytest
 
 from rule_support import config_for, findings
 from torchlint.core.config import Config
-from torchlint.core.engine import lint_text
+from torchlint.engine import lint_text
 from torchlint.core.gating import may_fire
 from torchlint.fixing.apply import fix_text
-from torchlint.core.registry import find_rule
-from torchlint.core.rule import SourceView
+from torchlint.rule_api.registry import find_rule
+from torchlint.analysis.source_view import SourceView
 
 TL002 = find_rule("TL002")
 TL003 = find_rule("TL003")

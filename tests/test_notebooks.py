@@ -15,7 +15,7 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_outp
 
 from cli_support import WANDB_USED, run_torchlint
 from torchlint.core.diagnostics import Edit, Fix, Location
-from torchlint.integrations.notebook import read_notebook
+from torchlint.run.notebook import read_notebook
 
 # cell 1 is markdown: cells are numbered among all cells, as ruff numbers them
 SETUP = "%matplotlib inline\nimport torch\nimport torchvision\n!pip install timm"

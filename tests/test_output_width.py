@@ -10,7 +10,7 @@ import pytest
 from cli_support import REPO
 from torchlint.cli import main
 from torchlint.commands import COMMANDS
-from torchlint.core.registry import SYNTAX_ERROR, all_rules
+from torchlint.rule_api.registry import SYNTAX_ERROR, all_rules
 
 FACTS = sorted((REPO / "tests" / "doctor" / "facts").iterdir())
 CODES = [SYNTAX_ERROR.code] + [rule.code for rule in all_rules()]

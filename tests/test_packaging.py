@@ -14,7 +14,7 @@ import pytest
 
 from cli_support import FIXTURES, REPO
 from package_index import index_unreachable, require_package_index
-from torchlint.core.registry import all_rules
+from torchlint.rule_api.registry import all_rules
 
 pytestmark = pytest.mark.slow
 
@@ -40,7 +40,7 @@ def test_wheel_in_a_fresh_venv_lints_the_fixtures(tmp_path):
     run(str(python), "-m", "pip", "install", "-q", str(wheel))
     listing = run(str(python), "-m", "pip", "show", "-f", "torchlint").stdout.decode()
     assert "torchlint/rules/training/" in listing
-    count = "from torchlint.core.registry import all_rules; print(len(all_rules()))"
+    count = "from torchlint.rule_api.registry import all_rules; print(len(all_rules()))"
     assert run(str(python), "-c", count).stdout.decode().strip() == str(len(all_rules()))
     result = run(str(venv / "bin" / "torchlint"), "check", "--no-cache", "--output-format", "json", str(FIXTURES / "trainer"), check=False)
     assert result.returncode == 1, result.stderr.decode()

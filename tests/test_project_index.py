@@ -17,9 +17,9 @@ from torchlint.analysis.loop_facts import TRAINING, Criterion, Loop, LoopFacts, 
 from torchlint.analysis.modules import ClassFacts
 from torchlint.core.config import Config
 from torchlint.core.diagnostics import Diagnostic, Location
-from torchlint.core.engine import lint_text
-from torchlint.core.registry import all_rules
-from torchlint.index.pending import (
+from torchlint.engine import lint_text
+from torchlint.rule_api.registry import all_rules
+from torchlint.analysis.pending import (
     CONDITIONS, ClassIs, HotPathReaches, ImportNotKeptElsewhere, LoopReaches, ModelInput, Pending, RnnLayerNote,
     SecondOrderReaches, SkipInput, SourceLoadedUnrestricted,
 )

@@ -11,9 +11,9 @@ import pytest
 from packaging.requirements import Requirement
 
 from cli_support import FIXTURES, REPO
-from torchlint.commands.rule import rules_table
+from torchlint.report.rule_pages import rules_table
 from torchlint.core.diagnostics import RULE_PAGES_DIR
-from torchlint.core.registry import SYNTAX_ERROR, all_rules
+from torchlint.rule_api.registry import SYNTAX_ERROR, all_rules
 
 try:
     import tomllib

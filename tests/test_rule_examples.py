@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from rule_support import findings
-from torchlint.core.engine import lint_text
+from torchlint.engine import lint_text
 from torchlint.fixing.apply import fix_text
-from torchlint.core.registry import all_rules
+from torchlint.rule_api.registry import all_rules
 
 RULES = all_rules()
 DOC_HEADINGS = ("## What it does", "## Why is this bad?", "## Example", "## Use instead", "## Fix safety")

@@ -12,11 +12,11 @@ import pytest
 
 from rule_support import config_for
 from torchlint.core.config import Config, load_config
-from torchlint.core.engine import lint_text
+from torchlint.engine import lint_text
 from torchlint.core.gating import definitions_needed, may_fire
 from torchlint.core.parse import elide_data
-from torchlint.core.registry import all_rules, option_defaults, rule_codes
-from torchlint.core.rule import SourceView
+from torchlint.rule_api.registry import all_rules, option_defaults, rule_codes
+from torchlint.analysis.source_view import SourceView
 from torchlint.index.resolver import project_findings
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"

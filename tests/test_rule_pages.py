@@ -10,7 +10,7 @@ import pytest
 
 from cli_support import FIXTURES, REPO, run_module, run_torchlint
 from torchlint.core.diagnostics import REPOSITORY_URL, RULE_PAGES_DIR
-from torchlint.core.registry import rule_infos
+from torchlint.rule_api.registry import rule_infos
 from torchlint.report.rule_pages import generated_files, stale_pages
 
 try:

@@ -9,7 +9,7 @@ import pytest
 from cli_support import FIXTURES, WANDB_USED, write_tree
 from flake8_support import run_flake8
 from torchlint.cli import main
-from torchlint.core.registry import all_rules
+from torchlint.rule_api.registry import all_rules
 
 TL3_ONLY = "import torch\n\n\ndef f(x):\n    return torch.exp(x) - 1\n"  # TL302
 

@@ -30,7 +30,7 @@ def test_a_signal_in_the_parallel_phase_stops_the_workers(tmp_path, signum, code
 _WRITE_INTERRUPTED = """
 import os, signal, sys
 from pathlib import Path
-from torchlint.run.interrupts import Terminated, raise_on_sigterm
+from torchlint.core.interrupts import Terminated, raise_on_sigterm
 from torchlint.fixing.write import Snapshot, write_fixed
 
 path = Path(sys.argv[1])

@@ -9,10 +9,10 @@ import pytest
 
 from cli_support import FIXTURES, REPO
 from torchlint.core.config import Config
-from torchlint.core.engine import lint_text
+from torchlint.engine import lint_text
 from torchlint.core.lazy import cst
 from torchlint.core.parse import cst_source
-from torchlint.core.registry import all_rules, select_rules
+from torchlint.rule_api.registry import all_rules, select_rules
 from torchlint.core.incremental_parse import StatementParser
 
 SOURCES = sorted(FIXTURES.rglob("*.py")) + sorted((REPO / "rules").rglob("*.py"))

@@ -11,7 +11,7 @@ import pytest
 
 from cli_support import run_torchlint, write_tree
 from rule_support import findings
-from torchlint.core.registry import find_rule
+from torchlint.rule_api.registry import find_rule
 
 BLOCK = (
     "from torch import nn\n\n\nclass Block(nn.Module):\n    def __init__(self, c):\n"

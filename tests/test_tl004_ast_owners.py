@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from fuzz_strategies import salted_hypothesmith, torch_programs
 from torchlint.analysis.scopes import ast_own_nodes, owned_nodes
-from torchlint.core.rule import SourceView
+from torchlint.analysis.source_view import SourceView
 
 KINDS = (ast.Call, ast.Assign, ast.AnnAssign, ast.NamedExpr, ast.Return, ast.Name)
 SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)

@@ -12,8 +12,8 @@ import pytest
 
 from cli_support import FIXTURES, run_torchlint, write_tree
 from torchlint.core.config import Config
-from torchlint.core.engine import lint_text
-from torchlint.core.registry import all_rules
+from torchlint.engine import lint_text
+from torchlint.rule_api.registry import all_rules
 from torchlint.run.jobs import RunSettings
 from torchlint.run.runner import run
 

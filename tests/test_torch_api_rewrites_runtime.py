@@ -11,9 +11,9 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from torchlint.core.config import Config  # noqa: E402
-from torchlint.core.engine import lint_text  # noqa: E402
+from torchlint.engine import lint_text  # noqa: E402
 from torchlint.fixing.apply import fix_text  # noqa: E402
-from torchlint.core.registry import find_rule  # noqa: E402
+from torchlint.rule_api.registry import find_rule  # noqa: E402
 
 RULES = [find_rule(code) for code in ("TL101", "TL102", "TL103")]
 SETUP = (

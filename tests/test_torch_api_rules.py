@@ -239,10 +239,10 @@ GATE_SHAPES = [
 @pytest.mark.parametrize("source", GATE_SHAPES)
 def test_the_text_gate_passes_every_shape_the_rules_report(source):
     from torchlint.core.config import Config
-    from torchlint.core.engine import lint_text
+    from torchlint.engine import lint_text
     from torchlint.core.gating import may_fire
-    from torchlint.core.registry import find_rule
-    from torchlint.core.rule import SourceView
+    from torchlint.rule_api.registry import find_rule
+    from torchlint.analysis.source_view import SourceView
 
     rules = [find_rule(code) for code in ("TL101", "TL102", "TL103")]
     config = Config()
@@ -365,7 +365,7 @@ def test_the_runtime_warning_column_matches_the_installed_torch():
     torch = pytest.importorskip("torch")
     pytest.importorskip("functorch")
     from torchlint.core.config import Config
-    from torchlint.core.bases.torch_api import at_target, selects_deprecated
+    from torchlint.rule_api.bases.torch_api import at_target, selects_deprecated
     from torchlint.analysis.torch_api_table import TABLE
 
     installed = Config(target_torch=torch.__version__.split("+")[0])

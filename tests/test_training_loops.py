@@ -17,7 +17,7 @@ from torchlint.analysis.training_loops import ast_training_call, cst_owners, loo
 from torchlint.analysis.value_kinds import Kind, cst_bindings, cst_kind
 from torchlint.core.lazy import cst
 from torchlint.analysis.names import ImportMap
-from torchlint.core.rule import SourceView
+from torchlint.analysis.source_view import SourceView
 from torchlint.analysis.scopes import own_nodes
 from torchlint.core.walk import ast_nodes
 

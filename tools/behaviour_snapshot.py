@@ -67,8 +67,8 @@ def _first(*names: str):
 
 
 def examples_snapshot() -> Dict[str, object]:
-    registry = _first("torchlint.core.registry", "torchlint.registry")
-    engine = _first("torchlint.core.engine", "torchlint.engine")
+    registry = _first("torchlint.rule_api.registry", "torchlint.registry")
+    engine = _first("torchlint.engine", "torchlint.engine")
     config_module = _first("torchlint.core.config", "torchlint.config")
     recorded: Dict[str, object] = {}
     for rule in registry.all_rules():

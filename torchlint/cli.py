@@ -10,7 +10,7 @@ import sys
 from typing import Optional, Sequence
 
 from torchlint.commands import COMMANDS
-from torchlint.report.console import EXIT_CLEAN, EXIT_ERROR, error
+from torchlint.core.console import EXIT_CLEAN, EXIT_ERROR, error
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:

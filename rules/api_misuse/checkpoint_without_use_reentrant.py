@@ -5,7 +5,7 @@ import ast
 from torchlint.analysis.call_arguments import append_keyword, has_double_star, keyword_argument
 from torchlint.core.diagnostics import Applicability, Fix
 from torchlint.analysis.names import ast_dotted_name, resolve
-from torchlint.core.rule import Invalid, Rule
+from torchlint.rule_api.rule import Invalid, Rule
 
 CHECKPOINTS = ("torch.utils.checkpoint.checkpoint", "torch.utils.checkpoint.checkpoint_sequential")
 

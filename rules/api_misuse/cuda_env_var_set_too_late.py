@@ -4,7 +4,7 @@ import ast
 from typing import Optional
 
 from torchlint.core.lazy import cst
-from torchlint.core.rule import Invalid, Rule
+from torchlint.rule_api.rule import Invalid, Rule
 from torchlint.core.walk import walk
 
 LAUNCH_BLOCKING = "CUDA_LAUNCH_BLOCKING"

@@ -5,7 +5,7 @@ import ast
 from torchlint.analysis.call_arguments import literal_bool
 from torchlint.core.lazy import cst
 from torchlint.analysis.names import ast_dotted_name, resolve
-from torchlint.core.rule import Invalid, Rule
+from torchlint.rule_api.rule import Invalid, Rule
 from torchlint.core.walk import walk
 
 ENABLED = "torch.backends.cudnn.enabled"

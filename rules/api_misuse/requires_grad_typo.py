@@ -5,7 +5,7 @@ from functools import cached_property
 
 from torchlint.core.diagnostics import Applicability, Fix
 from torchlint.core.lazy import cst
-from torchlint.core.rule import Invalid, Rule
+from torchlint.rule_api.rule import Invalid, Rule
 
 # misspellings of `requires_grad` seen in real code; each is a new, unused attribute
 TYPOS = frozenset({"require_grad", "require_grads", "requires_grads", "required_grad", "requires_gard", "requries_grad"})

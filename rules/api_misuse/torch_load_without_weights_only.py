@@ -8,13 +8,13 @@ from torchlint.analysis.loaded_objects import numpy_saved_keys, object_read, sou
 from torchlint.analysis.call_arguments import append_keyword
 from torchlint.core.diagnostics import Applicability, Fix
 from torchlint.core.gating import with_context
-from torchlint.core.rule import Invalid, Report
+from torchlint.rule_api.rule import Invalid, Report
 from torchlint.analysis.torch_calls import definitions_calling
 from torchlint.core.lazy import cst
 from torchlint.analysis.torch_load import LOAD_TRIGGERS, UNTRUSTED_CODE, read_load
-from torchlint.core.bases.torch_load import TorchLoadRule
+from torchlint.rule_api.bases.torch_load import TorchLoadRule
 from torchlint.core.walk import walk
-from torchlint.index.pending import SourceLoadedUnrestricted
+from torchlint.analysis.pending import SourceLoadedUnrestricted
 
 REPORT_EXPLICIT_FALSE = "report-explicit-false"
 # how a load says it means to unpickle objects: reported only with the option

@@ -4,7 +4,7 @@ import ast
 
 from torchlint.core.diagnostics import Applicability, Fix
 from torchlint.analysis.names import cst_dotted_name
-from torchlint.core.rule import Invalid, Rule
+from torchlint.rule_api.rule import Invalid, Rule
 
 MODULE = "torchvision.models"
 

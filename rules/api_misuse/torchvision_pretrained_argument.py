@@ -7,8 +7,8 @@ from torchlint.analysis.call_arguments import keyword_argument, literal_bool, po
 from torchlint.core.lazy import cst
 from torchlint.core.diagnostics import Applicability, Fix
 from torchlint.analysis.names import ast_dotted_name, resolve
-from torchlint.core.bases.compat_guarded import CompatGuarded
-from torchlint.core.rule import Invalid, Rule
+from torchlint.rule_api.bases.compat_guarded import CompatGuarded
+from torchlint.rule_api.rule import Invalid, Rule
 from torchlint.analysis.torchvision_weights import BUILDERS, ENUM_HOMES
 
 LEGACY = ("pretrained", "pretrained_backbone")

@@ -6,7 +6,7 @@ from typing import Optional
 from torchlint.core.diagnostics import Applicability, Fix
 from torchlint.core.lazy import cst
 from torchlint.analysis.names import ast_dotted_name, cst_dotted_name, resolve
-from torchlint.core.rule import Invalid, Rule, RuleContext
+from torchlint.rule_api.rule import Invalid, Rule, RuleContext
 
 V2 = "torchvision.transforms.v2"
 TO_TENSOR = f"{V2}.ToTensor"

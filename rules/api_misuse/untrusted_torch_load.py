@@ -1,8 +1,8 @@
 from __future__ import annotations
 
 from torchlint.analysis.torch_load import LOAD_TRIGGERS
-from torchlint.core.bases.torch_load import TorchLoadRule
-from torchlint.core.rule import Invalid
+from torchlint.rule_api.bases.torch_load import TorchLoadRule
+from torchlint.rule_api.rule import Invalid
 
 
 class UntrustedTorchLoad(TorchLoadRule):

@@ -5,7 +5,8 @@ from typing import Iterator
 
 from torchlint.core.config import Config
 from torchlint.core.gating import with_context
-from torchlint.core.rule import Invalid, Rule, SourceView
+from torchlint.analysis.source_view import SourceView
+from torchlint.rule_api.rule import Invalid, Rule
 from torchlint.analysis.torch_calls import TORCH_DATALOADERS, ast_is_dataloader, definitions_calling, split_args
 
 # DataLoader(dataset, batch_size, shuffle, sampler, batch_sampler, num_workers, ...)

@@ -3,9 +3,10 @@ from __future__ import annotations
 import ast
 from typing import Iterator
 
-from torchlint.core.bases.expression import TorchExpressionRule
+from torchlint.rule_api.bases.expression import TorchExpressionRule
 from torchlint.core.lazy import cst
-from torchlint.core.rule import Invalid, SourceView
+from torchlint.analysis.source_view import SourceView
+from torchlint.rule_api.rule import Invalid
 from torchlint.analysis.torch_calls import ast_is_one, ast_unary_operand, is_one, rewritten_call, unary_operand
 
 # calls whose result is a whole number: expm1's accuracy near zero is rounded away

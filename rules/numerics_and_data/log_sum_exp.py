@@ -4,9 +4,10 @@ import ast
 from dataclasses import dataclass
 from typing import Any, Iterator, List, Optional
 
-from torchlint.core.bases.expression import TorchExpressionRule
+from torchlint.rule_api.bases.expression import TorchExpressionRule
 from torchlint.core.lazy import cst
-from torchlint.core.rule import Invalid, SourceView
+from torchlint.analysis.source_view import SourceView
+from torchlint.rule_api.rule import Invalid
 from torchlint.analysis.torch_calls import (
     ast_method_receiver,
     ast_torch_function,

@@ -7,7 +7,8 @@ from torchlint.core.config import Config
 from torchlint.core.diagnostics import Applicability, Fix
 from torchlint.core.lazy import cst
 from torchlint.analysis.names import cst_dotted_name
-from torchlint.core.rule import Invalid, Positions, Rule, SourceView
+from torchlint.analysis.source_view import SourceView
+from torchlint.rule_api.rule import Invalid, Positions, Rule
 from torchlint.analysis.torch_calls import (
     TORCH_DATALOADERS,
     ast_is_dataloader,

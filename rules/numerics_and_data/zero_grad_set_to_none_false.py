@@ -5,7 +5,8 @@ from typing import Tuple
 
 from torchlint.core.config import Config
 from torchlint.core.diagnostics import Applicability, Fix
-from torchlint.core.rule import Invalid, Positions, Rule, SourceView
+from torchlint.analysis.source_view import SourceView
+from torchlint.rule_api.rule import Invalid, Positions, Rule
 from torchlint.analysis.torch_calls import ast_method_receiver, has_comment, is_name, method_receiver
 
 

@@ -1,8 +1,8 @@
 from __future__ import annotations
 
 from torchlint.core.config import Config
-from torchlint.core.rule import Invalid
-from torchlint.core.bases.torch_api import TorchApiRule, selects_deprecated
+from torchlint.rule_api.rule import Invalid
+from torchlint.rule_api.bases.torch_api import TorchApiRule, selects_deprecated
 from torchlint.analysis.torch_api_table import TorchApi
 
 REPORT_DOCUMENTATION_ONLY = "report-documentation-only"

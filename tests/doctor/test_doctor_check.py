@@ -5,7 +5,7 @@ import pytest
 from torchlint.doctor.archs import kernel_coverage, parse_arch
 from torchlint.doctor.check import CHECK_NAMES, run_checks
 from torchlint.doctor.compat import minimum_driver
-from torchlint.doctor.requirements import Requirements, parse_requirements
+from torchlint.core.runtime_requirements import Requirements, parse_requirements
 from torchlint.doctor.results import FAIL, PASS, SKIP, WARN, failed
 
 FULL = parse_requirements({

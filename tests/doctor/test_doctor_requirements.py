@@ -4,7 +4,7 @@ import pytest
 from packaging.specifiers import SpecifierSet
 
 from torchlint.core.config_files import ConfigError
-from torchlint.doctor.requirements import Requirements, load_requirements, parse_requirements
+from torchlint.core.runtime_requirements import Requirements, load_requirements, parse_requirements
 
 
 def test_full_table_parses_into_a_frozen_dataclass():

@@ -9,7 +9,7 @@ from torchlint.cli import main
 from torchlint.doctor.check import run_checks
 from torchlint.doctor.collect_env import parse_collect_env
 from torchlint.doctor.facts import Facts, Gpu
-from torchlint.doctor.requirements import Requirements
+from torchlint.core.runtime_requirements import Requirements
 from torchlint.doctor.wheels import (cuda_install_advice, load_table, runs_on, shipped, variants_for_gpu,
                                      variants_of)
 

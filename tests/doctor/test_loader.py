@@ -12,7 +12,7 @@ from torchlint.doctor.loader import (
     scan_libraries,
     soname,
 )
-from torchlint.doctor.requirements import Requirements
+from torchlint.core.runtime_requirements import Requirements
 from torchlint.doctor.results import FAIL, PASS, WARN
 
 

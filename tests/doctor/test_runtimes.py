@@ -6,7 +6,7 @@ import pytest
 
 from torchlint.core.config_files import ConfigError
 from torchlint.doctor.check import CHECK_NAMES, run_checks
-from torchlint.doctor.requirements import Requirements, parse_requirements
+from torchlint.core.runtime_requirements import Requirements, parse_requirements
 from torchlint.doctor.results import FAIL, PASS, SKIP, WARN
 from torchlint.doctor.runtime_builds import runtime_needs, table
 from torchlint.doctor.runtimes import library_context

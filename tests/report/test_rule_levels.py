@@ -10,7 +10,7 @@ from dataclasses import replace
 from report_builders import RULES, diag, output
 
 from cli_support import run_torchlint
-from torchlint.core.registry import rule_infos
+from torchlint.rule_api.registry import rule_infos
 
 ERROR_RULES = {**RULES, "TL001": replace(RULES["TL001"], level="error")}
 

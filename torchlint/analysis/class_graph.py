@@ -18,7 +18,7 @@ from torchlint.analysis.modules import ClassFacts, Kind, ast_bases, root_kind
 from torchlint.analysis.names import ast_dotted_name, resolve
 from torchlint.analysis.scopes import ast_own_nodes
 from torchlint.core.walk import blocks
-from torchlint.index.module_names import is_package, module_name
+from torchlint.analysis.module_names import is_package, module_name
 
 # calls on `self` that only a LightningModule has (a LightningDataModule has `self.trainer` too)
 _LIGHTNING_SELF_CALLS = frozenset({"log", "log_dict", "manual_backward", "optimizers", "lr_schedulers", "toggle_optimizer"})

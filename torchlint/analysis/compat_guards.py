@@ -1,6 +1,6 @@
 """Compatibility guards: code that picks an API by the installed release of a library, so
 that older releases keep working. Each branch of such a choice is the author's, not a
-finding (`torchlint.core.bases.compat_guarded` keeps track of them in a traversal):
+finding (`torchlint.rule_api.bases.compat_guarded` keeps track of them in a traversal):
 
 - the branches of an `if` (or a conditional expression) whose test reads the library's
   version (`torch.__version__`, or Python's, `sys.version_info`), names one

@@ -27,7 +27,7 @@ from torchlint.analysis.instance_flow import outside_tree
 from torchlint.analysis.names import cst_dotted_name, resolve
 from torchlint.analysis.statements import assigned_names, parameter_names
 from torchlint.core.lazy import cst
-from torchlint.index.module_names import module_name
+from torchlint.analysis.module_names import module_name
 
 
 class FileFlow:

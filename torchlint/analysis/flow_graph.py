@@ -9,7 +9,7 @@ from typing import Dict, List, Mapping, Optional, Set, Tuple
 
 from torchlint.analysis.flow_facts import FlowCall, FlowFacts, FlowFunction
 from torchlint.analysis.instance_flow import FLOW_DEPTH, PARAM
-from torchlint.index.module_names import absolute_import, module_name, suffix_matches
+from torchlint.analysis.module_names import absolute_import, module_name, suffix_matches
 
 
 class InstanceFlow:

@@ -24,7 +24,7 @@ from torchlint.analysis.loop_reach import loop_findings
 from torchlint.core.config import Config
 from torchlint.core.diagnostics import Diagnostic
 from torchlint.analysis.modules import LIGHTNING_STEPS, ClassFacts, ClassIndex, Kind
-from torchlint.index.pending import HotPathReaches, Pending
+from torchlint.analysis.pending import HotPathReaches, Pending
 
 MAX_DEPTH = 3  # self-calls followed from a hot path
 # a Hugging Face `Trainer` subclass runs these on every training step

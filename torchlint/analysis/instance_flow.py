@@ -23,7 +23,7 @@ from torchlint.analysis.classes import ast_class_methods, ast_self_attribute, as
 from torchlint.analysis.flow_facts import FlowArgument, FlowCall, FlowFacts, FlowFunction
 from torchlint.analysis.names import ast_dotted_name, module_level_ast_statements, resolve
 from torchlint.analysis.scopes import owned_nodes
-from torchlint.index.module_names import absolute_import, is_package, module_name
+from torchlint.analysis.module_names import absolute_import, is_package, module_name
 
 PARAM = "param:"
 # methods that hand back their receiver (or a copy of the same model)

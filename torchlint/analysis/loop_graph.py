@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Dict, List, Mapping, Optional, Set, Tuple
 
 from torchlint.analysis.loop_facts import MODULE_OWNER, NO_TRAINING, TRAINING_IN_BRANCH, LoopFacts, OwnerLoops
-from torchlint.index.module_names import suffix_matches
+from torchlint.analysis.module_names import suffix_matches
 
 MAX_DEPTH = 3  # calls followed from a hot loop or a step function
 

@@ -12,9 +12,9 @@ from torchlint.analysis.loop_graph import LoopGraph, describe_owner
 from torchlint.analysis.training_loops import cst_owners, loop_facts, may_run_per_step
 from torchlint.core.diagnostics import Diagnostic
 from torchlint.core.lazy import cst
-from torchlint.index.module_names import module_name
-from torchlint.core.rule import SourceView
-from torchlint.index.pending import LoopReaches, Pending
+from torchlint.analysis.module_names import module_name
+from torchlint.analysis.source_view import SourceView
+from torchlint.analysis.pending import LoopReaches, Pending
 from torchlint.analysis.scopes import own_nodes, owned_nodes, parents_of
 
 LOOP_PREFIX = "the training loop in "

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import List, Tuple
 
-from torchlint.index.module_names import absolute_import, suffix_matches
+from torchlint.analysis.module_names import absolute_import, suffix_matches
 
 
 def candidates_for(target: str, files, depth: int) -> List[Tuple[str, int]]:

@@ -15,7 +15,7 @@ its findings in that class to the project pass:
     classes = file_classes(self.context)            # once per file, shared by rules
     verdict = classes.verdict(class_node, "module")  # True / False / None (defer)
     if verdict is None:
-        self.context.defer(report, ClassIs(class_name, "module"))  # torchlint.index.pending
+        self.context.defer(report, ClassIs(class_name, "module"))  # torchlint.analysis.pending
 
 and the project pass keeps the finding if the class turns out to be a module once every
 file's classes are known (`torchlint.index.resolver`). A class whose base stays
@@ -37,7 +37,7 @@ from torchlint.analysis.classes import methods
 from torchlint.analysis.names import ImportMap, ast_dotted_name, cst_dotted_name, resolve
 from torchlint.core.lazy import cst
 from torchlint.core.walk import blocks
-from torchlint.index.module_names import absolute_import, is_package, module_name, suffix_matches
+from torchlint.analysis.module_names import absolute_import, is_package, module_name, suffix_matches
 
 
 class Kind(str, enum.Enum):

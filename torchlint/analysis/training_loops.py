@@ -38,7 +38,7 @@ from torchlint.analysis.loop_facts import (
 )
 from torchlint.core.lazy import cst
 from torchlint.analysis.names import ast_dotted_name, resolve
-from torchlint.index.module_names import absolute_import, is_package, module_name
+from torchlint.analysis.module_names import absolute_import, is_package, module_name
 from torchlint.core.walk import blocks, pruned_walk
 
 NO_GRAD = frozenset({"torch.no_grad", "torch.inference_mode", "torch.autograd.no_grad", "torch.autograd.grad_mode.no_grad"})

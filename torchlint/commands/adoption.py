@@ -77,7 +77,7 @@ def apply_baseline(result, baseline: Tuple[Optional[Baseline], str], config: Con
 
 def finish(args: argparse.Namespace, result, jobs, config: Config) -> int:
     """The exit code of a run that writes a baseline or noqa directives instead of a report."""
-    from torchlint.report.console import EXIT_CLEAN, EXIT_ERROR
+    from torchlint.core.console import EXIT_CLEAN, EXIT_ERROR
 
     done = write_baseline(args, result, config) if args.write_baseline else add_noqa(result, jobs)
     return EXIT_CLEAN if done and not result.errors else EXIT_ERROR
@@ -86,7 +86,7 @@ def finish(args: argparse.Namespace, result, jobs, config: Config) -> int:
 def write_baseline(args: argparse.Namespace, result, config: Config) -> bool:
     """Record the run's findings in --write-baseline's file; False (after a one-line
     error) if it cannot be written."""
-    from torchlint.report.console import error
+    from torchlint.core.console import error
 
     try:
         count = write(args.write_baseline, result.diagnostics, result.sources(), config.root)
@@ -101,7 +101,7 @@ def write_baseline(args: argparse.Namespace, result, config: Config) -> bool:
 def add_noqa(result, jobs) -> bool:
     """Add noqa directives for the run's findings; False if a file could not be done."""
     from torchlint.fixing.add_noqa import add_noqa as add_directives
-    from torchlint.report.console import error, warning
+    from torchlint.core.console import error, warning
 
     files = {display: path for display, path, _ in jobs if path is not None}
     for notebook in sorted({d.filename for d in result.diagnostics if d.cell is not None}):

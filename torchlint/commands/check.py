@@ -15,15 +15,15 @@ from torchlint.commands import adoption
 from torchlint.commands.parser import OneLineParser, UsageError
 from torchlint.core.config import Config, glob_patterns, load_config, selector_problem
 from torchlint.core.config_files import ConfigError
-from torchlint.report.console import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, error, warning
-from torchlint.report.visible import visible
+from torchlint.core.console import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, error, warning
+from torchlint.core.visible import visible
 
 FORMATS = ("full", "concise", "json", "json-lines", "github", "sarif", "junit")
 
 
 def _codes(text: str) -> List[str]:
     codes = [code.strip().upper() for code in text.split(",") if code.strip()]
-    from torchlint.core.registry import rule_codes
+    from torchlint.rule_api.registry import rule_codes
 
     for code in codes:
         problem = selector_problem(code, rule_codes())
@@ -102,7 +102,7 @@ def run_check_command(argv: Sequence[str]) -> int:
 
 
 def _effective_config(args: argparse.Namespace, paths: Sequence[str]) -> Config:
-    from torchlint.core.registry import option_defaults, rule_codes
+    from torchlint.rule_api.registry import option_defaults, rule_codes
 
     anchor = Path(paths[0]) if paths and paths[0] != "-" else Path.cwd()
     start = anchor if anchor.is_dir() else anchor.parent
@@ -150,7 +150,7 @@ def _check_named(name: str) -> None:
 
 
 def _run(args, paths: Sequence[str], config: Config, output_format: str, baseline=(None, "")) -> int:
-    from torchlint.core.registry import all_rules, rule_infos, select_rules
+    from torchlint.rule_api.registry import all_rules, rule_infos, select_rules
     from torchlint.report import ReportContext, render, render_statistics, summary_lines
     from torchlint.run.jobs import RunSettings
     from torchlint.run.project_fixes import fixed_bytes

@@ -7,7 +7,7 @@ import os
 from typing import Callable, Optional, Sequence
 
 from torchlint.commands import COMMANDS
-from torchlint.report.console import EXIT_CLEAN, EXIT_ERROR, did_you_mean, error
+from torchlint.core.console import EXIT_CLEAN, EXIT_ERROR, did_you_mean, error
 
 OPTIONS = (
     ("-h, --help", "Print help (`torchlint help COMMAND` for a command's own options)"),

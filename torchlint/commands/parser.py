@@ -8,7 +8,7 @@ import signal
 import sys
 from typing import Callable, NoReturn, Tuple, Type
 
-from torchlint.report.console import did_you_mean
+from torchlint.core.console import did_you_mean
 
 EXIT_INTERRUPTED = 128 + signal.SIGINT
 EXIT_TERMINATED = 128 + signal.SIGTERM
@@ -37,8 +37,8 @@ def run_guarded(prog: str, run: Callable[[], int], expected: Tuple[Type[Exceptio
     """Run a subcommand: an expected error is one line and exit 2, ^C is 130 and SIGTERM
     143 (workers stopped, temp files removed), a closed pipe (`... | head`) is not an
     error, and nothing ever prints a traceback."""
-    from torchlint.report.console import error
-    from torchlint.run.interrupts import Terminated, raise_on_sigterm
+    from torchlint.core.console import error
+    from torchlint.core.interrupts import Terminated, raise_on_sigterm
     from torchlint.fixing.write import remove_temp_files
 
     previous = raise_on_sigterm()

@@ -6,7 +6,8 @@ import json
 from typing import Sequence
 
 from torchlint.commands.parser import OneLineParser
-from torchlint.report.console import EXIT_CLEAN, EXIT_ERROR, error
+from torchlint.report.rule_pages import rules_table
+from torchlint.core.console import EXIT_CLEAN, EXIT_ERROR, error
 
 
 def run_rule_command(argv: Sequence[str]) -> int:
@@ -18,7 +19,7 @@ def run_rule_command(argv: Sequence[str]) -> int:
         args = parser.parse_args(list(argv))
     except SystemExit as exit_:
         return EXIT_CLEAN if exit_.code == 0 else EXIT_ERROR
-    from torchlint.core.registry import SYNTAX_ERROR, all_rules, find_rule
+    from torchlint.rule_api.registry import SYNTAX_ERROR, all_rules, find_rule
 
     if args.all:
         infos = [SYNTAX_ERROR] + [rule.info() for rule in all_rules()]
@@ -61,16 +62,3 @@ def rule_text(info) -> str:
     fix = "Fix is sometimes available." if info.fixable else "Fix is not available."
     text = f"# {info.name} ({info.code})\n\n{info.summary}.\n\n{fix}\n\n{info.doc}"
     return wrap_markdown(text, columns(fallback=80)) + "\n"
-
-
-def rules_table(infos, page_dir: str = "") -> str:
-    """The Markdown table of rules, as printed by `rule --all`; with `page_dir`, each code
-    links to its page there (README.md's table)."""
-    rows = ["| Code | Name | Summary | Fixable | Default |", "| --- | --- | --- | --- | --- |"]
-    for info in infos:
-        code = f"[{info.code}]({page_dir}/{info.code}.md)" if page_dir else info.code
-        rows.append(
-            f"| {code} | {info.name} | {info.summary} | "
-            f"{'yes' if info.fixable else 'no'} | {'yes' if info.default_enabled else 'no'} |"
-        )
-    return "\n".join(rows)

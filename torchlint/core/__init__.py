@@ -1,1 +1,3 @@
-"""The engine (prefilter, sites, parse, one traversal, suppressions), the rule API and its bases, the registry and config."""
+"""The ground every layer stands on: source and syntax (bounded reads, decoding, parsing,
+walks, positions, noqa), config and the declared runtime requirements, diagnostics, and
+the one-line messages on stderr."""

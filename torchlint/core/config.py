@@ -19,7 +19,7 @@ from torchlint.core.config_files import (
     read_toml,
     trusted_above,
 )
-from torchlint.report.console import did_you_mean, warning
+from torchlint.core.console import did_you_mean, warning
 
 DEFAULT_EXCLUDE = (
     ".bzr",
@@ -293,7 +293,7 @@ def load_config(
         elif key == "per-file-ignores":
             settings[attr] = _per_file_ignores(path, key, value, rule_codes)
         elif key == "runtime":  # read by `torchlint doctor`; a typo is an error here too
-            from torchlint.doctor.requirements import parse_requirements
+            from torchlint.core.runtime_requirements import parse_requirements
 
             parse_requirements(value, path)
         elif key in rule_option_defaults:

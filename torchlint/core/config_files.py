@@ -61,7 +61,7 @@ def trusted_above(start: Path, candidate: Path) -> bool:
     sticky_ok = not open_folder or (folder.st_mode & stat.S_ISVTX and link.st_uid == os.getuid())
     if owners_ok and sticky_ok:
         return True
-    from torchlint.report.console import warning
+    from torchlint.core.console import warning
 
     warning(f"{candidate}: not used: another user can write it (it lies above the project, in a shared directory)")
     return False

@@ -20,7 +20,7 @@ from torchlint.doctor.environment_checks import (
 from torchlint.doctor.facts import Facts
 from torchlint.doctor.gpu_checks import check_compute_capability, check_gpu, check_gpu_name, check_kernel_image
 from torchlint.doctor.loader import check_wsl_libcuda
-from torchlint.doctor.requirements import Requirements
+from torchlint.core.runtime_requirements import Requirements
 from torchlint.doctor.results import CheckResult
 from torchlint.doctor.runtimes import (
     check_declared_packages,

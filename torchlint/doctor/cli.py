@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import List, Optional
 
-from torchlint.run.bounded_read import ReadRefused, loads_json, read_bounded, read_stream
+from torchlint.core.bounded_read import ReadRefused, loads_json, read_bounded, read_stream
 from torchlint.commands.parser import OneLineParser, UsageError, run_guarded
 
 from torchlint.core.config_files import ConfigError
@@ -69,7 +69,7 @@ def _run(parser: argparse.ArgumentParser, argv: List[str]) -> int:
 
     from torchlint.doctor.check import run_checks
     from torchlint.doctor.render import render_json, render_rich
-    from torchlint.doctor.requirements import load_requirements
+    from torchlint.core.runtime_requirements import load_requirements
 
     if args.probe_json:
         print(json.dumps(_probe().to_dict(), indent=2))

@@ -6,7 +6,7 @@ from typing import List
 
 from torchlint.doctor.check_basics import ANY, satisfies, skipped_without_torch
 from torchlint.doctor.facts import Facts
-from torchlint.doctor.requirements import Requirements
+from torchlint.core.runtime_requirements import Requirements
 from torchlint.doctor.results import FAIL, NOT_JUDGED, PASS, SKIP, WARN, CheckResult
 
 

@@ -7,7 +7,7 @@ from typing import List
 from torchlint.doctor.check_basics import parse_version, satisfies
 from torchlint.doctor.compat import COMPATIBILITY_DOC, minimum_driver
 from torchlint.doctor.facts import Facts
-from torchlint.doctor.requirements import Requirements
+from torchlint.core.runtime_requirements import Requirements
 from torchlint.doctor.results import FAIL, NOT_IN_EVIDENCE, NOT_JUDGED, PASS, SKIP, WARN, CheckResult
 
 

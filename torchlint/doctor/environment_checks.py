@@ -8,7 +8,7 @@ from typing import List
 
 from torchlint.doctor.check_basics import visible_devices_problem
 from torchlint.doctor.facts import Facts
-from torchlint.doctor.requirements import Requirements
+from torchlint.core.runtime_requirements import Requirements
 from torchlint.doctor.results import PASS, WARN, CheckResult
 
 

@@ -9,7 +9,7 @@ from torchlint.doctor.archs import kernel_coverage, parse_arch
 from torchlint.doctor.check_basics import INSTALL_PAGE, gpu_label, no_gpu_reason, satisfies
 from torchlint.doctor.compat import CUDA_RELEASE_NOTES, cuda_builds_for
 from torchlint.doctor.facts import Facts, Gpu
-from torchlint.doctor.requirements import Requirements
+from torchlint.core.runtime_requirements import Requirements
 from torchlint.doctor.results import FAIL, NOT_JUDGED, PASS, SKIP, WARN, CheckResult
 from torchlint.doctor.wheels import Shipped, cuda_install_advice, runs_on, shipped
 

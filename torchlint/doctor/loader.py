@@ -22,7 +22,7 @@ from typing import Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple
 from packaging.version import InvalidVersion, Version
 
 from torchlint.doctor.facts import Facts, LibraryFile
-from torchlint.doctor.requirements import Requirements
+from torchlint.core.runtime_requirements import Requirements
 from torchlint.doctor.results import FAIL, PASS, WARN, CheckResult
 
 # The library each family's soname check looks up: cuDNN's sub-libraries follow libcudnn.

@@ -10,7 +10,7 @@ from typing import IO, List, Optional
 from torchlint import __version__
 from torchlint.doctor.facts import Facts
 from torchlint.doctor.results import FAIL, NOT_JUDGED, PASS, SKIP, WARN, CheckResult, count, failed, verdict
-from torchlint.report.visible import visible
+from torchlint.core.visible import visible
 
 STYLES = {PASS: "green", WARN: "yellow", FAIL: "bold red", SKIP: "dim"}
 NON_TTY_WIDTH = 120

@@ -20,7 +20,7 @@ from packaging.utils import canonicalize_name
 
 from torchlint.doctor.facts import Facts
 from torchlint.doctor.loader import Expectation, check_loader, parse_library_name
-from torchlint.doctor.requirements import Requirements
+from torchlint.core.runtime_requirements import Requirements
 from torchlint.doctor.results import FAIL, PASS, SKIP, WARN, CheckResult
 from torchlint.doctor.runtime_builds import (
     NVIDIA_WHEEL,

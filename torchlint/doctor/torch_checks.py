@@ -8,7 +8,7 @@ from typing import List
 from torchlint.doctor.check_basics import ANY, INSTALL_PAGE, expected_text, satisfies, skipped_without_torch
 from torchlint.doctor.facts import Facts
 from torchlint.doctor.gpu_checks import _gpu_names
-from torchlint.doctor.requirements import Requirements
+from torchlint.core.runtime_requirements import Requirements
 from torchlint.doctor.results import FAIL, PASS, WARN, CheckResult
 from torchlint.doctor.wheels import cuda_install_advice
 

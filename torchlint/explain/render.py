@@ -10,7 +10,7 @@ from torchlint.explain.evidence import Clue, Evidence
 from torchlint.explain.explanation import Explanation
 from torchlint.explain.guard_advice import guard_line
 from torchlint.explain.knowledge import KnowledgeBase, Match
-from torchlint.report.visible import visible
+from torchlint.core.visible import visible
 
 NO_MATCH = (
     "No known signature matched this log. If it is a CUDA/cuDNN failure, run `torchlint doctor` "

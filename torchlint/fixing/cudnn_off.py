@@ -20,7 +20,7 @@ from torchlint.analysis.call_arguments import bound_argument
 from torchlint.analysis.second_order import literal_truth
 
 if TYPE_CHECKING:
-    from torchlint.index.pending import RnnLayerNote
+    from torchlint.analysis.pending import RnnLayerNote
 
 WRAPPER = "torch.backends.cudnn.flags(enabled=False)"
 CUDNN_FLAGS = "torch.backends.cudnn.flags"

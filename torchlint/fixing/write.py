@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Set
 
-from torchlint.run.interrupts import signals_deferred
+from torchlint.core.interrupts import signals_deferred
 
 _LIVE_TEMP_FILES: Set[str] = set()
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Dict, Iterator, List, Mapping, Set
 
-from torchlint.index.module_names import absolute_import, is_package, module_name, suffix_matches
+from torchlint.analysis.module_names import absolute_import, is_package, module_name, suffix_matches
 from torchlint.index.record import FileRecord
 
 

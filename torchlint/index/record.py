@@ -19,7 +19,7 @@ from torchlint.analysis.flow_facts import FlowFacts
 from torchlint.analysis.loop_facts import LoopFacts
 from torchlint.analysis.modules import ClassFacts
 from torchlint.analysis.submodule_calls import SubmoduleCall
-from torchlint.index.pending import Pending
+from torchlint.analysis.pending import Pending
 
 
 @dataclass(frozen=True)

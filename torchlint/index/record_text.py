@@ -12,7 +12,7 @@ import json
 from typing import Callable, Optional
 
 from torchlint.index.record import FileRecord
-from torchlint.run.bounded_read import loads_json
+from torchlint.core.bounded_read import loads_json
 
 
 def encode(record: Optional[FileRecord]) -> Optional[str]:

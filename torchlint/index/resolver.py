@@ -1,5 +1,5 @@
 """The one resolver: decides, once every file's record is known, which pending findings
-(`torchlint.index.pending`) the project pass reports.
+(`torchlint.analysis.pending`) the project pass reports.
 
 Each kind of condition has one decision here; a decision sees all the pending findings
 of one rule with its kinds at once (a site reaching several layers, a finding reached
@@ -18,7 +18,7 @@ from torchlint.analysis.submodule_calls import SubmoduleCall, passes_own_outputs
 from torchlint.core.config import Config
 from torchlint.core.diagnostics import Diagnostic
 from torchlint.index.import_graph import ImportGraph
-from torchlint.index.pending import (
+from torchlint.analysis.pending import (
     ClassIs, HotPathReaches, ImportNotKeptElsewhere, LoopReaches, ModelInput, Pending, SecondOrderReaches, SkipInput,
     SourceLoadedUnrestricted,
 )

@@ -11,8 +11,8 @@ from torchlint.analysis.module_targets import candidates_for
 from torchlint.analysis.modules import RNN_LAYERS, canonical, root_kind, torch_base
 from torchlint.core.diagnostics import Diagnostic
 from torchlint.fixing.cudnn_off import layer_message
-from torchlint.index.module_names import absolute_import, is_package, module_name
-from torchlint.index.pending import Pending, SecondOrderReaches
+from torchlint.analysis.module_names import absolute_import, is_package, module_name
+from torchlint.analysis.pending import Pending, SecondOrderReaches
 from torchlint.index.record import FileRecord
 
 

@@ -1,1 +1,1 @@
-"""What runs torchlint besides its CLI: the flake8 plugin, Jupyter notebooks as sources, the language server."""
+"""What runs torchlint besides its CLI: the flake8 plugin and the language server."""

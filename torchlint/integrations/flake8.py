@@ -27,7 +27,7 @@ from torchlint.core.diagnostics import SYNTAX_CODE
 def _settings(directory: str):
     from torchlint.core.config import Config, load_config
     from torchlint.core.config_files import ConfigError
-    from torchlint.core.registry import all_rules, option_defaults, rule_codes, select_rules
+    from torchlint.rule_api.registry import all_rules, option_defaults, rule_codes, select_rules
 
     problem: Optional[str] = None
     try:
@@ -58,7 +58,7 @@ class TorchlintChecker:
         try:
             diagnostics = self._diagnostics(problems)
         except Exception as error:  # a plugin must never take flake8 down with it
-            from torchlint.core.engine import describe
+            from torchlint.engine import describe
 
             diagnostics, problems = [], [*problems, f"internal error: {describe(error)}"]
         for problem in problems:
@@ -74,9 +74,9 @@ class TorchlintChecker:
         return self.notebook.file_position(diagnostic.cell, diagnostic.location.row, diagnostic.location.column - 1)
 
     def _diagnostics(self, problems: List[str]):
-        from torchlint.core.engine import lint_text
-        from torchlint.integrations.notebook import is_notebook, read_notebook
-        from torchlint.integrations.notebook_json import NotebookError
+        from torchlint.engine import lint_text
+        from torchlint.run.notebook import is_notebook, read_notebook
+        from torchlint.run.notebook_json import NotebookError
         from torchlint.index.resolver import project_findings
 
         source, tree = "".join(self.lines), self.tree

@@ -42,13 +42,13 @@ def render(fmt: str, diagnostics: Sequence[Diagnostic], ctx: ReportContext, out:
 
 
 def _printable(text: str) -> str:
-    from torchlint.report.paths import printable
+    from torchlint.core.paths import printable
 
     return printable(text)
 
 
 def _for_terminal(text: str) -> str:
-    from torchlint.report.visible import visible
+    from torchlint.core.visible import visible
 
     return visible(_printable(text))
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Sequence, TextIO
 
 from torchlint.core.diagnostics import Diagnostic
-from torchlint.report import paths
+from torchlint.core import paths
 from torchlint.report.context import ReportContext
 from torchlint.report.fix_summary import fix_summary_lines
 from torchlint.fixing.apply import is_applicable

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Dict, Iterable, Iterator, Mapping, Tuple
 
 from torchlint.core.diagnostics import Diagnostic
-from torchlint.report import paths
+from torchlint.core import paths
 from torchlint.report.sources import SourceLines
 
 FingerprintKey = Tuple[str, str, str]  # rule id, root-relative path, stripped line text

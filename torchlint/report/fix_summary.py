@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Mapping
 
-from torchlint.report import paths
+from torchlint.core import paths
 from torchlint.report.context import ReportContext
 from torchlint.report.styled import Line
 

@@ -8,7 +8,7 @@ from typing import Optional
 from torchlint.core.diagnostics import Diagnostic
 from torchlint.report.sources import SourceLines
 from torchlint.report.styled import Line
-from torchlint.report.visible import CONTROL, escaped
+from torchlint.core.visible import CONTROL, escaped
 
 CONTEXT = 2
 MAX_SPAN_ROWS = 5

@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Sequence, TextIO
 
 from torchlint.core.diagnostics import Diagnostic, cell_name
-from torchlint.report import paths
+from torchlint.core import paths
 from torchlint.report.context import ReportContext
-from torchlint.report.visible import visible
+from torchlint.core.visible import visible
 
 
 def escape_data(text: str) -> str:

@@ -6,7 +6,7 @@ import json
 from typing import Sequence, TextIO
 
 from torchlint.core.diagnostics import Diagnostic
-from torchlint.report import paths
+from torchlint.core import paths
 from torchlint.report.context import ReportContext
 
 

@@ -8,7 +8,7 @@ import xml.etree.ElementTree as ET
 from typing import Sequence, TextIO
 
 from torchlint.core.diagnostics import Diagnostic
-from torchlint.report import paths
+from torchlint.core import paths
 from torchlint.report.context import ReportContext
 
 

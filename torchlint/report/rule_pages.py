@@ -18,7 +18,7 @@ TABLE_END = "\n<!-- rules-table:end -->"
 
 def rule_page(info: RuleInfo, rule: Optional[type]) -> str:
     """The Markdown page of one rule; `rule` is None for TL000, which has no class."""
-    source = "rules/" + "/".join(rule.__module__.split(".")[2:]) + ".py" if rule else "torchlint/core/registry.py"
+    source = "rules/" + "/".join(rule.__module__.split(".")[2:]) + ".py" if rule else "torchlint/rule_api/registry.py"
     parts = [
         f"# {info.code}: {info.name}",
         f"{info.summary}.",
@@ -60,10 +60,22 @@ def _toml(value: object) -> str:
     return str(value).lower() if isinstance(value, bool) else repr(value)
 
 
+def rules_table(infos, page_dir: str = "") -> str:
+    """The Markdown table of rules, as printed by `rule --all`; with `page_dir`, each code
+    links to its page there (README.md's table)."""
+    rows = ["| Code | Name | Summary | Fixable | Default |", "| --- | --- | --- | --- | --- |"]
+    for info in infos:
+        code = f"[{info.code}]({page_dir}/{info.code}.md)" if page_dir else info.code
+        rows.append(
+            f"| {code} | {info.name} | {info.summary} | "
+            f"{'yes' if info.fixable else 'no'} | {'yes' if info.default_enabled else 'no'} |"
+        )
+    return "\n".join(rows)
+
+
 def generated_files(repo: Path) -> Dict[Path, str]:
     """Every file this module writes under `repo`, with the text it should hold."""
-    from torchlint.commands.rule import rules_table
-    from torchlint.core.registry import SYNTAX_ERROR, all_rules
+    from torchlint.rule_api.registry import SYNTAX_ERROR, all_rules
 
     entries = [(SYNTAX_ERROR, None)] + [(rule.info(), rule) for rule in all_rules()]
     files = {repo / RULE_PAGES_DIR / f"{info.code}.md": rule_page(info, rule) for info, rule in entries}

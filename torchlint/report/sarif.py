@@ -8,7 +8,7 @@ from typing import Optional, Sequence, TextIO
 
 from torchlint.report.fingerprint import FingerprintKeys, line_hashes
 from torchlint.core.diagnostics import Diagnostic, Edit, Fix, RuleInfo
-from torchlint.report import paths
+from torchlint.core import paths
 from torchlint.report.context import ReportContext
 from torchlint.report.sources import SourceLines
 

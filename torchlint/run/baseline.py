@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, Iterable, List, Mapping, Sequence, Tuple
 
-from torchlint.run.bounded_read import ReadRefused, loads_json, read_bounded
+from torchlint.core.bounded_read import ReadRefused, loads_json, read_bounded
 from torchlint.report.fingerprint import FingerprintKeys, line_hash
 from torchlint.core.diagnostics import Diagnostic
 

@@ -53,10 +53,10 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from torchlint import __version__
-from torchlint.run.bounded_read import loads_json
+from torchlint.core.bounded_read import loads_json
 from torchlint.run.cache_ground import PACK, SUPPORTED, Directory, UntrustedCache, written_by_torchlint
 from torchlint.run.cache_key import signed, user_key, verified
-from torchlint.report.console import warning
+from torchlint.core.console import warning
 from torchlint.core.diagnostics import Applicability, Diagnostic, Edit, FileResult, Fix, Location
 
 CACHE_DIRNAME = ".torchlint_cache"

@@ -21,7 +21,7 @@ import stat
 from contextlib import suppress
 from typing import Iterator, Optional
 
-from torchlint.run.bounded_read import ReadRefused, read_regular
+from torchlint.core.bounded_read import ReadRefused, read_regular
 
 _DIRECTORY = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 _READ = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)

@@ -14,11 +14,11 @@ import pathspec
 
 from torchlint.core.config import Config
 from torchlint.core.diagnostics import Diagnostic
-from torchlint.core.registry import all_rules
+from torchlint.rule_api.registry import all_rules
 from torchlint.core.source import DecodeError, SourceFile, decode_source
 from torchlint.fixing.write import Snapshot
 from torchlint.index.record_text import RecordText
-from torchlint.integrations.notebook import Layout, Notebook, is_notebook
+from torchlint.run.notebook import Layout, Notebook, is_notebook
 
 
 @dataclass(frozen=True)

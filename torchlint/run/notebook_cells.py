@@ -6,7 +6,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, List, Sequence
 
 from torchlint.core.diagnostics import Diagnostic
-from torchlint.integrations.notebook_json import NotebookError
+from torchlint.run.notebook_json import NotebookError
 from torchlint.run.per_file import attach_notebook
 
 if TYPE_CHECKING:

@@ -7,14 +7,14 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, List, Optional, Sequence, Tuple
 
 from torchlint.core.diagnostics import FileResult
-from torchlint.core.engine import describe, lint_bytes, lint_text, syntax_diagnostic
-from torchlint.core.registry import code_fingerprint
+from torchlint.engine import describe, lint_bytes, lint_text, syntax_diagnostic
+from torchlint.rule_api.registry import code_fingerprint
 from torchlint.core.source import DecodeError, decode_source
 from torchlint.fixing.apply import FixOutcome, fix_text, is_applicable
 from torchlint.fixing.write import Snapshot
 from torchlint.index.record_text import RecordText
-from torchlint.integrations.notebook import Layout, Notebook, is_notebook, read_notebook
-from torchlint.integrations.notebook_json import NotebookError
+from torchlint.run.notebook import Layout, Notebook, is_notebook, read_notebook
+from torchlint.run.notebook_json import NotebookError
 from torchlint.run.cache import Cache, entry_key
 from torchlint.run.jobs import FileOutcome, relative_path, rules_for
 

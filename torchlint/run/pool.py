@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, List, Optional
 
-from torchlint.run.interrupts import signals_deferred, worker_signals
+from torchlint.core.interrupts import signals_deferred, worker_signals
 from torchlint.run.per_file import process_file
 
 if TYPE_CHECKING:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, List, Optional, Sequence
 
 from torchlint.core.diagnostics import Diagnostic
-from torchlint.core.registry import all_rules
+from torchlint.rule_api.registry import all_rules
 from torchlint.index.resolver import project_findings
 from torchlint.run.cache import Cache
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 
 from torchlint.core.diagnostics import Diagnostic
-from torchlint.core.engine import lint_text
+from torchlint.engine import lint_text
 from torchlint.core.source import DecodeError, decode_source
 from torchlint.fixing.apply import (
     apply_checked,
@@ -19,8 +19,8 @@ from torchlint.fixing.apply import (
 )
 from torchlint.fixing.write import ChangedDuringRun, Snapshot, write_fixed
 from torchlint.index.record_text import RecordText
-from torchlint.integrations.notebook import is_notebook, read_notebook
-from torchlint.integrations.notebook_json import NotebookError
+from torchlint.run.notebook import is_notebook, read_notebook
+from torchlint.run.notebook_json import NotebookError
 from torchlint.run.jobs import rules_for
 from torchlint.run.per_file import fixed_to_fixpoint
 from torchlint.run.project import project_pass

@@ -59,7 +59,7 @@ def verify(
     from torchlint.doctor.check import run_checks
     from torchlint.doctor.probe import collect
     from torchlint.doctor.render import render_plain
-    from torchlint.doctor.requirements import load_requirements, parse_requirements
+    from torchlint.core.runtime_requirements import load_requirements, parse_requirements
     from torchlint.doctor.results import WARN, failed
 
     try:

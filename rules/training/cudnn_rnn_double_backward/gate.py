@@ -10,7 +10,7 @@ from torchlint.analysis.instance_flow import outside_tree
 from torchlint.analysis.modules import RNN_LAYERS, canonical
 from torchlint.analysis.names import ast_dotted_name, resolve
 from torchlint.analysis.second_order import ast_differentiates_twice
-from torchlint.core.rule import SourceView
+from torchlint.analysis.source_view import SourceView
 
 _KINDS = ("LSTM", "GRU", "RNN")  # what an imported RNN subclass's name must say for the gate
 STRONG_TRIGGERS = (

@@ -22,7 +22,8 @@ from torchlint.analysis.second_order import (
 )
 from torchlint.core.config import Config
 from torchlint.core.lazy import cst
-from torchlint.core.rule import Report, Rule, SourceView
+from torchlint.analysis.source_view import SourceView
+from torchlint.rule_api.rule import Report, Rule
 from torchlint.fixing.cudnn_off import (
     CUDNN_ENABLED,
     RnnLayer,
@@ -33,8 +34,8 @@ from torchlint.fixing.cudnn_off import (
     projection_of,
     turns_cudnn_off,
 )
-from torchlint.index.module_names import absolute_import, is_package
-from torchlint.index.pending import ClassIs, Pending, RnnLayerNote, SecondOrderReaches
+from torchlint.analysis.module_names import absolute_import, is_package
+from torchlint.analysis.pending import ClassIs, Pending, RnnLayerNote, SecondOrderReaches
 from torchlint.index.record import FileRecord, SecondOrderSite
 from torchlint.rules.training.cudnn_rnn_double_backward import examples
 from torchlint.rules.training.cudnn_rnn_double_backward.double_backward_calls import DoubleBackwardCall, flat_code

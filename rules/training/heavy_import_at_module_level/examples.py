@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from torchlint.core.rule import Invalid
+from torchlint.rule_api.rule import Invalid
 from torchlint.rules.training.heavy_import_at_module_level.heavy_modules import REPORT_IMPORT_TIME_USE
 
 VALID = (

@@ -8,7 +8,7 @@ from torchlint.analysis.statements import is_docstring
 from torchlint.analysis.names import cst_dotted_name, import_module_name
 from torchlint.core.diagnostics import Edit, Location
 from torchlint.core.lazy import cst
-from torchlint.core.rule import Positions
+from torchlint.rule_api.rule import Positions
 
 
 def bound_name(alias) -> str:

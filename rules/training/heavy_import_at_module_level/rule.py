@@ -17,10 +17,11 @@ from torchlint.core.gating import with_context
 from torchlint.core.lazy import cst
 from torchlint.core.partial_parse import definitions_holding, statements_holding
 from torchlint.core.positions import statements_mentioning
-from torchlint.core.rule import Positions, Report, Rule, SourceView
+from torchlint.analysis.source_view import SourceView
+from torchlint.rule_api.rule import Positions, Report, Rule
 from torchlint.core.walk import ast_nodes
 from torchlint.fixing.layout import tidy_line_deletion
-from torchlint.index.pending import ImportNotKeptElsewhere, Pending
+from torchlint.analysis.pending import ImportNotKeptElsewhere, Pending
 from torchlint.index.record import FileRecord
 from torchlint.rules.training.heavy_import_at_module_level import examples
 from torchlint.rules.training.heavy_import_at_module_level.candidates import (

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from torchlint.core.rule import Invalid
+from torchlint.rule_api.rule import Invalid
 
 VALID = (
     # an evaluation loop, an epoch loop, numpy values and a scheduler step in a training loop

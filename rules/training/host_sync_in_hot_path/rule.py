@@ -12,10 +12,11 @@ from torchlint.analysis.loss_paths import host_value_rewrite, is_loss_code, may_
 from torchlint.analysis.scopes import own_nodes, parents_of
 from torchlint.analysis.sync_history import repeated_syncs
 from torchlint.analysis.value_kinds import Kind, ast_fresh_cpu_tensor, cst_bindings, cst_kind, fresh_cpu_tensor
-from torchlint.core.bases.hot_path import HotPathRule
+from torchlint.rule_api.bases.hot_path import HotPathRule
 from torchlint.core.diagnostics import Applicability, Fix
 from torchlint.core.lazy import cst
-from torchlint.core.rule import Positions, Report, SourceView
+from torchlint.analysis.source_view import SourceView
+from torchlint.rule_api.rule import Positions, Report
 from torchlint.rules.training.host_sync_in_hot_path import examples
 from torchlint.rules.training.host_sync_in_hot_path.lightning_log import logged_values
 from torchlint.rules.training.host_sync_in_hot_path.syncs import (

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from torchlint.core.rule import Invalid
+from torchlint.rule_api.rule import Invalid
 from torchlint.rules.training.implicit_host_sync_in_hot_path.tensor_calls import CPU_COPIES, LOOP_EXITS, SIZES
 
 VALID = (

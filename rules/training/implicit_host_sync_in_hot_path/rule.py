@@ -9,9 +9,10 @@ from typing import Dict, Iterator, Tuple
 from torchlint.analysis.names import ast_dotted_name, resolve
 from torchlint.analysis.scopes import own_nodes, parents_of
 from torchlint.analysis.value_kinds import fresh_cpu_tensor, plainly_host
-from torchlint.core.bases.hot_path import HotPathRule
+from torchlint.rule_api.bases.hot_path import HotPathRule
 from torchlint.core.lazy import cst
-from torchlint.core.rule import Report, SourceView
+from torchlint.analysis.source_view import SourceView
+from torchlint.rule_api.rule import Report
 from torchlint.rules.training.implicit_host_sync_in_hot_path import examples
 from torchlint.rules.training.implicit_host_sync_in_hot_path.control_flow import (
     ends_a_loop,

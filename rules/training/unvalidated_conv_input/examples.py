@@ -4,7 +4,7 @@ text).
 
 from __future__ import annotations
 
-from torchlint.core.rule import Invalid
+from torchlint.rule_api.rule import Invalid
 from torchlint.rules.training.unvalidated_conv_input.values import (
     CONCATS,
     FIXED_CONCATS,

@@ -11,7 +11,7 @@ from torchlint.fixing.import_insertion import insert_import
 from torchlint.fixing.layout import INDENT, argument_lines, comparison_lines, string_lines, width
 
 if TYPE_CHECKING:
-    from torchlint.core.rule import Positions
+    from torchlint.rule_api.rule import Positions
     from torchlint.rules.training.unvalidated_conv_input.values import ConvCall
 
 

@@ -8,7 +8,7 @@ import ast
 from typing import Dict, List, Optional, Set
 
 from torchlint.analysis.layers import PARAMETRIZATIONS
-from torchlint.core.rule import SourceView
+from torchlint.analysis.source_view import SourceView
 from torchlint.core.walk import ast_nodes
 from torchlint.rules.training.unvalidated_conv_input.values import (
     CONCAT_LAST_NAMES,

@@ -14,8 +14,9 @@ from torchlint.analysis.modules import canonical, file_classes
 from torchlint.analysis.submodule_calls import submodule_calls
 from torchlint.core.config import Config
 from torchlint.core.lazy import cst
-from torchlint.core.rule import Report, Rule, SourceView
-from torchlint.index.pending import ClassIs, ModelInput, SkipInput
+from torchlint.analysis.source_view import SourceView
+from torchlint.rule_api.rule import Report, Rule
+from torchlint.analysis.pending import ClassIs, ModelInput, SkipInput
 from torchlint.index.record import FileRecord
 from torchlint.rules.training.unvalidated_conv_input import examples
 from torchlint.rules.training.unvalidated_conv_input.expressions import parameter_positions, placeholder

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
-from torchlint.core.rule import Report
+from torchlint.rule_api.rule import Report
 
 # layer or function -> its spatial dimensions
 CONV_LAYERS = {

@@ -10,7 +10,7 @@ import importlib.util
 from typing import Optional, Sequence
 
 from torchlint.commands.parser import OneLineParser, UsageError, run_guarded
-from torchlint.report.console import EXIT_CLEAN, EXIT_ERROR, error
+from torchlint.core.console import EXIT_CLEAN, EXIT_ERROR, error
 
 PROG = "torchlint server"
 

@@ -19,8 +19,8 @@ from pygls.lsp.server import LanguageServer
 
 from torchlint import __version__
 from torchlint.core.config_files import ConfigError
-from torchlint.core.registry import rule_infos
-from torchlint.report.visible import visible
+from torchlint.rule_api.registry import rule_infos
+from torchlint.core.visible import visible
 from torchlint.integrations.server import actions
 from torchlint.integrations.server.documents import OpenDocument, OpenDocuments
 from torchlint.integrations.server.protocol import NO_FINDINGS, Findings, findings_in, workspace_edit

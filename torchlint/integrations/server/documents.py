@@ -14,10 +14,10 @@ from lsprotocol import types
 
 from torchlint.core.config import Config
 from torchlint.core.config_files import ConfigError
-from torchlint.core.engine import describe, lint_text
+from torchlint.engine import describe, lint_text
 from torchlint.fixing.apply import fix_text
 from torchlint.core.diagnostics import SYNTAX_CODE, FileResult, RuleInfo
-from torchlint.core.registry import all_rules
+from torchlint.rule_api.registry import all_rules
 from torchlint.run.jobs import RunSettings, rules_for
 from torchlint.integrations.server.protocol import Findings, findings_in
 from torchlint.integrations.server.settings import SettingsByDirectory

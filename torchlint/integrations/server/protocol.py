@@ -16,7 +16,7 @@ from lsprotocol import types
 
 from torchlint.fixing.apply import line_offsets, text_offset
 from torchlint.core.diagnostics import Diagnostic, Edit, Location, RuleInfo
-from torchlint.report.visible import visible
+from torchlint.core.visible import visible
 
 SOURCE = "torchlint"
 SEVERITIES = {"error": types.DiagnosticSeverity.Error, "warning": types.DiagnosticSeverity.Warning}

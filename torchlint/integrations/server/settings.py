@@ -13,7 +13,7 @@ from typing import Dict, Union
 
 from torchlint.core.config import load_config
 from torchlint.core.config_files import ConfigError
-from torchlint.core.registry import all_rules, option_defaults, rule_codes, select_rules
+from torchlint.rule_api.registry import all_rules, option_defaults, rule_codes, select_rules
 from torchlint.run.jobs import RunSettings
 
 # saving one of these can change any file's settings (ruff's files: the line length)

@@ -18,10 +18,10 @@ from typing import Any, Awaitable, Callable, Dict, List, Optional, Tuple
 
 from torchlint.core.config_files import ConfigError
 from torchlint.run.discovery import discover
-from torchlint.core.engine import describe
+from torchlint.engine import describe
 from torchlint.core.diagnostics import Diagnostic
-from torchlint.run.interrupts import Terminated, raise_on_sigterm
-from torchlint.core.registry import all_rules
+from torchlint.core.interrupts import Terminated, raise_on_sigterm
+from torchlint.rule_api.registry import all_rules
 from torchlint.index.record_text import RecordText
 from torchlint.run.jobs import FileOutcome
 from torchlint.run.pool import default_jobs

@@ -30,7 +30,7 @@ def did_you_mean(word: str, known: Iterable[str]) -> str:
 
 
 def _say(level: str, message: str) -> None:
-    from torchlint.report.paths import printable  # a file name may not be UTF-8
-    from torchlint.report.visible import visible
+    from torchlint.core.paths import printable  # a file name may not be UTF-8
+    from torchlint.core.visible import visible
 
     print(f"{level}: {visible(printable(message))}", file=sys.stderr)

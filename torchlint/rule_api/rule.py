@@ -3,13 +3,13 @@
 A rule is a class in `rules/` (see `Rule` for what it declares). All selected rules
 run in one batched traversal of one parse; positions are computed only if something is
 reported, which is why a fix is given as a function of `Positions`. The bases a rule can
-extend besides `Rule` live in torchlint/core/bases/.
+extend besides `Rule` live in torchlint/rule_api/bases/.
 
 A rule that needs other files to decide (`project_rule = True`) does two things, and
 only these: it fills the typed sections of the file's record that its decision reads
 (`ast_facts`, `context.record`), and it leaves each undecided finding to the project
 pass with `context.defer(report, condition)`, a condition from the closed set of
-`torchlint.index.pending`. The one resolver (`torchlint.index.resolver`) decides them
+`torchlint.analysis.pending`. The one resolver (`torchlint.index.resolver`) decides them
 over every file's record.
 """
 
@@ -28,7 +28,7 @@ from torchlint.core.config import Config
 from torchlint.core.gating import RuleSites
 from torchlint.core.partial_parse import Elided, statement_spans
 from torchlint.core.diagnostics import Diagnostic, Edit, Fix, Location, RuleInfo
-from torchlint.index.pending import Condition, Pending
+from torchlint.analysis.pending import Condition, Pending
 from torchlint.index.record import FileRecord
 from torchlint.fixing.layout import fit_edit
 from torchlint.analysis.names import ImportMap, ImportTable, ast_import_table
@@ -53,80 +53,6 @@ class Invalid:
     line: Optional[int] = None
     column: Optional[int] = None
     options: Tuple[Tuple[str, Any], ...] = ()
-
-
-class SourceView:
-    """The cheap views of a file that rules' sites may use; each is computed at most once."""
-
-    def __init__(
-        self, text: str, path: str = "<string>", tree: Optional[ast.Module] = None, parse_text: Optional[str] = None
-    ) -> None:
-        self.text = text
-        self.path = path
-        # what the parsers see: the text, or the same rows and columns with bulk data
-        # blanked out (torchlint.core.parse.elide_data)
-        self.parse_text = text if parse_text is None else parse_text
-        self.syntax_error: Optional[SyntaxError] = None
-        self._given_tree = tree  # already parsed by the caller (flake8 hands plugins its tree)
-        self.rule_sites: Dict[type, RuleSites] = {}  # what each rule's sites are here
-
-    @cached_property
-    def tree(self) -> Optional[ast.Module]:
-        if self._given_tree is not None:
-            return self._given_tree
-        try:
-            try:
-                return ast.parse(self.parse_text, self.path)
-            except SyntaxError:
-                if self.parse_text is self.text:
-                    raise
-                self.parse_text = self.text  # the elided text is no guide here: use the file's
-                return ast.parse(self.text, self.path)
-        except SyntaxError as error:
-            self.syntax_error = error
-        except ValueError as error:  # null bytes
-            self.syntax_error = SyntaxError(str(error))
-        except (RecursionError, MemoryError) as error:  # CPython cannot compile it either
-            detail = f": {error}" if str(error) else ""
-            self.syntax_error = SyntaxError(f"too deeply nested for Python's parser ({type(error).__name__}{detail})")
-        return None
-
-    @cached_property
-    def analysis(self) -> "FileAnalysis":
-        """What the analysis layer derives from this file and shares among its readers."""
-        from torchlint.analysis.file_analysis import FileAnalysis
-
-        return FileAnalysis(self)
-
-    @cached_property
-    def imports(self) -> ImportTable:
-        return ast_import_table(self.tree) if self.tree is not None else {}
-
-    @cached_property
-    def statement_spans(self) -> List[Tuple[int, int]]:
-        """(first row, last row) of each top-level statement of the tree."""
-        return statement_spans(self.tree)
-
-    @cached_property
-    def parse_lines(self) -> List[str]:
-        """The rows of the parse text (read after `tree`, which may fall back to the text)."""
-        return split_lines(self.parse_text)
-
-    def nodes_of(self, *kinds: type) -> List[ast.AST]:
-        """Every node of these ast types, from one shared walk of the tree."""
-        index = self._index
-        if len(kinds) == 1:
-            return index.get(kinds[0], [])
-        return [node for kind in kinds for node in index.get(kind, [])]
-
-    @cached_property
-    def _index(self) -> Dict[type, List[ast.AST]]:
-        index: Dict[type, List[ast.AST]] = {}
-        if self.tree is None:
-            return index
-        for node in ast_nodes(self.tree):
-            index.setdefault(type(node), []).append(node)
-        return index
 
 
 class Positions:
@@ -266,7 +192,7 @@ class RuleContext:
 
     def defer(self, report: Report, condition: Condition) -> None:
         """Leave a finding to the project pass, which reports it if `condition` (one of
-        `torchlint.index.pending`) holds once every file is known. Its position, `# noqa`
+        `torchlint.analysis.pending`) holds once every file is known. Its position, `# noqa`
         and fix are resolved now, while the tree is at hand."""
         diagnostic = self.diagnostic(report)
         if diagnostic is not None:
@@ -336,7 +262,7 @@ class Rule:
     A rule that needs other files (`project_rule = True`) fills its file's record
     (`ast_facts`, `context.record`) and defers what other files decide
     (`context.defer`): see the module's doc. Families of rules extend a base from
-    torchlint/core/bases/, which gives their sites and traversal.
+    torchlint/rule_api/bases/, which gives their sites and traversal.
     """
 
     code: ClassVar[str]

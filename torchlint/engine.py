@@ -18,8 +18,9 @@ from torchlint.core.diagnostics import SYNTAX_CODE, Diagnostic, FileResult, Loca
 from torchlint.core.lazy import cst
 from torchlint.core.noqa import code_matches, file_exemption
 from torchlint.core.parse import cst_source, elide_data, in_deep_stack
-from torchlint.core.registry import selected_codes
-from torchlint.core.rule import Rule, RuleContext, SourceView
+from torchlint.rule_api.registry import selected_codes
+from torchlint.analysis.source_view import SourceView
+from torchlint.rule_api.rule import Rule, RuleContext
 from torchlint.core.source import DecodeError, decode_source, detect_newline
 from torchlint.core.incremental_parse import StatementParser
 from torchlint.index.record import FileRecord

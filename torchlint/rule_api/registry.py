@@ -11,8 +11,8 @@ from typing import Dict, FrozenSet, Iterable, List, Sequence, Tuple
 
 from torchlint.core import large_files as large_text
 from torchlint.core.diagnostics import SYNTAX_CODE, RuleInfo
-from torchlint.core.rule import Rule
-from torchlint.core.rules_package import rules_package
+from torchlint.rule_api.rule import Rule
+from torchlint.rule_api.rules_package import rules_package
 
 SYNTAX_ERROR = RuleInfo(
     code=SYNTAX_CODE,

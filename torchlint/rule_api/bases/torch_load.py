@@ -12,7 +12,8 @@ from torchlint.analysis.statements import parameter_names
 from torchlint.analysis.torch_load import Load, ast_loads, outside_source, read_load
 from torchlint.core.config import Config
 from torchlint.core.lazy import cst
-from torchlint.core.rule import Rule, SourceView
+from torchlint.analysis.source_view import SourceView
+from torchlint.rule_api.rule import Rule
 from torchlint.core.walk import walk
 
 

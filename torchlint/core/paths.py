@@ -36,7 +36,7 @@ def _relative(filename: str, base: str) -> str | None:
 
 def for_humans(filename: str) -> str:
     """Relative to the working directory when under it, else as given (ruff's relativize_path)."""
-    from torchlint.report.visible import visible
+    from torchlint.core.visible import visible
 
     relative = _relative(filename, os.getcwd())
     return visible(printable(relative if relative is not None else filename))

@@ -32,8 +32,9 @@ from torchlint.fixing.import_edits import (
 )
 from torchlint.core.lazy import cst
 from torchlint.analysis.names import ast_dotted_name, cst_dotted_name, cst_module_name, resolve
-from torchlint.core.bases.compat_guarded import CompatGuarded
-from torchlint.core.rule import Positions, Rule, SourceView
+from torchlint.rule_api.bases.compat_guarded import CompatGuarded
+from torchlint.analysis.source_view import SourceView
+from torchlint.rule_api.rule import Positions, Rule
 from torchlint.fixing.torch_api_rewrites import REWRITES, code
 from torchlint.analysis.torch_api_table import API_PARTS, LAST_NAMES, TABLE, TorchApi, lookup
 

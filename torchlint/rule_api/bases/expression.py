@@ -3,7 +3,7 @@
 Each finds an expression (`torch.log(1 + x)`, `torch.exp(x) - 1`, `log(sum(exp(x), d))`)
 spelled with torch functions or tensor methods under any import spelling, and offers an
 unsafe rewrite (a different rounding is a different result); the rewrites of a file share
-one torchlint.fixing.name_rewrites group, so imports they leave unread go with them.
+one torchlint.rule_api.name_rewrites group, so imports they leave unread go with them.
 """
 
 from __future__ import annotations
@@ -13,9 +13,10 @@ from typing import Callable, ClassVar, Iterator, Optional, Tuple
 
 from torchlint.core.config import Config
 from torchlint.core.diagnostics import Applicability
-from torchlint.fixing.name_rewrites import RewriteGroup
+from torchlint.rule_api.name_rewrites import RewriteGroup
 from torchlint.core.gating import with_context
-from torchlint.core.rule import Rule, SourceView
+from torchlint.analysis.source_view import SourceView
+from torchlint.rule_api.rule import Rule
 from torchlint.analysis.torch_calls import ast_imports_torch, definitions_calling, has_comment
 
 

@@ -1,4 +1,4 @@
-"""The bases a rule can extend besides `torchlint.core.rule.Rule`, for families of rules
+"""The bases a rule can extend besides `torchlint.rule_api.rule.Rule`, for families of rules
 that share their sites, their traversal or their fixes: `TorchExpressionRule` (one torch
 expression rewritten in place), `TorchApiRule` (rows of the deprecated and non-public
 API table), `HotPathRule` (what methods reached from a hot path must not do),

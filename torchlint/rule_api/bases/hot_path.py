@@ -21,9 +21,10 @@ from torchlint.analysis.training_loops import loop_facts, may_run_per_step
 from torchlint.analysis.value_kinds import fresh_cpu_tensor
 from torchlint.core.config import Config
 from torchlint.core.lazy import cst
-from torchlint.core.rule import Report, Rule, SourceView
-from torchlint.index.module_names import module_name
-from torchlint.index.pending import HotPathReaches, Pending
+from torchlint.analysis.source_view import SourceView
+from torchlint.rule_api.rule import Report, Rule
+from torchlint.analysis.module_names import module_name
+from torchlint.analysis.pending import HotPathReaches, Pending
 from torchlint.index.record import FileRecord
 
 

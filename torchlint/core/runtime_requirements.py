@@ -22,7 +22,7 @@ from typing import Any, Mapping, Optional, Tuple
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
 from torchlint.core.config_files import ConfigError, find_config_file, read_table, read_toml
-from torchlint.report.console import did_you_mean
+from torchlint.core.console import did_you_mean
 
 TABLE = "[tool.torchlint.runtime]"
 SPECIFIER_KEYS = ("torch", "cuda", "cudnn", "driver", "compute-capability")

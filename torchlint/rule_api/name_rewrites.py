@@ -21,7 +21,7 @@ from weakref import WeakKeyDictionary
 
 from torchlint.core.diagnostics import Applicability, Edit, Fix
 from torchlint.fixing.import_edits import block_lengths, module_level_binding, name_reads, remove_aliases
-from torchlint.core.rule import FixFactory, Positions, RuleContext
+from torchlint.rule_api.rule import FixFactory, Positions, RuleContext
 from torchlint.core.walk import ast_nodes
 
 

@@ -25,8 +25,8 @@ from typing import Dict, List, Sequence, Tuple
 from torchlint.core.diagnostics import Diagnostic, Edit, Fix, Location, cell_name
 from torchlint.core.source import BOM, split_lines
 from torchlint.fixing.apply import line_offsets, text_offset
-from torchlint.integrations.ipython_lines import mask_ipython
-from torchlint.integrations.notebook_json import WHITESPACE, NotebookError, parse_notebook, runs_python, source_values
+from torchlint.run.ipython_lines import mask_ipython
+from torchlint.run.notebook_json import WHITESPACE, NotebookError, parse_notebook, runs_python, source_values
 
 NOTEBOOK_SUFFIX = ".ipynb"
 
