@@ -14,7 +14,7 @@ from torchlint import cli
 from torchlint.analysis.loop_facts import Criterion, LoopFacts
 from torchlint.analysis.loop_graph import LoopGraph
 from torchlint.analysis.training_loops import ast_training_call, cst_owners, loop_facts
-from torchlint.analysis.value_kinds import Kind, cst_bindings, cst_kind
+from torchlint.analysis.value_kinds import Kind, NameKinds, cst_bindings
 from torchlint.core.lazy import cst
 from torchlint.analysis.names import ImportMap
 from torchlint.analysis.source_view import SourceView
@@ -521,7 +521,7 @@ def test_value_kinds(expression, expected):
     cst_function = module.body[-1]
     cst_value = cst_function.body.body[-1].body[0].value
     imports = ImportMap(module)
-    assert cst_kind(cst_value, imports, cst_bindings(own_nodes(cst_function.body))) is expected
+    assert NameKinds(imports, cst_bindings(own_nodes(cst_function.body))).kind(cst_value) is expected
 
 
 OWNERS = """\

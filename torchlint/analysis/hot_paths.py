@@ -76,6 +76,8 @@ class Reach:
         self.decided_only = decided_only
         self.depth = depth
         self._lookups: Dict[Tuple[str, str], Optional[str]] = {}
+        self._inheritance: Dict[Tuple[str, frozenset], bool] = {}
+        self._defined: Set[str] = {method for facts in index.classes.values() for method in facts.methods}
         self._routes: Optional[Dict[Tuple[str, str], Route]] = None
 
     def route(self, class_name: str, method_name: str) -> Optional[Route]:
@@ -94,26 +96,30 @@ class Reach:
                 hot.append(("forward", False))
             if self.index.is_lightning(facts):
                 hot.extend((step, True) for step in LIGHTNING_STEPS)
-        if self._inherits(facts, AUTOGRAD_FUNCTIONS, ()):
+        if self._inherits(facts, AUTOGRAD_FUNCTIONS):
             hot.extend((("forward", False), ("backward", False)))
-        if self._inherits(facts, HF_TRAINERS, ()):
+        if self._inherits(facts, HF_TRAINERS):
             hot.extend((step, False) for step in HF_TRAINER_STEPS)
         return hot
 
-    def _inherits(self, facts: ClassFacts, targets: frozenset, seen: Tuple[str, ...]) -> bool:
-        for base in facts.bases:
-            if base is None:
-                continue
-            if base in targets:
-                return True
-            found = self.index.find(base)
-            if found is not None and found.name not in seen and self._inherits(found, targets, seen + (facts.name,)):
-                return True
-        return False
+    def _inherits(self, facts: ClassFacts, targets: frozenset) -> bool:
+        """Whether the class has one of `targets` among its bases, through the index (each
+        class answered once per `targets`; a cycle of bases adds nothing)."""
+        key = (facts.name, targets)
+        if key not in self._inheritance:
+            self._inheritance[key] = False  # what a cycle back to this class adds
+            self._inheritance[key] = any(
+                base in targets or (found is not None and self._inherits(found, targets))
+                for base, found in ((base, self.index.find(base)) for base in facts.bases if base is not None)
+            )
+        return self._inheritance[key]
 
     def lookup(self, class_name: str, method_name: str) -> Optional[str]:
         """The class that defines the method an instance of `class_name` runs (its own,
-        else its bases', depth first as in single inheritance), or None."""
+        else its bases', depth first as in single inheritance), or None. Memoised per
+        class and method; a name no class of the index defines costs nothing."""
+        if method_name not in self._defined:
+            return None  # an attribute called like a method (`self.conv(x)`), or a method from outside
         key = (class_name, method_name)
         if key not in self._lookups:
             self._lookups[key] = None  # a cycle of bases finds nothing

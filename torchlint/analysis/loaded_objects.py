@@ -12,7 +12,7 @@ from __future__ import annotations
 import posixpath
 from typing import Any, Collection, Dict, List, Optional, Tuple
 
-from torchlint.analysis.value_kinds import cst_bindings, cst_is_numpy
+from torchlint.analysis.value_kinds import NameKinds, cst_bindings
 from torchlint.core.lazy import cst
 from torchlint.analysis.names import cst_dotted_name
 from torchlint.core.walk import walk
@@ -75,6 +75,7 @@ def numpy_saved_keys(module, imports) -> Dict[str, str]:
     for scope in scopes:
         nodes = list(walk(scope, into_functions=False))
         bindings = cst_bindings(nodes)
+        kinds = NameKinds(imports, bindings)
         saved = [node.args[0].value for node in nodes
                  if isinstance(node, cst.Call) and node.args and imports.qualified_name(node.func) == "torch.save"]
         entries = []
@@ -88,7 +89,7 @@ def numpy_saved_keys(module, imports) -> Dict[str, str]:
                 entries += _item_assignments(nodes, value.value)
         for key, item in entries:
             text = _string(key)
-            if text is not None and cst_is_numpy(item, imports, bindings):
+            if text is not None and kinds.is_numpy(item):
                 found.setdefault(text, module.code_for_node(item))
     return found
 

@@ -31,7 +31,7 @@ import builtins
 import enum
 import sys
 from dataclasses import dataclass
-from typing import AbstractSet, Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+from typing import AbstractSet, Any, Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
 
 from torchlint.analysis.classes import methods
 from torchlint.analysis.names import ImportMap, ast_dotted_name, cst_dotted_name, resolve
@@ -129,25 +129,28 @@ class ClassIndex:
             self.classes.setdefault(facts.name, facts)
             self._by_last.setdefault(facts.name.rsplit(".", 1)[-1], []).append(facts)
         self._kinds: Dict[str, Kind] = {}
+        self._open: Set[str] = set()  # classes whose kind is being computed
+        self._found: Dict[str, Optional[ClassFacts]] = {}
+        self._evidence: Dict[Tuple[str, Tuple[str, ...]], bool] = {}
 
     def find(self, dotted: str) -> Optional[ClassFacts]:
         """The class named `dotted`, exactly or as the tail of a longer module path
-        (`pkg.models.Head` finds `src.pkg.models.Head`)."""
+        (`pkg.models.Head` finds `src.pkg.models.Head`); each name is looked up once."""
         found = self.classes.get(dotted)
         if found is not None:
             return found
-        matches = [
-            facts
-            for facts in self._by_last.get(dotted.rsplit(".", 1)[-1], ())
-            if suffix_matches(facts.name, dotted)
-        ]
-        return min(matches, key=lambda facts: facts.name) if matches else None
+        if dotted not in self._found:
+            matches = [
+                facts
+                for facts in self._by_last.get(dotted.rsplit(".", 1)[-1], ())
+                if suffix_matches(facts.name, dotted)
+            ]
+            self._found[dotted] = min(matches, key=lambda facts: facts.name) if matches else None
+        return self._found[dotted]
 
     def kind(self, name: str) -> Kind:
-        """The kind of the class named `name` (a dotted name, in the index or not)."""
-        return self._kind(name, ())
-
-    def _kind(self, name: Optional[str], seen: Tuple[str, ...]) -> Kind:
+        """The kind of the class named `name` (a dotted name, in the index or not). Each
+        class is resolved once: linear in the classes and their bases, however deep."""
         if name is None:
             return Kind.UNKNOWN
         if name in self._kinds:
@@ -158,13 +161,17 @@ class ClassIndex:
         facts = self.find(name)
         if facts is None:
             return Kind.UNKNOWN
-        if facts.name in seen:  # a cycle of bases: says nothing
+        if facts.name in self._open:  # a cycle of bases: says nothing
             return Kind.OTHER
-        kind = Kind.OTHER
-        for base in facts.bases:
-            base_kind = self._kind(base, seen + (facts.name,))
-            if _STRENGTH[base_kind] > _STRENGTH[kind]:
-                kind = base_kind
+        self._open.add(facts.name)
+        try:
+            kind = Kind.OTHER
+            for base in facts.bases:
+                base_kind = self.kind(base)
+                if _STRENGTH[base_kind] > _STRENGTH[kind]:
+                    kind = base_kind
+        finally:
+            self._open.discard(facts.name)
         self._kinds[name] = kind
         return kind
 
@@ -174,7 +181,7 @@ class ClassIndex:
         kind = self.kind(facts.name)
         if kind is Kind.UNKNOWN:
             if evidence and facts.evidence is not None:
-                return self._evident(facts, ("module", "lightning"), ())
+                return self._evident(facts, ("module", "lightning"))
             return "forward" in facts.methods
         return kind in (Kind.MODULE, Kind.LIGHTNING)
 
@@ -182,19 +189,21 @@ class ClassIndex:
         kind = self.kind(facts.name)
         if kind is Kind.UNKNOWN:
             if evidence and facts.evidence is not None:
-                return self._evident(facts, ("lightning",), ())
+                return self._evident(facts, ("lightning",))
             return any(step in facts.methods for step in LIGHTNING_STEPS)
         return kind is Kind.LIGHTNING
 
-    def _evident(self, facts: ClassFacts, kinds: Tuple[str, ...], seen: Tuple[str, ...]) -> bool:
-        """Whether the body of the class, or of a base in the index, shows it is one of `kinds`."""
-        if any(kind in (facts.evidence or ()) for kind in kinds):
-            return True
-        for base in facts.bases:
-            found = self.find(base) if base is not None else None
-            if found is not None and found.name not in seen and self._evident(found, kinds, seen + (facts.name,)):
-                return True
-        return False
+    def _evident(self, facts: ClassFacts, kinds: Tuple[str, ...]) -> bool:
+        """Whether the body of the class, or of a base in the index, shows it is one of
+        `kinds` (each class answered once per `kinds`; a cycle of bases shows nothing)."""
+        key = (facts.name, kinds)
+        if key not in self._evidence:
+            self._evidence[key] = False  # what a cycle back to this class shows
+            self._evidence[key] = any(kind in (facts.evidence or ()) for kind in kinds) or any(
+                found is not None and self._evident(found, kinds)
+                for found in (self.find(base) for base in facts.bases if base is not None)
+            )
+        return self._evidence[key]
 
     def decides(self, facts: ClassFacts, needs: str, evidence: bool = True) -> bool:
         """`needs` is "module" or "lightning"; `evidence` as for `is_module`."""

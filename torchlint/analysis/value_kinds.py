@@ -14,7 +14,7 @@ np.asarray(...)`, `n = len(x)`), an expression is:
 - `UNKNOWN`: anything else (a parameter, a loop variable, an attribute of `self`).
 
 Unknown stays unknown: rules report it where they would without this analysis. Only the
-rules ask (`cst_kind`, on LibCST); no gate or fact needs a value's kind.
+rules ask (`NameKinds`, on LibCST); no gate or fact needs a value's kind.
 """
 
 from __future__ import annotations
@@ -45,6 +45,7 @@ HOST_METHODS = frozenset({"numpy", "tolist", "item"})
 # methods whose result is a tensor on the receiver's device or another one
 TENSOR_METHODS = frozenset({"to", "cuda", "detach", "float", "half", "long", "int", "bool", "contiguous", "clone"})
 _DEPTH = 6
+_OPEN_NAMES = 50
 
 
 def combine(kinds: Sequence[Kind]) -> Kind:
@@ -95,81 +96,122 @@ def cst_bindings(nodes) -> Dict[str, List]:
     return found
 
 
-def cst_kind(expression, imports, bindings: Optional[Mapping[str, List]] = None, depth: int = 0) -> Kind:
-    """The `Kind` of a LibCST expression (`imports`: the file's `ImportMap`; `bindings`:
-    what `cst_bindings` gives for the enclosing function)."""
-    if depth > _DEPTH or expression is None:
-        return Kind.UNKNOWN
-    name = type(expression).__name__
-    if name in _CST_LITERALS:
-        return Kind.HOST
-    if name == "UnaryOperation":
-        return cst_kind(expression.expression, imports, bindings, depth + 1)
-    if name == "IfExp":
-        return combine([cst_kind(expression.body, imports, bindings, depth + 1),
-                        cst_kind(expression.orelse, imports, bindings, depth + 1)])
-    if name == "BinaryOperation":
-        return _arithmetic(cst_kind(expression.left, imports, bindings, depth + 1),
-                           cst_kind(expression.right, imports, bindings, depth + 1))
-    if name == "Call":
-        func = expression.func
-        if type(func) is cst.Name and func.value in HOST_BUILTINS and imports.qualified_name(func) is None:
+class NameKinds:
+    """The kinds of one function's expressions. A name's kind combines the kinds of every
+    value the function binds it to (`cst_bindings`), and is computed once: a query costs
+    the size of its expression, and all queries together at most the size of the
+    function's bindings on top, however often a name is rebound or used (a name that is
+    being computed, as in `loss = loss + aux`, counts as `UNKNOWN` where it recurs).
+
+    Within one expression the walk stops `_DEPTH` levels down (`UNKNOWN`, not `HOST`), and
+    at most `_OPEN_NAMES` names are computed inside each other (longer chains of names are
+    `UNKNOWN`), so Python's stack stays shallow."""
+
+    def __init__(self, imports, bindings: Optional[Mapping[str, List]] = None) -> None:
+        self._imports = imports
+        self._bindings = bindings or {}
+        self._kinds: Dict[str, Kind] = {}
+        self._numpy: Dict[str, bool] = {}
+        self._open: set = set()
+
+    def kind(self, expression, depth: int = 0) -> Kind:
+        """The `Kind` of a LibCST expression."""
+        if depth > _DEPTH or expression is None:
+            return Kind.UNKNOWN
+        imports = self._imports
+        name = type(expression).__name__
+        if name in _CST_LITERALS:
             return Kind.HOST
-        if type(func) is cst.Attribute:
-            attr = func.attr.value
-            if attr in HOST_METHODS:
+        if name == "UnaryOperation":
+            return self.kind(expression.expression, depth + 1)
+        if name == "IfExp":
+            return combine([self.kind(expression.body, depth + 1), self.kind(expression.orelse, depth + 1)])
+        if name == "BinaryOperation":
+            return _arithmetic(self.kind(expression.left, depth + 1), self.kind(expression.right, depth + 1))
+        if name == "Call":
+            func = expression.func
+            if type(func) is cst.Name and func.value in HOST_BUILTINS and imports.qualified_name(func) is None:
                 return Kind.HOST
-            module = _module_kind(imports.qualified_name(func))
+            if type(func) is cst.Attribute:
+                attr = func.attr.value
+                if attr in HOST_METHODS:
+                    return Kind.HOST
+                module = _module_kind(imports.qualified_name(func))
+                if module is not None:
+                    return module
+                if attr in TENSOR_METHODS:
+                    return Kind.TENSOR
+                return _receiver(self.kind(func.value, depth + 1))
+            return _module_kind(imports.qualified_name(func)) or Kind.UNKNOWN
+        if name in ("Attribute", "Subscript"):
+            module = _module_kind(imports.qualified_name(expression)) if name == "Attribute" else None
             if module is not None:
                 return module
-            if attr in TENSOR_METHODS:
-                return Kind.TENSOR
-            return _receiver(cst_kind(func.value, imports, bindings, depth + 1))
-        return _module_kind(imports.qualified_name(func)) or Kind.UNKNOWN
-    if name in ("Attribute", "Subscript"):
-        module = _module_kind(imports.qualified_name(expression)) if name == "Attribute" else None
-        if module is not None:
-            return module
-        return _receiver(cst_kind(expression.value, imports, bindings, depth + 1))
-    if name == "Name":
-        values = (bindings or {}).get(expression.value)
-        if values is None:
-            return _module_kind(imports.qualified_name(expression)) or Kind.UNKNOWN
-        return combine([cst_kind(v, imports, bindings, depth + 1) if v is not None else Kind.UNKNOWN for v in values])
-    return Kind.UNKNOWN
+            return _receiver(self.kind(expression.value, depth + 1))
+        if name == "Name":
+            if expression.value not in self._bindings:
+                return _module_kind(imports.qualified_name(expression)) or Kind.UNKNOWN
+            return self._name_kind(expression.value)
+        return Kind.UNKNOWN
 
-
-def cst_is_numpy(expression, imports, bindings: Optional[Mapping[str, List]] = None, depth: int = 0) -> bool:
-    """Whether a LibCST expression is a NumPy value (an array or a NumPy scalar such as
-    `np.float64`), which `torch.load(..., weights_only=True)` refuses to unpickle: a
-    `numpy.*` call or constant, `.numpy()`, an item, attribute, method or arithmetic of
-    such a value (`.item()` and `.tolist()` give Python values), or a name a function
-    binds only to such values."""
-    if depth > _DEPTH or expression is None:
-        return False
-    name = type(expression).__name__
-    if name == "Call":
-        func = expression.func
-        if type(func) is cst.Attribute:
-            if func.attr.value == "numpy":
+    def is_numpy(self, expression, depth: int = 0) -> bool:
+        """Whether a LibCST expression is a NumPy value (an array or a NumPy scalar such as
+        `np.float64`), which `torch.load(..., weights_only=True)` refuses to unpickle: a
+        `numpy.*` call or constant, `.numpy()`, an item, attribute, method or arithmetic of
+        such a value (`.item()` and `.tolist()` give Python values), or a name the function
+        binds only to such values."""
+        if depth > _DEPTH or expression is None:
+            return False
+        qualified = self._imports.qualified_name
+        name = type(expression).__name__
+        if name == "Call":
+            func = expression.func
+            if type(func) is cst.Attribute:
+                if func.attr.value == "numpy":
+                    return True
+                if func.attr.value in ("item", "tolist"):
+                    return False
+            if (qualified(func) or "").startswith("numpy."):
                 return True
-            if func.attr.value in ("item", "tolist"):
-                return False
-        if (imports.qualified_name(func) or "").startswith("numpy."):
-            return True
-        return type(func) is cst.Attribute and cst_is_numpy(func.value, imports, bindings, depth + 1)
-    if name in ("Attribute", "Subscript"):
-        if name == "Attribute" and (imports.qualified_name(expression) or "").startswith("numpy."):
-            return True
-        return cst_is_numpy(expression.value, imports, bindings, depth + 1)
-    if name == "BinaryOperation":
-        return any(cst_is_numpy(side, imports, bindings, depth + 1) for side in (expression.left, expression.right))
-    if name == "Name":
-        values = (bindings or {}).get(expression.value)
-        return bool(values) and all(
-            value is not None and cst_is_numpy(value, imports, bindings, depth + 1) for value in values
-        )
-    return False
+            return type(func) is cst.Attribute and self.is_numpy(func.value, depth + 1)
+        if name in ("Attribute", "Subscript"):
+            if name == "Attribute" and (qualified(expression) or "").startswith("numpy."):
+                return True
+            return self.is_numpy(expression.value, depth + 1)
+        if name == "BinaryOperation":
+            return any(self.is_numpy(side, depth + 1) for side in (expression.left, expression.right))
+        if name == "Name":
+            return self._name_is_numpy(expression.value)
+        return False
+
+    def _name_kind(self, name: str) -> Kind:
+        known = self._kinds.get(name)
+        if known is not None:
+            return known
+        if name in self._open or len(self._open) >= _OPEN_NAMES:
+            return Kind.UNKNOWN
+        self._open.add(name)
+        try:
+            found = combine([self.kind(v, 1) if v is not None else Kind.UNKNOWN for v in self._bindings[name]])
+        finally:
+            self._open.discard(name)
+        self._kinds[name] = found
+        return found
+
+    def _name_is_numpy(self, name: str) -> bool:
+        known = self._numpy.get(name)
+        if known is not None:
+            return known
+        values = self._bindings.get(name)
+        if not values or name in self._open or len(self._open) >= _OPEN_NAMES:
+            return False
+        self._open.add(name)
+        try:
+            found = all(value is not None and self.is_numpy(value, 1) for value in values)
+        finally:
+            self._open.discard(name)
+        self._numpy[name] = found
+        return found
 
 
 # ---- a tensor just built on the CPU (both forms) -----------------------------------
@@ -214,7 +256,7 @@ def plainly_host(expression, imports) -> bool:
     """Whether an expression is plainly not a tensor, from the expression alone: a
     number, a literal, or a value rooted in numpy, math and the like (`np.float32(1)`,
     `np.mean(a)`)."""
-    return cst_kind(expression, imports) is Kind.HOST
+    return NameKinds(imports).kind(expression) is Kind.HOST
 
 
 def ast_fresh_cpu_tensor(node: ast.AST, table: Mapping[str, str]) -> bool:

@@ -11,7 +11,7 @@ from torchlint.analysis.classes import self_name
 from torchlint.analysis.loss_paths import host_value_rewrite, is_loss_code, may_be_criterion
 from torchlint.analysis.scopes import own_nodes, parents_of
 from torchlint.analysis.sync_history import repeated_syncs
-from torchlint.analysis.value_kinds import Kind, ast_fresh_cpu_tensor, cst_bindings, cst_kind, fresh_cpu_tensor
+from torchlint.analysis.value_kinds import Kind, NameKinds, ast_fresh_cpu_tensor, cst_bindings, fresh_cpu_tensor
 from torchlint.rule_api.bases.hot_path import HotPathRule
 from torchlint.core.diagnostics import Applicability, Fix
 from torchlint.core.lazy import cst
@@ -148,7 +148,7 @@ class HostSyncInHotPath(HotPathRule):
         criterion = not loss_path and not module_code and may_be_criterion(function, class_node)
         repeated = repeated_syncs(body, imports, sync_receiver)
         uses = name_uses(nodes, parents)
-        bindings = cst_bindings(nodes)
+        kinds = NameKinds(imports, cst_bindings(nodes))
         for node in nodes:
             if type(node) is not cst.Call:
                 continue
@@ -165,7 +165,7 @@ class HostSyncInHotPath(HotPathRule):
             receiver = node.func.value if method_name is not None else None
             if method_name is None or node in repeated or after_sync(receiver) or fresh_cpu_tensor(receiver, imports):
                 continue
-            if cst_kind(receiver, imports, bindings) is Kind.HOST or self.cpu_state(receiver):
+            if kinds.kind(receiver) is Kind.HOST or self.cpu_state(receiver):
                 continue
             if self.off_step(node, parents):
                 continue

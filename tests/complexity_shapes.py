@@ -1,0 +1,206 @@
+"""Generated inputs of size n for the complexity suite (tests/test_complexity.py) and its
+time-bounded twin (bench/complexity.py): the shapes of training code that made an analysis
+super-linear, and the ones that could. Each shape is a function of n that returns the
+project, `{relative path: source}`; every source is code a rule's sites accept, so that
+the analyses behind the rules run on it."""
+
+from __future__ import annotations
+
+from typing import Callable, Dict
+
+Project = Dict[str, str]
+
+HEADER = "import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n"
+
+
+def _loop(body: str, indent: str = "    ") -> str:
+    lines = [f"{indent}    {line}" if line else "" for line in body.splitlines()]
+    return (
+        f"{indent}for batch, target in loader:\n"
+        f"{indent}    optimizer.zero_grad()\n"
+        + "\n".join(lines)
+        + f"\n{indent}    loss.backward()\n{indent}    optimizer.step()\n"
+        f"{indent}    print(loss.item())\n"
+    )
+
+
+def rebinding_chain(n: int) -> Project:
+    """`loss = loss + aux_i(batch)`, n times, in a training loop."""
+    body = "loss = model(batch)\n" + "".join(f"loss = loss + aux_{i}(batch)\n" for i in range(n))
+    return {"train.py": HEADER + "\n\ndef train(model, loader, optimizer):\n" + _loop(body)}
+
+
+def elif_chain(n: int) -> Project:
+    """A `training_step` whose n-branch `elif` chain rebinds `loss` in each branch."""
+    branches = "".join(
+        f"        {'if' if i == 0 else 'elif'} batch_idx == {i}:\n            loss = loss * {i + 2} + loss.mean()\n"
+        for i in range(n)
+    )
+    return {
+        "module.py": HEADER
+        + "import pytorch_lightning as pl\n\n\nclass Model(pl.LightningModule):\n"
+        "    def training_step(self, batch, batch_idx):\n"
+        "        loss = self.net(batch).mean()\n" + branches
+        + "        self.log('loss', loss.item())\n        return loss\n"
+    }
+
+
+def loops_in_loops(n: int) -> Project:
+    """n inner loops, each reading a host value, inside one training loop."""
+    body = "loss = model(batch)\n" + "".join(
+        f"for part_{i} in batch:\n    loss = loss + part_{i}.sum()\n    total += part_{i}.item()\n" for i in range(n)
+    )
+    return {"train.py": HEADER + "\n\ndef train(model, loader, optimizer):\n    total = 0\n" + _loop(body)}
+
+
+def self_call_chain(n: int) -> Project:
+    """A trainer whose `train` calls `self.step_0`, which calls `self.step_1`, ... n deep."""
+    methods = "".join(
+        f"    def step_{i}(self, batch):\n"
+        f"        value = self.model(batch) * {i}\n"
+        f"        print(value.item())\n"
+        + (f"        return self.step_{i + 1}(batch) + value\n\n" if i + 1 < n else "        return value\n\n")
+        for i in range(n)
+    )
+    return {
+        "trainer.py": HEADER + "\n\nclass Trainer:\n"
+        "    def train(self, loader, optimizer):\n"
+        "        for batch in loader:\n"
+        "            loss = self.step_0(batch)\n"
+        "            loss.backward()\n"
+        "            optimizer.step()\n\n" + methods
+    }
+
+
+def module_call_chain(n: int) -> Project:
+    """`steps_i.step` calls `steps_{i+1}.step`, across n modules; the loop calls the first."""
+    project = {"pkg/__init__.py": ""}
+    for i in range(n):
+        call = f"    return steps_{i + 1}.step(model, batch) + value\n" if i + 1 < n else "    return value\n"
+        imports = f"from pkg import steps_{i + 1}\n" if i + 1 < n else ""
+        project[f"pkg/steps_{i}.py"] = (
+            f"import torch\n{imports}\n\ndef step(model, batch):\n"
+            f"    value = model(batch) * {i}\n    print(value.item())\n{call}"
+        )
+    project["pkg/train.py"] = (
+        HEADER + "from pkg import steps_0\n\n\ndef train(model, loader, optimizer):\n"
+        + _loop("loss = steps_0.step(model, batch)")
+    )
+    return project
+
+
+def deep_hierarchy(n: int) -> Project:
+    """A chain of n `nn.Module` subclasses, each building a conv and calling it in `forward`."""
+    classes = "".join(
+        f"class Block{i}({'nn.Module' if i == 0 else f'Block{i - 1}'}):\n"
+        f"    def __init__(self):\n        super().__init__()\n        self.conv{i} = nn.Conv2d({i + 1}, {i + 2}, 3)\n\n"
+        f"    def forward(self, x):\n        y = self.conv{i}(x)\n        print(y.sum().item())\n        return y\n\n\n"
+        for i in range(n)
+    )
+    return {"model.py": HEADER + "\n\n" + classes}
+
+
+def wide_hierarchy(n: int) -> Project:
+    """n subclasses of one base module, each with its own forward."""
+    base = "class Base(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.conv = nn.Conv2d(3, 8, 3)\n\n\n"
+    classes = "".join(
+        f"class Head{i}(Base):\n    def forward(self, x):\n        y = self.conv(x) * {i}\n        print(y.max().item())\n        return y\n\n\n" for i in range(n)
+    )
+    return {"heads.py": HEADER + "\n\n" + base + classes}
+
+
+def wide_literal(n: int) -> Project:
+    """A module-level dict of n entries beside a training loop."""
+    entries = "".join(f"    'layer_{i}': ({i}, {i + 1}, 'relu'),\n" for i in range(n))
+    return {"config_train.py": HEADER + "\nSPEC = {\n" + entries + "}\n\n\ndef train(model, loader, optimizer):\n"
+            + _loop("loss = model(batch)")}
+
+
+def long_boolean(n: int) -> Project:
+    """A `forward` testing a condition of n tensor reductions joined by `and`."""
+    condition = " and ".join(f"x[{i}].sum() > {i}" for i in range(n))
+    return {"gated.py": HEADER + "\n\nclass Gated(nn.Module):\n    def forward(self, x):\n"
+            f"        if {condition}:\n            x = x * 2\n        return x\n"}
+
+
+def fpn_fusions(n: int) -> Project:
+    """n fusion modules, each convolving the channel-wise concatenation of its inputs."""
+    modules = "".join(
+        f"class Fusion{i}(nn.Module):\n    def __init__(self, width):\n        super().__init__()\n"
+        f"        self.fuse = nn.Conv2d(width * {i + 2}, width, 1)\n\n"
+        f"    def forward(self, features):\n        if features[0].isnan().any():\n            return features[0]\n"
+        f"        return self.fuse(torch.cat(features, dim=1))\n\n\n"
+        for i in range(n)
+    )
+    return {"fusion.py": HEADER + "\n\n" + modules}
+
+
+def many_criteria(n: int) -> Project:
+    """n loss criteria built in `__init__` and applied in `training_step`."""
+    built = "".join(f"        self.criterion_{i} = nn.CrossEntropyLoss()\n" for i in range(n))
+    used = "".join(f"        loss = loss + self.criterion_{i}(logits, target)\n" for i in range(n))
+    return {
+        "module.py": HEADER + "import pytorch_lightning as pl\n\n\nclass Model(pl.LightningModule):\n"
+        "    def __init__(self):\n        super().__init__()\n        self.net = nn.Linear(4, 4)\n" + built
+        + "\n    def training_step(self, batch, batch_idx):\n        logits, target = self.net(batch[0]), batch[1]\n"
+        "        loss = 0\n" + used + "        self.log('loss', loss.item())\n        return loss\n"
+    }
+
+
+def summed_losses(n: int) -> Project:
+    """n losses computed, then summed in one expression."""
+    computed = "".join(f"loss_{i} = F.mse_loss(model(batch), target) * {i}\n" for i in range(n))
+    total = "loss = " + " + ".join(f"loss_{i}" for i in range(n)) + "\n"
+    return {"train.py": HEADER + "\n\ndef train(model, loader, optimizer):\n" + _loop(computed + total)}
+
+
+def many_host_syncs(n: int) -> Project:
+    """n `.item()` reads of logged values in one training step."""
+    reads = "".join(f"metrics['m{i}'] = (loss * {i}).item()\n" for i in range(n))
+    return {"train.py": HEADER + "\n\ndef train(model, loader, optimizer, metrics):\n"
+            + _loop("loss = model(batch).mean()\n" + reads)}
+
+
+def many_heavy_imports(n: int) -> Project:
+    """n functions reading a module-level `wandb`, beside the loop that logs with it."""
+    readers = "".join(f"def log_{i}(value):\n    wandb.log({{'v{i}': value}})\n\n\n" for i in range(n))
+    return {"logs.py": "import wandb\n" + HEADER + "\n\n" + readers + "def train(model, loader, optimizer):\n"
+            + _loop("loss = model(batch)\nlog_0(loss.detach())")}
+
+
+def rnn_double_backward(n: int) -> Project:
+    """n projected LSTMs whose outputs feed a gradient penalty (a double backward)."""
+    built = "".join(f"        self.rnn_{i} = nn.LSTM(8, 16, proj_size=4)\n" for i in range(n))
+    used = "".join(f"        out = out + self.rnn_{i}(x)[0].sum()\n" for i in range(n))
+    return {
+        "gp.py": HEADER + "\n\nclass Critic(nn.Module):\n    def __init__(self):\n        super().__init__()\n" + built
+        + "\n    def forward(self, x):\n        out = 0\n" + used + "        return out\n\n\n"
+        "def penalty(critic, x):\n    x.requires_grad_(True)\n    out = critic(x)\n"
+        "    (grad,) = torch.autograd.grad(out, x, create_graph=True)\n    return grad.norm()\n"
+    }
+
+
+def long_trainer(n: int) -> Project:
+    """n ordinary trainer methods (a loop, a metric, a checkpoint) in one class."""
+    methods = "".join(
+        f"    def epoch_{i}(self, loader, epoch):\n"
+        f"        for batch in loader:\n"
+        f"            loss = self.model(batch).mean() * {i}\n"
+        f"            loss.backward()\n"
+        f"            self.optimizer.step()\n"
+        f"            print(loss.item())\n"
+        f"            if epoch % {i + 1} == 0:\n"
+        f"                torch.save(self.model.state_dict(), 'ckpt_{i}.pt')\n\n"
+        for i in range(n)
+    )
+    return {"trainer.py": HEADER + "\n\nclass Trainer:\n" + methods}
+
+
+SHAPES: Dict[str, Callable[[int], Project]] = {
+    shape.__name__: shape
+    for shape in (
+        rebinding_chain, elif_chain, loops_in_loops, self_call_chain, module_call_chain, deep_hierarchy,
+        wide_hierarchy, wide_literal, long_boolean, fpn_fusions, many_criteria, summed_losses, many_host_syncs,
+        many_heavy_imports, rnn_double_backward, long_trainer,
+    )
+}
