@@ -91,24 +91,41 @@ def _anchor_row(statement: ast.stmt) -> int:
     return decorators[0].lineno if decorators else statement.lineno
 
 
-def statements_mentioning(module, tree: Optional[ast.Module], text: str, names: Iterable[str]):
-    """The module cut down to the top-level statements whose text holds one of `names`
-    as a word (the same node objects; the whole module if the rows cannot be told).
-    A statement without the word can neither bind nor read the name, so a scope
-    analysis of the cut module answers for these names at a fraction of the cost."""
-    spans = top_level_rows(module, tree)
+def rows_mentioning(text: str, names: Iterable[str]) -> List[int]:
+    """The rows (1-based, in order) whose text holds one of `names` as a word: a statement
+    on none of them can neither bind nor read the names."""
     words = sorted(set(names))
-    if spans is None or not words:
-        return module
+    if not words:
+        return []
     pattern = re.compile(r"\b(?:" + "|".join(map(re.escape, words)) + r")\b")
     starts = _row_starts(text)
-    rows = sorted({bisect.bisect_right(starts, match.start()) for match in pattern.finditer(text)})
-    kept = []
-    for statement, (first, last) in zip(module.body, spans):
-        index = bisect.bisect_left(rows, first)
-        if index < len(rows) and rows[index] <= last:
-            kept.append(statement)
-    return module.with_changes(body=kept)
+    return sorted({bisect.bisect_right(starts, match.start()) for match in pattern.finditer(text)})
+
+
+def statement_rows(statement: ast.stmt) -> Tuple[int, int]:
+    """(first row, last row) of a stdlib ast statement, its decorators included."""
+    return _anchor_row(statement), statement.end_lineno or statement.lineno
+
+
+def cst_counterparts(module, tree: Optional[ast.Module], wanted: Iterable[ast.stmt]) -> Dict[ast.stmt, object]:
+    """The LibCST statement of each of `wanted` (compound statements of `tree`, the stdlib
+    ast of the text `module` was parsed from); those the trees do not line up on are left
+    out. Cost: the top-level statements, and the statements under those that hold one of
+    `wanted`."""
+    wanted = set(wanted)
+    pairs = _paired(module.body, tree.body) if tree is not None and wanted else None
+    if pairs is None:
+        return {}
+    rows = sorted(node.lineno for node in wanted)
+    found: Dict[ast.stmt, object] = {}
+    for statement, (first, last) in zip(module.body, pairs):
+        index = bisect.bisect_left(rows, _anchor_row(first))
+        if index == len(rows) or rows[index] > (last.end_lineno or last.lineno):
+            continue
+        if isinstance(statement, cst.BaseCompoundStatement):
+            found.update((theirs, ours) for ours, theirs in statement_counterparts(statement, first).items()
+                         if theirs in wanted)
+    return found
 
 
 def _row_starts(text: str) -> List[int]:

@@ -16,7 +16,6 @@ from torchlint.core.diagnostics import Applicability, Edit, Fix, Location
 from torchlint.core.gating import with_context
 from torchlint.core.lazy import cst
 from torchlint.core.partial_parse import definitions_holding, statements_holding
-from torchlint.core.positions import statements_mentioning
 from torchlint.analysis.source_view import SourceView
 from torchlint.rule_api.rule import Positions, Report, Rule
 from torchlint.core.walk import ast_nodes
@@ -179,12 +178,7 @@ class HeavyImportAtModuleLevel(Rule):
             return
         names = {name for candidate in candidates for name in bound_names(candidate, lazy)}
         self._names = names
-        # scope analysis of only the statements that mention these names: it is linear
-        # but costly, and a generated or data module can be large
-        uses = NameUses(
-            statements_mentioning(node, self.context.statement_tree, self.context.text, names),
-            postpones_annotations(node),
-        )
+        uses = NameUses(node, self.context.statement_tree, self.context.text, names, postpones_annotations(node))
         staying = []  # the candidates whose import stays after every fix
         findings = []
         for candidate in candidates:
