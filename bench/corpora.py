@@ -19,7 +19,17 @@ PINNED = {
     "timm": "1.0.31",
     "transformers": "5.23.0",
     "espnet": "202511",
+    # the training corpus: trainers, RL, distillation, detection, robotics (newest when pinned)
+    "trl": "1.16.0",
+    "stable-baselines3": "2.9.2",
+    "torchdistill": "1.1.5",
+    "ultralytics": "8.4.190",
+    "lerobot": "0.4.4",
+    "pytorch-lightning": "2.6.6",
 }
+# `--corpus training` in bench/run.py: training loops, trainers and losses, where TL001,
+# TL003 and TL005 look (timm and transformers are mostly model code)
+TRAINING = ("trl", "stable-baselines3", "torchdistill", "ultralytics", "lerobot", "pytorch-lightning")
 DEFAULT_CACHE = Path.home() / ".cache" / "torchlint-bench" / "corpora"
 
 

@@ -1,16 +1,20 @@
 """How long `torchlint server` takes from a change to the diagnostics of that version.
 
     python bench/lsp_latency.py [--lines 2000] [--edits 50] [--pause-after-open 2] [--dir DIR]
+    python bench/lsp_latency.py --file ~/.cache/torchlint-bench/corpora/trl-1.16.0/trl/trainer/grpo_trainer.py
 
 Starts the server over stdio with pygls's client (tests/lsp_support.py), opens a generated
 PyTorch file of about `--lines` lines (modules with convolutions, `torch.cat` and
 `forward`, training loops with `.item()` and `zero_grad`: TL002, TL003 and TL304 find
 things in it), then sends `--edits` one-character edits, one at a time, each at another
 place in the file, and times each from its didChange to the publishDiagnostics for that
-version. Between the open and the first edit it waits `--pause-after-open` seconds, as a
-person reads before typing (the server compacts its heap when idle; 0 measures without).
-Prints the time to the first diagnostics after didOpen and the median, p90 and worst of
-the edits. Target: under 300 ms.
+version. With `--file`, a copy of a real file instead (a trainer of the training corpus),
+and each edit appends or removes a character at the end of one of its comment lines.
+Between the open and the first edit it waits `--pause-after-open` seconds, as a person
+reads before typing (the server compacts its heap when idle; 0 measures without). Prints
+the time to the first diagnostics after didOpen and the median, p90 and worst of the
+edits. Targets: first diagnostics within 1 s, edits' p90 under 150 ms; the exit code is
+1 when either is missed.
 """
 
 from __future__ import annotations
@@ -30,7 +34,8 @@ from lsprotocol import types  # noqa: E402
 
 from lsp_support import Session, run  # noqa: E402
 
-TARGET_MS = 300.0
+TARGET_MS = 150.0
+FIRST_TARGET_MS = 1000.0
 SETTLE_SECONDS = 3.0
 
 HEADER = """import math
@@ -112,24 +117,40 @@ def edit_rows(text: str):
     return [row for row, line in enumerate(text.splitlines()) if "dropout=0.1" in line]
 
 
-async def measure(root: Path, lines: int, edits: int, pause: float):
-    text = generated_source(lines)
-    (root / "model.py").write_text(text, encoding="utf-8")
+def generated_edit(line: str, row: int) -> types.TextEdit:
+    column = line.index("dropout=0.") + len("dropout=0.")
+    digit = "2" if line[column] == "1" else "1"
+    return types.TextEdit(types.Range(types.Position(row, column), types.Position(row, column + 1)), digit)
+
+
+def comment_rows(text: str):
+    """The rows of a real file that hold only a comment (an edit there keeps it valid)."""
+    return [row for row, line in enumerate(text.splitlines()) if line.lstrip().startswith("#")]
+
+
+def comment_edit(line: str, row: int) -> types.TextEdit:
+    """Append `!` to the comment, or take back the one appended before."""
+    end = len(line)
+    if line.endswith("!"):
+        return types.TextEdit(types.Range(types.Position(row, end - 1), types.Position(row, end)), "")
+    return types.TextEdit(types.Range(types.Position(row, end), types.Position(row, end)), "!")
+
+
+async def measure(root: Path, text: str, edits: int, pause: float, real: bool):
+    name = "trainer.py" if real else "model.py"
+    (root / name).write_text(text, encoding="utf-8")
+    rows, make_edit = (comment_rows(text), comment_edit) if real else (edit_rows(text), generated_edit)
     async with Session(root) as session:
         await asyncio.sleep(SETTLE_SECONDS)  # the warm-up and first project pass, done before a person opens a file
         started = time.perf_counter()
-        uri = session.open("model.py")
+        uri = session.open(name)
         first = await session.diagnostics(uri, version=1, timeout=120)
         opened_ms = (session.arrival_times[(uri, 1)] - started) * 1000
         await asyncio.sleep(pause)
-        rows = edit_rows(text)
         timings = []
         for number in range(edits):
             row = rows[(number * 7) % len(rows)]
-            line = session.texts[uri].splitlines()[row]
-            column = line.index("dropout=0.") + len("dropout=0.")
-            digit = "2" if line[column] == "1" else "1"
-            edit = types.TextEdit(types.Range(types.Position(row, column), types.Position(row, column + 1)), digit)
+            edit = make_edit(session.texts[uri].splitlines()[row], row)
             sent = time.perf_counter()
             version = session.change(uri, [edit])
             await session.diagnostics(uri, version=version, timeout=60)
@@ -143,21 +164,25 @@ def main() -> int:
     parser.add_argument("--edits", type=int, default=50)
     parser.add_argument("--pause-after-open", type=float, default=2.0, metavar="SECONDS")
     parser.add_argument("--dir", type=Path, help="where to write the file (default: a temporary directory)")
+    parser.add_argument("--file", type=Path, help="a copy of this real file instead of a generated one")
     args = parser.parse_args()
+    real = args.file is not None
+    text = args.file.read_text(encoding="utf-8") if real else generated_source(args.lines)
     with tempfile.TemporaryDirectory(prefix="torchlint-lsp-") as scratch:
         root = args.dir or Path(scratch)
         root.mkdir(parents=True, exist_ok=True)
-        lines, findings, opened_ms, timings = run(measure(root, args.lines, args.edits, args.pause_after_open), timeout=1800)
+        lines, findings, opened_ms, timings = run(measure(root, text, args.edits, args.pause_after_open, real),
+                                                  timeout=1800)
     ordered = sorted(timings)
     p90 = ordered[min(len(ordered) - 1, int(round(0.9 * (len(ordered) - 1))))]
     median = statistics.median(ordered)
     print(f"file: {lines} lines, {findings} findings")
-    print(f"didOpen -> diagnostics: {opened_ms:.0f} ms")
+    print(f"didOpen -> diagnostics: {opened_ms:.0f} ms (target < {FIRST_TARGET_MS:.0f} ms)")
     print(
         f"didChange -> diagnostics of that version ({len(timings)} edits): "
         f"median {median:.0f} ms, p90 {p90:.0f} ms, max {ordered[-1]:.0f} ms (target < {TARGET_MS:.0f} ms)"
     )
-    return 0 if p90 < TARGET_MS else 1
+    return 0 if p90 < TARGET_MS and opened_ms < FIRST_TARGET_MS else 1
 
 
 if __name__ == "__main__":

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence
 
 import peers
+from corpora import TRAINING
 
 MIB = 1024 * 1024
 REPO = Path(__file__).resolve().parent.parent
@@ -208,6 +209,13 @@ def targets(run, table: Dict[str, Figures]) -> List[tuple]:
     add("flake8 plugin adds ≤ 50 % to flake8 (wall)",
         f"+{100 * (plugin.wall / flake8.wall - 1):.0f} %" if plugin and flake8 else "flake8 not run",
         plugin.wall <= 1.5 * flake8.wall if plugin and flake8 else None)
+    training = run.name in TRAINING
+    add("training corpus: cold ≤ 0.5× plain flake8 (wall)",
+        f"{cold.wall / flake8.wall:.3f}× flake8" if flake8 else "flake8 not run",
+        cold.wall <= 0.5 * flake8.wall if flake8 and training else None)
+    add("training corpus: flake8 plugin ≤ 1.25× flake8 (wall)",
+        f"{plugin.wall / flake8.wall:.2f}× flake8" if plugin and flake8 else "flake8 not run",
+        plugin.wall <= 1.25 * flake8.wall if plugin and flake8 and training else None)
     return rows
 
 

@@ -1,6 +1,6 @@
 """Benchmark torchlint against TorchFix, flake8 and ruff on pinned real code.
 
-    python bench/run.py [--corpus timm transformers espnet] [--repeat 3] [--no-peers]
+    python bench/run.py [--corpus timm transformers espnet training ...] [--repeat 3] [--no-peers]
                         [--corpus-dir DIR] [--tree PATH] [--results bench/RESULTS.md]
 
 Each repetition runs every tool once, round-robin, on the same working copy of the
@@ -172,12 +172,14 @@ def targets_for(args) -> List[tuple]:
     """(name, version, tree) for each corpus to benchmark."""
     if args.tree:
         return [(Path(tree).resolve().name, "local", Path(tree).resolve()) for tree in args.tree]
-    return [(name, corpora.PINNED[name], corpora.fetch(name, args.corpus_dir)) for name in args.corpus]
+    names = [name for corpus in args.corpus for name in (corpora.TRAINING if corpus == "training" else (corpus,))]
+    return [(name, corpora.PINNED[name], corpora.fetch(name, args.corpus_dir)) for name in names]
 
 
 def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--corpus", nargs="+", choices=sorted(corpora.PINNED), default=["timm"])
+    parser.add_argument("--corpus", nargs="+", choices=[*sorted(corpora.PINNED), "training"], default=["timm"],
+                        help="pinned corpora; `training` is every package of the training corpus")
     parser.add_argument("--tree", nargs="+", help="benchmark these directories as they are (no download)")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--no-peers", action="store_true", help="time torchlint only")
