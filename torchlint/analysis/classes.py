@@ -28,7 +28,8 @@ _STATIC = ("staticmethod", "classmethod")
 
 
 def methods(class_node) -> List:
-    """The FunctionDefs of a class body (also those under `if`/`try` in the body)."""
+    """The FunctionDefs of a class body (also those under `if`/`try` in the body).
+    Cost: O(class body), breadth-first over its blocks."""
     found = []
     stack = deque(blocks(class_node)[0])  # breadth-first: a queue
     while stack:

@@ -264,7 +264,10 @@ class FileFlow:
 
     def _arguments_for(self, target: Scope, param: str) -> Iterator[Tuple[Scope, Any]]:
         """(caller, argument expression or None if not passed) for each call of this file
-        that runs `target`, whose parameter `param` it binds."""
+        that runs `target`, whose parameter `param` it binds.
+
+        Cost: O(k log k) for the k calls whose callee ends with the function's name (or
+        its class's, for `__init__`), not every call of the file."""
         if param not in target.params or target.node is None:
             return
         index = target.params.index(param)
@@ -392,7 +395,10 @@ class FileFlow:
     def _holders(self, top: Set[str]) -> Set[str]:
         """The top-level names whose use runs the layer: its definition's, and those of
         everything in the file that (transitively) reads one of them. Asked after the
-        traversal: a worklist over the names that read each name (indexed once)."""
+        traversal: a worklist over the names that read each name (indexed once).
+
+        Cost: O(top-level names and their reads) for the index, once; then O(what the
+        holders read) per call."""
         if self._readers is None:
             readers: Dict[str, List[str]] = {}
             for name, refs in self._top_refs.items():

@@ -39,7 +39,8 @@ class InstanceFlow:
 
     def function(self, dotted: str) -> Optional[str]:
         """The function of the tree that `dotted` names, through package re-exports (asked
-        once per call site and source: kept)."""
+        once per call site and source: kept). Cost: a miss looks at the functions
+        sharing the name's last part, and at most 4 re-exports deep."""
         if dotted not in self._resolved:
             self._resolved[dotted] = self._function(dotted, 0)
         return self._resolved[dotted]

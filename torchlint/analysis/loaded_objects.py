@@ -5,6 +5,9 @@ source a load reads, so that loads of one source across a project can be compare
 
 Real checkpoints that hold a training state carry such objects; `weights_only=True` then
 fails with `UnpicklingError: Unsupported global argparse.Namespace`.
+
+Cost: `object_read` indexes a scope once (one walk) for all its loads, then looks only
+at the reads of what each load is bound to; `numpy_saved_keys` walks each scope once.
 """
 
 from __future__ import annotations

@@ -27,7 +27,9 @@ def candidates_for(target: str, files, depth: int, index: Optional[Dict[str, Lis
     of a linted module, a whole module, or a name a linted module re-exports. `files`:
     display path -> (module name, is a package, its RNN layers waiting for a site
     (`Pending` of `SecondOrderReaches`), its import table); `index`: `module_index(files)`
-    (built here when not given: pass it when asking for many targets)."""
+    (built here when not given: pass it when asking for many targets).
+
+    Cost: per prefix cut, the files whose module name ends with the prefix's last part."""
     if depth > 4:
         return []
     if index is None:

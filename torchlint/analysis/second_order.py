@@ -2,6 +2,9 @@
 
 Shared knowledge of PyTorch's autograd API, read by the stdlib-ast gate and by the LibCST
 traversal alike.
+
+Cost: the call checks are O(arguments); `transform_of` follows each (scope, name) at
+most once per call; `create_graph_note` climbs the scopes around one name.
 """
 
 from __future__ import annotations

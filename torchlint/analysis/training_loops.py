@@ -278,6 +278,7 @@ class _Facts:
 
 
 def _add(items: Dict[str, None], item: str) -> None:
+    """Add `item` to an ordered set. Cost: O(1)."""
     items.setdefault(item, None)
 
 
