@@ -146,7 +146,7 @@ class _ScopeIndex:
     @staticmethod
     def after(found: List[Tuple[int, Any]], position: int) -> List[Tuple[int, Any]]:
         """The entries of `found` (in position order) past `position`."""
-        return found[bisect.bisect_right(found, (position, _LAST)):]
+        return list(found[bisect.bisect_right(found, (position, _LAST)):])
 
 
 class _Last:
