@@ -196,11 +196,104 @@ def long_trainer(n: int) -> Project:
     return {"trainer.py": HEADER + "\n\nclass Trainer:\n" + methods}
 
 
+def nested_loops_forward(n: int) -> Project:
+    """A `forward` with n // 8 nested `for` loops around a submodule call (each loop's body
+    is walked twice: nested, 2^depth walks), beside a training loop."""
+    depth = max(1, n // 8)
+    loops = "".join(f"{'    ' * (i + 2)}for i{i} in range(2):\n" for i in range(depth))
+    inner = "    " * (depth + 2)
+    return {
+        "net.py": HEADER + "\n\nclass Block(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.conv = nn.Conv2d(8, 8, 3)\n\n    def forward(self, x, skip):\n"
+        "        return self.conv(torch.cat([x, skip], dim=1))\n\n\n"
+        "class Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.block = Block()\n"
+        "        self.stem = nn.Conv2d(3, 8, 3)\n\n    def forward(self, x, skip):\n        x = self.stem(x)\n"
+        + loops + f"{inner}x = self.block(x, x)\n{inner}x = self.stem(torch.cat([x, skip], dim=1))\n"
+        "        return x\n\n\ndef train(model, loader, optimizer):\n" + _loop("loss = model(batch, batch)")
+    }
+
+
+def transform_aliases(n: int) -> Project:
+    """n // 4 names each bound twice to the next one, the first nested in two function
+    transforms (TL004's `transform_of` followed every binding of every name)."""
+    chain = max(1, n // 4)
+    aliases = "".join(f"    g_{i} = g_{i + 1}\n    g_{i} = g_{i + 1}\n" for i in range(chain))
+    return {
+        "transforms.py": HEADER + "\n\nclass Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.rnn = nn.LSTM(4, 4)\n\n\ndef build(fn, x):\n" + aliases
+        + f"    g_{chain} = fn\n    h = torch.func.grad(torch.func.grad(g_0))\n    return h(x)\n\n\n"
+        "def train(model, loader, optimizer):\n" + _loop("loss = model(batch)")
+    }
+
+
+def many_loads(n: int) -> Project:
+    """One function with n // 2 branches of an `elif` chain, each loading a checkpoint
+    and reading its `args` (each load walked the scope and every `if` of it)."""
+    branches = "".join(
+        f"    {'if' if i == 0 else 'elif'} kind == {i}:\n        ckpt_{i} = torch.load(args.path_{i})\n"
+        f"        opts = ckpt_{i}['args']\n"
+        for i in range(max(1, n // 2))
+    )
+    return {"restore.py": "import torch\n\n\ndef restore(args, kind):\n" + branches + "    return opts\n"}
+
+
+def local_criteria(n: int) -> Project:
+    """n criteria built and applied in a training loop, the losses summed (each criterion
+    call collected the whole function again to resolve its instance)."""
+    body = "out = model(batch)\n" + "".join(
+        f"crit_{i} = nn.CrossEntropyLoss()\nloss_{i} = crit_{i}(out, target)\n" for i in range(n)
+    ) + "loss = " + " + ".join(f"loss_{i}" for i in range(n)) + "\n"
+    return {"train.py": HEADER + "\n\ndef train(model, loader, optimizer):\n" + _loop(body)}
+
+
+def rnn_penalty_chain(n: int) -> Project:
+    """An LSTM model passed through f_0 .. f_{n-1}, each taking a gradient penalty
+    (TL004 scanned every call of the file for each function's parameter it followed)."""
+    functions = "".join(
+        f"def f_{i}(model, x):\n    out = model(x).sum()\n"
+        f"    g = torch.autograd.grad(out, x, create_graph=True)[0]\n"
+        + (f"    return f_{i + 1}(model, x) + g.sum()\n\n\n" if i + 1 < n else "    return g.sum()\n\n\n")
+        for i in range(n)
+    )
+    return {
+        "penalty.py": HEADER + "\n\nclass Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.rnn = nn.LSTM(4, 4)\n\n    def forward(self, x):\n        return self.rnn(x)[0]\n\n\n"
+        + functions + "net = Net()\npenalty = f_0(net, torch.randn(3, 4, requires_grad=True))\n"
+    }
+
+
+def function_call_chain(n: int) -> Project:
+    """A training loop calling f_0, f_i calling f_{i+1}, the last one stepping (the step
+    owners were found one caller per pass over every owner)."""
+    functions = "".join(
+        f"def f_{i}(model, batch, optimizer):\n    value = model(batch) * {i}\n    print(value.item())\n"
+        + (f"    return f_{i + 1}(model, batch, optimizer)\n\n\n" if i + 1 < n
+           else "    value.sum().backward()\n    optimizer.step()\n    return value\n\n\n")
+        for i in range(n)
+    )
+    return {
+        "chain.py": HEADER + "\n\n" + functions + "def train(model, loader, optimizer):\n"
+        "    for batch in loader:\n        f_0(model, batch, optimizer)\n"
+    }
+
+
+def sibling_loops(n: int) -> Project:
+    """n loops in an epoch loop, each stepping in a branch (whether a loop was hot was
+    asked again of every later loop, for every call)."""
+    loops = "".join(
+        f"        for b in loaders[{i}]:\n            loss = model(b)\n            if loss is not None:\n"
+        f"                loss.backward()\n                optimizer.step()\n            print(loss.item())\n"
+        for i in range(n)
+    )
+    return {"epochs.py": HEADER + "\n\ndef train(model, loaders, optimizer):\n    for epoch in range(10):\n" + loops}
+
+
 SHAPES: Dict[str, Callable[[int], Project]] = {
     shape.__name__: shape
     for shape in (
         rebinding_chain, elif_chain, loops_in_loops, self_call_chain, module_call_chain, deep_hierarchy,
         wide_hierarchy, wide_literal, long_boolean, fpn_fusions, many_criteria, summed_losses, many_host_syncs,
-        many_heavy_imports, rnn_double_backward, long_trainer,
+        many_heavy_imports, rnn_double_backward, long_trainer, nested_loops_forward, transform_aliases, many_loads,
+        local_criteria, rnn_penalty_chain, function_call_chain, sibling_loops,
     )
 }

@@ -3,6 +3,8 @@
 A rule asks whether a keyword is given, which argument a parameter receives, what
 literal it holds, and, to fix, inserts a keyword after the last argument (after its
 value, so a trailing comma and the closing parenthesis stay where the author put them).
+
+Cost: O(arguments of the call) per question.
 """
 
 from __future__ import annotations

@@ -12,6 +12,9 @@ finding (`torchlint.rule_api.bases.compat_guarded` keeps track of them in a trav
   otherwise, such a handler of a `try` that reaches the library;
 - a default that such an `if` overrides (`norm = nn.utils.weight_norm`, then
   `if hasattr(nn.utils.parametrizations, "weight_norm"): norm = ...`).
+
+Cost: O(test) per `if` asked and O(body) per `try` asked; a `try` or guard `if` nested
+in another is walked again for each one around it (O(size × nesting)).
 """
 
 from __future__ import annotations

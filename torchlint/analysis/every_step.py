@@ -8,6 +8,11 @@ plotting switch (`if self.log_images:`), under a setting of the object
 self._iter = ...`), or only when the step produced something (`if evicted is not
 None:`). The rules that report per-step work (TL003, TL005) skip such blocks unless
 asked (`check-error-paths`, `check-periodic-branches`).
+
+Cost: `in_error_path` and `in_periodic_branch` are memoized per method (linear);
+`class_settings` is linear per class; `_conjuncts` concatenates lists (O(k²) for a test
+of k conjuncts) and `_assigned_in` walks a branch per rare-branch test (O(size × depth)
+for nested sentinel `if`s).
 """
 
 from __future__ import annotations

@@ -1,5 +1,8 @@
 """What the analysis layer derives from one file and several readers share, each part
 computed at most once: `SourceView.analysis`.
+
+Cost: each part is computed at most once per file (cached properties); each analysis
+states its own cost.
 """
 
 from __future__ import annotations

@@ -5,6 +5,13 @@
 parameters, assignments, the names it reads and calls), each class's `self.<attr>`
 values and methods, and the names each top-level definition reads; `_reach` then says
 which top-level names, imported names and unresolved parameters a function runs.
+
+Cost: recording is O(1) per node of the traversal. The calls are indexed as they are
+recorded by the last part of their callee, so `_arguments_for` looks only at the calls
+that may run the function asked about (O(k log k) for the k calls of that name); `_reach` expands each
+(reference, scope, model) once, to depth `MAX_FLOW_DEPTH`; `_holders` is a worklist over
+the top-level names by the names they read (the reverse index built once, after the
+traversal).
 """
 
 from __future__ import annotations
@@ -39,6 +46,11 @@ class FileFlow:
         self._module = Scope(MODULE_SCOPE, None, None, None)
         self._scopes: List[Scope] = [self._module]
         self._all_scopes: List[Scope] = [self._module]
+        self._scope_order: Dict[int, int] = {id(self._module): 0}  # id(scope) -> its index in _all_scopes
+        # the last part of a callee (`step` of `self.step`) -> (scope index, call index,
+        # caller, callee, call): the calls `_arguments_for` may find, in its order
+        self._calls_by_last: Dict[str, List[Tuple[int, int, Scope, str, Any]]] = {}
+        self._readers: Optional[Dict[str, List[str]]] = None  # `_holders`' reverse index
         self._classes: List[ClassScope] = []
         self._class_stack: List[ClassScope] = []
         self._kinds: List[Any] = []  # the enclosing classes and functions, innermost last
@@ -57,6 +69,9 @@ class FileFlow:
         callee = cst_dotted_name(node.func)
         scope = self._scope
         if callee:
+            self._calls_by_last.setdefault(callee.rsplit(".", 1)[-1], []).append(
+                (self._scope_order[id(scope)], len(scope.calls), scope, callee, node)
+            )
             scope.calls.append((callee, node))
         called = called_name(node.func)
         if called:
@@ -108,6 +123,7 @@ class FileFlow:
             self._top.append({node.name.value})
             self._top_refs.setdefault(node.name.value, set())
         self._scopes.append(scope)
+        self._scope_order[id(scope)] = len(self._all_scopes)
         self._all_scopes.append(scope)
         self._kinds.append(scope)
 
@@ -248,16 +264,25 @@ class FileFlow:
 
     def _arguments_for(self, target: Scope, param: str) -> Iterator[Tuple[Scope, Any]]:
         """(caller, argument expression or None if not passed) for each call of this file
-        that runs `target`, whose parameter `param` it binds."""
-        if param not in target.params:
+        that runs `target`, whose parameter `param` it binds.
+
+        Cost: O(k log k) for the k calls whose callee ends with the function's name (or
+        its class's, for `__init__`), not every call of the file."""
+        if param not in target.params or target.node is None:
             return
         index = target.params.index(param)
-        for caller in self._all_scopes:
-            for callee, call in caller.calls:
-                offset = self._call_offset(callee, caller, target)
-                if offset is not None:
-                    arg = bound_argument(call, param, index - offset)
-                    yield caller, (arg.value if arg is not None else None)
+        # a call that runs `target` is named `target.name` (`f(...)`, `self.f(...)`) or,
+        # for `__init__`, after its class: the calls with that last part, in the order of
+        # a scan of every scope's calls
+        candidates = list(self._calls_by_last.get(target.name, ()))
+        if target.cls is not None and target.name == "__init__" and target.cls.name != target.name:
+            candidates += self._calls_by_last.get(target.cls.name, ())
+        candidates.sort(key=lambda entry: entry[:2])  # recorded in traversal order
+        for _, _, caller, callee, call in candidates:
+            offset = self._call_offset(callee, caller, target)
+            if offset is not None:
+                arg = bound_argument(call, param, index - offset)
+                yield caller, (arg.value if arg is not None else None)
 
     def _reach(self, start: Scope, outputs=None, inputs=None) -> Reached:
         """What the code of `start` runs (`outputs`: the differentiated expression, all of
@@ -369,13 +394,22 @@ class FileFlow:
 
     def _holders(self, top: Set[str]) -> Set[str]:
         """The top-level names whose use runs the layer: its definition's, and those of
-        everything in the file that (transitively) reads one of them."""
-        holders = set(top)
-        changed = True
-        while changed:
-            changed = False
+        everything in the file that (transitively) reads one of them. Asked after the
+        traversal: a worklist over the names that read each name (indexed once).
+
+        Cost: O(top-level names and their reads) for the index, once; then O(what the
+        holders read) per call."""
+        if self._readers is None:
+            readers: Dict[str, List[str]] = {}
             for name, refs in self._top_refs.items():
-                if name not in holders and any(ref.split(".")[0] in holders for ref in refs):
+                for head in {ref.split(".")[0] for ref in refs}:
+                    readers.setdefault(head, []).append(name)
+            self._readers = readers
+        holders = set(top)
+        queue = list(holders)
+        while queue:
+            for name in self._readers.get(queue.pop(), ()):
+                if name not in holders:
                     holders.add(name)
-                    changed = True
+                    queue.append(name)
         return holders

@@ -1,7 +1,14 @@
 """Which module instances reach a function's parameter, over every file's instance-flow
 facts (`torchlint.analysis.flow_facts`): through every call site of the tree, the
 parameters those callers pass on, package re-exports and the factories that return a
-model (TL004's project pass)."""
+model (TL004's project pass).
+
+Cost: indexing is linear in the facts (calls by the last part of their callee, functions
+by the last part of their name); `function` is memoized and a miss looks only at the
+functions sharing the name's last part (and at most 4 re-exports deep);
+`instances_into` is a search over (function, parameter) pairs with a `seen` set, each
+looking at the calls sharing the function's last name part; `_returned` follows what a
+factory returns, unmemoized, at most `FLOW_DEPTH` deep."""
 
 from __future__ import annotations
 
@@ -22,6 +29,7 @@ class InstanceFlow:
         # the last part of a callee's name -> its calls
         self._calls: Dict[str, List[FlowCall]] = {}
         self._resolved: Dict[str, Optional[str]] = {}  # dotted name -> the function it names
+        self._by_last: Optional[Dict[str, List[str]]] = None  # last part -> function names
         for display, flow in flow_by_file.items():
             self.functions.update(flow.functions)
             if flow.exports:
@@ -31,7 +39,8 @@ class InstanceFlow:
 
     def function(self, dotted: str) -> Optional[str]:
         """The function of the tree that `dotted` names, through package re-exports (asked
-        once per call site and source: kept, as a miss costs a scan of every function)."""
+        once per call site and source: kept). Cost: a miss looks at the functions
+        sharing the name's last part, and at most 4 re-exports deep."""
         if dotted not in self._resolved:
             self._resolved[dotted] = self._function(dotted, 0)
         return self._resolved[dotted]
@@ -39,7 +48,11 @@ class InstanceFlow:
     def _function(self, dotted: str, depth: int) -> Optional[str]:
         if dotted in self.functions:
             return dotted
-        matches = [name for name in self.functions if suffix_matches(name, dotted)]
+        if self._by_last is None:  # a name that suffix-matches `dotted` ends with its last part
+            self._by_last = {}
+            for name in self.functions:
+                self._by_last.setdefault(name.rsplit(".", 1)[-1], []).append(name)
+        matches = [name for name in self._by_last.get(dotted.rsplit(".", 1)[-1], ()) if suffix_matches(name, dotted)]
         if matches:
             return min(matches)
         module, _, last = dotted.rpartition(".")

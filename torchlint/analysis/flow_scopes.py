@@ -1,6 +1,9 @@
 """The scopes `FileFlow` fills (LibCST): a function's or class's bindings, reads and calls,
 what a function reaches, and the reference helpers that read them from expressions and
 statements.
+
+Cost: `FileFlow` fills the scopes in O(1) per node of its traversal; `expression_refs`,
+`called_name` and `assign_targets` are linear in the expression or target.
 """
 
 from __future__ import annotations

@@ -11,6 +11,9 @@ The class facts come from the stdlib ast of every file
 parses with LibCST still resolves; they are the `classes` of each file's record
 (`torchlint.index.record`), and the project pass builds one `Reach` from all of them
 (`torchlint.index.project.ProjectIndex.reach`).
+
+Cost: `lookup` and `inherits` are memoized per class (each class costs O(bases));
+`_walk` is a breadth-first search at most 3 calls deep per origin class.
 """
 
 from __future__ import annotations

@@ -10,6 +10,12 @@ function making the call, which the project pass follows on to that function's c
 The facts are typed in `torchlint.analysis.flow_facts`;
 `torchlint.analysis.flow_graph.InstanceFlow.instances_into` then answers, for the whole
 tree, which sources reach a parameter.
+
+Cost: `build` is one pass over the file's calls and flow statements (`owned_nodes`) and
+one `_collect` per function; a name's sources are expanded once per function (per query
+for `bound_sources`), to depth `FLOW_DEPTH`. `bound_sources` collects a function once
+and keeps it for the next queries (O(function) once, then O(the names the queried
+expression reaches) per query).
 """
 
 from __future__ import annotations
@@ -97,11 +103,15 @@ class FlowBuilder:
         self._cache: Dict[Tuple[str, str], Set[str]] = {}  # one function's names
         self._owners: Dict[int, Tuple[ast.ClassDef, Dict[str, List[ast.AST]]]] = {}
         self._module_cache: Dict[Tuple[str, str], Set[str]] = {}
+        # (id(function), instance) -> (function, what `_collect` found): a function is
+        # collected once, however many `bound_sources` ask about it
+        self._collected: Dict[Tuple[int, Optional[str]], Tuple[Any, tuple]] = {}
 
     def build(self, calls: List[ast.Call]) -> FlowFacts:
         """`calls`: those of the file that may call a function of the tree."""
         exports = dict(self.table) if self.package else {}
         self.owned = owned_nodes(self.view, [*calls, *self.view.nodes_of(*_FLOW_NODES)])
+        self._collected = {}
         self._calls([node for node in self.owned.get(None, ()) if type(node) is ast.Call], None, "")
         for node in self.tree.body:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -126,7 +136,10 @@ class FlowBuilder:
         """What a name or `self.<attr>` bound in the code of `function` (None: the module's
         own code; a method of `class_node`) holds: the absolute names of the classes and
         functions of the tree it is built by. A class named directly (`Focal(...)` is a
-        construction, not a call of an instance) and a parameter hold nothing here."""
+        construction, not a call of an instance) and a parameter hold nothing here.
+
+        Cost: the function is collected once for all queries (O(function)); a query
+        expands each name it reaches once, at most `FLOW_DEPTH` deep."""
         scope = None
         if function is not None:
             collected = self._collect(function, ast_self_name(function) if class_node is not None else None)
@@ -159,7 +172,16 @@ class FlowBuilder:
 
     def _collect(self, function, instance: Optional[str]) -> Tuple[Dict[str, List[ast.AST]], List[ast.AST], List[ast.Call], Dict]:
         """A function's local assignments, returns, calls and (for a method)
-        `self.<attr>` assignments."""
+        `self.<attr>` assignments: collected once per (function, instance), O(function)."""
+        key = (id(function), instance)
+        known = self._collected.get(key)
+        if known is not None and known[0] is function:
+            return known[1]
+        collected = self._collect_once(function, instance)
+        self._collected[key] = (function, collected)
+        return collected
+
+    def _collect_once(self, function, instance: Optional[str]) -> Tuple[Dict[str, List[ast.AST]], List[ast.AST], List[ast.Call], Dict]:
         assigns: Dict[str, List[ast.AST]] = {}
         returns: List[ast.AST] = []
         calls: List[ast.Call] = []

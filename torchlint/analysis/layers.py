@@ -1,6 +1,10 @@
 """What an expression constructs (LibCST): the layer class a call builds, seen through
 `nn.Sequential`, parametrizations such as `weight_norm`, and factory functions of the
 same file.
+
+Cost: `constructed_layer` is linear in the expression, following at most 3 levels of
+factories of the file; `returned_values` walks the factory's body once per call (O(calls
+× factory) when many calls use one factory).
 """
 
 from __future__ import annotations

@@ -5,17 +5,22 @@ source a load reads, so that loads of one source across a project can be compare
 
 Real checkpoints that hold a training state carry such objects; `weights_only=True` then
 fails with `UnpicklingError: Unsupported global argparse.Namespace`.
+
+Cost: `object_read` indexes a scope once (one walk) for all its loads, then looks only
+at the reads of what each load is bound to; `numpy_saved_keys` walks each scope once.
 """
 
 from __future__ import annotations
 
+import bisect
 import posixpath
+import threading
 from typing import Any, Collection, Dict, List, Optional, Tuple
 
 from torchlint.analysis.value_kinds import NameKinds, cst_bindings
 from torchlint.core.lazy import cst
 from torchlint.analysis.names import cst_dotted_name
-from torchlint.core.walk import walk
+from torchlint.core.walk import children, walk
 
 # keys under which a checkpoint keeps its run's arguments or configuration: objects
 # (Namespace, OmegaConf, yacs CfgNode, Lightning's AttributeDict), not tensors
@@ -29,21 +34,27 @@ _DICT_ATTRIBUTES = frozenset(dir(dict))
 def object_read(call, scope, numpy_keys: Collection[str] = ()) -> Optional[str]:
     """How `scope` (the function or module around `call`) reads what `call` returns as an
     object rather than a dict of tensors: the text of the first such read
-    (`ckpt["args"]`, `ckpt.cfg`, or a key in `numpy_keys`: see `numpy_saved_keys`), or None."""
+    (`ckpt["args"]`, `ckpt.cfg`, or a key in `numpy_keys`: see `numpy_saved_keys`), or None.
+
+    Cost: one walk of the scope, kept for the next loads of the same scope (`_ScopeIndex`);
+    then per load O(if-nesting + the candidate reads it looks at × if-nesting): the nodes
+    holding the load, and the reads of the names it is bound to (and their `.get`/`.pop`)
+    after it, instead of three walks of the scope and a walk of every `if` per load."""
+    index = _scope_index(scope)
+    where = index.position.get(id(call))
+    if where is None:  # in a function or lambda nested in the scope: none of its reads are seen
+        return None
     object_keys = OBJECT_KEYS.union(numpy_keys)
-    bound = set()
-    for node in walk(scope, into_functions=False):
-        if isinstance(node, cst.Assign) and node.value is call:
-            bound.update(target.target.value for target in node.targets if isinstance(target.target, cst.Name))
+    bound = set(index.assigned.get(id(call), ()))
     # reads of the name before the load, or in a branch that excludes it, are of another value
-    elsewhere = _other_branches(scope, call)
-    after = False
-    for node in walk(scope, into_functions=False):
-        after = after or node is call
-        holder = getattr(node, "value", None)
-        if holder is not call and not (
-            after and isinstance(holder, cst.Name) and holder.value in bound and id(node) not in elsewhere
-        ):
+    sides = index.sides(where)
+    candidates = list(index.holding.get(id(call), ()))
+    for name in bound:
+        candidates += index.after(index.name_holders.get(name, ()), where)
+    candidates.sort()
+    for position, node in candidates:
+        holder = node.value
+        if holder is not call and not (position > where and index.apart(position, sides) is False):
             continue
         name = "torch.load(...)" if holder is call else holder.value
         if isinstance(node, cst.Attribute) and node.attr.value not in _DICT_ATTRIBUTES:
@@ -52,17 +63,120 @@ def object_read(call, scope, numpy_keys: Collection[str] = ()) -> Optional[str]:
             key = _string(node.slice[0].slice.value)
             if key in object_keys:
                 return f'{name}["{key}"]'
-    after = False
-    for node in walk(scope, into_functions=False):  # `ckpt.get("args")`
-        after = after or node is call
-        if after and id(node) not in elsewhere and isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in ("get", "pop"):
-            holder = node.func.value
-            if (holder is call or (isinstance(holder, cst.Name) and holder.value in bound)) and node.args:
-                key = _string(node.args[0].value)
-                if key in object_keys:
-                    name = "torch.load(...)" if holder is call else holder.value
-                    return f'{name}.{node.func.attr.value}("{key}")'
+    candidates = index.after(index.getters.get(id(call), ()), where - 1)  # `ckpt.get("args")`
+    for name in bound:
+        candidates += index.after(index.name_getters.get(name, ()), where - 1)
+    candidates.sort()
+    for position, node in candidates:
+        if index.apart(position, sides) is False and node.args:
+            key = _string(node.args[0].value)
+            if key in object_keys:
+                holder = node.func.value
+                name = "torch.load(...)" if holder is call else holder.value
+                return f'{name}.{node.func.attr.value}("{key}")'
     return None
+
+
+class _ScopeIndex:
+    """One walk of a scope (not into nested functions, classes or lambdas), in the order
+    of `walk`: each node's position; the names each assignment's value is bound to; the
+    nodes whose `.value` is a node (by its id) or a name; the `.get(...)`/`.pop(...)`
+    calls by their receiver (node id or name); and for each node the `if`s with an `else`
+    around it and on which side (a shared chain, so O(1) per node)."""
+
+    def __init__(self, scope) -> None:
+        self.scope = scope
+        self.position: Dict[int, int] = {}
+        self.assigned: Dict[int, List[str]] = {}
+        self.holding: Dict[int, List[Tuple[int, Any]]] = {}
+        self.name_holders: Dict[str, List[Tuple[int, Any]]] = {}
+        self.getters: Dict[int, List[Tuple[int, Any]]] = {}
+        self.name_getters: Dict[str, List[Tuple[int, Any]]] = {}
+        self._chains: List[Optional[tuple]] = []  # per position: (id(if), side, outer chain) or None
+        pruned = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
+        stack = [(scope, None)]
+        while stack:
+            node, chain = stack.pop()
+            position = len(self._chains)
+            self.position[id(node)] = position
+            self._chains.append(chain)
+            if isinstance(node, cst.Assign):
+                self.assigned.setdefault(id(node.value), []).extend(
+                    target.target.value for target in node.targets if isinstance(target.target, cst.Name)
+                )
+            holder = getattr(node, "value", None)
+            if isinstance(holder, cst.Call):
+                self.holding.setdefault(id(holder), []).append((position, node))
+            elif isinstance(holder, cst.Name):
+                self.name_holders.setdefault(holder.value, []).append((position, node))
+            if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in ("get", "pop"):
+                receiver = node.func.value
+                self.getters.setdefault(id(receiver), []).append((position, node))
+                if isinstance(receiver, cst.Name):
+                    self.name_getters.setdefault(receiver.value, []).append((position, node))
+            if type(node) in pruned and node is not scope:
+                continue
+            inner = children(node)
+            if isinstance(node, cst.If) and node.orelse is not None:
+                sides = {id(node.body): (id(node), 0, chain), id(node.orelse): (id(node), 1, chain)}
+                stack.extend((child, sides.get(id(child), chain)) for child in reversed(inner))
+            else:
+                stack.extend((child, chain) for child in reversed(inner))
+
+    def sides(self, position: int) -> Dict[int, int]:
+        """The `if`s with an `else` around the node at `position`: id -> side (0: body)."""
+        found = {}
+        chain = self._chains[position]
+        while chain is not None:
+            found[chain[0]] = chain[1]
+            chain = chain[2]
+        return found
+
+    def apart(self, position: int, sides: Dict[int, int]) -> bool:
+        """Whether the node at `position` is in a branch of an `if` that excludes the
+        side `sides` (see `sides`) stands on."""
+        chain = self._chains[position]
+        while chain is not None:
+            side = sides.get(chain[0])
+            if side is not None and side != chain[1]:
+                return True
+            chain = chain[2]
+        return False
+
+    @staticmethod
+    def after(found: List[Tuple[int, Any]], position: int) -> List[Tuple[int, Any]]:
+        """The entries of `found` (in position order) past `position`."""
+        return list(found[bisect.bisect_right(found, (position, _LAST)):])
+
+
+class _Last:
+    """Compares after any node, so that `(position, _LAST)` sorts after every entry at
+    `position`."""
+
+    def __gt__(self, other) -> bool:
+        return True
+
+    def __lt__(self, other) -> bool:
+        return False
+
+
+_LAST = _Last()
+_INDEXES = threading.local()
+_KEPT = 16
+
+
+def _scope_index(scope) -> _ScopeIndex:
+    """The index of `scope`, kept (per thread) for the few scopes asked last: the loads of
+    a scope are asked one after the other (LibCST nodes take no weak references)."""
+    kept = getattr(_INDEXES, "kept", None)
+    if kept is None:
+        kept = _INDEXES.kept = {}
+    index = kept.get(id(scope))
+    if index is None or index.scope is not scope:
+        if len(kept) >= _KEPT:
+            kept.pop(next(iter(kept)))
+        index = kept[id(scope)] = _ScopeIndex(scope)
+    return index
 
 
 def numpy_saved_keys(module, imports) -> Dict[str, str]:
@@ -106,18 +220,6 @@ def _item_assignments(nodes, name: str) -> List[Tuple[Any, Any]]:
                         and isinstance(holder.slice[0].slice, cst.Index)):
                     pairs.append((holder.slice[0].slice.value, node.value))
     return pairs
-
-
-def _other_branches(scope, call) -> set:
-    """The ids of the nodes in the branches of an `if` that the load's branch excludes."""
-    excluded = set()
-    for node in walk(scope, into_functions=False):
-        if isinstance(node, cst.If) and node.orelse is not None:
-            in_body = any(inner is call for inner in walk(node.body))
-            in_else = not in_body and any(inner is call for inner in walk(node.orelse))
-            if in_body or in_else:
-                excluded.update(id(inner) for inner in walk(node.orelse if in_body else node.body))
-    return excluded
 
 
 def _string(node) -> Optional[str]:

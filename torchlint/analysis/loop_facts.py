@@ -5,6 +5,8 @@ them, `torchlint.analysis.loop_graph.LoopGraph` decides over them).
 
 Named tuples, their names interned when decoded: a parallel run's parent holds every
 file's facts at once, and the same names recur across files.
+
+Cost: encoding and decoding are linear in the facts.
 """
 
 from __future__ import annotations

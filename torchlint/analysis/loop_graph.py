@@ -2,6 +2,11 @@
 the whole tree): which owners are step functions, which loops are hot, what a hot loop
 or a step function reaches a few calls deep (with the route, for the message), and
 which instances such code calls as its criterion.
+
+Cost: linear in the facts: callee names are resolved once each (by their last part,
+then a suffix match among the owners sharing it); the step owners are a worklist over
+the reverse call graph; `hot_loop` is memoized per (owner, loop), each loop knowing its
+children; the routes are a breadth-first search `MAX_DEPTH` calls deep.
 """
 
 from __future__ import annotations
@@ -82,6 +87,8 @@ class LoopGraph:
                 self._by_last.setdefault(name.rsplit(".", 1)[-1], []).append(name)
         self.evaluation = evaluation
         self._resolved: Dict[str, Optional[str]] = {}
+        self._hot: Dict[Tuple[str, int], bool] = {}
+        self._children: Dict[str, List[List[int]]] = {}  # owner -> per loop, its child loops
         self.steps = self._step_owners()
         self.routes = self._routes()
         self._criteria: Optional[Dict[str, CriterionUse]] = None
@@ -98,30 +105,57 @@ class LoopGraph:
         return self._resolved[callee]
 
     def _step_owners(self) -> Set[str]:
+        """The owners that step themselves and, transitively, those that call one: a
+        worklist over the reverse call graph (each `flat` callee resolved once).
+
+        Cost: O(owners + flat calls)."""
+        callers: Dict[str, List[str]] = {}
+        for name, owner in self.owners.items():
+            for callee in owner.flat:
+                target = self.resolve(callee)
+                if target is not None:
+                    callers.setdefault(target, []).append(name)
         steps = {name for name, owner in self.owners.items() if owner.step}
-        changed = True
-        while changed:
-            changed = False
-            for name, owner in self.owners.items():
-                if name not in steps and any(self.resolve(c) in steps for c in owner.flat):
-                    steps.add(name)
-                    changed = True
+        queue = list(steps)
+        while queue:
+            for caller in callers.get(queue.pop(), ()):
+                if caller not in steps:
+                    steps.add(caller)
+                    queue.append(caller)
         return steps
 
     def hot_loop(self, owner: str, index: int) -> bool:
+        """Whether loop `index` of `owner` is hot. Cost: memoized per (owner, loop); a
+        loop is decided once, from its own calls and its children's answers."""
+        key = (owner, index)
+        hot = self._hot.get(key)
+        if hot is None:
+            hot = self._hot[key] = self._hot_loop(owner, index)
+        return hot
+
+    def _hot_loop(self, owner: str, index: int) -> bool:
         facts = self.owners.get(owner)
         if facts is None or index >= len(facts.loops):
             return False
         loops = facts.loops
         loop = loops[index]
         training = loop.training
-        if training == TRAINING_IN_BRANCH and any(
-            loops[i].parent == index and self.hot_loop(owner, i) for i in range(index + 1, len(loops))
-        ):
+        if training == TRAINING_IN_BRANCH and any(self.hot_loop(owner, i) for i in self._child_loops(owner)[index]):
             # an epoch loop: its batches train in a nested loop, and a step in a branch
             # after it finishes a last partial accumulation (`if not did_step: opt.step()`)
             training = NO_TRAINING
         return bool(training or (self.evaluation and loop.evaluation) or any(self.resolve(c) in self.steps for c in loop.near))
+
+    def _child_loops(self, owner: str) -> List[List[int]]:
+        """Per loop of `owner`, the later loops whose parent it is, in order."""
+        children = self._children.get(owner)
+        if children is None:
+            loops = self.owners[owner].loops
+            children = self._children[owner] = [[] for _ in loops]
+            for i, loop in enumerate(loops):
+                if 0 <= loop.parent < i:
+                    children[loop.parent].append(i)
+        return children
 
     def _routes(self) -> Dict[str, LoopRoute]:
         routes: Dict[str, LoopRoute] = {}

@@ -1,4 +1,6 @@
-"""Where a file sits in the linted tree as a Python module, for rules that look across files."""
+"""Where a file sits in the linted tree as a Python module, for rules that look across files.
+
+Cost: O(length of the path or name) per call."""
 
 from __future__ import annotations
 

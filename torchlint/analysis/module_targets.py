@@ -1,25 +1,44 @@
 """Which linted files a dotted name reaches in the project pass: a holder of a linted
 module, a whole module, or a name a linted module re-exports.
+
+Cost: per target, for each prefix cut (longest first, until one names a linted module),
+the files whose module name ends with the prefix's last part (`ModuleIndex`, built once
+per `files`), then their candidates; re-exports followed at most 4 deep.
 """
 
 from __future__ import annotations
 
-from typing import List, Tuple
+from typing import Dict, List, Optional, Tuple
 
 from torchlint.analysis.module_names import absolute_import, suffix_matches
 
 
-def candidates_for(target: str, files, depth: int) -> List[Tuple[str, int]]:
+def module_index(files) -> Dict[str, List[str]]:
+    """`files`' display paths by the last part of their module name, in `files`' order."""
+    index: Dict[str, List[str]] = {}
+    for display, (module, _, _, _) in files.items():
+        if module:
+            index.setdefault(module.rsplit(".", 1)[-1], []).append(display)
+    return index
+
+
+def candidates_for(target: str, files, depth: int, index: Optional[Dict[str, List[str]]] = None) -> List[Tuple[str, int]]:
     """The (file, candidate index) pairs that the dotted name `target` reaches: a holder
     of a linted module, a whole module, or a name a linted module re-exports. `files`:
     display path -> (module name, is a package, its RNN layers waiting for a site
-    (`Pending` of `SecondOrderReaches`), its import table)."""
+    (`Pending` of `SecondOrderReaches`), its import table); `index`: `module_index(files)`
+    (built here when not given: pass it when asking for many targets).
+
+    Cost: per prefix cut, the files whose module name ends with the prefix's last part."""
     if depth > 4:
         return []
+    if index is None:
+        index = module_index(files)
     parts = target.split(".")
     for cut in range(len(parts), 0, -1):
         prefix, rest = ".".join(parts[:cut]), parts[cut:]
-        owners = [display for display, (module, _, _, _) in files.items() if module and suffix_matches(module, prefix)]
+        # a module that suffix-matches the prefix ends with its last part
+        owners = [display for display in index.get(parts[cut - 1], ()) if suffix_matches(files[display][0], prefix)]
         if not owners:
             continue
         found: List[Tuple[str, int]] = []
@@ -35,6 +54,6 @@ def candidates_for(target: str, files, depth: int) -> List[Tuple[str, int]]:
                 if exported.startswith("."):
                     exported = absolute_import(module, package, exported)
                 if exported:
-                    found.extend(candidates_for(".".join([exported, *rest[1:]]), files, depth + 1))
+                    found.extend(candidates_for(".".join([exported, *rest[1:]]), files, depth + 1, index))
         return found
     return []

@@ -22,6 +22,10 @@ file's classes are known (`torchlint.index.resolver`). A class whose base stays
 unresolvable (imported from outside the tree, or from a file the rule's gate skipped;
 the flake8 plugin, which sees one file, is always in this case) counts as a module if it
 defines `forward`, and as a `LightningModule` if it defines one of the `*_step` methods.
+
+Cost: `ClassIndex` resolves each class once (kind and evidence, memoized, with an
+in-progress set for cycles): O(classes + bases); `undecided_base` and `torch_base`
+follow at most 8 bases.
 """
 
 from __future__ import annotations

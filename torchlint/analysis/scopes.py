@@ -12,6 +12,10 @@ or class whose extent holds it if it lies in that one's body, to nobody if it li
 its decorators, defaults, annotations or bases (as `ast_own_nodes` skips those of a
 nested scope, and the module's own statements skip those of a top-level one), and to
 the module (`None`) if no def, lambda or class holds it.
+
+Cost: `own_nodes`, `ast_own_nodes` and `parents_of` are linear in the body;
+`owned_nodes` builds a `ScopeTable` in O(s log s) for s scopes, then places each node in
+O(log s + nesting).
 """
 
 from __future__ import annotations

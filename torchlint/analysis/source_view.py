@@ -1,5 +1,8 @@
 """The cheap views of one file (its stdlib ast, imports, statement spans) that rules' sites
-and the analyses read, each computed at most once."""
+and the analyses read, each computed at most once.
+
+Cost: each view is computed at most once per file (a parse, one walk indexing the nodes
+by type); `nodes_of` is a lookup."""
 
 from __future__ import annotations
 

@@ -2,11 +2,19 @@
 (stdlib ast, every file): `b1, b2 = self.encoder(x); return self.decoder(b1, b2)` hands
 the decoder tensors whose widths the parent's own constructor fixed. TL002 reads these
 facts in its project pass to tell a U-Net decoder's skip (internal to the parent) from
-a tensor the caller of the whole model supplies."""
+a tensor the caller of the whole model supplies.
+
+Cost: O(file) to find the classes, assignments and `forward`s (classes sorted once by
+line, each lookup a bisection), then per `forward` O(size of the method) times the
+number of distinct entry states each loop is entered with (a loop runs its body twice
+from an entry state; a loop entered again with a state it already ran from replays the
+recorded outcome, whose key costs O(names bound) to build): linear when the nested loops
+settle, as they do after a round, instead of the 2^depth walks of nested loops."""
 
 from __future__ import annotations
 
 import ast
+import bisect
 from typing import Dict, List, Mapping, NamedTuple, Optional, Sequence, Set, Tuple
 
 from torchlint.core.walk import ast_nodes
@@ -44,37 +52,66 @@ def submodule_calls(view) -> List[SubmoduleCall]:
     if view.tree is None:
         return []
     attributes: Dict[ast.AST, Dict[str, Set[str]]] = {}
-    classes = view.nodes_of(ast.ClassDef)
+    classes = _Classes(view.nodes_of(ast.ClassDef))
     for node in view.nodes_of(ast.Assign):
         if isinstance(node.value, ast.Call):
-            owner = _innermost(classes, node.lineno)
+            owner = classes.innermost(node.lineno)
             if owner is not None:
                 for target in node.targets:
                     if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":
                         built = _class_names(node.value)
                         if built:
                             attributes.setdefault(owner, {}).setdefault(target.attr, set()).update(built)
-    found: List[SubmoduleCall] = []
+    found: Dict[tuple, SubmoduleCall] = {}  # in order of first recording, without repeats
     if not attributes:
-        return found
+        return []
     for function in view.nodes_of(ast.FunctionDef):
         if function.name != "forward" or not function.args.args:
             continue
-        owner = _innermost(classes, function.lineno)
+        owner = classes.innermost(function.lineno)
         if owner in attributes:
             for call in _Method(function, attributes[owner]).calls:
-                if call not in found:
-                    found.append(call)
-    return found
+                found.setdefault(_call_key(call), call)
+    return list(found.values())
 
 
-def _innermost(classes, line: int):
-    """The innermost class whose lines hold `line`."""
-    best = None
-    for node in classes:
-        if node.lineno <= line <= (node.end_lineno or node.lineno) and (best is None or node.lineno > best.lineno):
-            best = node
-    return best
+def _call_key(call: SubmoduleCall) -> tuple:
+    """A hashable key equal for equal calls (`keywords` is a dict)."""
+    return (call.callee, call.positional, call.star, tuple(sorted(call.keywords.items())))
+
+
+class _Classes:
+    """The innermost class whose lines hold a line. The classes are sorted by first line
+    once, each knowing the nearest earlier-starting class that holds it (line ranges of
+    classes nest); a lookup starts at the last class starting at or before the line and
+    climbs those: O(log classes + nesting) instead of a scan of every class."""
+
+    def __init__(self, classes) -> None:
+        self._classes = sorted(classes, key=lambda node: node.lineno)
+        self._starts = [node.lineno for node in self._classes]
+        self._around: List[int] = []
+        for index, node in enumerate(self._classes):
+            around = index - 1
+            while around >= 0 and not node.lineno <= _end(self._classes[around]):
+                around = self._around[around]
+            self._around.append(around)
+
+    def innermost(self, line: int):
+        """As a scan for the latest-starting class whose lines hold `line` (the first
+        of the node order among those starting on the same line)."""
+        index = bisect.bisect_right(self._starts, line) - 1
+        while index >= 0 and not line <= _end(self._classes[index]):
+            index = self._around[index]
+        if index < 0:
+            return None
+        start = self._starts[index]
+        while index > 0 and self._starts[index - 1] == start and line <= _end(self._classes[index - 1]):
+            index -= 1
+        return self._classes[index]
+
+
+def _end(node) -> int:
+    return node.end_lineno or node.lineno
 
 
 def _own_expressions(statement) -> List[ast.AST]:
@@ -122,6 +159,8 @@ class _Method:
         self.bound: Set[str] = {a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)}
         self.layers: Dict[str, Set[str]] = {}  # loop names bound to layers: name -> classes
         self.calls: List[SubmoduleCall] = []
+        # (loop, entry state) -> (exit state, the calls its rounds recorded, without repeats)
+        self._loops: Dict[tuple, tuple] = {}
         self._block(function.body, nested=False)
 
     def _block(self, statements, nested: bool) -> None:
@@ -143,15 +182,45 @@ class _Method:
         elif isinstance(statement, ast.Expr):
             self._grow(statement.value)
         elif isinstance(statement, (ast.For, ast.AsyncFor)):
-            for _ in range(2):  # a second round sees what the first bound
-                self._iterate(statement.target, statement.iter)
-                self._block(statement.body, True)
-            self._block(statement.orelse, True)
+            self._loop(statement)
         elif isinstance(statement, _BLOCKS):
             for field in ("body", "orelse", "finalbody"):
                 self._block(getattr(statement, field, ()), True)
             for handler in getattr(statement, "handlers", ()):
                 self._block(handler.body, True)
+
+    def _loop(self, statement) -> None:
+        """Two rounds of the body (a second round sees what the first bound), then the
+        `else`. What they record and leave depends only on the state the loop is entered
+        with: a loop entered again with the same state (a nested loop on the outer loop's
+        second round, mostly) replays the outcome instead of walking its body again.
+
+        Cost: O(body) per distinct entry state, plus O(names bound) for the state's key."""
+        key = (id(statement), self._state())
+        known = self._loops.get(key)
+        if known is None:
+            start = len(self.calls)
+            for _ in range(2):
+                self._iterate(statement.target, statement.iter)
+                self._block(statement.body, True)
+            self._block(statement.orelse, True)
+            recorded: Dict[tuple, SubmoduleCall] = {}
+            for call in self.calls[start:]:
+                recorded.setdefault(_call_key(call), call)
+            self.calls[start:] = recorded.values()
+            known = self._loops[key] = (self._state(), list(self.calls[start:]))
+        else:
+            (internal, bound, layers), calls = known
+            self.internal, self.bound = set(internal), set(bound)
+            self.layers = {name: set(classes) for name, classes in layers}
+            self.calls.extend(calls)
+
+    def _state(self) -> tuple:
+        return (
+            frozenset(self.internal),
+            frozenset(self.bound),
+            frozenset((name, frozenset(classes)) for name, classes in self.layers.items()),
+        )
 
     def _record(self, call: ast.Call) -> None:
         classes = self._layer_classes(call.func)

@@ -6,6 +6,10 @@ before anything rebinds or changes it waits for nothing new. One pass over the m
 statement by statement, keeps the values read so far: a branch, a loop or a `try` reads
 its own copy (it may not run), and whatever a statement rebinds (`loss = ...`,
 `self.loss = ...`, `loss += 1`, `loss.add_(1)`, `loss[0] = 0`) is read afresh.
+
+Cost: one pass over the method with an undo journal; what a compound statement writes is
+memoized (`_written`), so nesting does not multiply it; forgetting a written name scans
+the keys read under its root.
 """
 
 from __future__ import annotations

@@ -12,6 +12,8 @@ documentation only, silent at run time; TL102 reports those only with
 Versions were read from PyTorch's release notes, docs and deprecation messages, and checked
 against torch 2.13 (whether the name still exists, and what calling it warns or raises).
 Adding a deprecation is adding a row here.
+
+Cost: data; readers look rows up by name.
 """
 
 from __future__ import annotations

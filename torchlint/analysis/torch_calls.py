@@ -4,6 +4,9 @@
 log` are all the torch function `log`; `x.log()` is the tensor method. The numerics rules
 (TL301-TL306) ask these questions in their cheap `ast` gates and again in their LibCST
 visitors, the same way in both.
+
+Cost: linear in the call or expression asked about; `has_comment` runs LibCST matchers
+over the node (O(node)) per rewrite.
 """
 
 from __future__ import annotations

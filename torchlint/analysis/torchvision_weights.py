@@ -3,6 +3,8 @@
 BUILDERS: qualified builder -> {legacy parameter: (weights parameter, enum, member)}, where
 (enum, member) is what the legacy `True` loads, or None when that depends on other arguments
 or there are no weights. ENUM_HOMES: enum -> the public package that exports it.
+
+Cost: data; readers look builders up by name.
 """
 
 BUILDERS = {

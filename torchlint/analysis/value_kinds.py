@@ -15,6 +15,10 @@ np.asarray(...)`, `n = len(x)`), an expression is:
 
 Unknown stays unknown: rules report it where they would without this analysis. Only the
 rules ask (`NameKinds`, on LibCST); no gate or fact needs a value's kind.
+
+Cost: `NameKinds` computes each name's kind once per function: a query costs its
+expression, all queries together at most the function's bindings on top;
+`fresh_cpu_tensor` and `plainly_host` are linear in the call chain.
 """
 
 from __future__ import annotations

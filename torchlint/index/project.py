@@ -1,6 +1,9 @@
 """The project pass's view of the linted tree: every file's record, decoded once, and
 what is built from all of them once per pass (the class graph, hot-path reach,
-training loops, instance flow)."""
+training loops, instance flow).
+
+Cost: each index is built once per pass, linear in the records (see each index's own
+cost)."""
 
 from __future__ import annotations
 

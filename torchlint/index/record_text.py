@@ -4,6 +4,8 @@ A parallel run's parent holds every file's record until the project pass. Kept a
 records take a fraction of the memory of the objects they decode to; the project pass
 decodes each once (`ProjectIndex`). A cached file's record is read from the cache only
 when a project pass asks for it.
+
+Cost: linear in the record's text.
 """
 
 from __future__ import annotations

@@ -1,13 +1,16 @@
 """Which RNN layers of the tree a double-backward site reaches (TL004's project pass):
 the sites and the layers no site of their own file reaches (`SecondOrderReaches`) are
-joined through module instances passed into function parameters and through imports."""
+joined through module instances passed into function parameters and through imports.
+
+Cost: per site, `instances_into` per parameter it reads and `candidates_for` per target
+(over a module index built once); each layer keeps its sites as an ordered set."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 from typing import Dict, List, Sequence, Tuple
 
-from torchlint.analysis.module_targets import candidates_for
+from torchlint.analysis.module_targets import candidates_for, module_index
 from torchlint.analysis.modules import RNN_LAYERS, canonical, root_kind, torch_base
 from torchlint.core.diagnostics import Diagnostic
 from torchlint.fixing.cudnn_off import layer_message
@@ -28,7 +31,8 @@ def second_order_findings(project, pending: Sequence[Tuple[str, Pending]]) -> Li
         for display, record in project.records.items()
         if _analysed(record)
     }
-    hits: Dict[Tuple[str, int], List[Tuple[str, int, str]]] = {}
+    index = module_index(files)
+    hits: Dict[Tuple[str, int], Dict[Tuple[str, int, str], None]] = {}  # ordered sets
     for display, (module, package, candidates, _) in files.items():
         for site in project.records[display].second_order_sites:
             targets, reached = set(site.reaches), set()
@@ -39,15 +43,13 @@ def second_order_findings(project, pending: Sequence[Tuple[str, Pending]]) -> Li
                     reached.update((display, i) for i, c in enumerate(candidates) if c.condition.module_class)
             for dotted in targets:
                 target = absolute_import(module, package, dotted) if dotted.startswith(".") else dotted
-                reached.update(candidates_for(target, files, 0) if target else ())
+                reached.update(candidates_for(target, files, 0, index) if target else ())
             for owner, number in reached:
                 layer = files[owner][2][number].condition.layer
                 if site.off and not layer.projection:
                     continue
                 entry = (display, site.row, site.what)
-                found = hits.setdefault((owner, number), [])
-                if entry not in found:
-                    found.append(entry)
+                hits.setdefault((owner, number), {}).setdefault(entry, None)
     diagnostics = []
     for (owner, number), sites in sorted(hits.items()):
         candidate = files[owner][2][number]
