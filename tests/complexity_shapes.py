@@ -268,21 +268,25 @@ def deprecated_head_uses(n: int) -> Project:
 
 
 def nested_guards(n: int) -> Project:
-    """n nested `try` blocks, each importing from torch and loading a checkpoint, with an
-    `except ImportError` fallback, inside a version guard that overrides a default
-    (compatibility guards; TL201's `weights_only` fallbacks)."""
-    lines = ["import torch", "", "", "def restore(path):", "    load = torch.load", "    if torch.__version__ >= '2.0':",
-             "        load = torch.load"]
-    for i in range(n):
-        pad = "    " * (i + 2)
-        lines += [f"{pad}try:", f"{pad}    import torch.nn as nn_{i}", f"{pad}    state_{i} = load(path)",
-                  f"{pad}    ckpt_{i} = torch.load(path, weights_only=False)"]
-    for i in reversed(range(n)):
-        pad = "    " * (i + 2)
-        lines += [f"{pad}except ImportError:", f"{pad}    ckpt_{i} = torch.load(path)"]
-    outer = "\n\n\ndef convert(batch):\n    return torch.utils.data._utils.collate.default_convert(batch)\n"
-    return {"guards.py": "\n".join(lines) + "\n    return load" + outer}
+    """n compatibility guards nested in one another, by turns a version test that overrides
+    a default and a `try` that imports from torch with an `except ImportError` fallback
+    (their guarded code comes first, what shows them guards last), beside a non-public API
+    (compatibility guards of TL101-TL103; TL201/TL209's `weights_only` fallbacks)."""
 
+    def level(i: int) -> list:
+        pad = "    " * (i + 1)
+        if i == n:
+            return [f"{pad}state = load(path)"]
+        if i % 2 == 0:
+            return [f"{pad}load_{i} = torch.load", f"{pad}if torch.__version__ >= '2.{i}':", *level(i + 1),
+                    f"{pad}    load_{i} = torch.load"]
+        return [f"{pad}try:", *level(i + 1), f"{pad}    import torch.nn as nn_{i}",
+                f"{pad}    ckpt_{i} = torch.load(path, weights_only=False)",
+                f"{pad}except ImportError:", f"{pad}    ckpt_{i} = torch.load(path)"]
+
+    lines = ["import torch", "", "", "def restore(path):", "    load = torch.load", *level(0), "    return load"]
+    outer = "\n\n\ndef convert(batch):\n    return torch.utils.data._utils.collate.default_convert(batch)\n"
+    return {"guards.py": "\n".join(lines) + outer}
 
 SHAPES: Dict[str, Callable[[int], Project]] = {
     shape.__name__: shape
