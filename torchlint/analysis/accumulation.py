@@ -122,9 +122,6 @@ class _NameFacts:
     statements: Dict[int, object] = field(default_factory=dict)
 
 
-_NESTED = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
-
-
 class OwnerNames:
     """The Name nodes of one owner's code (a function body or a module), by name, with what
     `accumulation_plan` asks of them, computed once per name.
@@ -171,7 +168,7 @@ class OwnerNames:
             while parent is not None:
                 if isinstance(parent, (cst.For, cst.While)):
                     loops.append(id(parent))
-                elif isinstance(parent, _NESTED):
+                elif isinstance(parent, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
                     nested = True
                 elif isinstance(parent, (cst.IndentedBlock, cst.Module)):
                     index = self.position(parent, child)
