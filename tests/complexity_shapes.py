@@ -287,6 +287,97 @@ def sibling_loops(n: int) -> Project:
     )
     return {"epochs.py": HEADER + "\n\ndef train(model, loaders, optimizer):\n    for epoch in range(10):\n" + loops}
 
+def many_accumulators(n: int) -> Project:
+    """n `running_i += out[i].item()` in a training loop, each set to 0.0 before it and all
+    printed after it (TL003's accumulation fix: where each name is read)."""
+    init = "".join(f"    running_{i} = 0.0\n" for i in range(n))
+    body = "out = model(batch)\nloss = out.sum()\n" + "".join(f"running_{i} += out[{i}].item()\n" for i in range(n))
+    total = "    print(" + " + ".join(f"running_{i}" for i in range(n)) + ")\n"
+    return {"train.py": HEADER + "\n\ndef train(model, loader, optimizer):\n" + init + _loop(body) + total}
+
+
+def long_boolean_or(n: int) -> Project:
+    """A `forward` testing n tensor reductions joined by `or` (each operand a finding of
+    TL005 that names the test), beside an `and` chain of n shape tests."""
+    ors = " or ".join("x.any()" if i % 2 else f"x.sum() > {i}" for i in range(n))
+    ands = " and ".join(f"x.shape[{i % 4}] > 0" for i in range(n))
+    return {"gated_or.py": HEADER + "\n\nclass Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+            "        self.conv = nn.Conv2d(3, 8, 3)\n\n    def forward(self, x):\n"
+            f"        if {ors}:\n            x = x * 2\n"
+            f"        if self.training and {ands}:\n            x = x + 1\n        return self.conv(x)\n"}
+
+
+def rebound_host_values(n: int) -> Project:
+    """One name bound n times to a synced value (`value = out[i].item()`, then an operand
+    of arithmetic that is recorded), and a loss whose n host values `k = int(...item())`
+    size a `topk` (TL003: where each bound value goes)."""
+    body = "out = model(batch)\nloss = out.sum()\n" + "".join(
+        f"value = out[{i}].item()\nstats.append(value * 2)\n" for i in range(n)
+    )
+    ranks = "".join(
+        f"        k = int(scores[{i}].sum().item())\n        parts.append(scores.topk(k)[0].sum())\n" for i in range(n)
+    )
+    return {"values.py": HEADER + "\n\ndef train(model, loader, optimizer, stats):\n" + _loop(body)
+            + "\n\nclass RankLoss(nn.Module):\n    def forward(self, scores, target):\n        parts = []\n"
+            + ranks + "        return sum(parts)\n"}
+
+
+def many_nonzero(n: int) -> Project:
+    """A `forward` with n `idx_i = torch.nonzero(mask > i)`, each iterated by a `for`
+    (TL005: a data-dependent result feeding control flow)."""
+    body = "".join(
+        f"        idx_{i} = torch.nonzero(mask > {i})\n        for j in idx_{i}:\n            x = x + j\n" for i in range(n)
+    )
+    return {"nonzero.py": HEADER + "\n\nclass Net(nn.Module):\n    def forward(self, x, mask):\n" + body
+            + "        return x\n"}
+
+
+def forward_many_inputs(n: int) -> Project:
+    """`forward(self, x_0, ..., x_{n-1})`: every other input shape-checked by an `assert`,
+    each convolved; with `check-parameters` (TL002: which inputs a check covers)."""
+    params = ", ".join(f"x_{i}" for i in range(n))
+    body = "".join(
+        (f"        assert x_{i}.shape[1] == 3\n" if i % 2 == 0 else "")
+        + f"        y_{i} = self.conv(x_{i})\n"
+        for i in range(n)
+    )
+    total = "        return " + " + ".join(f"y_{i}" for i in range(n)) + "\n"
+    return {"pyproject.toml": "[tool.torchlint.unvalidated-conv-input]\ncheck-parameters = true\n",
+            "inputs.py": HEADER + "\n\nclass Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+            "        self.conv = nn.Conv2d(3, 8, 3)\n\n" f"    def forward(self, {params}):\n" + body + total}
+
+
+def deprecated_head_uses(n: int) -> Project:
+    """n uses of `amp.autocast()` after `from torch.cuda import amp`, at target torch 2.4:
+    every rewrite leaves `amp` unread, so each use's fix rewrites every use and drops the
+    import (TL102)."""
+    uses = "".join(f"    with amp.autocast():\n        out_{i} = model(x[{i}])\n" for i in range(n))
+    return {
+        "pyproject.toml": "[tool.torchlint]\ntarget-torch = \"2.4\"\n",
+        "amp_step.py": "import torch\nfrom torch.cuda import amp\n\n\ndef step(model, x):\n" + uses + "    return x\n",
+    }
+
+
+def nested_guards(n: int) -> Project:
+    """n compatibility guards nested in one another, by turns a version test that overrides
+    a default and a `try` that imports from torch with an `except ImportError` fallback
+    (their guarded code comes first, what shows them guards last), beside a non-public API
+    (compatibility guards of TL101-TL103; TL201/TL209's `weights_only` fallbacks)."""
+
+    def level(i: int) -> list:
+        pad = "    " * (i + 1)
+        if i == n:
+            return [f"{pad}state = load(path)"]
+        if i % 2 == 0:
+            return [f"{pad}load_{i} = torch.load", f"{pad}if torch.__version__ >= '2.{i}':", *level(i + 1),
+                    f"{pad}    load_{i} = torch.load"]
+        return [f"{pad}try:", *level(i + 1), f"{pad}    import torch.nn as nn_{i}",
+                f"{pad}    ckpt_{i} = torch.load(path, weights_only=False)",
+                f"{pad}except ImportError:", f"{pad}    ckpt_{i} = torch.load(path)"]
+
+    lines = ["import torch", "", "", "def restore(path):", "    load = torch.load", *level(0), "    return load"]
+    outer = "\n\n\ndef convert(batch):\n    return torch.utils.data._utils.collate.default_convert(batch)\n"
+    return {"guards.py": "\n".join(lines) + outer}
 
 SHAPES: Dict[str, Callable[[int], Project]] = {
     shape.__name__: shape
@@ -294,6 +385,7 @@ SHAPES: Dict[str, Callable[[int], Project]] = {
         rebinding_chain, elif_chain, loops_in_loops, self_call_chain, module_call_chain, deep_hierarchy,
         wide_hierarchy, wide_literal, long_boolean, fpn_fusions, many_criteria, summed_losses, many_host_syncs,
         many_heavy_imports, rnn_double_backward, long_trainer, nested_loops_forward, transform_aliases, many_loads,
-        local_criteria, rnn_penalty_chain, function_call_chain, sibling_loops,
+        local_criteria, rnn_penalty_chain, function_call_chain, sibling_loops, many_accumulators, long_boolean_or,
+        rebound_host_values, many_nonzero, forward_many_inputs, deprecated_head_uses, nested_guards,
     )
 }

@@ -5,12 +5,18 @@ tensors instead (`running += loss.detach()`, `correct += (pred == y).sum()`) kee
 step asynchronous; the host read then happens once, after the loop. `accumulator`
 finds the statement that accumulates a synced value; `accumulation_plan` says whether
 and how the read can move after the loop.
+
+Cost: `climb`, `accumulator` O(the expression or statement around a call); with one
+`OwnerNames` per owner, `accumulation_plan` is O(nesting depth) per call after one pass
+over the owner's nodes and, per name asked, one climb from each of its Name nodes: linear
+in the owner (times its nesting depth), however many accumulators it holds.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import List, Mapping, Optional
+from bisect import bisect_left
+from dataclasses import dataclass, field
+from typing import Dict, List, Mapping, Optional, Tuple
 
 from torchlint.core.lazy import cst
 from torchlint.core.walk import walk
@@ -27,21 +33,40 @@ _DISPLAY_METHODS = frozenset(
 _ACCUMULATING = ("AddAssign", "SubtractAssign")
 
 
-def climb(node, parents: Mapping):
+def climb(node, parents: Mapping, memo: Optional[Dict[int, Tuple[object, object]]] = None):
     """Up through what keeps a value a number (`float(...)`, `round(...)`, arithmetic):
-    the outermost such expression and its parent."""
-    parent = parents.get(node)
+    the outermost such expression and its parent. With a `memo` (one per `parents`), every
+    node passed keeps the answer, so that the leaves of a long sum climb it once in all.
+    Cost: O(the expressions climbed); with a memo, O(1) for a node climbed before."""
+    passed = []
     while True:
-        if isinstance(parent, cst.BinaryOperation) and type(parent.operator).__name__ in ARITHMETIC:
-            node, parent = parent, parents.get(parent)
-        elif isinstance(parent, cst.Arg) and parent.keyword is None:
-            call = parents.get(parent)
-            if isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value in NUMBER_WRAPPERS:
-                node, parent = call, parents.get(call)
-            else:
-                return node, parent
-        else:
-            return node, parent
+        known = memo.get(id(node)) if memo is not None else None
+        if known is not None:
+            answer = known
+            break
+        if memo is not None:
+            passed.append(node)
+        step = _climb_step(node, parents)
+        if step is None:
+            answer = (node, parents.get(node))
+            break
+        node = step
+    if memo is not None:
+        for passed_node in passed:
+            memo[id(passed_node)] = answer
+    return answer
+
+
+def _climb_step(node, parents: Mapping):
+    """The next node `climb` moves to from `node`, or None where it stops."""
+    parent = parents.get(node)
+    if isinstance(parent, cst.BinaryOperation) and type(parent.operator).__name__ in ARITHMETIC:
+        return parent
+    if isinstance(parent, cst.Arg) and parent.keyword is None:
+        call = parents.get(parent)
+        if isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value in NUMBER_WRAPPERS:
+            return call
+    return None
 
 
 def accumulator(call, parents: Mapping):
@@ -83,10 +108,96 @@ class AccumulationPlan:
     safe: bool
 
 
-def accumulation_plan(call, statement, parents: Mapping, owner_body) -> Optional[AccumulationPlan]:
+@dataclass
+class _NameFacts:
+    """Where one name is written in an owner's code, for `accumulation_plan`: by id of
+    each loop, how many of its Name nodes the loop holds (`under`) and how many of its reads
+    outside a number context (`bad_under`, out of `bad`); by id of each block, the
+    statements of that block that hold it, in source order."""
+
+    under: Dict[int, int] = field(default_factory=dict)
+    bad: int = 0
+    bad_under: Dict[int, int] = field(default_factory=dict)
+    # id(block) -> the indices in the block and the statements (while collecting: pairs)
+    statements: Dict[int, object] = field(default_factory=dict)
+
+
+class OwnerNames:
+    """The Name nodes of one owner's code (a function body or a module), by name, with what
+    `accumulation_plan` asks of them, computed once per name.
+
+    Cost: the first question indexes every Name under `body` (one pass over `parents`);
+    each name asked costs one climb to `body` from each of its Name nodes (O(uses ×
+    nesting depth)) and `_number_context` of its reads (climbs memoized); each block asked
+    about is indexed once. Every answer after that is O(1) or a bisection."""
+
+    def __init__(self, body, parents: Mapping) -> None:
+        self.body = body
+        self.parents = parents
+        self._names: Optional[Dict[str, List]] = None
+        self._facts: Dict[str, _NameFacts] = {}
+        self._positions: Dict[int, Dict[int, int]] = {}  # id(block) -> id(statement) -> index
+        self._climbed: Dict[int, Tuple[object, object]] = {}  # the memo of `climb`
+
+    def facts(self, name: str) -> _NameFacts:
+        found = self._facts.get(name)
+        if found is None:
+            found = self._facts[name] = self._collect(name)
+        return found
+
+    def position(self, block, statement) -> Optional[int]:
+        """The index of `statement` in `block.body`, None if it is not there."""
+        positions = self._positions.get(id(block))
+        if positions is None:
+            body = getattr(block, "body", ())
+            positions = self._positions[id(block)] = {id(item): index for index, item in enumerate(body)} if isinstance(body, (list, tuple)) else {}
+        return positions.get(id(statement))
+
+    def _collect(self, name: str) -> _NameFacts:
+        if self._names is None:
+            self._names = {}
+            for node in self.parents:
+                if type(node) is cst.Name:
+                    self._names.setdefault(node.value, []).append(node)
+        facts = _NameFacts()
+        parents = self.parents
+        for node in self._names.get(name, ()):
+            loops: List[int] = []
+            nested = False
+            child, parent = node, parents.get(node)
+            while parent is not None:
+                if isinstance(parent, (cst.For, cst.While)):
+                    loops.append(id(parent))
+                elif isinstance(parent, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+                    nested = True
+                elif isinstance(parent, (cst.IndentedBlock, cst.Module)):
+                    index = self.position(parent, child)
+                    if index is not None:
+                        held = facts.statements.setdefault(id(parent), [])
+                        if not held or held[-1][1] is not child:
+                            held.append((index, child))
+                child, parent = parent, parents.get(parent)
+            for loop in loops:
+                facts.under[loop] = facts.under.get(loop, 0) + 1
+            if nested or _binds(node, parents) or _number_context(node, parents, self._climbed):
+                continue
+            facts.bad += 1
+            for loop in loops:
+                facts.bad_under[loop] = facts.bad_under.get(loop, 0) + 1
+        for block, held in facts.statements.items():
+            held.sort(key=lambda pair: pair[0])
+            unique = [pair for i, pair in enumerate(held) if i == 0 or held[i - 1][1] is not pair[1]]
+            facts.statements[block] = ([index for index, _ in unique], [statement for _, statement in unique])
+        return facts
+
+
+def accumulation_plan(call, statement, parents: Mapping, owner_body, names: Optional[OwnerNames] = None) -> Optional[AccumulationPlan]:
     """How to fix `statement` (from `accumulator`), or None when the read cannot move:
     the value goes through a wrapper (`float(...)`), the name is not set to a number just
-    before the loop, or the loop itself reads it (it would sync there anyway)."""
+    before the loop, or the loop itself reads it (it would sync there anyway). `names`:
+    the owner's `OwnerNames` (one per owner keeps every call's plan linear in the owner).
+    Cost: O(nesting depth + the receiver) per call with `names` shared, after the costs of
+    `OwnerNames`."""
     if not isinstance(statement, cst.AugAssign):
         return None
     node = call
@@ -98,20 +209,19 @@ def accumulation_plan(call, statement, parents: Mapping, owner_body) -> Optional
     loop = _loop_of(statement, parents)
     if loop is None or loop.orelse is not None:
         return None
-    init = _initial_value(loop, name, parents)
+    if names is None:
+        names = OwnerNames(owner_body, parents)
+    facts = names.facts(name)
+    init = _initial_value(loop, name, parents, names, facts)
     if init is None:
         return None
-    for inner in walk(loop):
-        if type(inner) is cst.Name and inner.value == name and inner is not statement.target:
-            return None
+    if facts.under.get(id(loop), 0) > 1:
+        return None  # a Name of the loop other than the statement's target reads or binds it
     count = _is_count(call.func.value)
     convert = "int" if count and isinstance(init, cst.Integer) else "float"
-    inside = set(map(id, walk(loop)))
-    reads = [
-        n for n in walk(owner_body, into_functions=False)
-        if type(n) is cst.Name and n.value == name and id(n) not in inside and not _binds(n, parents)
-    ]
-    return AccumulationPlan(name, loop, convert, not count, all(_number_context(n, parents) for n in reads))
+    # the reads after the loop (or before it), the owner's own: all in a number context?
+    safe = facts.bad_under.get(id(loop), 0) == facts.bad
+    return AccumulationPlan(name, loop, convert, not count, safe)
 
 
 def _loop_of(statement, parents: Mapping):
@@ -123,18 +233,19 @@ def _loop_of(statement, parents: Mapping):
     return None
 
 
-def _initial_value(loop, name: str, parents: Mapping):
+def _initial_value(loop, name: str, parents: Mapping, names: OwnerNames, facts: _NameFacts):
     """The number `name` is set to by the last statement before `loop` in its block that
-    binds it (`running = 0.0`), or None."""
+    binds it (`running = 0.0`), or None. Only statements that hold a Name `name` can
+    decide (a compound one that holds it stops the search): they come from `facts`.
+    Cost: O(the statements of the block that hold `name` before the loop) (a bisection)."""
     block = parents.get(loop)
-    body: List = list(getattr(block, "body", ()))
-    if loop not in body:
+    index = names.position(block, loop)
+    if index is None:
         return None
-    for statement in reversed(body[: body.index(loop)]):
+    positions, held = facts.statements.get(id(block), ((), ()))
+    for statement in reversed(held[: bisect_left(positions, index)]):
         if not isinstance(statement, cst.SimpleStatementLine):
-            if any(type(n) is cst.Name and n.value == name for n in walk(statement)):
-                return None
-            continue
+            return None  # it holds the name (walked into, as the statement is)
         for small in statement.body:
             if isinstance(small, cst.Assign) and any(
                 type(t.target) is cst.Name and t.target.value == name for t in small.targets
@@ -165,11 +276,11 @@ def _binds(name, parents: Mapping) -> bool:
     return isinstance(holder, (cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor, cst.NamedExpr)) and holder.target is name
 
 
-def _number_context(name, parents: Mapping) -> bool:
+def _number_context(name, parents: Mapping, memo: Optional[Dict] = None) -> bool:
     """Whether a read only shows, compares or combines a number: arithmetic, a
     comparison, an f-string, `print`/`round`/`float`, a logging or progress-bar call, a
-    name bound to such an expression (`avg = running / n`)."""
-    node, parent = climb(name, parents)
+    name bound to such an expression (`avg = running / n`). Cost: `climb`'s, O(1) else."""
+    node, parent = climb(name, parents, memo)
     if isinstance(parent, (cst.Comparison, cst.ComparisonTarget, cst.FormattedStringExpression)):
         return True
     if isinstance(parent, cst.Arg):

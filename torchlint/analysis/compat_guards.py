@@ -13,19 +13,22 @@ finding (`torchlint.rule_api.bases.compat_guarded` keeps track of them in a trav
 - a default that such an `if` overrides (`norm = nn.utils.weight_norm`, then
   `if hasattr(nn.utils.parametrizations, "weight_norm"): norm = ...`).
 
-Cost: O(test) per `if` asked and O(body) per `try` asked; a `try` or guard `if` nested
-in another is walked again for each one around it (O(size × nesting)).
+Cost: `compat_test` O(the test); `probe_try` and `fallback_handlers` O(the `try`'s own
+statements and handlers) plus whether its body reaches the library, which with a `memo`
+(one per traversal, `subtree_any`) is decided once per node however deep `try`s nest;
+`overridden_defaults` O(the block) plus the names each guard binds, memoized per statement
+the same way (the Python work is linear; the sets of names are merged per nesting level).
 """
 
 from __future__ import annotations
 
 import re
-from typing import AbstractSet, Callable, Iterable, Iterator, List, Sequence, Set
+from typing import AbstractSet, Callable, Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
 
 from torchlint.analysis.names import ImportMap, cst_dotted_name, cst_module_name
 from torchlint.analysis.statements import assigned_names
 from torchlint.core.lazy import cst
-from torchlint.core.walk import walk
+from torchlint.core.walk import children, walk
 
 # what a name made of a library's name says about its version: `TORCH_VERSION`,
 # `torch_ge_1_13`, `_TORCH_GREATER_EQUAL_2_0`, `is_torch_less_than`, `TORCHVISION_0_13`
@@ -93,9 +96,34 @@ def catches_missing_api(handler) -> bool:
     return False
 
 
-def probe_try(node, imports: ImportMap, libraries: Sequence[str]) -> bool:
+def subtree_any(root, own: Callable[[object], bool], memo: Dict[int, bool], pruned: Tuple[type, ...] = ()) -> bool:
+    """Whether `own` holds for a node under `root` (itself included; a node of a `pruned`
+    type below `root` is asked but not entered). `memo` keeps the answer of every subtree
+    decided (one memo per `own` and `pruned`), so nested questions cost nothing more.
+    Cost: O(the nodes under `root` not decided before), iterative."""
+    if id(root) in memo:
+        return memo[id(root)]
+    kids: Dict[int, List] = {}
+    stack: List[Tuple[object, bool]] = [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        key = id(node)
+        if done:
+            memo[key] = own(node) or any(memo[id(kid)] for kid in kids.pop(key))
+            continue
+        if key in memo:
+            continue
+        found = [] if node is not root and type(node) in pruned else children(node)
+        kids[key] = found
+        stack.append((node, True))
+        stack.extend((kid, False) for kid in reversed(found) if id(kid) not in memo)
+    return memo[id(root)]
+
+
+def probe_try(node, imports: ImportMap, libraries: Sequence[str], memo: Optional[Dict[int, bool]] = None) -> bool:
     """Whether a `try` is there to find which API the installed release has: it only
-    imports or binds names, reaches one of `libraries`, and handles a missing API."""
+    imports or binds names, reaches one of `libraries`, and handles a missing API.
+    `memo`: `_reaches`'s, one per traversal and `libraries`."""
     body = node.body.body if isinstance(node.body, cst.IndentedBlock) else [node.body]
     if not all(
         isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite))
@@ -103,36 +131,42 @@ def probe_try(node, imports: ImportMap, libraries: Sequence[str]) -> bool:
         for statement in body
     ):
         return False
-    return any(catches_missing_api(handler) for handler in node.handlers) and _reaches(node.body, imports, libraries)
+    return any(catches_missing_api(handler) for handler in node.handlers) and _reaches(node.body, imports, libraries, memo)
 
 
-def fallback_handlers(node, imports: ImportMap, libraries: Sequence[str]) -> List:
+def fallback_handlers(node, imports: ImportMap, libraries: Sequence[str], memo: Optional[Dict[int, bool]] = None) -> List:
     """The handlers of a `try` that catch a missing API of one of `libraries` (the `try`
-    reaches the library): what runs where the release lacks it."""
+    reaches the library): what runs where the release lacks it. `memo`: as `probe_try`'s."""
     handlers = [handler for handler in node.handlers if catches_missing_api(handler)]
-    return handlers if handlers and _reaches(node.body, imports, libraries) else []
+    return handlers if handlers and _reaches(node.body, imports, libraries, memo) else []
 
 
-def _reaches(body, imports: ImportMap, libraries: Sequence[str]) -> bool:
-    """Whether code imports or names a module of one of `libraries`."""
-    for node in walk(body):
-        kind = type(node)
-        if kind is cst.ImportAlias:
-            if _in_libraries(cst_module_name(node.name), libraries):
-                return True
-        elif kind is cst.ImportFrom:
-            if node.module is not None and not node.relative and _in_libraries(cst_module_name(node.module), libraries):
-                return True
-        elif kind is cst.Name or kind is cst.Attribute:
-            if _in_libraries(imports.qualified_name(node), libraries):
-                return True
+def _reaches(body, imports: ImportMap, libraries: Sequence[str], memo: Optional[Dict[int, bool]] = None) -> bool:
+    """Whether code imports or names a module of one of `libraries`. Cost: O(body) at
+    most; with a `memo`, each node is decided once across all the bodies asked about."""
+    if memo is None:
+        return any(_names_library(node, imports, libraries) for node in walk(body))
+    return subtree_any(body, lambda node: _names_library(node, imports, libraries), memo)
+
+
+def _names_library(node, imports: ImportMap, libraries: Sequence[str]) -> bool:
+    kind = type(node)
+    if kind is cst.ImportAlias:
+        return _in_libraries(cst_module_name(node.name), libraries)
+    if kind is cst.ImportFrom:
+        return node.module is not None and not node.relative and _in_libraries(cst_module_name(node.module), libraries)
+    if kind is cst.Name or kind is cst.Attribute:
+        return _in_libraries(imports.qualified_name(node), libraries)
     return False
 
 
-def overridden_defaults(statements: Iterable, is_guard: Callable[[object], bool]) -> Iterator:
+def overridden_defaults(
+    statements: Iterable, is_guard: Callable[[object], bool], memo: Optional[Dict[int, FrozenSet[str]]] = None
+) -> Iterator:
     """The values of the plain assignments (`name = value`) of one block that a later `if`
     of the same block for which `is_guard` holds assigns again: a default for the releases
-    its test rules out."""
+    its test rules out. `memo`: the names bound under each node, one per traversal (nested
+    guards are then walked once in all)."""
     pending: List = []  # (name, value) of the assignments seen so far
     for statement in statements:
         if isinstance(statement, cst.SimpleStatementLine):
@@ -141,7 +175,7 @@ def overridden_defaults(statements: Iterable, is_guard: Callable[[object], bool]
                 if target is not None:
                     pending.append((target, small.value))
         elif isinstance(statement, cst.If) and is_guard(statement):
-            bound = _names_bound_in(statement)
+            bound = _names_bound_in(statement) if memo is None else _names_bound_under(statement, memo)
             yield from (value for name, value in pending if name in bound)
             pending = [(name, value) for name, value in pending if name not in bound]
 
@@ -164,3 +198,36 @@ def _names_bound_in(statement) -> Set[str]:
         elif type(node) is cst.AnnAssign:
             bound.update(assigned_names(node.target))
     return bound
+
+
+def _names_bound_under(root, memo: Dict[int, FrozenSet[str]]) -> FrozenSet[str]:
+    """What `_names_bound_in` gives, with the names bound under every node kept in `memo`.
+    Cost: O(the nodes not asked about before), plus the merging of their name sets."""
+    if id(root) in memo:
+        return memo[id(root)]
+    kids: Dict[int, List] = {}
+    stack: List[Tuple[object, bool]] = [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        key = id(node)
+        if done:
+            own: Set[str] = set()
+            if type(node) is cst.Assign:
+                for target in node.targets:
+                    own.update(assigned_names(target.target))
+            elif type(node) is cst.AnnAssign:
+                own.update(assigned_names(node.target))
+            for kid in kids.pop(key):
+                own |= memo[id(kid)]
+            memo[key] = frozenset(own) if own else _EMPTY
+            continue
+        if key in memo:
+            continue
+        found = children(node)
+        kids[key] = found
+        stack.append((node, True))
+        stack.extend((kid, False) for kid in reversed(found) if id(kid) not in memo)
+    return memo[id(root)]
+
+
+_EMPTY: FrozenSet[str] = frozenset()

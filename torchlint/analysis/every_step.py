@@ -9,10 +9,11 @@ self._iter = ...`), or only when the step produced something (`if evicted is not
 None:`). The rules that report per-step work (TL003, TL005) skip such blocks unless
 asked (`check-error-paths`, `check-periodic-branches`).
 
-Cost: `in_error_path` and `in_periodic_branch` are memoized per method (linear);
-`class_settings` is linear per class; `_conjuncts` concatenates lists (O(k²) for a test
-of k conjuncts) and `_assigned_in` walks a branch per rare-branch test (O(size × depth)
-for nested sentinel `if`s).
+Cost: `in_error_path` and `in_periodic_branch` climb from a node to its function and keep
+the answer of every node passed in the method's `StepScope`, so a method's climbs cost
+O(its nodes) in all, plus per `if` met O(its test) (`_periodic`, `_conjuncts`) and, for a
+run-once test (`if x is None: x = ...`), O(its body) (`_assigned_in`); `class_settings`
+is one pass over a class's methods, `step_scope` one over a method.
 """
 
 from __future__ import annotations
@@ -254,10 +255,17 @@ def _rare(branch, in_body: bool, scope: StepScope) -> bool:
 
 
 def _conjuncts(test) -> List:
-    """`a and b and c` -> [a, b, c]: each holds whenever the block runs."""
-    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
-        return _conjuncts(test.left) + _conjuncts(test.right)
-    return [test]
+    """`a and b and c` -> [a, b, c]: each holds whenever the block runs.
+    Cost: O(test), iterative (a long `and` is a deep tree)."""
+    found, stack = [], [test]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.BooleanOperation) and isinstance(node.operator, cst.And):
+            stack.append(node.right)
+            stack.append(node.left)
+        else:
+            found.append(node)
+    return found
 
 
 def _setting(test, scope: StepScope) -> bool:

@@ -11,14 +11,13 @@ y); loss.backward()`): that class's `forward` (or `__call__`). Only the training
 facts of every file can tell (`loop_graph.LoopGraph.criteria`), so a host value in a
 `forward` that may be one (`may_be_criterion`) waits for them (`torchlint.analysis.hot_paths`).
 
-Cost: `is_loss_code` and `may_be_criterion` O(name and bases); `host_value_rewrite`
-follows the uses of a name at most 2 assignments on: O(uses of the name) per call (so
-O(calls × uses) for many host values bound to one name).
+Cost: `is_loss_code`, `may_be_criterion` O(the class's bases); `host_value_rewrite` see there
+(linear in a method with one memo per method).
 """
 
 from __future__ import annotations
 
-from typing import List, Mapping, Optional
+from typing import Dict, List, Mapping, Optional
 
 from torchlint.core.lazy import cst
 from torchlint.analysis.names import cst_dotted_name
@@ -47,22 +46,45 @@ def may_be_criterion(function, class_node) -> bool:
     return class_node is not None and function.name.value in CRITERION_METHODS
 
 
-def host_value_rewrite(call, parents: Mapping, uses: Mapping[str, List]) -> Optional[str]:
+def host_value_rewrite(call, parents: Mapping, uses: Mapping[str, List], memo: Optional[Dict] = None) -> Optional[str]:
     """The sync-free rewrite that fits how a host value is used, if there is a standard
-    one: followed through the names it is bound to (two assignments deep)."""
-    seen: List = [call]
-    found: set = set()
-    for _ in range(3):
-        found |= _use_kinds(seen, parents)
-        bound = []
-        for node in seen:
-            target = _bound_name(node, parents)
-            if target is not None:
-                bound.extend(n for n in uses.get(target, ()) if not _is_target(n, parents))
-        if not bound:
-            break
-        seen = bound
+    one: followed through the names it is bound to (two assignments deep).
+    Cost: O(the statement around the call) plus, per name followed, O(its reads × their
+    statements) the first time; with a `memo` (one per `uses`) a name's part is kept, so
+    a method costs that once per name however many calls bind it."""
+    if memo is None:
+        memo = {}
+    found = set(_use_kinds([call], parents))
+    target = _bound_name(call, parents)
+    if target is not None:
+        found |= _first_kinds(target, parents, uses, memo)
+        found |= _second_kinds(target, parents, uses, memo)
     return next((_REWRITES[kind] for kind in ("topk", "minmax", "branch") if kind in found), None)
+
+
+def _reads(name: str, parents: Mapping, uses: Mapping[str, List]) -> List:
+    return [n for n in uses.get(name, ()) if not _is_target(n, parents)]
+
+
+def _first_kinds(name: str, parents: Mapping, uses: Mapping[str, List], memo: Dict) -> set:
+    """How the reads of `name` use it."""
+    key = ("first", name)
+    if key not in memo:
+        memo[key] = _use_kinds(_reads(name, parents, uses), parents)
+    return memo[key]
+
+
+def _second_kinds(name: str, parents: Mapping, uses: Mapping[str, List], memo: Dict) -> set:
+    """How the reads of the names the reads of `name` are bound to use them."""
+    key = ("second", name)
+    if key not in memo:
+        kinds: set = set()
+        for read in _reads(name, parents, uses):
+            bound = _bound_name(read, parents)
+            if bound is not None:
+                kinds |= _first_kinds(bound, parents, uses, memo)
+        memo[key] = kinds
+    return memo[key]
 
 
 def _use_kinds(nodes, parents: Mapping) -> set:

@@ -2,12 +2,12 @@
 the names an assignment target binds, whether an expression reads a name, whether a
 statement is a docstring.
 
-Cost: linear in the statement or expression read.
+Cost: each function is one walk of what it is given (linear in it).
 """
 
 from __future__ import annotations
 
-from typing import List
+from typing import List, Set
 
 from torchlint.core.lazy import cst
 from torchlint.core.walk import children
@@ -45,6 +45,21 @@ def assigned_names(target) -> List[str]:
     if isinstance(target, cst.StarredElement):
         return assigned_names(target.value)
     return []
+
+
+def read_names(expression) -> Set[str]:
+    """Every name `reads_name` finds in the expression, in one walk. Cost: O(expression)."""
+    found: Set[str] = set()
+    stack = [expression]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Name):
+            found.add(node.value)
+        elif isinstance(node, (cst.Attribute, cst.Arg)):
+            stack.append(node.value)
+        else:
+            stack.extend(children(node))
+    return found
 
 
 def reads_name(expression, name: str) -> bool:

@@ -156,6 +156,8 @@ class RuleContext:
         self.record = FileRecord()
         self.known_ranges: Optional[KnownRanges] = None  # positions kept from the file's previous versions
         self.known_suppressions: Optional[Dict[str, LineSuppressions]] = None  # and `# noqa` comments
+        # id(fix) -> (the fix, it fitted): a fix several findings share is fitted once
+        self._fitted_fixes: Dict[int, Tuple[Fix, Fix]] = {}
 
     @property
     def statement_tree(self) -> Optional[ast.Module]:
@@ -225,6 +227,14 @@ class RuleContext:
         statement past the line length written as a formatter would split it."""
         if fix is None:
             return None
+        known = self._fitted_fixes.get(id(fix))
+        if known is not None and known[0] is fix:
+            return known[1]
+        fitted = self._fit_fix(fix, positions)
+        self._fitted_fixes[id(fix)] = (fix, fitted)
+        return fitted
+
+    def _fit_fix(self, fix: Fix, positions: Positions) -> Fix:
         rows = Counter(row for edit in fix.edits for row in {edit.start.row, edit.end.row})
         edits = tuple(
             self._fit(edit, positions) if rows[edit.start.row] == 1 and edit.start.row == edit.end.row else edit

@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 from typing import FrozenSet, Iterator, Set, Tuple
 
-from torchlint.analysis.accumulation import AccumulationPlan, accumulation_plan, accumulator
+from torchlint.analysis.accumulation import AccumulationPlan, OwnerNames, accumulation_plan, accumulator
 from torchlint.analysis.classes import self_name
 from torchlint.analysis.loss_paths import host_value_rewrite, is_loss_code, may_be_criterion
 from torchlint.analysis.scopes import own_nodes, parents_of
@@ -28,7 +28,7 @@ from torchlint.rules.training.host_sync_in_hot_path.syncs import (
     sync_method,
     sync_receiver,
 )
-from torchlint.rules.training.host_sync_in_hot_path.value_uses import arithmetic_only, name_uses, recorded
+from torchlint.rules.training.host_sync_in_hot_path.value_uses import UseMemo, arithmetic_only, name_uses, recorded
 
 
 class HostSyncInHotPath(HotPathRule):
@@ -148,6 +148,8 @@ class HostSyncInHotPath(HotPathRule):
         criterion = not loss_path and not module_code and may_be_criterion(function, class_node)
         repeated = repeated_syncs(body, imports, sync_receiver)
         uses = name_uses(nodes, parents)
+        memo = UseMemo()  # what the uses of each name say, asked once per name
+        owner_names = OwnerNames(body, parents)  # the accumulators' names, indexed once
         kinds = NameKinds(imports, cst_bindings(nodes))
         for node in nodes:
             if type(node) is not cst.Call:
@@ -180,24 +182,24 @@ class HostSyncInHotPath(HotPathRule):
                     self._progress_bar.add(id(report))
                 yield report, True
                 continue
-            unsafe = arithmetic_only(node, parents, uses) if method_name == "item" else None
+            unsafe = arithmetic_only(node, parents, uses, memo) if method_name == "item" else None
             if unsafe is not None:
                 fix = lambda positions, call=node, whole=unsafe: self._unsafe_fix(call, whole, positions)  # noqa: E731
                 yield Report(self, node, message, fix), False
                 continue
             statement = accumulator(node, parents) if method_name == "item" else None
             if statement is not None:
-                plan = accumulation_plan(node, statement, parents, body)
+                plan = accumulation_plan(node, statement, parents, body, owner_names)
                 message += "; accumulate the tensor and read it once after the loop"
                 fix = None
                 if plan is not None:
                     fix = lambda positions, call=node, plan=plan: self._accumulation_fix(call, plan, positions)  # noqa: E731
                 yield Report(self, node, message, fix), False
                 continue
-            if recorded(node, parents, uses):
+            if recorded(node, parents, uses, memo):
                 yield Report(self, node, message), False
             elif host_values or criterion:
-                hint = host_value_rewrite(node, parents, uses) if loss_path or not host_values else None
+                hint = host_value_rewrite(node, parents, uses, memo.rewrites) if loss_path or not host_values else None
                 if hint is not None:
                     message += f"; {hint} (no automatic fix)"
                 report = Report(self, node, message)

@@ -1,9 +1,16 @@
 """Where a synced value goes in a method: only recorded or reported, only an operand of arithmetic,
-or needed on the host as a Python number."""
+or needed on the host as a Python number.
+
+Cost: `name_uses` is one pass over a method's nodes. `recorded` and `arithmetic_only` look at
+the uses of the name a synced value is bound to: with one `UseMemo` per method, each name's
+uses are looked at once however many synced values are bound to it, so a method costs
+O(its nodes + the expressions climbed), climbs memoized.
+"""
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Sequence
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from torchlint.analysis.accumulation import climb
 from torchlint.core.lazy import cst
@@ -30,14 +37,28 @@ _SINK_METHODS = frozenset(
 _SINK_FUNCTIONS = frozenset({"print"})
 
 
-def recorded(call, parents: Dict, uses: Dict[str, List]) -> bool:
+@dataclass
+class UseMemo:
+    """What `recorded` and `arithmetic_only` found of each name of one method (their
+    answers depend on the name alone), and `climb`'s memo. One per method (per `uses`)."""
+
+    recorded: Dict[str, bool] = field(default_factory=dict)
+    arithmetic: Dict[str, Tuple[bool, int, int]] = field(default_factory=dict)
+    climbed: Dict[int, Tuple[object, object]] = field(default_factory=dict)
+    rewrites: Dict = field(default_factory=dict)  # `loss_paths.host_value_rewrite`'s memo
+
+
+def recorded(call, parents: Dict, uses: Dict[str, List], memo: Optional[UseMemo] = None) -> bool:
     """Whether a synced value only goes where values are recorded or reported: a logging
     call, `print`, a stats dict given to one (`self.log_dict({"loss": v.item()})`) or
     filled in place (`stats["loss"] = ...`, `stats.update(loss=...)`), a list of losses,
     an attribute of `self`, itself or through a name bound once whose every use is such.
     Other values (a size, an index, a loop, a branch, a dict handed to any other
-    function) are needed on the host: reported only with `check-host-values`."""
-    node, parent = climb(call, parents)
+    function) are needed on the host: reported only with `check-host-values`.
+    Cost: O(the expression around the call); for a name bound, O(its uses) the first
+    time with a `memo`, O(1) after."""
+    climbed = memo.climbed if memo is not None else None
+    node, parent = climb(call, parents, climbed)
     if (
         isinstance(node, cst.BinaryOperation)
         and call.func.attr.value == "item"
@@ -51,13 +72,19 @@ def recorded(call, parents: Dict, uses: Dict[str, List]) -> bool:
         if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name):
             return True
         if isinstance(target, cst.Name):
-            reads = [name for name in uses.get(target.value, ()) if name is not target and not _binds(name, parents)]
-            return bool(reads) and all(_recorded_use(name, parents) for name in reads)
-    return _recorded_use(node, parents)
+            # the answer is the name's (`target`, a binding, is no read): kept per name
+            known = memo.recorded.get(target.value) if memo is not None else None
+            if known is None:
+                reads = [name for name in uses.get(target.value, ()) if name is not target and not _binds(name, parents)]
+                known = bool(reads) and all(_recorded_use(name, parents, climbed) for name in reads)
+                if memo is not None:
+                    memo.recorded[target.value] = known
+            return known
+    return _recorded_use(node, parents, climbed)
 
 
-def _recorded_use(node, parents: Dict) -> bool:
-    node, parent = climb(node, parents)
+def _recorded_use(node, parents: Dict, climbed: Optional[Dict] = None) -> bool:
+    node, parent = climb(node, parents, climbed)
     if isinstance(parent, cst.Arg):
         call = parents.get(parent)
         if isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value == "dict":
@@ -98,9 +125,10 @@ def _binds(name, parents: Dict) -> bool:
     return isinstance(holder, (cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor)) and holder.target is name
 
 
-def arithmetic_only(call, parents: Dict, uses: Dict[str, List]) -> Optional[object]:
+def arithmetic_only(call, parents: Dict, uses: Dict[str, List], memo: Optional[UseMemo] = None) -> Optional[object]:
     """For `n = x.item()` / `n = int(x.item())` with `n` bound once and read only as an
-    operand of arithmetic: the expression to replace (the call, or the `int(...)`)."""
+    operand of arithmetic: the expression to replace (the call, or the `int(...)`).
+    Cost: O(1) around the call; O(the name's uses) the first time with a `memo`, O(1) after."""
     whole = call
     parent = parents.get(call)
     if isinstance(parent, cst.Arg):
@@ -119,8 +147,22 @@ def arithmetic_only(call, parents: Dict, uses: Dict[str, List]) -> Optional[obje
         return None
     if not isinstance(parent.targets[0].target, cst.Name):
         return None
+    name = parent.targets[0].target.value
+    found = memo.arithmetic.get(name) if memo is not None else None
+    if found is None:
+        found = _arithmetic_reads(uses.get(name, ()), parents)
+        if memo is not None:
+            memo.arithmetic[name] = found
+    only_arithmetic, bindings, reads = found
+    return whole if only_arithmetic and bindings == 1 and reads else None
+
+
+def _arithmetic_reads(nodes, parents: Dict) -> Tuple[bool, int, int]:
+    """Whether every read among `nodes` (the uses of one name) is an operand of arithmetic
+    that needs no Python number, with how many bindings and reads they are (counted up to
+    the first other read)."""
     bindings = reads = 0
-    for node in uses.get(parent.targets[0].target.value, ()):
+    for node in nodes:
         if _binds(node, parents):
             bindings += 1
             continue
@@ -130,11 +172,9 @@ def arithmetic_only(call, parents: Dict, uses: Dict[str, List]) -> Optional[obje
             and type(holder.operator).__name__ in _ARITHMETIC
             and not _needs_host_value(holder, parents)
         ):
-            return None
+            return False, bindings, reads
         reads += 1
-    return whole if bindings == 1 and reads else None
-
-
+    return True, bindings, reads
 
 
 def _is_sink(call) -> bool:

@@ -1,9 +1,16 @@
 """Where a tested value sits in a method's control flow: the statement holding it, the operands Python
-tests, a loop it steers or ends, and a check that only raises or tells."""
+tests, a loop it steers or ends, and a check that only raises or tells.
+
+Cost: each question climbs from a node to its statement (O(depth)); with a `memo` per
+method (`statement_of`, `_test_owner`), every node passed keeps the answer, so the operands
+of a long `and`/`or` climb it once in all. `truth_operands` O(test); `single_bindings` one
+pass over a method; `feeds_control_flow` O(the uses of one name) with `name_nodes` built
+once per method.
+"""
 
 from __future__ import annotations
 
-from typing import Dict, Iterator
+from typing import Dict, Iterator, List, Optional
 
 from torchlint.analysis.scopes import own_nodes
 from torchlint.core.lazy import cst
@@ -12,25 +19,40 @@ from torchlint.core.lazy import cst
 _TELLERS = frozenset({"warn", "warning", "warn_once", "warning_once", "error", "info", "debug", "print", "log"})
 
 
-def statement_of(node, parents: Dict):
+def statement_of(node, parents: Dict, memo: Optional[Dict[int, object]] = None):
+    """The small or compound statement holding `node`. Cost: O(depth); with a `memo`
+    (one per `parents`), O(1) for a node passed before."""
+    passed: List = []
     while node is not None and not isinstance(node, (cst.BaseSmallStatement, cst.BaseCompoundStatement)):
+        if memo is not None:
+            if id(node) in memo:
+                node = memo[id(node)]
+                break
+            passed.append(node)
         node = parents.get(node)
+    if memo is not None:
+        memo.update((id(passed_node), node) for passed_node in passed)
     return node
 
 
 def truth_operands(test) -> Iterator:
-    """The expressions whose truth Python takes: `a`, `b` in `not a or b`."""
-    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-        yield from truth_operands(test.expression)
-    elif isinstance(test, cst.BooleanOperation):
-        yield from truth_operands(test.left)
-        yield from truth_operands(test.right)
-    else:
-        yield test
+    """The expressions whose truth Python takes: `a`, `b` in `not a or b`, left to right.
+    Cost: O(test), iterative (a long `or` is a deep tree)."""
+    stack = [test]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not):
+            stack.append(node.expression)
+        elif isinstance(node, cst.BooleanOperation):
+            stack.append(node.right)
+            stack.append(node.left)
+        else:
+            yield node
 
 
 def single_bindings(body) -> Dict[str, object]:
-    """Names bound exactly once in a function body (`n = expr`), with their value."""
+    """Names bound exactly once in a function body (`n = expr`), with their value.
+    Cost: one pass over the body's own nodes."""
     values: Dict[str, object] = {}
     counts: Dict[str, int] = {}
     for node in own_nodes(body):
@@ -45,10 +67,22 @@ def single_bindings(body) -> Dict[str, object]:
     return {name: value for name, value in values.items() if counts[name] == 1}
 
 
-def feeds_control_flow(call, parents: Dict, bindings: Dict, sizes: bool) -> bool:
+def name_nodes(parents: Dict) -> Dict[str, List]:
+    """Every `Name` node under a method's body (the nodes `parents` maps, nested functions
+    included), by its name. Cost: one pass over `parents`."""
+    found: Dict[str, List] = {}
+    for node in parents:
+        if isinstance(node, cst.Name):
+            found.setdefault(node.value, []).append(node)
+    return found
+
+
+def feeds_control_flow(call, parents: Dict, bindings: Dict, sizes: bool, names: Optional[Dict[str, List]] = None) -> bool:
     """Whether a value goes straight to a `for`, an `if`/`while` test or (with `sizes`)
     `len()`, itself or through a name bound once to it (`idx = torch.nonzero(m)` ...
-    `for i in idx`)."""
+    `for i in idx`). `names`: `name_nodes(parents)`, built once per method.
+    Cost: O(1) around the call, then O(the Name nodes of the bound name) with `names`
+    (without: O(the method), once per call)."""
     if _steers(call, parents, sizes):
         return True
     parent = parents.get(call)
@@ -59,10 +93,9 @@ def feeds_control_flow(call, parents: Dict, bindings: Dict, sizes: bool) -> bool
     name = parent.targets[0].target.value
     if bindings.get(name) is not call:
         return False
-    return any(
-        isinstance(node, cst.Name) and node.value == name and _steers(node, parents, sizes)
-        for node in parents
-    )
+    if names is None:
+        names = name_nodes(parents)
+    return any(_steers(node, parents, sizes) for node in names.get(name, ()))
 
 
 def _steers(node, parents: Dict, sizes: bool) -> bool:
@@ -77,26 +110,40 @@ def _steers(node, parents: Dict, sizes: bool) -> bool:
     return False
 
 
-def tests_a_check(node, parents: Dict) -> bool:
+def tests_a_check(node, parents: Dict, memo: Optional[Dict[int, object]] = None) -> bool:
     """Whether `node` is in the test of an `if` whose body only raises or tells (`if
     torch.isnan(x).any(): if strict: raise ... else: warnings.warn(...)`): a deliberate
-    check, like one that raises."""
-    owner = _test_owner(node, parents)
+    check, like one that raises. Cost: `_test_owner`'s, then O(the `if`'s body)."""
+    owner = _test_owner(node, parents, memo)
     return isinstance(owner, cst.If) and _only_tells(owner.body)
 
 
-def _test_owner(node, parents: Dict):
-    """The `if` or `while` whose test holds `node`, else None."""
+def _test_owner(node, parents: Dict, memo: Optional[Dict[int, object]] = None):
+    """The `if` or `while` whose test holds `node`, else None. Cost: O(depth); with a
+    `memo` (one per `parents`), every node passed keeps the answer (they all climb to the
+    same `if`, `while` or statement), so O(1) for a node passed before."""
+    passed: List = []
     child, parent = node, parents.get(node)
     while parent is not None and not isinstance(parent, (cst.If, cst.While, cst.BaseSmallStatement, cst.FunctionDef)):
+        if memo is not None:
+            if id(child) in memo:
+                answer = memo[id(child)]
+                memo.update((id(passed_node), answer) for passed_node in passed)
+                return answer
+            passed.append(child)
         child, parent = parent, parents.get(parent)
-    return parent if isinstance(parent, (cst.If, cst.While)) and child is parent.test else None
+    answer = parent if isinstance(parent, (cst.If, cst.While)) and child is parent.test else None
+    if memo is not None:
+        passed.append(child)
+        memo.update((id(passed_node), answer) for passed_node in passed)
+    return answer
 
 
-def ends_a_loop(node, parents: Dict) -> bool:
+def ends_a_loop(node, parents: Dict, memo: Optional[Dict[int, object]] = None) -> bool:
     """Whether `node` is in a test that ends a loop: a `while` condition, or an `if`
-    whose body ends in `break` (all sequences finished, a solver converged)."""
-    owner = _test_owner(node, parents)
+    whose body ends in `break` (all sequences finished, a solver converged).
+    Cost: `_test_owner`'s, then O(1)."""
+    owner = _test_owner(node, parents, memo)
     if isinstance(owner, cst.While):
         return True
     if not isinstance(owner, cst.If) or not owner.body.body:

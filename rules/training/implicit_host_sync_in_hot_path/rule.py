@@ -1,10 +1,15 @@
 """TL005 implicit-host-sync-in-hot-path: the rule, which reports tensors read on the host without saying so
-(`if t.any():`, `float(t)`, data-dependent shapes feeding control flow) in what runs on every step."""
+(`if t.any():`, `float(t)`, data-dependent shapes feeding control flow) in what runs on every step.
+
+Cost per method: one pass over its own nodes; per tested operand or call O(the operand or
+call); a test is rendered once however many of its operands are tested tensors; the
+climbs to a statement or test owner are memoized per method, and a data-dependent value's
+bound name is looked up in one index of the method's names (`name_nodes`)."""
 
 from __future__ import annotations
 
 import ast
-from typing import Dict, Iterator, Tuple
+from typing import Dict, Iterator, List, Tuple
 
 from torchlint.analysis.names import ast_dotted_name, resolve
 from torchlint.analysis.scopes import own_nodes, parents_of
@@ -17,6 +22,7 @@ from torchlint.rules.training.implicit_host_sync_in_hot_path import examples
 from torchlint.rules.training.implicit_host_sync_in_hot_path.control_flow import (
     ends_a_loop,
     feeds_control_flow,
+    name_nodes,
     single_bindings,
     statement_of,
     tests_a_check,
@@ -125,14 +131,16 @@ class ImplicitHostSyncInHotPath(HotPathRule):
         parents = parents_of(function.body)
         where = f"`{class_name}.{function.name.value}`"
         statements = set()
+        owners: Dict[int, object] = {}  # `_test_owner`'s memo for this method
+        holders: Dict[int, object] = {}  # `statement_of`'s
         for node, what in self._implicit_syncs(function.body, parents):
             if self.off_step(node, parents):
                 continue
-            if not self.settings["check-error-paths"] and tests_a_check(node, parents):
+            if not self.settings["check-error-paths"] and tests_a_check(node, parents, owners):
                 continue
-            if not self.settings[LOOP_EXITS] and ends_a_loop(node, parents):
+            if not self.settings[LOOP_EXITS] and ends_a_loop(node, parents, owners):
                 continue
-            statement = statement_of(node, parents)
+            statement = statement_of(node, parents, holders)
             if statement in statements:  # once it has waited, the statement's next read is free
                 continue
             statements.add(statement)
@@ -141,15 +149,19 @@ class ImplicitHostSyncInHotPath(HotPathRule):
 
     def _implicit_syncs(self, body, parents: Dict) -> Iterator[Tuple[object, str]]:
         bindings = single_bindings(body)
+        names: List[Dict[str, List]] = []  # `name_nodes(parents)`, built on first need
         for node in own_nodes(body):
             if isinstance(node, (cst.If, cst.While, cst.IfExp, cst.CompIf, cst.Assert)):
+                what = None  # the test rendered once, for all its operands
                 for operand in truth_operands(node.test):
                     if self._tested_tensor(operand):
-                        yield operand, f"`{self._code(node.test)}` tested by Python"
+                        if what is None:
+                            what = f"`{self._code(node.test)}` tested by Python"
+                        yield operand, what
             elif isinstance(node, cst.Call):
-                yield from self._call_sync(node, parents, bindings)
+                yield from self._call_sync(node, parents, bindings, names)
 
-    def _call_sync(self, call, parents: Dict, bindings: Dict) -> Iterator[Tuple[object, str]]:
+    def _call_sync(self, call, parents: Dict, bindings: Dict, names: List) -> Iterator[Tuple[object, str]]:
         func = call.func
         if isinstance(func, cst.Name) and func.value in CASTS:
             # `int(lengths.max())`: a size, count or index Python needs as a number; the
@@ -165,9 +177,17 @@ class ImplicitHostSyncInHotPath(HotPathRule):
             if self.settings[CPU_COPIES] and not self._host_bound(call, parents):
                 yield call, "`.cpu()`"
             return
-        if self._data_dependent(call) and feeds_control_flow(call, parents, bindings, self.settings[SIZES]):
+        if self._data_dependent(call) and feeds_control_flow(
+            call, parents, bindings, self.settings[SIZES], self._name_nodes(parents, names)
+        ):
             name = func.attr.value if isinstance(func, cst.Attribute) else self._code(func)
             yield call, f"`{name}` (its size depends on the data) feeding Python control flow"
+
+    @staticmethod
+    def _name_nodes(parents: Dict, names: List) -> Dict[str, List]:
+        if not names:
+            names.append(name_nodes(parents))
+        return names[0]
 
     def _tested_tensor(self, operand) -> bool:
         if isinstance(operand, cst.Comparison):

@@ -1,5 +1,10 @@
 """The walk of a `forward` body: which convolution inputs a shape check covers, statement
 by statement.
+
+Cost: each statement once, each expression once by `calls_in_order` and once for its
+walrus targets; a check's test once (`mark_checked`: the names whose shape it reads, or
+that it reads, collected in one walk and then looked up), so O(forward + tracked names per
+check) in all.
 """
 
 from __future__ import annotations
@@ -8,7 +13,7 @@ from typing import TYPE_CHECKING, Dict, Iterator, Optional, Set
 
 from torchlint.analysis.classes import self_attribute
 from torchlint.analysis.names import cst_dotted_name
-from torchlint.analysis.statements import assigned_names, reads_name
+from torchlint.analysis.statements import assigned_names, read_names
 from torchlint.core.lazy import cst
 from torchlint.core.walk import blocks, children, pruned_walk
 from torchlint.rules.training.unvalidated_conv_input.expressions import (
@@ -190,12 +195,15 @@ class ForwardWalker:
     def mark_checked(self, expression, shape_only: bool = True) -> None:
         """The values a test checks: those whose shape it reads (`x.shape[1] == 3`,
         `x.dim()`, `c` of `n, c, h, w = x.shape`; `x is not None` checks no shape), or,
-        given to a check function, any it reads."""
+        given to a check function, any it reads. Cost: two walks of the test, then
+        O(tracked values + shape aliases)."""
+        read = read_names(expression)  # what `reads_name` answers, for every name at once
+        checked = shape_sources(expression, self.values) if shape_only else read
         for name, value in self.values.items():
-            if reads_name(expression, name) if not shape_only else name in shape_sources(expression, self.values):
+            if name in checked:
                 value.checked = True
         for alias, sources in self.shape_aliases.items():
-            if reads_name(expression, alias):
+            if alias in read:
                 for source in sources:
                     if source in self.values:
                         self.values[source].checked = True

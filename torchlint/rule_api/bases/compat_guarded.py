@@ -1,6 +1,10 @@
 """`CompatGuarded`: the part of a rule that knows, during its traversal, whether the node
 it visits is code a compatibility guard picks for some releases of a library
-(`torchlint.analysis.compat_guards`); such code is the author's choice, not a finding."""
+(`torchlint.analysis.compat_guards`); such code is the author's choice, not a finding.
+
+Cost: each guard's test once; whether a `try` reaches the library and what a guard `if`
+binds are decided once per node for the whole traversal (memos shared by nested guards),
+so a file costs O(its nodes) however deep its guards nest."""
 
 from __future__ import annotations
 
@@ -26,6 +30,8 @@ class CompatGuarded:
         self._guard_tests: Dict[int, bool] = {}  # id(if) -> whether its test is a compatibility test
         self._fallbacks: Set[int] = set()  # ids of the handlers that are a guard's fallback
         self._overridden: Set[int] = set()  # ids of the nodes of defaults a guard overrides
+        self._reach_memo: Dict[int, bool] = {}  # id(node) -> whether its code reaches a guarded library
+        self._bound_memo: Dict[int, FrozenSet[str]] = {}  # id(node) -> the names assigned under it
 
     def guarded(self, node) -> bool:
         return self._depth > 0 or id(node) in self._overridden
@@ -53,8 +59,9 @@ class CompatGuarded:
 
     def visit_Try(self, node) -> None:
         imports, libraries = self.context.imports, self.guard_libraries
-        self._fallbacks.update(id(handler) for handler in fallback_handlers(node, imports, libraries))
-        self._enter(probe_try(node, imports, libraries))
+        memo = self._reach_memo
+        self._fallbacks.update(id(handler) for handler in fallback_handlers(node, imports, libraries, memo))
+        self._enter(probe_try(node, imports, libraries, memo))
 
     def visit_ExceptHandler(self, node) -> None:
         self._enter(id(node) in self._fallbacks)
@@ -68,5 +75,5 @@ class CompatGuarded:
         self._note_overridden(node.body)
 
     def _note_overridden(self, statements) -> None:
-        for value in overridden_defaults(statements, self._is_guard):
+        for value in overridden_defaults(statements, self._is_guard, self._bound_memo):
             self._overridden.update(id(held) for held in walk(value))

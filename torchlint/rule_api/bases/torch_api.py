@@ -5,6 +5,12 @@ A name is found where it is written in full through the file's imports (`T.qr(..
 `import torch as T`, `cuda.amp.autocast()` after `from torch import cuda`) and where it is
 imported by name (`from torch.cuda.amp import autocast`): that import is the finding, and
 its fix rewrites every use of the imported name, then drops the import.
+
+Cost: finding is one traversal (O(1) per import, call, decorator and dotted name, the
+guard checks of `CompatGuarded` aside). A dotted use's fix is O(its rewrite); where the
+rewrites leave the imported head unread, the fix that rewrites every use of the head and
+drops its import is built once per head (O(its uses)) and shared by those uses' findings.
+An import's fix is O(the uses of its name).
 """
 
 from __future__ import annotations
@@ -103,6 +109,10 @@ class TorchApiRule(CompatGuarded, Rule):
         self.decorators_by_name: Dict[str, List] = {}
         # reported dotted uses by the local name they start with (`cuda` in `cuda.amp.autocast`)
         self.dotted_uses: Dict[str, List[tuple]] = {}
+        # (head, id(positions)) -> `_with_head_import_removed`'s edits, unique (None: no such fix)
+        self._head_removals: Dict[Tuple[str, int], Optional[Tuple[Edit, ...]]] = {}
+        # (id(edits), message, applicability) -> the one Fix the uses of a head share
+        self._shared_fixes: Dict[tuple, Fix] = {}
 
     # ---- finding --------------------------------------------------------------
 
@@ -232,8 +242,23 @@ class TorchApiRule(CompatGuarded, Rule):
         if edits is None:
             return None
         if not reads(edits[0].content, head):
-            edits = self._with_head_import_removed(positions, head) or edits
+            whole = self._head_removal(positions, head)
+            if whole is not None:
+                key = (id(whole), self._fix_message(api), self._applicability(api))
+                fix = self._shared_fixes.get(key)
+                if fix is None:
+                    fix = self._shared_fixes[key] = Fix(key[1], whole, key[2])
+                return fix
         return Fix(self._fix_message(api), tuple(_unique(edits)), self._applicability(api))
+
+    def _head_removal(self, positions: Positions, head: str) -> Optional[Tuple[Edit, ...]]:
+        """`_with_head_import_removed`'s edits, unique, computed once per head: every use of
+        `head` asks the same question."""
+        key = (head, id(positions))
+        if key not in self._head_removals:
+            edits = self._with_head_import_removed(positions, head)
+            self._head_removals[key] = tuple(_unique(edits)) if edits else None
+        return self._head_removals[key]
 
     def _use_edits(self, positions: Positions, use: tuple) -> Optional[List[Edit]]:
         """The rewrite of one dotted use, then the imports it needs."""
@@ -247,7 +272,8 @@ class TorchApiRule(CompatGuarded, Rule):
     def _with_head_import_removed(self, positions: Positions, head: str) -> Optional[List[Edit]]:
         """When the rewrites of all uses of `head` (`cuda` after `from torch import cuda`)
         leave it unread: their edits, all in one fix, with the import of `head` removed.
-        None when `head` is read elsewhere or any use has no rewrite."""
+        None when `head` is read elsewhere or any use has no rewrite. Cost: O(the uses of
+        `head` + the file's names); asked once per head (`_head_removal`)."""
         binding = module_level_binding(self.context.module, head)
         if binding is None:
             return None
@@ -381,12 +407,9 @@ def _overlapping(edits: List[Edit]) -> bool:
 
 
 def _unique(edits: List[Edit]) -> List[Edit]:
-    """One `import torch` however many rewrites asked for it."""
-    seen: List[Edit] = []
-    for edit in edits:
-        if edit not in seen:
-            seen.append(edit)
-    return seen
+    """One `import torch` however many rewrites asked for it, in the order first asked.
+    Cost: O(edits) (edits are frozen dataclasses: hashed)."""
+    return list(dict.fromkeys(edits))
 
 
 def selects_deprecated(api: TorchApi, config: Config) -> bool:

@@ -1,6 +1,12 @@
 """The base of the rules that judge `torch.load` calls (TL201, TL209): their sites are the
 loads, and their traversal knows the function around each load, so that both can tell
-whether the loaded path comes from a parameter or a value derived from one."""
+whether the loaded path comes from a parameter or a value derived from one.
+
+Cost: the sites are the loads (`ast_loads`, one pass); whether a `try` passes `weights_only`
+is decided once per node for the whole traversal (nested `try`s share the memo), and each
+handler's calls are collected once (a handler inside one already collected is skipped);
+a function's locals that hold a path from outside: two passes over its assignments, once
+per function."""
 
 from __future__ import annotations
 
@@ -8,6 +14,7 @@ import ast
 from typing import Dict, List, Optional, Set
 
 from torchlint.analysis.call_arguments import keyword_argument
+from torchlint.analysis.compat_guards import subtree_any
 from torchlint.analysis.statements import parameter_names
 from torchlint.analysis.torch_load import Load, ast_loads, outside_source, read_load
 from torchlint.core.config import Config
@@ -17,12 +24,18 @@ from torchlint.rule_api.rule import Rule
 from torchlint.core.walk import walk
 
 
+def _passes_weights_only(node) -> bool:
+    return isinstance(node, cst.Call) and keyword_argument(node, "weights_only") is not None
+
+
 class TorchLoadRule(Rule):
     def __init__(self, context) -> None:
         super().__init__(context)
         self._functions: List = []  # the functions around the visited node, innermost last
         self._fallbacks: Set = set()  # calls in the handlers of a `try` that passes `weights_only`
         self._outside_locals_of: Dict = {}  # function -> its locals that hold a path from outside
+        self._passes: Dict[int, bool] = {}  # id(node) -> whether its code (not nested defs) passes `weights_only`
+        self._collected: Set[int] = set()  # ids of the handlers whose calls are in `_fallbacks`
 
     @classmethod
     def sites(cls, view: SourceView, config: Config) -> List[ast.Call]:
@@ -42,13 +55,17 @@ class TorchLoadRule(Rule):
     def visit_Try(self, node) -> None:
         # `try: torch.load(f, weights_only=...) except TypeError: torch.load(f)` is the
         # fallback for torch < 1.13, which has no `weights_only`: not a finding
-        passes = any(
-            isinstance(inner, cst.Call) and keyword_argument(inner, "weights_only") is not None
-            for inner in walk(node.body, into_functions=False)
-        )
+        nested = (cst.FunctionDef, cst.ClassDef, cst.Lambda)  # what `walk(..., into_functions=False)` does not enter
+        passes = subtree_any(node.body, _passes_weights_only, self._passes, nested)
         if passes:
             for handler in node.handlers:
-                self._fallbacks.update(inner for inner in walk(handler, into_functions=False) if isinstance(inner, cst.Call))
+                if id(handler) in self._collected:
+                    continue  # walked with a handler around it
+                for inner in walk(handler, into_functions=False):
+                    if isinstance(inner, cst.Call):
+                        self._fallbacks.add(inner)
+                    elif isinstance(inner, cst.ExceptHandler):
+                        self._collected.add(id(inner))
 
     def is_fallback(self, call) -> bool:
         return call in self._fallbacks
