@@ -1,6 +1,9 @@
 """The per-file pass: prefilter, gate, parse once, one traversal for all rules, suppress.
 
-This is the one function that both the CLI and the flake8 plugin call.
+This is the one function that both the CLI and the flake8 plugin call. Cost: the bytes read
+and decoded, one stdlib-ast parse and walk for the sites, a LibCST parse of the statements
+that hold a site, and one batched traversal of them for all rules; what each rule adds is
+stated by the analyses it asks (`Cost:` in their docstrings; tests/test_complexity.py).
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
 """The statements of a module that import a lazy module when it is imported (TL001's candidates, on LibCST),
-and the names they bind."""
+and the names they bind. Cost: one pass over the module's top-level statements (and the
+blocks under module-level `if`/`try`)."""
 
 from __future__ import annotations
 

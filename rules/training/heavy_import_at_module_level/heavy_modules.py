@@ -1,5 +1,6 @@
 """The modules TL001 imports lazily (its options and their defaults), and on the stdlib ast the imports a file
-runs when it is imported: the gate (heavy imports) and the facts (imported modules) of the project pass."""
+runs when it is imported: the gate (heavy imports) and the facts (imported modules) of the project pass. Cost: one pass
+over the module-level statements."""
 
 from __future__ import annotations
 
