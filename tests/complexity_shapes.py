@@ -379,6 +379,29 @@ def nested_guards(n: int) -> Project:
     outer = "\n\n\ndef convert(batch):\n    return torch.utils.data._utils.collate.default_convert(batch)\n"
     return {"guards.py": "\n".join(lines) + outer}
 
+def critics_across_files(n: int) -> Project:
+    """n LSTM critics, each built in one module and passed to its own gradient penalty in
+    another (the project pass looked for the function each critic class names by a scan
+    of every function of the tree)."""
+    critics = "".join(
+        f"class Critic{i}(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+        f"        self.rnn = nn.LSTM(4, 4)\n\n    def forward(self, x):\n        return self.rnn(x)[0]\n\n\n"
+        for i in range(n)
+    )
+    calls = "".join(f"    total = total + penalty_{i}(Critic{i}(), x)\n" for i in range(n))
+    penalties = "".join(
+        f"def penalty_{i}(model, x):\n    out = model(x).sum()\n"
+        f"    (grad,) = torch.autograd.grad(out, x, create_graph=True)\n    return grad.norm()\n\n\n"
+        for i in range(n)
+    )
+    return {
+        "gan/__init__.py": "",
+        "gan/penalties.py": HEADER + "\n\n" + penalties,
+        "gan/critics.py": HEADER + "from gan.penalties import " + ", ".join(f"penalty_{i}" for i in range(n))
+        + "\n\n\n" + critics + "def run(x):\n    total = 0\n" + calls + "    return total\n",
+    }
+
+
 SHAPES: Dict[str, Callable[[int], Project]] = {
     shape.__name__: shape
     for shape in (
@@ -387,5 +410,6 @@ SHAPES: Dict[str, Callable[[int], Project]] = {
         many_heavy_imports, rnn_double_backward, long_trainer, nested_loops_forward, transform_aliases, many_loads,
         local_criteria, rnn_penalty_chain, function_call_chain, sibling_loops, many_accumulators, long_boolean_or,
         rebound_host_values, many_nonzero, forward_many_inputs, deprecated_head_uses, nested_guards,
+        critics_across_files,
     )
 }
