@@ -27,7 +27,8 @@ from torchlint.integrations.server.protocol import NO_FINDINGS, Findings, findin
 from torchlint.integrations.server.settings import CONFIG_NAMES, display_name
 from torchlint.integrations.server.transport import StdioTransport
 from torchlint.integrations.server.workspace import Debounced, ProjectRequest, ProjectWorker
-from torchlint.core.source import DecodeError, decode_source
+from torchlint.core.bounded_read import ReadRefused
+from torchlint.core.source import DecodeError, decode_source, read_source
 
 PYTHON_SUFFIXES = (".py", ".pyi")
 PROJECT_DELAY = 0.3  # seconds from a save (or open, close) to the project pass
@@ -289,8 +290,8 @@ def _function(method):
 
 def _disk_text(display: str) -> str:
     try:
-        return decode_source(Path(display).read_bytes()).text
-    except (OSError, DecodeError):
+        return decode_source(read_source(Path(display))).text
+    except (OSError, ReadRefused, DecodeError):
         return ""
 
 
