@@ -33,10 +33,14 @@ def _run(argv: List[str]) -> int:
     except SystemExit as exit_:  # --help
         return int(exit_.code or 0)
     from torchlint.explain.explanation import explain
+    from torchlint.core.console import warning
     from torchlint.explain.knowledge import load_knowledge
+    from torchlint.explain.log_text import log_text
     from torchlint.explain.render import render_json, render_text
 
-    text = _read(args.file)
+    text, note = log_text(_read(args.file))
+    if note is not None:
+        warning(f"{args.file}: {note}")
     knowledge = load_knowledge()
     explanation = explain(text, knowledge)
     if args.format == "json":
@@ -46,11 +50,11 @@ def _run(argv: List[str]) -> int:
     return 0 if explanation.matches else 1
 
 
-def _read(name: str) -> str:
+def _read(name: str) -> bytes:
     if name == "-":
-        return sys.stdin.buffer.read().decode("utf-8", errors="replace")
+        return sys.stdin.buffer.read()
     try:
         with open(name, "rb") as handle:
-            return handle.read().decode("utf-8", errors="replace")
+            return handle.read()
     except OSError as error:
         raise UsageError(f"{name}: cannot read: {error.strerror or error}") from None
