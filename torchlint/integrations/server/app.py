@@ -120,7 +120,7 @@ class TorchlintServer(LanguageServer):
     async def on_open(self, params: types.DidOpenTextDocumentParams) -> None:
         uri = params.text_document.uri
         path = uris.to_fs_path(uri)
-        if path is None or not path.endswith(PYTHON_SUFFIXES):
+        if path is None or "\0" in path or not path.endswith(PYTHON_SUFFIXES):  # `%00` names no file
             return
         self.documents.open(uri, Path(path), display_name(path))
         await self.documents.refresh(uri)
@@ -179,6 +179,12 @@ class TorchlintServer(LanguageServer):
 
     def _config_error(self, error: ConfigError) -> None:
         self._tell(f"torchlint: {error}", types.MessageType.Error, show=True)
+
+    def report_server_error(self, error: Exception, source) -> None:
+        """A notification that failed (a `didChange` for a document never opened, a URI
+        no file has) is logged once, not shown: pygls's default pops up a window per
+        message, which a client could make endless."""
+        self._tell(f"torchlint: a message from the client failed: {error}", types.MessageType.Warning)
 
     def _tell(self, message: str, kind: types.MessageType, show: bool = False) -> None:
         """Log a problem once (and show it, if the user must act on it)."""
