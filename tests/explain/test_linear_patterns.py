@@ -138,3 +138,15 @@ def test_explain_reads_100_mb_of_random_bytes_in_under_10_s_and_1_gb(tmp_path):
     assert result.returncode == 1 and b"Traceback" not in result.stderr, result.stderr[-300:]
     assert b"read its first" in result.stderr  # what was left out is said
     assert cpu < 10
+
+
+def test_explain_refuses_a_device_and_a_log_beyond_its_bound_in_one_line(tmp_path):
+    huge = tmp_path / "huge.log"
+    with open(huge, "wb") as handle:
+        handle.truncate(300 << 20)  # sparse
+    for name, reason in (("/dev/zero", "a device, not a log"), (str(huge), "larger than 256 MiB")):
+        result, cpu = _timed("explain", name, cwd=tmp_path, limit_bytes=1 << 30)
+        assert result.returncode == 2 and result.stdout == b""
+        [line] = result.stderr.decode().splitlines()
+        assert line.startswith(f"error: {name}: cannot read: {reason}")
+        assert cpu < 10

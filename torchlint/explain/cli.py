@@ -7,10 +7,15 @@ Reads FILE, or stdin when FILE is absent or `-`. Exit codes: 0 a signature match
 from __future__ import annotations
 
 import argparse
+import os
+import stat
 import sys
 from typing import List, Optional
 
 from torchlint.commands.parser import OneLineParser, UsageError, run_guarded
+from torchlint.core.bounded_read import ReadRefused, read_stream
+
+LOG_BYTES = 256 << 20
 
 PROG = "torchlint explain"
 
@@ -51,10 +56,16 @@ def _run(argv: List[str]) -> int:
 
 
 def _read(name: str) -> bytes:
-    if name == "-":
-        return sys.stdin.buffer.read()
+    """The log's bytes, at most LOG_BYTES: a file or a pipe (`explain <(dmesg)`), never a
+    device (`/dev/zero` would be read until memory runs out)."""
     try:
+        if name == "-":
+            return read_stream(sys.stdin.buffer, LOG_BYTES)
+        if stat.S_ISCHR(os.stat(name).st_mode) or stat.S_ISBLK(os.stat(name).st_mode):
+            raise UsageError(f"{name}: cannot read: a device, not a log")
         with open(name, "rb") as handle:
-            return handle.read()
+            return read_stream(handle, LOG_BYTES)
+    except ReadRefused as refusal:
+        raise UsageError(f"{name}: cannot read: {refusal} (pass its end: tail -c 100M {name} | torchlint explain)") from None
     except OSError as error:
         raise UsageError(f"{name}: cannot read: {error.strerror or error}") from None
