@@ -8,7 +8,8 @@ code (`torchlint.run.cache_key`). The key's directory, `$XDG_CACHE_HOME/torchlin
   working directory or the file system's root;
 - outside the project, its git work tree and the working directory (a CI that points
   `XDG_CACHE_HOME` into its workspace, where a checkout can hold `.cache/torchlint/cache-key`);
-  a working directory that holds the home directory (`~`, `/`) is no such risk;
+  a tree that holds the home directory (`~`, `/`) is the user's own, no such risk (so `HOME`
+  itself must not lie in a checkout);
 - on a path whose directories are this user's or root's and writable by no one else
   (a world-writable one only if sticky), the key's own directory this user's.
 Elsewhere nothing is cached and the run says why in one warning (`KeyRefused`).
@@ -80,18 +81,21 @@ def _home() -> str:
 
 
 def _trees_the_repository_reaches(project: Path) -> Iterator[Tuple[str, str]]:
+    """The project, the git work trees around it and the cwd, and the cwd; less those
+    that hold the home directory (`torchlint check ~`, a run from `/`, dotfiles in a
+    git work tree at `~`), which are the user's own."""
     from torchlint.run.discovery import repository_root
 
     cwd = os.path.realpath(os.getcwd())
     root = os.path.realpath(project)
-    yield "the project", root
+    trees = [("the project", root)]
     for start in (root, cwd):
         repository = repository_root(Path(start))
         if repository is not None:
-            yield "the git work tree", str(repository)
+            trees.append(("the git work tree", os.path.realpath(repository)))
+    trees.append(("the working directory", cwd))
     home = _home_or_none()
-    if home is None or not _inside(home, cwd):
-        yield "the working directory", cwd
+    return iter([(what, tree) for what, tree in trees if home is None or not _inside(home, tree)])
 
 
 def _home_or_none() -> Optional[str]:
