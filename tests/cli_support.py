@@ -49,9 +49,9 @@ def as_text(result: subprocess.CompletedProcess) -> subprocess.CompletedProcess:
     return subprocess.CompletedProcess(result.args, result.returncode, result.stdout.decode(), result.stderr.decode())
 
 
-def run_torchlint_process(*args, cwd=None, input=None, env=None, prefix=(), module="torchlint"):
+def run_torchlint_process(*args, cwd=None, input=None, env=None, prefix=(), module="torchlint", timeout=300):
     """`python -m torchlint ARGS` (or another MODULE) in a child process (run under
-    `prefix`, if given). In `env`, None unsets."""
+    `prefix`, if given), killed after `timeout` seconds. In `env`, None unsets."""
     full_env = {**os.environ, "NO_COLOR": "1", "FORCE_COLOR": None, **(env or {})}
     return subprocess.run(
         [*prefix, sys.executable, "-m", module, *args],
@@ -59,7 +59,7 @@ def run_torchlint_process(*args, cwd=None, input=None, env=None, prefix=(), modu
         input=input,
         capture_output=True,
         env={name: value for name, value in full_env.items() if value is not None},
-        timeout=300,
+        timeout=timeout,
     )
 
 

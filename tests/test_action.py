@@ -254,6 +254,17 @@ def test_baseline_input_reports_only_new_findings(runner, workspace):
     assert len(_annotations(again)) == 1
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("setting", ["fix = true", "fix = true\nunsafe-fixes = true"])
+def test_a_pull_requests_config_cannot_make_the_check_rewrite_the_checkout(runner, workspace, setting):
+    (workspace / "torchlint.toml").write_text(setting + "\n")
+    sources = {path: path.read_bytes() for path in workspace.rglob("*.py")}
+    result = check(runner)
+    assert result.returncode == 1, result.stdout.decode() + result.stderr.decode()
+    assert {path: path.read_bytes() for path in workspace.rglob("*.py")} == sources
+    assert _annotations(result) and runner.outputs["check"]["exit-code"] == "1"
+
+
 def _readme_workflow() -> dict:
     readme = (REPO / "README.md").read_text(encoding="utf-8")
     section = readme.split("\n## CI\n")[1].split("\n## ")[0]

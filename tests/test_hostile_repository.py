@@ -239,8 +239,8 @@ def test_a_config_planted_above_the_project_by_another_user_is_not_used(tmp_path
 
 
 def test_a_config_of_this_user_above_the_project_is_used(tmp_path):
-    write_tree(tmp_path, {"torchlint.toml": 'ignore = ["TL201"]\n', "project/load.py": LOAD})
-    result = concise(".", cwd=tmp_path / "project", env=_user(tmp_path, "victim"))
+    write_tree(tmp_path / "work", {"torchlint.toml": 'ignore = ["TL201"]\n', "project/load.py": LOAD})
+    result = concise(".", cwd=tmp_path / "work" / "project", env=_user(tmp_path, "victim"))
     assert (result.returncode, result.stderr) == (0, b"")
 
 
@@ -323,3 +323,101 @@ def test_a_symlink_out_of_the_project_is_neither_read_nor_fixed(tmp_path):
     # a file named on the command line is the user's choice, as in ruff
     named = concise("src/train.py", cwd=clone, env=_user(tmp_path, "victim"))
     assert named.returncode == 1 and b"TL001" in named.stdout
+
+
+# ---- the cache key lives out of the repository's reach ------------------------------
+
+
+def _plant_key(repository: Path, tmp_path: Path, where: str) -> None:
+    """The attacker lints with their own key, signs doctored packs with it and commits the
+    key where a victim's misconfigured environment would look for theirs (umask 077)."""
+    attacker = _user(tmp_path, "attacker")
+    assert concise(".", cwd=repository, env=attacker).returncode == 1
+    assert _doctor_cache(repository, Path(attacker["XDG_CACHE_HOME"])) > 0
+    key = repository / where / "torchlint" / "cache-key"
+    key.parent.mkdir(parents=True)
+    shutil.copy(Path(attacker["XDG_CACHE_HOME"]) / "torchlint" / "cache-key", key)
+    key.chmod(0o600)
+    key.parent.chmod(0o700)
+
+
+KEY_PLACES = {  # where the key is planted -> the victim's environment, relative to the clone
+    "XDG_CACHE_HOME in the checkout": (".cache", lambda clone: {"XDG_CACHE_HOME": str(clone / ".cache")}),
+    "relative XDG_CACHE_HOME": ("xdg", lambda clone: {"XDG_CACHE_HOME": "xdg"}),
+    "HOME unset, no passwd entry (~)": ("~/.cache", lambda clone: {"XDG_CACHE_HOME": None, "HOME": "~"}),
+}
+
+
+@pytest.mark.parametrize("place", KEY_PLACES)
+def test_a_cache_key_committed_to_the_repository_is_never_used(tmp_path, repository, place):
+    where, environment = KEY_PLACES[place]
+    _plant_key(repository, tmp_path, where)
+    clone = tmp_path / "victim"
+    shutil.copytree(repository, clone)
+    packs = {pack: pack.read_bytes() for pack in (clone / ".torchlint_cache").rglob("*") if pack.is_file()}
+    honest = concise(".", "--no-cache", cwd=clone, env=_user(tmp_path, "victim"))
+    assert b"load.py:5:12: TL201" in honest.stdout
+    victim = environment(clone)
+    cached = concise(".", cwd=clone, env=victim)
+    assert (cached.returncode, cached.stdout) == (honest.returncode, honest.stdout)
+    assert cached.stderr.count(b"warning: cache not used: ") == 1, cached.stderr
+    assert b"not an absolute path" in cached.stderr or b"lies inside the project" in cached.stderr
+    concise(".", "--fix", cwd=clone, env=victim)
+    assert not any(PAYLOAD in path.read_text() for path in clone.rglob("*.py"))
+    assert {pack: pack.read_bytes() for pack in packs} == packs  # nothing cached either
+
+
+def test_a_fifo_at_the_key_path_is_refused_without_waiting(tmp_path, clone):
+    from cli_support import run_torchlint_process
+
+    victim = _user(tmp_path, "victim")
+    key = Path(victim["XDG_CACHE_HOME"]) / "torchlint" / "cache-key"
+    key.parent.mkdir(parents=True, mode=0o700)
+    os.mkfifo(key, 0o600)
+    started = time.monotonic()
+    result = run_torchlint_process("check", "--output-format", "concise", ".", cwd=clone, env=victim, timeout=60)
+    assert time.monotonic() - started < 30
+    assert result.returncode == 1 and b"TL201" in result.stdout
+    assert b"warning: cache not used: " in result.stderr and b"not a private file" in result.stderr
+
+
+def test_a_key_directory_others_can_write_is_refused(tmp_path, clone):
+    victim = _user(tmp_path, "victim")
+    assert concise(".", cwd=clone, env=victim).returncode == 1
+    directory = Path(victim["XDG_CACHE_HOME"]) / "torchlint"
+    directory.chmod(0o777)  # anyone could swap the key
+    shutil.rmtree(clone / ".torchlint_cache")
+    result = concise(".", cwd=clone, env=victim)
+    assert result.returncode == 1 and b"TL201" in result.stdout
+    assert b"warning: cache not used: " in result.stderr and b"can be written by other users" in result.stderr
+    assert not (clone / ".torchlint_cache").exists()
+
+
+def test_a_full_disk_leaves_no_temporary_key_behind(tmp_path, clone):
+    from cli_support import run_torchlint_process
+
+    prlimit = shutil.which("prlimit")
+    if prlimit is None:
+        pytest.skip("prlimit (util-linux) is needed to make every write fail as on a full disk")
+    victim = _user(tmp_path, "victim")
+    result = run_torchlint_process("check", "--output-format", "concise", ".", cwd=clone, env=victim,
+                                   prefix=(prlimit, "--fsize=0", "--"))
+    assert result.returncode == 1 and b"TL201" in result.stdout
+    assert b"warning: cache not used: " in result.stderr
+    assert list((Path(victim["XDG_CACHE_HOME"]) / "torchlint").iterdir()) == []
+
+
+@pytest.mark.parametrize("damage", ["emptied", "deleted"])
+def test_the_cache_tag_and_gitignore_are_repaired_on_every_run(tmp_path, clone, damage):
+    victim = _user(tmp_path, "victim")
+    concise(".", cwd=clone, env=victim)
+    cache = clone / ".torchlint_cache"
+    assert (cache / f"v{__version__}").is_dir()
+    for name in ("CACHEDIR.TAG", ".gitignore"):
+        if damage == "emptied":
+            (cache / name).write_text("")
+        else:
+            (cache / name).unlink()
+    concise(".", cwd=clone, env=victim)  # a warm run: nothing else to write
+    assert (cache / "CACHEDIR.TAG").read_text().startswith("Signature: 8a477f597d28d172789f06886806bc55")
+    assert (cache / ".gitignore").read_text() == "*\n"

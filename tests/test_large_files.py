@@ -208,3 +208,42 @@ def test_a_million_line_file_is_linted_within_one_gibibyte(tmp_path):
     assert sample.rss_process < 1024**3, sample
     assert sample.cpu < 60, sample
     print(f"1,000,000 statements, {len(text) / 1e6:.1f} MB: wall {sample.wall:.1f} s, CPU {sample.cpu:.1f} s, peak RSS {sample.rss_process / 2**20:.0f} MiB")
+
+
+TRAINING_LOOP = (
+    "\n\nimport torch\n\n\n"
+    "def train(model, loader, optimizer):\n"
+    "    for batch in loader:\n"
+    "        loss = model(batch)\n"
+    "        loss.backward()\n"
+    "        optimizer.step()\n"
+    "        print(loss.item())\n"
+)
+
+
+@pytest.mark.slow  # a process of its own: its peak memory is what is measured
+def test_one_six_megabyte_dict_literal_beside_a_training_loop_costs_bounded_time_and_memory(tmp_path):
+    entries = "".join(f"    'key_{i}': {i},\n" for i in range(300_000))
+    text = "TABLE = {\n" + entries + "}\n" + TRAINING_LOOP
+    (tmp_path / "table.py").write_text(text)
+    sample = measure([*TORCHLINT, "table.py"], tmp_path, timeout=300)
+    assert not sample.timed_out and sample.exit_code == 1, sample.stderr_tail
+    assert sample.cpu < 40, sample  # 102 s when LibCST parsed the whole file
+    assert sample.rss_process < 1.5 * 1024**3, sample  # 3.2 GB
+    (finding,) = _findings(tmp_path, "table.py")
+    assert (finding["code"], finding["location"]["row"]) == ("TL003", text.count("\n"))
+
+
+@pytest.mark.slow
+def test_one_statement_of_200000_item_calls_gets_one_finding_in_bounded_time_and_memory(tmp_path):
+    (tmp_path / "items.py").write_text("import torch\nvalues = [\n" + "    a.item(),\n" * 200_000 + "]\n")
+    sample = measure([*TORCHLINT, "items.py"], tmp_path, timeout=300)
+    assert not sample.timed_out and sample.exit_code == 1, sample.stderr_tail
+    assert sample.cpu < 40, sample  # 167 s
+    assert sample.rss_process < 1.5 * 1024**3, sample  # 3.7 GB
+    (finding,) = _findings(tmp_path, "items.py")
+    assert finding["code"] == "TL000" and "Not linted: the statements that hold what rules look for" in finding["message"]
+
+
+def _findings(tmp_path, name):
+    return json.loads(run_torchlint("check", "--no-cache", "--output-format", "json", name, cwd=tmp_path).stdout)

@@ -85,3 +85,38 @@ def test_junit_holds_a_file_name_with_control_characters(tmp_path):
     assert result.returncode == 1 and result.stderr == b"", result.stderr
     suites = ElementTree.fromstring(result.stdout.decode("utf-8"))  # XML 1.0 rejects raw \x01
     assert {suite.get("name") for suite in suites} == {"ctl\\x01\\x1b.py"}
+
+
+FORGED = "t\n::add-mask::secret\n::error title=forged::\u202eyp.py"  # a pull request's file name
+FORGED_SHOWN = "t\\n::add-mask::secret\\n::error title=forged::\\u202eyp.py"
+
+
+@pytest.mark.parametrize("fmt", ["full", "concise", "github"])
+def test_a_file_name_cannot_forge_lines_or_reorder_the_terminal(tmp_path, fmt):
+    (tmp_path / FORGED).write_text(BAD)
+    result = run_torchlint("check", "--no-cache", "--output-format", fmt, ".", cwd=tmp_path)
+    assert result.returncode == 1 and result.stderr == b"", result.stderr
+    text = result.stdout.decode("utf-8")
+    assert "\u202e" not in text
+    lines = text.splitlines()
+    if fmt == "github":
+        assert [line.split(" ")[0] for line in lines] == ["::warning"]  # one finding, one command
+    else:
+        assert not any(line.startswith("::") for line in lines), lines
+        assert f"{FORGED_SHOWN}:1:1: TL001" in text
+
+
+@pytest.mark.parametrize("fmt", ["json", "json-lines"])
+def test_json_keeps_names_exact_and_tells_undecodable_ones_apart(tmp_path, fmt):
+    (tmp_path / FORGED).write_text(BAD)
+    (tmp_path / os.fsdecode(b"bad\xff.py")).write_text(BAD)
+    (tmp_path / NAME).write_text(BAD)  # named with the four characters `\xff`
+    result = run_torchlint("check", "--no-cache", "--output-format", fmt, ".", cwd=tmp_path)
+    text = result.stdout.decode("utf-8")
+    items = json.loads(text) if fmt == "json" else [json.loads(line) for line in text.splitlines()]
+    names = sorted((item["filename"], item.get("filename_uri") or "") for item in items)
+    assert names == sorted([
+        (os.path.join(str(tmp_path), FORGED), ""),
+        (os.path.join(str(tmp_path), NAME), ""),
+        (os.path.join(str(tmp_path), NAME), (tmp_path / "bad").as_uri() + "%FF.py"),
+    ])

@@ -241,3 +241,34 @@ def test_a_long_editing_session_does_not_grow_the_servers_memory(server):
 
 
 BURST = 2000
+
+
+def test_a_64_mb_notification_does_not_delay_the_next_reply_by_more_than_its_reading(server):
+    blob = {"jsonrpc": "2.0", "method": "$/torchlint/unknown", "params": {"blob": "x = 1\n" * ((64 << 20) // 6)}}
+    started = time.monotonic()
+    server.send(blob)
+    server.send({"jsonrpc": "2.0", "id": 9, "method": "shutdown"})
+    server.wait_for(lambda m: m.get("id") == 9, timeout=120)
+    elapsed = time.monotonic() - started
+    assert elapsed < 20, f"{elapsed:.1f} s"  # 35 s when each 64 KiB read copied the body so far
+
+
+def _change(uri: str) -> dict:
+    params = {"textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"text": "x = 1\n"}]}
+    return {"jsonrpc": "2.0", "method": "textDocument/didChange", "params": params}
+
+
+def test_notifications_for_unknown_documents_or_nul_uris_show_no_window(server):
+    never_opened = (server.root / "never.py").as_uri()
+    nul = server.root.as_uri() + "/evil%00.py"
+    for _ in range(3):
+        server.send(_change(never_opened))
+        server.send(_change(nul))
+    nul_open = {"uri": nul, "languageId": "python", "version": 1, "text": FINDING}
+    server.send({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": nul_open}})
+    uri = server.open("a.py", FINDING)
+    assert server.diagnostics(uri) == [("TL201", 5)]  # the server still serves
+    server.send({"jsonrpc": "2.0", "id": 9, "method": "shutdown"})
+    server.wait_for(lambda m: m.get("id") == 9)
+    shown = [m for m in server.received if m.get("method") == "window/showMessage"]
+    assert shown == []

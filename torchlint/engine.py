@@ -128,8 +128,8 @@ def _lint_whole(
 
 
 def _lint_large(text: str, path: str, config: Config, rules: Sequence[type], newline: str, flake8: bool) -> FileResult:
-    """A file with more top-level statements than a whole parse should hold: the rules
-    run on the statements they can need (`torchlint.core.large_files`), without fixes or facts."""
+    """A file with more top-level statements, or more code, than a whole parse should hold:
+    the rules run on the statements they can need (`torchlint.core.large_files`), without fixes or facts."""
     # every rule's triggers: those that do not occur keep nothing, and searching the
     # whole text for each rule's first costs more than the cut (the reduced text is
     # what triggered_rules then reads, own-line file noqa comments included)
@@ -142,6 +142,13 @@ def _lint_large(text: str, path: str, config: Config, rules: Sequence[type], new
         message = (
             f"Not linted: {reduced.statements:,} of its top-level statements hold what rules look for; "
             f"in a file this long torchlint lints up to {large_text.LARGE_STATEMENTS:,}"
+        )
+        return FileResult(path, [syntax_diagnostic(path, message, 1, 1)])
+    kept_code = large_text.code_size(reduced.text)
+    if kept_code > large_text.LARGE_CODE:
+        message = (
+            f"Not linted: the statements that hold what rules look for have {kept_code:,} characters of code; "
+            f"torchlint parses up to {large_text.LARGE_CODE:,} at once"
         )
         return FileResult(path, [syntax_diagnostic(path, message, 1, 1)])
     result = _lint_whole(reduced.text, path, config, rules, newline, None, flake8, None)

@@ -1,6 +1,7 @@
-"""Reads of files a user names (a baseline, a doctor facts record) that cannot exhaust
-memory or the stack: a special file (`/dev/zero`, a FIFO) or one beyond a bound is refused
-before it is read whole, and JSON nested too deeply for the decoder is refused as invalid."""
+"""Reads of untrusted files (sources, notebooks, `.gitignore`, configs, a baseline, a doctor
+facts record, a log) that cannot block or exhaust memory or the stack: a special file
+(`/dev/zero`, a FIFO, a device) is refused unread, one beyond a bound is refused from its
+size before it is read, and JSON nested too deeply for the decoder is refused as invalid."""
 
 from __future__ import annotations
 
@@ -14,10 +15,14 @@ class ReadRefused(Exception):
     """The file was not read; the message says why (without the file's name)."""
 
 
-def read_bounded(path: os.PathLike, limit: int) -> bytes:
+def read_bounded(path: os.PathLike, limit: int, follow: bool = True) -> bytes:
     """The bytes of a regular file of at most `limit` bytes; ReadRefused otherwise (OSError
-    if it cannot be opened). A FIFO is opened without waiting for a writer."""
-    descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    if it cannot be opened, or, unless `follow`, if it is a symbolic link). A FIFO is
+    opened without waiting for a writer, and closed unread."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    if not follow:
+        flags |= getattr(os, "O_NOFOLLOW", 0)
+    descriptor = os.open(path, flags)
     with os.fdopen(descriptor, "rb") as handle:
         return read_regular(handle, limit)
 

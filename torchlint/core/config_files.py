@@ -13,12 +13,15 @@ import sys
 from pathlib import Path
 from typing import Any, Dict, Optional
 
+from torchlint.core.bounded_read import ReadRefused, read_bounded
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - exercised on Python < 3.11 only
     import tomli as tomllib
 
 CONFIG_FILENAMES = ("torchlint.toml", "pyproject.toml")
+CONFIG_BYTES = 4 * 1024 * 1024
 
 
 class ConfigError(Exception):
@@ -84,10 +87,15 @@ def read_table(path: Path) -> Dict[str, Any]:
 
 
 def read_toml(path: Path) -> Dict[str, Any]:
+    """The file's TOML; ConfigError if it cannot be read (a FIFO, a device, over
+    CONFIG_BYTES: refused unread) or is not TOML."""
     try:
-        with open(path, "rb") as handle:
-            return tomllib.load(handle)
+        return tomllib.loads(read_bounded(path, CONFIG_BYTES).decode("utf-8"))
     except OSError as error:
         raise ConfigError(f"{path}: cannot read: {error.strerror or error}") from None
+    except ReadRefused as refusal:
+        raise ConfigError(f"{path}: cannot read: {refusal}") from None
+    except UnicodeDecodeError as error:
+        raise ConfigError(f"{path}: invalid TOML: not UTF-8 ({error.reason} at byte {error.start})") from None
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"{path}: invalid TOML: {error}") from None

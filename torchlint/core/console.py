@@ -31,6 +31,6 @@ def did_you_mean(word: str, known: Iterable[str]) -> str:
 
 def _say(level: str, message: str) -> None:
     from torchlint.core.paths import printable  # a file name may not be UTF-8
-    from torchlint.core.visible import visible
+    from torchlint.core.visible import visible_line
 
-    print(f"{level}: {visible(printable(message))}", file=sys.stderr)
+    print(f"{level}: {visible_line(printable(message))}", file=sys.stderr)

@@ -10,6 +10,12 @@ trigger of a rule that may fire where a name could begin (`lu` in `x.lu(`, not i
 the statements that bind a name the kept ones read (two rounds). The rules run on that
 text as on any file; their findings are moved back to the file's rows.
 
+A file whose code (`code_size`) is over `LARGE_CODE` is cut the same way, however few
+its statements (a 6 MB dict literal beside a training loop): a chunk grows until it holds
+the statement whole, which the stdlib ast reads at a fiftieth of LibCST's cost. Where the
+statements kept still hold more code than that (a list of 200,000 `x.item()` calls), one
+TL000 finding says so.
+
 What such a file gives up: fixes (a fix is proven on the whole text, which is what does
 not fit) and its part in the project pass (its facts would name the reduced text's
 rows). A text beyond `MAX_LINES` lines or `MAX_CHARS` characters is not linted: one
@@ -28,6 +34,8 @@ from typing import Iterable, Iterator, List, Optional, Sequence, Set, Tuple
 from torchlint.core.source import split_lines
 
 LARGE_STATEMENTS = 50_000
+# LibCST takes about 1.3 KB and 60 us per character of code (a 2.8 MB list literal: 3.7 GB, 167 s)
+LARGE_CODE = 1024 * 1024
 MAX_LINES = 2_000_000
 MAX_CHARS = 32 * 1024 * 1024
 CHUNK_LINES = 4_000
@@ -56,7 +64,10 @@ def beyond_bound(text: str) -> Optional[str]:
 
 
 def is_large(text: str) -> bool:
-    """More lines that may start a top-level statement than a whole parse should hold."""
+    """More lines that may start a top-level statement than a whole parse should hold, or
+    more code (`code_size`) than LibCST should parse at once, in statements of any number."""
+    if len(text) > LARGE_CODE and code_size(text) > LARGE_CODE:
+        return True
     if _line_ends(text) < LARGE_STATEMENTS:
         return False
     starts = 0
@@ -65,6 +76,15 @@ def is_large(text: str) -> bool:
         if starts > LARGE_STATEMENTS:
             return True
     return False
+
+
+def code_size(text: str) -> int:
+    """The characters of `text` LibCST would make nodes of: all but blanks and the runs of
+    numbers in data displays, which the parse elides (`torchlint.core.parse.elide_data`)."""
+    from torchlint.core.parse import elide_data
+
+    elided = elide_data(text)
+    return len(elided) - elided.count(" ")
 
 
 def _line_ends(text: str) -> int:
@@ -98,6 +118,7 @@ def reduce(text: str, needles: Iterable[str]) -> Reduced:
     read: Set[str] = set()
     bound: Set[str] = set()
     statements = 0
+    kept_chars = 0  # once over LARGE_CODE the file is not linted: no names are needed then
     chunks: List[Tuple[int, int]] = []
     for first, stop, tree, chunk_text in _chunks(lines):
         chunks.append((first, stop))
@@ -109,9 +130,14 @@ def reduce(text: str, needles: Iterable[str]) -> Reduced:
             start, end = _span(statement, first)
             if is_import or _holds(lines, start, end, pattern):
                 kept.update(range(start, end + 1))
-                read |= _names_read(statement)
-                bound |= _binds(statement)
+                kept_chars += sum(len(lines[row - 1]) for row in range(start, end + 1))
+                if kept_chars <= LARGE_CODE:
+                    read |= _names_read(statement)
+                    bound |= _binds(statement)
                 statements += 1
+    if kept_chars > LARGE_CODE:
+        rows = sorted(kept)
+        return Reduced("".join(lines[row - 1] for row in rows), rows, statements)
     for _ in range(CLOSURE_ROUNDS):
         wanted = read - bound - _BUILTINS
         if not wanted:

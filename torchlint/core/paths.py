@@ -23,6 +23,18 @@ def absolute(filename: str) -> str:
     return printable(os.path.abspath(filename))
 
 
+def undecodable_uri(filename: str) -> str | None:
+    """For a name that is not UTF-8, the `file:` URI of its absolute path, its raw bytes
+    percent-encoded (RFC 3986, as SARIF writes them): the exact name, which `absolute`'s
+    `\\xff` cannot tell from a name holding those four characters. None for any other name."""
+    raw = os.fsencode(os.path.abspath(filename))
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return "file://" + quote(raw, safe="/")
+    return None
+
+
 def _relative(filename: str, base: str) -> str | None:
     path = os.path.abspath(filename)
     base = os.path.abspath(base)
@@ -36,10 +48,10 @@ def _relative(filename: str, base: str) -> str | None:
 
 def for_humans(filename: str) -> str:
     """Relative to the working directory when under it, else as given (ruff's relativize_path)."""
-    from torchlint.core.visible import visible
+    from torchlint.core.visible import visible_line
 
     relative = _relative(filename, os.getcwd())
-    return visible(printable(relative if relative is not None else filename))
+    return visible_line(printable(relative if relative is not None else filename))
 
 
 def for_root(filename: str, root: Path) -> str:

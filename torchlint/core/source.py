@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import os
 import re
 import tokenize
 from dataclasses import dataclass
 
+from torchlint.core.bounded_read import read_bounded
+
 BOM = b"\xef\xbb\xbf"
+# What a file of torchlint.core.large_files.MAX_CHARS characters can take in UTF-8; a
+# longer file is refused from its size, before a byte is read.
+MAX_SOURCE_BYTES = 128 * 1024 * 1024
 _LINE_END = re.compile(r"\r\n|\r|\n")
 _BYTE_LINE = re.compile(rb"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
 
@@ -27,6 +33,12 @@ class SourceFile:
     def encode(self, text: str) -> bytes:
         data = text.encode(self.encoding)
         return BOM + data if self.bom else data
+
+
+def read_source(path: os.PathLike) -> bytes:
+    """The bytes of a source file or notebook: ReadRefused for a FIFO, a device or a file
+    over MAX_SOURCE_BYTES (told before reading, never blocking); OSError if unreadable."""
+    return read_bounded(path, MAX_SOURCE_BYTES)
 
 
 def detect_newline(text: str) -> str:

@@ -19,8 +19,9 @@ from torchlint.doctor.facts import Facts, Gpu
 from torchlint.doctor.gpu_names import capability_of
 from torchlint.doctor.results import NOT_IN_EVIDENCE
 
-_FIELD = re.compile(r"^([A-Za-z][A-Za-z0-9 _./()-]{1,60}?):[ \t]*(.*?)\s*$")
-_GPU_LINE = re.compile(r"^\s*GPU\s+(\d+)\s*:\s*(.+?)\s*$")
+# Values are stripped in Python: a lazy `(.*?)\s*$` is quadratic in a line of spaces.
+_FIELD = re.compile(r"^([A-Za-z][A-Za-z0-9 _./()-]{1,60}?):(.*)")
+_GPU_LINE = re.compile(r"^\s*GPU\s+(\d{1,4})\s*:(.*)")
 _PACKAGE_LINE = re.compile(r"^\s*\[(?:pip\d?|conda)\]\s+(\S+?)(?:==|\s+)(\S+)")
 _NOTHING = ("n/a", "none", "could not collect", "", "no cuda")
 # Labels that start a field; any of them ends a multi-line GPU list.
@@ -42,24 +43,31 @@ def _fields(lines: List[str]) -> Tuple[Dict[str, str], List[Tuple[int, str]], Di
         if package:
             packages[_normalise(package.group(1))] = package.group(2)
             continue
-        gpu = _GPU_LINE.match(line)
+        gpu = _gpu(line)
         if gpu and in_gpu_list:
-            gpus.append((int(gpu.group(1)), gpu.group(2)))
+            gpus.append(gpu)
             continue
         field = _FIELD.match(line)
         if field is None:
             if line.strip():  # a blank line may separate the GPU list from its label; text ends it
                 in_gpu_list = False
             continue
-        label, value = field.group(1).strip().lower(), field.group(2)
+        label, value = field.group(1).strip().lower(), field.group(2).strip()
         fields.setdefault(label, value)
         in_gpu_list = label == "gpu models and configuration"
-        inline = _GPU_LINE.match(value)
+        inline = _gpu(value)
         if in_gpu_list and inline:
-            gpus.append((int(inline.group(1)), inline.group(2)))
+            gpus.append(inline)
         elif in_gpu_list and value and value.lower() not in _NOTHING:
             gpus.append((0, value))  # old format: "GPU models and configuration: GeForce GTX 1080"
     return fields, gpus, packages
+
+
+def _gpu(line: str) -> Optional[Tuple[int, str]]:
+    """(index, name) of a `GPU 0: NVIDIA H100` line, or None."""
+    found = _GPU_LINE.match(line)
+    name = found.group(2).strip() if found else ""
+    return (int(found.group(1)), name) if found and name else None
 
 
 def _normalise(name: str) -> str:

@@ -7,10 +7,15 @@ Reads FILE, or stdin when FILE is absent or `-`. Exit codes: 0 a signature match
 from __future__ import annotations
 
 import argparse
+import os
+import stat
 import sys
 from typing import List, Optional
 
 from torchlint.commands.parser import OneLineParser, UsageError, run_guarded
+from torchlint.core.bounded_read import ReadRefused, read_stream
+
+LOG_BYTES = 256 << 20
 
 PROG = "torchlint explain"
 
@@ -33,10 +38,14 @@ def _run(argv: List[str]) -> int:
     except SystemExit as exit_:  # --help
         return int(exit_.code or 0)
     from torchlint.explain.explanation import explain
+    from torchlint.core.console import warning
     from torchlint.explain.knowledge import load_knowledge
+    from torchlint.explain.log_text import log_text
     from torchlint.explain.render import render_json, render_text
 
-    text = _read(args.file)
+    text, note = log_text(_read(args.file))
+    if note is not None:
+        warning(f"{args.file}: {note}")
     knowledge = load_knowledge()
     explanation = explain(text, knowledge)
     if args.format == "json":
@@ -46,11 +55,17 @@ def _run(argv: List[str]) -> int:
     return 0 if explanation.matches else 1
 
 
-def _read(name: str) -> str:
-    if name == "-":
-        return sys.stdin.buffer.read().decode("utf-8", errors="replace")
+def _read(name: str) -> bytes:
+    """The log's bytes, at most LOG_BYTES: a file or a pipe (`explain <(dmesg)`), never a
+    device (`/dev/zero` would be read until memory runs out)."""
     try:
+        if name == "-":
+            return read_stream(sys.stdin.buffer, LOG_BYTES)
+        if stat.S_ISCHR(os.stat(name).st_mode) or stat.S_ISBLK(os.stat(name).st_mode):
+            raise UsageError(f"{name}: cannot read: a device, not a log")
         with open(name, "rb") as handle:
-            return handle.read().decode("utf-8", errors="replace")
+            return read_stream(handle, LOG_BYTES)
+    except ReadRefused as refusal:
+        raise UsageError(f"{name}: cannot read: {refusal} (pass its end: tail -c 100M {name} | torchlint explain)") from None
     except OSError as error:
         raise UsageError(f"{name}: cannot read: {error.strerror or error}") from None

@@ -56,6 +56,12 @@ class Evidence:
 _TAG = r"(cu\d{2,3}|cpu|rocm[\d.]+)"
 # Not \b: CJK letters are word characters, and "查看torch版本" must still match.
 _START = r"(?<![A-Za-z0-9_])"
+# Every pattern reads untrusted text, so none may backtrack more than a bounded distance
+# from where it starts (tests/explain/test_linear_patterns.py): no `\s*` beside another
+# `\s*` or `\s` that can take the same spaces, no unbounded run before a literal that
+# the run could also hold. `==`, `=`, `:` or spaces between a name and its version:
+_SEPARATOR = r"(?:\s*(?:==|=|:)\s*|\s+)"
+_ASSIGNED = r"(?:\s*(?:==|=)\s*|\s+)"
 def _compiled(rows: Tuple[Tuple[str, str, int], ...]) -> Tuple[Tuple[str, "re.Pattern[str]"], ...]:
     return tuple((name, re.compile(pattern, flags)) for name, pattern, flags in rows)
 
@@ -63,19 +69,19 @@ def _compiled(rows: Tuple[Tuple[str, str, int], ...]) -> Tuple[Tuple[str, "re.Pa
 _PATTERNS = _compiled((
     ("collect-torch", r"^PyTorch version:\s*(\S+)", re.M),
     ("collect-cuda", r"^CUDA used to build PyTorch:\s*(\d+\.\d+)", re.M),
-    ("torch-tagged", _START + r"(?:torch|pytorch)\s*(?:==|=|:|\s)\s*v?(\d+\.\d+(?:\.\d+)?(?:\.post\d+)?)\+" + _TAG, re.I),
-    ("torch-plain", _START + r"(?:torch|pytorch)(?:\s*version|版本)?\s*(?:==|=|:|：|\s)\s*v?(\d\.\d{1,2}(?:\.\d+)?)(?![\d.+])", re.I),
+    ("torch-tagged", _START + r"(?:torch|pytorch)" + _SEPARATOR + r"v?(\d+\.\d+(?:\.\d+)?(?:\.post\d+)?)\+" + _TAG, re.I),
+    ("torch-plain", _START + r"(?:torch|pytorch)(?:\s*version|版本)?(?:\s*(?:==|=|:|：)\s*|\s+)v?(\d\.\d{1,2}(?:\.\d+)?)(?![\d.+])", re.I),
     ("tagged-version", r"(?<![\w.])(\d\.\d{1,2}\.\d+)\+" + _TAG + r"\b", 0),
     ("conda-pytorch", _START + r"pytorch\s+(\d+\.\d+(?:\.\d+)?)\s+\S*?cuda(\d+\.\d+)(?:\.\d+)?_cudnn(\d+\.\d+\.\d+)", re.I),
-    ("cudatoolkit", _START + r"cudatoolkit\s*(?:==|=|\s)\s*(\d+\.\d+)", re.I),
-    ("pytorch-cuda", _START + r"pytorch-cuda\s*(?:==|=|\s)\s*(\d+\.\d+)", re.I),
-    ("driver", r"(?:Driver Version|driver version)\s*[:：]?\s*(\d{3}\.\d+(?:\.\d+)?)", 0),
+    ("cudatoolkit", _START + r"cudatoolkit" + _ASSIGNED + r"(\d+\.\d+)", re.I),
+    ("pytorch-cuda", _START + r"pytorch-cuda" + _ASSIGNED + r"(\d+\.\d+)", re.I),
+    ("driver", r"(?:Driver Version|driver version)\s*(?:[:：]\s*)?(\d{3}\.\d+(?:\.\d+)?)", 0),
     ("smi-cuda", r"CUDA Version\s*:\s*(\d+\.\d+)\s*\|?", 0),
     ("capability-sm", r"with CUDA capability sm_(\d+)(\d)\b", 0),
-    ("capability-found", r"Found GPU\d+ (.+?) which is of cuda capability (\d+)\.(\d+)", 0),
+    ("capability-found", r"Found GPU\d+ (.{1,200}?) which is of cuda capability (\d+)\.(\d+)", 0),
     ("arch-list", r"supports CUDA capabilities ((?:sm_\d+[a-z]?\s*)+)", 0),
     ("minimum-capability", r"minimum cuda capability (?:that we support|supported by this library) is (\d+)\.(\d+)", 0),
-    ("capability-tf", r"name:\s*([^\n]+?)\s+(?:major:\s*(\d+)\s+minor:\s*(\d+)|computeCapability:\s*(\d+)\.(\d+))", 0),
+    ("capability-tf", r"name:[ \t]*([^\s:](?:[^\n:]{0,198}?[^\s:])?)[ \t]+(?:major:\s*(\d+)\s+minor:\s*(\d+)|computeCapability:\s*(\d+)\.(\d+))", 0),
     # A GPU name is taken whole: "GTX 960M" is a GTX 960M, never a "GTX 960" inside it.
     ("gpu-name", _START + r"((?:NVIDIA\s+)?(?:GeForce\s+)?(?:RTX\s*(?:PRO\s*)?(?:A\d{4}|\d{4}M?(?:\s*Ti|\s*SUPER)?)"
                  r"|GTX\s*(?:TITAN\s*\w+|\d{3,4}M?(?:\s*Ti)?)|TITAN\s*(?:RTX|Xp|X|V)"
@@ -105,7 +111,7 @@ FEATURES = _compiled((
     ("frame:checkpoint", r"\bin _?save\w*\b|torch\.save\(|save_checkpoint|saving (?:model|checkpoint)", re.I),
     ("compile", r"torch\.compile|torch/_dynamo|torch/_inductor|\binductor\b", 0),
     ("library-handle", r"(?:cublas|cudnn) handle|cublasCreate|cudnnCreate\b", re.I),
-    ("index-error", r"index out of (?:range|bounds)|srcIndex < srcSelectDimSize|Assertion `[^`]*(?:<|>=)[^`]*` failed", 0),
+    ("index-error", r"index out of (?:range|bounds)|srcIndex < srcSelectDimSize|Assertion `(?:[^`<>]|>(?!=))*(?:<|>=)[^`]*` failed", 0),
     ("dtype:bf16", r"CUDA_R_16BF|\bbf16\b|\bbfloat16\b|\bBFloat16\b", 0),
     ("call:extension", r"\b_C\.\w+\(|_ext\.\w+\(|_cuda\.\w+\(|\bcpp_extension\b|[/\\]csrc[/\\]\w+\.cu\b", 0),
     ("adapter", r"\bpeft\b|\bLoRA\b|\blora_\w+|--lora\w*|\bfinetuning_type lora\b|\bQLoRA\b", 0),

@@ -7,7 +7,7 @@ import sys
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
-from typing import Any, Dict, List, Mapping, Optional, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Tuple, TypeVar
 
 from torchlint.explain.evidence import FEATURE_NAMES
 
@@ -160,10 +160,12 @@ def rank_causes(signature: Signature, features: "frozenset[str] | set[str]") -> 
 
 _DIGITS = str.maketrans("", "", "0123456789")
 KEEP_PER_TEMPLATE = 3
+Log = TypeVar("Log", str, bytes)
 
 
-def condense(text: str) -> str:
-    """A big log with at most KEEP_PER_TEMPLATE lines of each template, in first-seen order.
+def condense(text: Log) -> Log:
+    """A big log (text, or its bytes) with at most KEEP_PER_TEMPLATE lines of each template,
+    in first-seen order.
 
     Huge logs are mostly one line repeated with other numbers (a loss per step, a progress bar, a
     warning per batch); a line's template is the line without its digits. Matching and evidence then
@@ -171,14 +173,18 @@ def condense(text: str) -> str:
     """
     if len(text) <= CONDENSE_ABOVE:
         return text
-    seen: Dict[str, int] = {}
+    if isinstance(text, bytes):
+        newline, templates = b"\n", text.translate(None, b"0123456789")
+    else:
+        newline, templates = "\n", text.translate(_DIGITS)
+    seen: Dict[Log, int] = {}
     kept = []
-    for line, template in zip(text.split("\n"), text.translate(_DIGITS).split("\n")):
+    for line, template in zip(text.split(newline), templates.split(newline)):
         count = seen.get(template, 0)
         if count < KEEP_PER_TEMPLATE:
             seen[template] = count + 1
             kept.append(line)
-    return "\n".join(kept)
+    return newline.join(kept)
 
 
 def match(text: str, knowledge: KnowledgeBase, original: Optional[str] = None) -> List[Match]:

@@ -17,7 +17,8 @@ from typing import Dict, List, Mapping, Sequence, Set
 
 from torchlint.core.diagnostics import SYNTAX_CODE, Diagnostic
 from torchlint.core.noqa import NOQA, code_matches, tokens
-from torchlint.core.source import DecodeError, decode_source, split_lines
+from torchlint.core.bounded_read import ReadRefused
+from torchlint.core.source import DecodeError, decode_source, read_source, split_lines
 from torchlint.fixing.write import ChangedDuringRun, Snapshot, write_fixed
 
 
@@ -44,13 +45,13 @@ def add_noqa(diagnostics: Sequence[Diagnostic], files: Mapping[str, Path], linte
             outcome.added += _add_to_file(path, rows, text)
         except ChangedDuringRun:
             outcome.errors.append(f"{display}: changed during the run; no noqa directives added")
-        except (OSError, DecodeError, SyntaxError, ValueError, tokenize.TokenError) as problem:
+        except (OSError, ReadRefused, DecodeError, SyntaxError, ValueError, tokenize.TokenError) as problem:
             outcome.errors.append(f"{display}: cannot add noqa directives: {problem}")
     return outcome
 
 
 def _add_to_file(path: Path, rows: Mapping[int, Set[str]], linted: str) -> int:
-    data = path.read_bytes()
+    data = read_source(path)
     source = decode_source(data)
     if source.text != linted:
         raise ChangedDuringRun(str(path))

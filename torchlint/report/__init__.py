@@ -48,9 +48,9 @@ def _printable(text: str) -> str:
 
 
 def _for_terminal(text: str) -> str:
-    from torchlint.core.visible import visible
+    from torchlint.core.visible import visible_line
 
-    return visible(_printable(text))
+    return visible_line(_printable(text))
 
 
 def _printable_messages(diagnostic: Diagnostic, spell: Callable[[str], str]) -> Diagnostic:

@@ -7,7 +7,7 @@ from typing import Sequence, TextIO
 from torchlint.core.diagnostics import Diagnostic, cell_name
 from torchlint.core import paths
 from torchlint.report.context import ReportContext
-from torchlint.core.visible import visible
+from torchlint.core.visible import visible_line
 
 
 def escape_data(text: str) -> str:
@@ -22,7 +22,7 @@ def escape_property(text: str) -> str:
 
 def command(diagnostic: Diagnostic, ctx: ReportContext) -> str:
     """The `::error` or `::warning` line for one finding (the rule's level)."""
-    path = visible(paths.for_root(diagnostic.filename, ctx.root))  # GitHub's log obeys ANSI escapes
+    path = visible_line(paths.for_root(diagnostic.filename, ctx.root))  # GitHub's log obeys ANSI escapes
     start, end = diagnostic.location, diagnostic.end_location
     properties = {
         "title": f"torchlint ({diagnostic.code})",

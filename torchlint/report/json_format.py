@@ -12,9 +12,14 @@ from torchlint.report.context import ReportContext
 
 def to_json(diagnostic: Diagnostic, ctx: ReportContext) -> dict:
     """One finding as ruff writes it: absolute filename, rule url, `cell` (the notebook
-    cell's 1-based number, rows counted in it; null outside notebooks)."""
+    cell's 1-based number, rows counted in it; null outside notebooks); and, only for a
+    file name that is not UTF-8 (`filename` then spells its bytes `\\xff`), `filename_uri`
+    with the exact bytes percent-encoded."""
     data = diagnostic.to_json()
     data["filename"] = paths.absolute(diagnostic.filename)
+    uri = paths.undecodable_uri(diagnostic.filename)
+    if uri is not None:
+        data["filename_uri"] = uri
     data["cell"] = diagnostic.cell
     data["url"] = ctx.rule_url(diagnostic.code)
     return data

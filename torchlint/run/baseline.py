@@ -23,6 +23,7 @@ from typing import Dict, Iterable, List, Mapping, Sequence, Tuple
 from torchlint.core.bounded_read import ReadRefused, loads_json, read_bounded
 from torchlint.report.fingerprint import FingerprintKeys, line_hash
 from torchlint.core.diagnostics import Diagnostic
+from torchlint.run.cache_ground import Directory
 
 FORMAT_VERSION = 1
 MAX_BYTES = 64 * 1024 * 1024  # about 300,000 entries
@@ -152,7 +153,13 @@ def write(path: Path, diagnostics: Sequence[Diagnostic], sources: Mapping[str, s
     ]
     text = json.dumps({"version": FORMAT_VERSION, "findings": findings}, indent=2, ensure_ascii=False) + "\n"
     try:
-        path.write_text(text, encoding="utf-8")
+        # temp file + rename inside the opened directory: a link at `path` (committed, or
+        # dangling) is replaced, never written through
+        directory = Directory.at(str(path.parent))
+        try:
+            directory.write(path.name, text.encode("utf-8"))
+        finally:
+            directory.close()
     except OSError as error:
         raise BaselineError(f"{path}: cannot write the baseline: {error.strerror or error}") from None
     return len(diagnostics)

@@ -56,6 +56,7 @@ from torchlint import __version__
 from torchlint.core.bounded_read import loads_json
 from torchlint.run.cache_ground import PACK, SUPPORTED, Directory, UntrustedCache, written_by_torchlint
 from torchlint.run.cache_key import signed, user_key, verified
+from torchlint.run.key_location import KeyRefused
 from torchlint.core.console import warning
 from torchlint.core.diagnostics import Applicability, Diagnostic, Edit, FileResult, Fix, Location
 
@@ -90,7 +91,7 @@ class Cache:
         self._packs: Dict[Tuple[str, str], Dict[str, Any]] = {}  # (directory, suffix) -> files
         self._changed: set = set()
         self._project: Optional[Tuple[str, Dict[str, Any]]] = None  # a project result to write
-        self._key = user_key() if SUPPORTED else None
+        self._key = _key_for(root) if SUPPORTED else None
         self._opened: Optional[Tuple[Directory, Directory]] = None  # (base, version) once open
         self._refused = self._key is None
 
@@ -258,7 +259,7 @@ class Cache:
                 base = Directory.open(CACHE_DIRNAME, root, create=create)
             finally:
                 root.close()
-            if create:
+            with suppress(OSError):  # on every open: a tag emptied or deleted since is written again
                 _tag(base)
             self._opened = (base, Directory.open(self.version, base, create=create))
         except FileNotFoundError:
@@ -325,6 +326,15 @@ class Cache:
                 break
             version.unlink(name)
             total -= size
+
+
+def _key_for(root: Path) -> Optional[bytes]:
+    """The user's key, or None (said once, as a warning) where it cannot be kept safely."""
+    try:
+        return user_key(root)
+    except KeyRefused as refusal:
+        warning(f"cache not used: {refusal}")
+        return None
 
 
 def _tag(base: Directory) -> None:

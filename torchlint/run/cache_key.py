@@ -4,54 +4,59 @@ A cache directory lies in the repository being linted, which is not trusted: a p
 committed to it (or edited there) could otherwise carry findings that hide a problem,
 or fixes that `--fix` would write. Every pack is therefore signed with HMAC-SHA256
 under a random key kept outside any repository, readable by its owner only
-(`$XDG_CACHE_HOME/torchlint/cache-key`, by default `~/.cache/torchlint/cache-key`).
+(`$XDG_CACHE_HOME/torchlint/cache-key`, by default `~/.cache/torchlint/cache-key`, only
+where `torchlint.run.key_location` finds that place out of the repository's reach).
 A pack whose signature does not verify is a cache miss: the file is linted again.
+The key file is read only if it is a regular file of this user's, private to them; it is
+opened without blocking (a FIFO there is refused, not waited on) and written by a
+temporary file linked into place, removed whatever fails.
 """
 
 from __future__ import annotations
 
+import errno
 import hmac
 import os
 import secrets
 import stat
-from functools import lru_cache
+from contextlib import suppress
 from hashlib import sha256
 from pathlib import Path
 from typing import Optional
 
+from torchlint.run.key_location import KeyRefused, check_owner, key_directory
+
 KEY_NAME = "cache-key"
 KEY_BYTES = 32
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 
 
-def key_path() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "torchlint" / KEY_NAME
-
-
-@lru_cache(maxsize=None)
-def _key_at(path: Path) -> Optional[bytes]:
+def _key_at(path: Path) -> bytes:
+    """The key in `path`, made if missing; KeyRefused where it cannot be kept safely."""
     try:
-        return _read_key(path)
-    except FileNotFoundError:
-        pass
-    except (OSError, ValueError):
-        return None
-    try:
-        _create_key(path)
-        return _read_key(path)
-    except (OSError, ValueError):
-        return None
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        check_owner(path.parent)
+        try:
+            return _read_key(path)
+        except FileNotFoundError:
+            _create_key(path)
+            return _read_key(path)
+    except ValueError as error:
+        raise KeyRefused(str(error)) from None
+    except OSError as error:
+        raise KeyRefused(f"{path}: {error.strerror or error}") from None
 
 
-def user_key() -> Optional[bytes]:
-    """This user's key, created on first use; None where it cannot be kept safely (then
-    nothing is cached)."""
-    return _key_at(key_path())
+def user_key(project: Optional[Path] = None) -> bytes:
+    """This user's key, created on first use, for a run on `project` (default: the
+    working directory); KeyRefused where it cannot be kept out of the repository's reach
+    (then nothing is cached)."""
+    return _key_at(key_directory(project if project is not None else Path.cwd()) / KEY_NAME)
 
 
 def _read_key(path: Path) -> bytes:
-    handle = os.open(path, os.O_RDONLY | _NOFOLLOW)
+    handle = os.open(path, os.O_RDONLY | _NOFOLLOW | _NONBLOCK)
     try:
         info = os.fstat(handle)
         if not stat.S_ISREG(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o077:
@@ -65,20 +70,25 @@ def _read_key(path: Path) -> bytes:
 
 
 def _create_key(path: Path) -> None:
-    """Write a new key atomically; where another process won the race, its key stands."""
-    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    """Write a new key atomically; where another process won the race, its key stands.
+    The temporary file goes whatever fails (a full disk leaves nothing behind)."""
     temp = path.with_name(f".{KEY_NAME}.{secrets.token_hex(8)}")
     handle = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o600)
     try:
-        os.write(handle, secrets.token_hex(KEY_BYTES).encode("ascii") + b"\n")
+        try:
+            text = secrets.token_hex(KEY_BYTES).encode("ascii") + b"\n"
+            if os.write(handle, text) != len(text):
+                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+            os.fsync(handle)
+        finally:
+            os.close(handle)
+        try:
+            os.link(temp, path)  # fails where a key already exists: never replaces one
+        except FileExistsError:
+            pass
     finally:
-        os.close(handle)
-    try:
-        os.link(temp, path)  # fails where a key already exists: never replaces one
-    except FileExistsError:
-        pass
-    finally:
-        os.unlink(temp)
+        with suppress(OSError):
+            os.unlink(temp)
 
 
 def signature(key: bytes, name: str, body: bytes) -> str:

@@ -23,9 +23,11 @@ from typing import Callable, Dict, FrozenSet, Hashable, Iterator, List, Optional
 
 import pathspec
 
+from torchlint.core.bounded_read import ReadRefused, read_bounded
 from torchlint.core.config import Config
 
 PYTHON_SUFFIXES = (".py", ".pyi")
+IGNORE_FILE_BYTES = 4 * 1024 * 1024
 
 Warn = Callable[[str], None]
 
@@ -51,11 +53,20 @@ class _IgnoreFile:
         return self.spec.match_file(relative + "/" if is_dir else relative)
 
 
-def _gitignore(directory: Path) -> Optional[_IgnoreFile]:
+def _gitignore(directory: Path, warn: Warn) -> Optional[_IgnoreFile]:
+    """The rules of the directory's `.gitignore`, read as git does (a symbolic link is not
+    followed), never blocking and within IGNORE_FILE_BYTES; None where there are none."""
+    path = directory / ".gitignore"
     try:
-        lines = (directory / ".gitignore").read_text(encoding="utf-8", errors="replace").splitlines()
-    except OSError:  # none, a directory, unreadable: no rules from here
+        data = read_bounded(path, IGNORE_FILE_BYTES, follow=False)
+    except ReadRefused as refusal:
+        warn(f"{path}: not read ({refusal})")
         return None
+    except OSError as error:  # none, a directory, unreadable: no rules from here
+        if error.errno == errno.ELOOP:
+            warn(f"{path}: a symbolic link; not read")
+        return None
+    lines = data.decode("utf-8", errors="replace").splitlines()
     return _IgnoreFile(str(directory), pathspec.GitIgnoreSpec.from_lines(lines))
 
 
@@ -175,7 +186,7 @@ class _Walker:
         if repository is not None:
             for directory in reversed(absolute_top.parents):
                 if directory == repository or repository in directory.parents:
-                    ignore = _gitignore(directory)
+                    ignore = _gitignore(directory, self.warn)
                     # a directory named on the command line is linted even if a .gitignore above ignores it
                     if ignore and not ignore.ignores(str(absolute_top), True):
                         inherited.append(ignore)
@@ -193,7 +204,7 @@ class _Walker:
         except OSError as error:
             self.warn(f"{directory}: cannot read directory ({error.strerror or error}); skipped")
             return
-        own = _gitignore(Path(os.path.abspath(directory))) if in_git else None
+        own = _gitignore(Path(os.path.abspath(directory)), self.warn) if in_git else None
         active = ignores + [own] if own else ignores
         for entry in entries:
             path = Path(entry.path)

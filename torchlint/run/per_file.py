@@ -6,10 +6,11 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING, List, Optional, Sequence, Tuple
 
+from torchlint.core.bounded_read import ReadRefused
 from torchlint.core.diagnostics import FileResult
 from torchlint.engine import describe, lint_bytes, lint_text, syntax_diagnostic
 from torchlint.rule_api.registry import code_fingerprint
-from torchlint.core.source import DecodeError, decode_source
+from torchlint.core.source import DecodeError, decode_source, read_source
 from torchlint.fixing.apply import FixOutcome, fix_text, is_applicable
 from torchlint.fixing.write import Snapshot
 from torchlint.index.record_text import RecordText
@@ -28,10 +29,10 @@ def _read(job: Job) -> Tuple[Optional[bytes], Optional[FileOutcome]]:
     if data is not None:
         return data, None
     try:
-        return path.read_bytes(), None
-    except OSError as error:
+        return read_source(path), None
+    except (OSError, ReadRefused) as error:
         outcome = FileOutcome(display)
-        message = f"Cannot read file: {error.strerror or error}"
+        message = f"Cannot read file: {getattr(error, 'strerror', None) or error}"
         outcome.diagnostics.append(syntax_diagnostic(display, message, 1, 1))
         return None, outcome
 

@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 
 from torchlint.core.diagnostics import Diagnostic
 from torchlint.engine import lint_text
-from torchlint.core.source import DecodeError, decode_source
+from torchlint.core.bounded_read import ReadRefused
+from torchlint.core.source import DecodeError, decode_source, read_source
 from torchlint.fixing.apply import (
     apply_checked,
     dropped_message,
@@ -113,13 +114,13 @@ def _load_original(outcome: FileOutcome) -> bool:
     if outcome.fixed_text is not None:
         return True
     try:
-        data = Path(outcome.display).read_bytes()
+        data = read_source(Path(outcome.display))
         if is_notebook(outcome.display):
             outcome.original = read_notebook(data)
             outcome.notebook, outcome.layout = outcome.original, outcome.original.layout.copy()
         else:
             outcome.original = decode_source(data)
-    except (OSError, DecodeError, NotebookError):
+    except (OSError, ReadRefused, DecodeError, NotebookError):
         return False
     outcome.linted = Snapshot.of(data)
     outcome.fixed_text = outcome.original.text

@@ -27,7 +27,8 @@ from torchlint.integrations.server.protocol import NO_FINDINGS, Findings, findin
 from torchlint.integrations.server.settings import CONFIG_NAMES, display_name
 from torchlint.integrations.server.transport import StdioTransport
 from torchlint.integrations.server.workspace import Debounced, ProjectRequest, ProjectWorker
-from torchlint.core.source import DecodeError, decode_source
+from torchlint.core.bounded_read import ReadRefused
+from torchlint.core.source import DecodeError, decode_source, read_source
 
 PYTHON_SUFFIXES = (".py", ".pyi")
 PROJECT_DELAY = 0.3  # seconds from a save (or open, close) to the project pass
@@ -119,7 +120,7 @@ class TorchlintServer(LanguageServer):
     async def on_open(self, params: types.DidOpenTextDocumentParams) -> None:
         uri = params.text_document.uri
         path = uris.to_fs_path(uri)
-        if path is None or not path.endswith(PYTHON_SUFFIXES):
+        if path is None or "\0" in path or not path.endswith(PYTHON_SUFFIXES):  # `%00` names no file
             return
         self.documents.open(uri, Path(path), display_name(path))
         await self.documents.refresh(uri)
@@ -178,6 +179,12 @@ class TorchlintServer(LanguageServer):
 
     def _config_error(self, error: ConfigError) -> None:
         self._tell(f"torchlint: {error}", types.MessageType.Error, show=True)
+
+    def report_server_error(self, error: Exception, source) -> None:
+        """A notification that failed (a `didChange` for a document never opened, a URI
+        no file has) is logged once, not shown: pygls's default pops up a window per
+        message, which a client could make endless."""
+        self._tell(f"torchlint: a message from the client failed: {error}", types.MessageType.Warning)
 
     def _tell(self, message: str, kind: types.MessageType, show: bool = False) -> None:
         """Log a problem once (and show it, if the user must act on it)."""
@@ -289,8 +296,8 @@ def _function(method):
 
 def _disk_text(display: str) -> str:
     try:
-        return decode_source(Path(display).read_bytes()).text
-    except (OSError, DecodeError):
+        return decode_source(read_source(Path(display))).text
+    except (OSError, ReadRefused, DecodeError):
         return ""
 
 

@@ -1,5 +1,7 @@
 """The language server's stdio transport, in place of pygls's reader loop.
 
+- Framing is linear in a message's size: a 64 MB body delays the next reply by the
+  time it takes to arrive and parse, not by one copy of it per 64 KiB read.
 - A wrong `Content-Length` does not leave the server deaf: a body is complete when the
   declared bytes are there and parse, or when the bytes before the next message's header
   parse (a length too short), or when what arrived is a whole JSON object already (a
@@ -43,6 +45,14 @@ def _is_json_object(data: bytes) -> bool:
     except ValueError:
         return False
     return True
+
+
+def _ends_an_object(buffer: bytearray) -> bool:
+    """Whether the last byte that is not white space is `}`; reads only the end."""
+    end = len(buffer)
+    while end > 0 and buffer[end - 1] in b" \t\r\n":
+        end -= 1
+    return end > 0 and buffer[end - 1] == ord("}")
 
 
 class FrameReader:
@@ -94,7 +104,10 @@ class FrameReader:
         if following is not None:  # declared too short, or not JSON: what comes before it
             return self._consume(following.start())
         self._scanned = len(buffer)
-        if _is_json_object(bytes(buffer)):  # declared too long: a whole object came, and nothing after
+        # declared too long: a whole object came, and nothing after. Tried only where the
+        # bytes end in `}`, so that a large body arriving in chunks is not copied and
+        # parsed once per chunk (quadratic in its size)
+        if _ends_an_object(buffer) and _is_json_object(bytes(buffer)):
             return self._consume(len(buffer))
         return None
 
