@@ -33,16 +33,18 @@ def compiling() -> bool:
 
 
 def keep_out_of_dynamo(*functions: Any) -> None:
-    """Never compile these functions' frames on their own (they are still traced through inline)."""
+    """Never compile these functions' frames, nor the frames they call, on their own (where a graph
+    is traced through them they are still inlined, and return at once)."""
     try:
-        from torch._dynamo.eval_frame import skip_code
+        from torch._dynamo.eval_frame import set_code_exec_strategy
+        from torch._dynamo.types import FrameAction, FrameExecStrategy
     except ImportError:  # a torch without dynamo's per-code strategies
         return
     for function in functions:
         code = getattr(getattr(function, "__func__", function), "__code__", None)
         if code is not None and code not in _SKIPPED_CODE:
             _SKIPPED_CODE.add(code)
-            skip_code(code)
+            set_code_exec_strategy(code, FrameExecStrategy(FrameAction.SKIP, FrameAction.SKIP))
 
 
 def is_compiled(model: Any, unwrapped: Any) -> bool:

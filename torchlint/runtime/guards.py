@@ -267,8 +267,6 @@ class Guard:
             if not self._manual_steps and self._counts_steps(module):
                 self._next_step()
         self._stack.append(module)
-        if module not in self._watched_parameters:
-            self._watch_parameters(module)
         plan = self._plan_of(module)
         if plan.before is not None and args and (plan.before_family not in VALUE_FAMILIES or self.values_now):
             self._failing(plan.before, self, self._path(module), module, args)
@@ -277,6 +275,8 @@ class Guard:
         if self._replaying or compiling():
             return
         try:
+            if module not in self._watched_parameters:  # after the call: a lazy module's parameters exist now
+                self._watch_parameters(module)
             plan = self._plan_of(module)
             if plan.after is not None and args:
                 plan.after(self, self._path(module), module, args, output)

@@ -1,0 +1,141 @@
+"""What the guard once left unchecked or left behind (issue 35, items 9-13): optimizer closures,
+torch.compile after the guard, NaN born in the loss named at its operation, a failed Lightning fit,
+torch's own errors passing through the function mode."""
+
+from __future__ import annotations
+
+import sys
+import traceback
+
+import pytest
+
+torch = pytest.importorskip("torch")
+import torch.nn.functional as F  # noqa: E402
+from torch import nn  # noqa: E402
+
+from torchlint.runtime import GuardCallback, GuardError, guard  # noqa: E402
+
+
+@pytest.mark.parametrize("optimizer_class", [torch.optim.SGD, torch.optim.LBFGS])
+def test_a_label_out_of_range_inside_an_optimizer_closure_is_caught(optimizer_class):
+    model = nn.Linear(4, 3)
+    optimizer = optimizer_class(model.parameters(), lr=0.1)
+    labels = torch.tensor([0, 3])
+
+    def closure():
+        optimizer.zero_grad()
+        loss = F.cross_entropy(model(torch.randn(2, 4)), labels)
+        loss.backward()
+        return loss
+
+    with guard(model) as handle:
+        with pytest.raises(GuardError) as caught:
+            optimizer.step(closure)
+        assert torch.overrides._get_current_function_mode_stack() == [handle._mode]
+        labels[1] = 2
+        optimizer.step(closure)  # healthy: passes, and the mode is back on after step()
+        assert torch.overrides._get_current_function_mode_stack() == [handle._mode]
+    assert caught.value.check == "class-target"
+
+
+def test_nan_born_in_the_loss_backward_is_named_at_its_operation_and_line():
+    model = nn.Sequential(nn.Linear(4, 3), nn.Softmax(-1))
+    with guard(model):
+        p = model(torch.randn(2, 4) * 1e4)  # saturated: some probabilities are exactly 0
+        loss = -torch.log(p).clamp(min=-100).mean()  # finite forward, 0/0 in LogBackward0
+        with pytest.raises(GuardError) as caught:
+            loss.backward()
+    error = caught.value
+    assert (error.module, error.check) == ("torch.log", "finite-op")
+    assert "LogBackward0" in str(error)
+    assert f"{__file__}:" in error.kind and "test_nan_born_in_the_loss_backward" in error.kind
+
+
+def test_nan_made_inside_a_module_is_named_at_the_operation_that_made_it():
+    class Entropy(nn.Module):
+        def forward(self, p):
+            logp = torch.log(p)
+            return -(p * logp).sum(-1)
+
+    model = nn.Sequential(nn.Identity(), Entropy())
+    with guard(model):
+        with pytest.raises(GuardError) as caught:
+            model(torch.tensor([[0.5, 0.5], [1.0, 0.0]]))
+    text = str(caught.value)
+    assert caught.value.module == "model.1" and "aten.mul" in text
+    assert "test_guard_gaps_and_lifecycle.py" in text and "in forward" in text
+
+
+def test_torch_errors_passing_through_the_guard_say_they_are_torchs_own():
+    model = nn.Linear(4, 3)
+    with guard(model):
+        with pytest.raises(RuntimeError) as caught:
+            torch.randn(2, 3) @ torch.randn(4, 3)
+    assert not isinstance(caught.value, GuardError)
+    if sys.version_info >= (3, 11):
+        notes = " ".join(caught.value.__notes__)
+        assert "torch's own" in notes and f"{__file__}:" in notes
+    assert "torchlint" in "".join(traceback.format_exception(caught.value))
+
+
+def test_the_guard_adds_no_compiled_frames_of_its_own_where_a_model_graph_breaks():
+    from torch._dynamo.testing import CompileCounter
+
+    class Breaking(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a, self.b = nn.Linear(4, 4), nn.Linear(4, 2)
+
+        def forward(self, x):
+            x = self.a(x)
+            torch._dynamo.graph_break()
+            return self.b(x)
+
+    counts = []
+    for guarded in (False, True):
+        torch._dynamo.reset()
+        model, counter = Breaking(), CompileCounter()
+        handle = guard(model) if guarded else None
+        compiled = torch.compile(model, backend=counter)
+        with pytest.warns(UserWarning) if guarded else _nothing():
+            compiled(torch.randn(2, 4)).sum().backward()
+        counts.append(counter.frame_count)
+        if handle is not None:
+            handle.remove()
+    assert counts[1] == counts[0]
+
+
+class _nothing:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+def test_guard_callback_removes_everything_after_a_failed_fit():
+    lightning = pytest.importorskip("lightning.pytorch")
+    from torch.optim.optimizer import _global_optimizer_pre_hooks
+
+    class Failing(lightning.LightningModule):
+        def __init__(self):
+            super().__init__()
+            self.layer = nn.Linear(4, 3)
+
+        def training_step(self, batch, batch_idx):
+            x, y = batch
+            return F.cross_entropy(self.layer(x), y)
+
+        def configure_optimizers(self):
+            return torch.optim.SGD(self.parameters(), lr=0.1)
+
+    data = torch.utils.data.TensorDataset(torch.randn(8, 4), torch.tensor([0, 1, 2, 3] * 2))  # 3 == classes
+    hooks_before = len(_global_optimizer_pre_hooks)
+    for _ in range(2):
+        trainer = lightning.Trainer(max_epochs=1, accelerator="cpu", logger=False, enable_checkpointing=False,
+                                    enable_progress_bar=False, enable_model_summary=False,
+                                    callbacks=[GuardCallback()])
+        with pytest.raises(GuardError, match="class-target"):  # inside Lightning's optimizer closure
+            trainer.fit(Failing(), torch.utils.data.DataLoader(data, batch_size=4))
+        assert torch.overrides._get_current_function_mode_stack() == []
+        assert len(_global_optimizer_pre_hooks) == hooks_before
