@@ -139,3 +139,23 @@ def test_guard_callback_removes_everything_after_a_failed_fit():
             trainer.fit(Failing(), torch.utils.data.DataLoader(data, batch_size=4))
         assert torch.overrides._get_current_function_mode_stack() == []
         assert len(_global_optimizer_pre_hooks) == hooks_before
+
+
+
+@pytest.mark.parametrize("layout", ["padded", "concatenated"])
+def test_a_ctc_target_that_cannot_fit_its_input_is_named_before_the_inf_loss(layout):
+    model = nn.Sequential(nn.Conv1d(20, 12, 3, stride=2, padding=1))  # halves the frames
+    ctc = nn.CTCLoss(blank=0)
+    targets = torch.tensor([[1, 2, 3, 4, 5, 6], [1, 1, 2, 3, 0, 0]])
+    lengths = torch.tensor([6, 4])
+    flat = torch.cat([targets[0, :6], targets[1, :4]])
+    with guard(model):
+        log_probs = model(torch.randn(2, 20, 12)).permute(2, 0, 1).log_softmax(-1)  # 6 frames each
+        given = targets if layout == "padded" else flat
+        assert torch.isfinite(ctc(log_probs, given, torch.tensor([6, 6]), lengths))  # 6 fit 6; 1,1,2,3 needs 5
+        with pytest.raises(GuardError) as caught:
+            ctc(log_probs, given, torch.tensor([6, 4]), lengths)  # 4 frames cannot hold 1,1,2,3 (needs 5)
+    assert torch.isinf(ctc(log_probs.detach(), given, torch.tensor([6, 4]), lengths))  # what it would have been
+    error = caught.value
+    assert (error.module, error.check) == ("F.ctc_loss", "ctc-lengths")
+    assert "sample 1: 4 input frames" in str(error) and "needing 5" in str(error)

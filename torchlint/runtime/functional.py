@@ -15,7 +15,8 @@ import torch.nn.functional as F
 from torch.overrides import TorchFunctionMode
 
 from torchlint.runtime.errors import GuardError
-from torchlint.runtime.indices import check_class_targets, check_dim_indices, check_embedding, check_probabilities
+from torchlint.runtime.indices import (check_class_targets, check_ctc_lengths, check_dim_indices, check_embedding,
+                                      check_probabilities)
 from torchlint.runtime.layers import check_conv
 from torchlint.runtime.origin import source_line
 
@@ -62,6 +63,12 @@ def _probabilities(guard, where, kind, args, kwargs):
     check_probabilities(where, kind, _arg(args, kwargs, 0, "input"))
 
 
+def _ctc_lengths(guard, where, kind, args, kwargs):
+    if not _arg(args, kwargs, 6, "zero_infinity", False):
+        check_ctc_lengths(where, kind, _arg(args, kwargs, 1, "targets"), _arg(args, kwargs, 2, "input_lengths"),
+                          _arg(args, kwargs, 3, "target_lengths"))
+
+
 def build_table(families: Sequence[str]) -> Dict[Any, Entry]:
     """The checked functions of the enabled families, keyed by the function object the mode receives."""
     entries = []
@@ -75,6 +82,7 @@ def build_table(families: Sequence[str]) -> Dict[Any, Entry]:
         (F.cross_entropy, "index", "F.cross_entropy", _class_targets),
         (F.nll_loss, "index", "F.nll_loss", _class_targets),
         (F.binary_cross_entropy, "index", "F.binary_cross_entropy", _probabilities),
+        (F.ctc_loss, "index", "F.ctc_loss", _ctc_lengths),
     ]
     for name in ("gather", "index_select", "scatter", "scatter_add", "scatter_reduce", "index_add",
                  "index_copy", "index_fill"):

@@ -17,7 +17,7 @@ CHECKS = {
     "conv": ("conv-dims", "conv-channels", "conv-device", "conv-dtype", "conv-cudnn-size"),
     "rnn": ("rnn-cudnn-double-backward", "rnn-cudnn-eval-backward"),
     "batchnorm": ("batchnorm-one-value", "batchnorm-cudnn-limit"),
-    "index": ("embedding-index", "index-range", "class-target", "bce-input-range"),
+    "index": ("embedding-index", "index-range", "class-target", "bce-input-range", "ctc-lengths"),
     "finite": ("finite-output", "finite-gradient", "finite-op"),
 }
 
