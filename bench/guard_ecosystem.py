@@ -20,7 +20,6 @@ import argparse
 import importlib
 import sys
 import time
-import traceback
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
@@ -431,7 +430,7 @@ def run_case(case: Case, setup: str, steps: int = 3) -> str:
     except (GuardError, GuardWarning) as alarm:
         return "ALARM " + str(alarm).splitlines()[0]
     except Exception as error:
-        return "error (not the guard's): " + traceback.format_exception_only(type(error), error)[-1].strip()[:160]
+        return f"error (not the guard's): {type(error).__name__}: {str(error).splitlines()[0][:160]}"
     return "ok"
 
 
@@ -439,9 +438,115 @@ def _image(value: Any) -> bool:
     return isinstance(value, torch.Tensor) and value.dim() == 4 and value.is_floating_point()
 
 
+# Training set-ups run by a framework: (name, package, run) where run() trains and evaluates under the guard.
+def _hf_trainer() -> None:
+    import tempfile
+
+    transformers = importlib.import_module("transformers")
+    model = transformers.BertForSequenceClassification(transformers.BertConfig(**SMALL_TEXT, num_labels=3,
+                                                                               max_position_embeddings=64))
+    rows = [{"input_ids": _tokens(i, 1, 12, 100)[0], "labels": torch.tensor(i % 3)} for i in range(12)]
+    with tempfile.TemporaryDirectory() as out:
+        arguments = transformers.TrainingArguments(output_dir=out, max_steps=3, per_device_train_batch_size=4,
+                                                   use_cpu=True, report_to=[], save_strategy="no", logging_steps=1,
+                                                   bf16=True)
+        trainer = transformers.Trainer(model=model, args=arguments, train_dataset=rows, eval_dataset=rows[:4])
+        with guard(model, first=EVERY_STEP):
+            trainer.train()
+            trainer.evaluate()
+
+
+def _accelerate() -> None:
+    accelerate = importlib.import_module("accelerate")
+    from torchlint.runtime import guard_accelerator
+
+    model, batch = _hf_lm("GPT2Config", "GPT2LMHeadModel", vocab_size=100, n_embd=32, n_layer=2, n_head=2,
+                          n_positions=64)()
+    accelerator = accelerate.Accelerator(cpu=True, mixed_precision="bf16")
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
+    prepared, optimizer = accelerator.prepare(model, optimizer)
+    with guard_accelerator(accelerator, prepared, first=EVERY_STEP):
+        for step in range(3):
+            _, kwargs, loss_fn = batch(step)
+            accelerator.backward(loss_fn(prepared(**kwargs)))
+            optimizer.step()
+            optimizer.zero_grad()
+
+
+def _lightning() -> None:
+    lightning = importlib.import_module("lightning.pytorch")
+    from torchlint.runtime import GuardCallback
+
+    class Module(lightning.LightningModule):
+        def __init__(self):
+            super().__init__()
+            self.net = Seq2Seq()
+
+        def training_step(self, batch, batch_idx):
+            source, target = batch
+            labels = target[:, 1:].masked_fill(target[:, 1:] == 0, -100)
+            return F.cross_entropy(self.net(source, target[:, :-1]).transpose(1, 2), labels)
+
+        def validation_step(self, batch, batch_idx):
+            self.training_step(batch, batch_idx)
+
+        def configure_optimizers(self):
+            return torch.optim.AdamW(self.parameters(), lr=1e-3)
+
+    data = torch.utils.data.TensorDataset(_tokens(0, 12, 9, 60), _tokens(1, 12, 7, 60))
+    loader = torch.utils.data.DataLoader(data, batch_size=4)
+    trainer = lightning.Trainer(max_epochs=1, accelerator="cpu", precision="32-true", logger=False,
+                                enable_checkpointing=False, enable_progress_bar=False, enable_model_summary=False,
+                                callbacks=[GuardCallback(first=EVERY_STEP)])
+    trainer.fit(Module(), loader, loader)
+
+
+def _ddp_gloo() -> None:
+    import socket
+
+    distributed = torch.distributed
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    distributed.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=0, world_size=1)
+    try:
+        model, batch = _torch_model(make_resnet, batch=2, size=32, width=8)()
+        parallel = nn.parallel.DistributedDataParallel(model)
+        optimizer = torch.optim.SGD(parallel.parameters(), lr=0.01)
+        with guard(parallel, first=EVERY_STEP):
+            for step in range(3):
+                args, _, loss_fn = batch(step)
+                loss_fn(parallel(*args)).backward()
+                optimizer.step()
+                optimizer.zero_grad()
+    finally:
+        distributed.destroy_process_group()
+
+
+FRAMEWORK_RUNS = [
+    ("HF Trainer, BERT classifier, bf16", "transformers", _hf_trainer),
+    ("Accelerate, GPT-2, bf16", "accelerate", _accelerate),
+    ("Lightning, LSTM/GRU seq2seq, automatic optimisation (optimizer closure)", "lightning", _lightning),
+    ("DDP (gloo, one process), ResNet layout", "torch", _ddp_gloo),
+]
+
+
+def run_framework(run: Callable[[], None]) -> str:
+    torch.manual_seed(0)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", GuardWarning)
+            run()
+    except (GuardError, GuardWarning) as alarm:
+        return "ALARM " + str(alarm).splitlines()[0]
+    except Exception as error:
+        return f"error (not the guard's): {type(error).__name__}: {str(error).splitlines()[0][:160]}"
+    return "ok"
+
+
 def versions() -> Dict[str, str]:
     found = {"torch": torch.__version__}
-    for package in ("transformers", "diffusers", "torch_geometric", "scipy"):
+    for package in ("transformers", "diffusers", "torch_geometric", "accelerate", "lightning", "scipy"):
         try:
             found[package] = importlib.import_module(package).__version__
         except Exception:
@@ -453,6 +558,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", default="", help="cases whose name contains this")
     parser.add_argument("--setups", default=",".join(SETUPS))
+    parser.add_argument("--frameworks", action="store_true", help="with --only: run the framework set-ups too")
     options = parser.parse_args(argv)
     setups = [s for s in options.setups.split(",") if s]
     print(", ".join(f"{name} {version}" for name, version in versions().items()))
@@ -476,6 +582,13 @@ def main(argv: Optional[List[str]] = None) -> int:
             alarms += outcome.startswith("ALARM")
             cells.append(outcome)
         print(f"| {case.name} | {case.package} | " + " | ".join(cells) + " |", flush=True)
+    if not options.only or options.frameworks:
+        print("\n| training set-up | outcome |\n| --- | --- |")
+        for name, package, run in FRAMEWORK_RUNS:
+            outcome = run_framework(run) if _available(package) else "skipped"
+            runs += outcome != "skipped"
+            alarms += outcome.startswith("ALARM")
+            print(f"| {name} | {outcome} |", flush=True)
     print(f"\n{runs} runs, {alarms} alarms, {time.perf_counter() - started:.0f} s")
     return 1 if alarms else 0
 
