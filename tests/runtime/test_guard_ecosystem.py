@@ -16,7 +16,6 @@ from guard_ecosystem import CASES, run_case  # noqa: E402
 SUBSET = [
     ("masked actor-critic (RL)", "fp32"),
     ("conv+gru CTC recogniser", "fp16-scaler"),
-    ("lstm/gru seq2seq", "fp32"),
     ("BART seq2seq", "fp32"),
     ("Whisper (speech seq2seq)", "fp16-scaler"),
 ]

@@ -203,7 +203,7 @@ def test_sync_batch_norm_with_one_value_per_rank_across_two_ranks_is_left_to_tor
     processes = [context.Process(target=_sync_batch_norm_rank, args=(rank, 2, port, results)) for rank in range(2)]
     for process in processes:
         process.start()
-    outcomes = sorted(results.get(timeout=120) for _ in processes)
+    outcomes = sorted(results.get(timeout=300) for _ in processes)
     for process in processes:
         process.join(timeout=60)
     assert all(kind != "GuardError" for _, kind, _ in outcomes), outcomes
