@@ -95,4 +95,5 @@ def gradient_error(where: str, grad: Any) -> Any:
         f"gradient: {describe(grad)}: {counts(grad)}",
         "this is the first parameter reached by backward whose gradient is non-finite",
     ], "the backward of the operation that uses this parameter (or one after it) produced NaN/Inf: "
-       f"a sqrt or norm at 0, a division by a value near 0, an fp16 overflow (use a GradScaler with fp16), or a loss that already was non-finite.")
+       "a sqrt or norm at 0, a division by a value near 0, an fp16 overflow (use a GradScaler with fp16), "
+       "or a loss that already was non-finite.")
