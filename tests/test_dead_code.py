@@ -17,7 +17,8 @@ ALIVE = (
     # flake8's plugin interface (entry point in pyproject.toml)
     "TorchlintChecker", "parse_options",
     # PyTorch Lightning's callback hooks and PyTorch's hook signatures (runtime guard)
-    "setup", "teardown", "on_train_batch_start", "on_validation_batch_start", "trainer", "stage",
+    "setup", "teardown", "on_train_batch_start", "on_validation_batch_start", "on_exception", "exception",
+    "trainer", "stage",
     "batch", "batch_idx", "exc_info", "optimizer",
     # module `__getattr__` (PEP 562): torchlint.runtime's lazy attributes
     "__getattr__",

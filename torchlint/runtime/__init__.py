@@ -17,13 +17,14 @@ from typing import Any
 from torchlint.runtime.environment import EnvironmentMismatch, InvalidRequirements, verify
 
 __all__ = ["EnvironmentMismatch", "InvalidRequirements", "verify",
-           "guard", "Guard", "GuardError", "GuardOptions", "GuardCallback", "guard_accelerator"]
+           "guard", "Guard", "GuardError", "GuardWarning", "GuardOptions", "GuardCallback", "guard_accelerator"]
 
 _LAZY = {
     "guard": "torchlint.runtime.guards",
     "Guard": "torchlint.runtime.guards",
     "GuardOptions": "torchlint.runtime.options",
     "GuardError": "torchlint.runtime.errors",
+    "GuardWarning": "torchlint.runtime.errors",
     "GuardCallback": "torchlint.runtime.callbacks",
     "guard_accelerator": "torchlint.runtime.callbacks",
 }

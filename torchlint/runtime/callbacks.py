@@ -51,6 +51,13 @@ class GuardCallback(_lightning_callback_base()):  # type: ignore[misc]
             self.guard.begin_step()
 
     def teardown(self, trainer: Any, pl_module: Any, stage: Optional[str] = None) -> None:
+        self._remove()
+
+    def on_exception(self, trainer: Any, pl_module: Any, exception: BaseException) -> None:
+        # a failed fit does not always reach teardown: nothing of the guard may outlive it
+        self._remove()
+
+    def _remove(self) -> None:
         if self.guard is not None:
             self.guard.remove()
             self.guard = None

@@ -24,3 +24,8 @@ class GuardError(RuntimeError):
         lines.append(f"  what to do: {advice}")
         super().__init__("\n".join(lines))
 
+
+
+class GuardWarning(UserWarning):
+    """Something the guard cannot check (code inside a compiled graph), or a limit the current torch
+    works around (cuDNN's batch-norm sizes)."""

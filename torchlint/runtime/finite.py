@@ -4,6 +4,10 @@ Forward hooks run when a module returns, innermost first, so the first output fo
 non-finite belongs to the module that made it (or that first received it: the message
 says whether its input was already non-finite). Parameter gradient hooks run as backward
 reaches each parameter, so the first one found is the first in backward order.
+
+In outputs, `-inf` is a value, not a fault: it is how masked logits (invalid actions,
+attention masks before the softmax) are written. NaN and `+inf` are faults there; in
+gradients every non-finite value is.
 """
 
 from __future__ import annotations
@@ -15,44 +19,81 @@ import torch
 from torchlint.runtime.errors import GuardError
 from torchlint.runtime.tensors import describe, has_values, tensors_in
 
+ADVICE_MADE_HERE = (
+    "look for log/sqrt/division of values that can reach 0 or below (add an epsilon or clamp: "
+    "`torch.log(x.clamp_min(1e-12))`, `torch.xlogy`), exp/pow overflow (fp16 above 65504: "
+    "compute in fp32 or use autocast), and a learning rate too high for the loss scale.")
 
-def _non_finite(tensor: Any) -> bool:
+
+def _readable(tensor: Any) -> bool:
+    return has_values(tensor) and tensor.is_floating_point()
+
+
+def _total(tensor: Any) -> Any:
+    # One sum is the cheapest full read that NaN and Inf cannot pass unseen (a third cheaper than
+    # aminmax on CPU); half types add up in fp32, where healthy values do not overflow. A total that
+    # looks bad is confirmed by `_extremes`, so an overflowing sum of finite values is never reported.
+    tensor = tensor.detach()
+    return tensor.sum(dtype=torch.float32) if tensor.dtype in (torch.float16, torch.bfloat16) else tensor.sum()
+
+
+def _extremes(tensor: Any) -> Any:
     # min and max propagate NaN and reach +-Inf: one fused reduction, ten times cheaper on CPU
     # than materialising `isfinite(tensor)` and reducing it
-    if not tensor.is_floating_point() or not has_values(tensor):
+    return torch.aminmax(tensor.detach())
+
+
+def non_finite(tensor: Any) -> bool:
+    """NaN or +-Inf anywhere (the test for gradients)."""
+    if not _readable(tensor) or bool(torch.isfinite(_total(tensor))):
         return False
-    low, high = torch.aminmax(tensor.detach())
+    low, high = _extremes(tensor)
     return not bool(torch.isfinite(low) & torch.isfinite(high))
 
 
-def _counts(tensor: Any) -> str:
-    return f"{int(tensor.isnan().sum())} NaN, {int(tensor.isinf().sum())} Inf of {tensor.numel()}"
+def faulty_value(tensor: Any) -> bool:
+    """NaN or +Inf anywhere (the test for outputs: -Inf is a mask)."""
+    if not _readable(tensor) or bool(_total(tensor) < float("inf")):  # NaN and +Inf totals compare False
+        return False
+    low, high = _extremes(tensor)
+    return not bool((low == low) & (high < float("inf")))
 
 
-def check_output(where: str, kind: str, inputs: Any, output: Any) -> None:
-    """Raise when an output tensor holds NaN/Inf, saying whether the inputs already did."""
-    bad = next((t.detach() for t in tensors_in(output) if _non_finite(t)), None)
+def counts(tensor: Any) -> str:
+    tensor = tensor.detach()
+    return (f"{int(tensor.isnan().sum())} NaN, {int(tensor.isposinf().sum())} +Inf, "
+            f"{int(tensor.isneginf().sum())} -Inf of {tensor.numel()}")
+
+
+def check_output(where: str, kind: str, inputs: Any, output: Any, origin_of: Any = None) -> None:
+    """Raise when an output tensor holds NaN/+Inf, saying whether the inputs already did.
+
+    `origin_of()`, called only then, names the operation inside the module that made them."""
+    bad = next((t.detach() for t in tensors_in(output) if faulty_value(t)), None)
     if bad is None:
         return
-    fed = [t.detach() for t in tensors_in(inputs) if _non_finite(t)]
+    fed = [t.detach() for t in tensors_in(inputs) if faulty_value(t)]
     if fed:
-        origin = (f"its input already held them ({describe(fed[0])}: {_counts(fed[0])}): the data, or code "
-                  "outside any module before this call, made them")
+        facts = [f"output: {describe(bad)}: {counts(bad)}",
+                 f"its input already held them ({describe(fed[0])}: {counts(fed[0])}): the data, or code "
+                 "outside any module before this call, made them"]
         advice = ("check the batch (`torch.isfinite(x).all()` in the data pipeline) and the functional code "
                   "that runs before this module.")
     else:
-        origin = "its inputs were finite: this module made them"
-        advice = ("look for log/sqrt/division of values that can reach 0 or below (add an epsilon or clamp: "
-                  "`torch.log(x.clamp_min(1e-12))`, `torch.xlogy`), exp/pow overflow (fp16 above 65504: "
-                  "compute in fp32 or use autocast), and a learning rate too high for the loss scale.")
-    raise GuardError(where, kind, "finite-output", [f"output: {describe(bad)}: {_counts(bad)}", origin], advice)
+        facts = [f"output: {describe(bad)}: {counts(bad)}", "its inputs were finite: this module made them"]
+        if origin_of is not None:
+            facts.append(origin_of())
+        advice = ADVICE_MADE_HERE
+    raise GuardError(where, kind, "finite-output", facts, advice)
 
 
-def check_gradient(where: str, grad: Any) -> None:
-    if isinstance(grad, torch.Tensor) and _non_finite(grad):
-        raise GuardError(where, "parameter", "finite-gradient", [
-            f"gradient: {describe(grad)}: {_counts(grad)}",
-            "this is the first parameter reached by backward whose gradient is non-finite",
-        ], "the backward of the operation that uses this parameter (or one after it) produced NaN/Inf: "
-           "a sqrt or norm at 0, a division by a value near 0, an fp16 overflow (use a GradScaler "
-           "with fp16), or a loss that already was non-finite.")
+def gradient_error(where: str, grad: Any) -> Any:
+    """The `finite-gradient` error for a non-finite gradient, or None."""
+    if not isinstance(grad, torch.Tensor) or not non_finite(grad):
+        return None
+    return GuardError(where, "parameter", "finite-gradient", [
+        f"gradient: {describe(grad)}: {counts(grad)}",
+        "this is the first parameter reached by backward whose gradient is non-finite",
+    ], "the backward of the operation that uses this parameter (or one after it) produced NaN/Inf: "
+       "a sqrt or norm at 0, a division by a value near 0, an fp16 overflow (use a GradScaler with fp16), "
+       "or a loss that already was non-finite.")

@@ -14,8 +14,11 @@ import torch
 import torch.nn.functional as F
 from torch.overrides import TorchFunctionMode
 
-from torchlint.runtime.indices import check_class_targets, check_dim_indices, check_embedding, check_probabilities
+from torchlint.runtime.errors import GuardError
+from torchlint.runtime.indices import (check_class_targets, check_ctc_lengths, check_dim_indices, check_embedding,
+                                      check_probabilities)
 from torchlint.runtime.layers import check_conv
+from torchlint.runtime.origin import source_line
 
 Check = Callable[[Any, str, str, Sequence[Any], Mapping[str, Any]], None]
 
@@ -60,6 +63,12 @@ def _probabilities(guard, where, kind, args, kwargs):
     check_probabilities(where, kind, _arg(args, kwargs, 0, "input"))
 
 
+def _ctc_lengths(guard, where, kind, args, kwargs):
+    if not _arg(args, kwargs, 6, "zero_infinity", False):
+        check_ctc_lengths(where, kind, _arg(args, kwargs, 1, "targets"), _arg(args, kwargs, 2, "input_lengths"),
+                          _arg(args, kwargs, 3, "target_lengths"))
+
+
 def build_table(families: Sequence[str]) -> Dict[Any, Entry]:
     """The checked functions of the enabled families, keyed by the function object the mode receives."""
     entries = []
@@ -73,6 +82,7 @@ def build_table(families: Sequence[str]) -> Dict[Any, Entry]:
         (F.cross_entropy, "index", "F.cross_entropy", _class_targets),
         (F.nll_loss, "index", "F.nll_loss", _class_targets),
         (F.binary_cross_entropy, "index", "F.binary_cross_entropy", _probabilities),
+        (F.ctc_loss, "index", "F.ctc_loss", _ctc_lengths),
     ]
     for name in ("gather", "index_select", "scatter", "scatter_add", "scatter_reduce", "index_add",
                  "index_copy", "index_fill"):
@@ -85,7 +95,11 @@ def build_table(families: Sequence[str]) -> Dict[Any, Entry]:
 
 
 class FunctionalChecks(TorchFunctionMode):
-    """Hands each checked call to the guard before running it; every other call runs untouched."""
+    """Hands each checked call to the guard before running it; every other call runs untouched.
+
+    On a value-check step the guard also sees every call made outside its modules (the loss),
+    and the call through which a GradScaler tests the gradients (`guard.scaler_checks_gradients`).
+    """
 
     def __init__(self, guard: Any, table: Mapping[Any, Entry]) -> None:
         super().__init__()
@@ -94,7 +108,60 @@ class FunctionalChecks(TorchFunctionMode):
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
+        guard = self.guard
         entry = self.table.get(func)
         if entry is not None:
-            self.guard.check_call(entry, args, kwargs)
-        return func(*args, **kwargs)
+            guard.check_call(entry, args, kwargs)
+        elif func is _SCALER_CHECK:
+            guard.scaler_checks_gradients()
+        try:
+            result = func(*args, **kwargs)
+        except Exception as error:
+            _note_passed_through(error, func)
+            raise
+        if guard.watches_calls():
+            guard.watch_call(call_name(func), args, kwargs, result)
+        return result
+
+    # the mode's place on torch's per-thread stack of function modes -----------------------------
+    def on_top(self) -> bool:
+        stack = torch.overrides._get_current_function_mode_stack()
+        return bool(stack) and stack[-1] is self
+
+    def leave(self) -> None:
+        """Take the mode off the stack wherever it is, keeping the modes entered after it."""
+        stack = torch.overrides._get_current_function_mode_stack()
+        if not any(mode is self for mode in stack):
+            return
+        above = []
+        while not self.on_top():
+            above.append(torch._C._pop_torch_function_stack())
+        self.__exit__(None, None, None)
+        for mode in reversed(above):
+            torch._C._push_on_torch_function_stack(mode)
+
+
+_SCALER_CHECK = getattr(torch, "_amp_foreach_non_finite_check_and_unscale_", None)
+
+
+def call_name(func: Any) -> str:
+    """`torch.log`, `Tensor.__mul__`, `F.softmax`: how the printed messages name a torch call."""
+    name = getattr(func, "__name__", repr(func))
+    owner = getattr(func, "__qualname__", name).rpartition(".")[0]
+    if owner in ("Tensor", "TensorBase", "_TensorBase"):
+        return f"Tensor.{name}"
+    if getattr(func, "__module__", "") == "torch.nn.functional":
+        return f"F.{name}"
+    return f"torch.{name}"
+
+
+def _note_passed_through(error: BaseException, func: Any) -> None:
+    # torch's own error raised in a call the mode passed on: the traceback's last frame is the
+    # mode's, so say plainly that the error is torch's and where the call came from
+    if isinstance(error, GuardError) or not hasattr(error, "add_note"):
+        return
+    if any("torchlint guard:" in note for note in getattr(error, "__notes__", ())):
+        return
+    error.add_note(f"torchlint guard: this error is torch's own, raised by {call_name(func)} called at "
+                   f"{source_line()}. The guard only passed the call on (the frame in "
+                   "torchlint/runtime/functional.py above it); it found nothing wrong before the call.")

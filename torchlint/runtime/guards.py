@@ -7,8 +7,10 @@ with torchlint.runtime.guard(model):      # or: handle = guard(model); ...; hand
 ```
 
 Forward pre-hooks on every module check what a layer receives (convolutions, batch norm,
-embeddings); a TorchFunctionMode checks functional calls (`F.cross_entropy`,
-`torch.gather`, ...); forward hooks and parameter gradient hooks find the first NaN/Inf.
+embeddings) when the layer's forward is torch's own; a TorchFunctionMode checks functional
+calls (`F.cross_entropy`, `torch.gather`, ..., and those of layers whose forward is not
+torch's own); forward hooks and parameter gradient hooks find the first NaN/Inf, and
+`origin` names the operation that made it.
 A failed check raises `GuardError` naming the module's path, the check, the tensors and
 what to do, before the kernel that would fail (or fault the GPU) runs. Checks of values
 synchronise with the GPU, so they run on scheduled steps only (`GuardOptions`).
@@ -19,32 +21,24 @@ from __future__ import annotations
 import warnings
 import weakref
 from dataclasses import dataclass
-from typing import Any, Callable, List, Optional
+from typing import Any, Callable, List, Mapping, Optional
 
 import torch
 from torch import nn
 
-from torchlint.runtime.errors import GuardError
-from torchlint.runtime.finite import check_gradient, check_output
+from torchlint.runtime.compiled import (COMPILED_MESSAGE, compiling, is_compiled, keep_out_of_dynamo,
+                                        warn_when_compiling)
+from torchlint.runtime.errors import GuardError, GuardWarning
+from torchlint.runtime.finite import check_output, gradient_error
 from torchlint.runtime.functional import Entry, FunctionalChecks, build_table
 from torchlint.runtime.indices import check_embedding
 from torchlint.runtime.layers import check_batch_norm, check_conv
 from torchlint.runtime.options import VALUE_FAMILIES, GuardOptions
+from torchlint.runtime.origin import replay_forward, watch_call
 from torchlint.runtime.rnn import watch_rnn_outputs
+from torchlint.runtime.skips import Skips
 
-__all__ = ["Guard", "guard", "install_process_guard"]
-
-COMPILED_MESSAGE = (
-    "torchlint guard: {what} is compiled with torch.compile. The guard's checks run in eager code only: "
-    "inside the compiled graph they are skipped (each hook returns at once when "
-    "torch.compiler.is_compiling()), so they neither break nor slow the graph, and they check nothing there. "
-    "To check real batches, guard the uncompiled model for the first steps (or a CPU dry run) and compile "
-    "after `handle.remove()`."
-)
-
-
-class GuardWarning(UserWarning):
-    """Something the guard cannot check, or a limit the current torch works around."""
+__all__ = ["Guard", "GuardWarning", "guard", "install_process_guard"]
 
 
 @dataclass(frozen=True)
@@ -77,20 +71,28 @@ def _rnn_after(guard: "Guard", where: str, module: Any, args: tuple, output: Any
         watch_rnn_outputs(where, module, data, output)
 
 
+_NO_PLAN = Plan()
+
+
+def _own_forward(kind: type) -> bool:
+    # A layer's input is what reaches its kernel only when the forward is torch's own: a subclass
+    # may build other indices (BART's positions) or another width (CoordConv) from it. Such a
+    # layer is checked at the functional call its forward makes, with the arguments it makes.
+    return getattr(kind.forward, "__module__", "").startswith("torch.nn.modules.")
+
+
 def _plan(module: nn.Module, families: frozenset) -> Plan:
+    if isinstance(module, nn.RNNBase) and "rnn" in families:
+        return Plan(after=_rnn_after)
+    if not _own_forward(type(module)):
+        return _NO_PLAN
     if isinstance(module, nn.modules.conv._ConvNd) and "conv" in families:
         return Plan(_conv_before, "conv", covers_functional=True)
     if isinstance(module, (nn.Embedding, nn.EmbeddingBag)) and "index" in families:
         return Plan(_embedding_before, "index", covers_functional=True)
     if isinstance(module, nn.modules.batchnorm._BatchNorm) and "batchnorm" in families:
         return Plan(_batch_norm_before, "batchnorm")
-    if isinstance(module, nn.RNNBase) and "rnn" in families:
-        return Plan(after=_rnn_after)
-    return Plan()
-
-
-def _compiling() -> bool:
-    return torch.compiler.is_compiling()
+    return _NO_PLAN
 
 
 class Guard:
@@ -101,9 +103,11 @@ class Guard:
         self.options = options or GuardOptions()
         self.name = name
         self.model = _unwrap(model) if model is not None else None
+        self.skips = Skips(self.options.skip)
         self.step = 0
         # before the first counted step (calls outside any model) the value checks run if the first steps' do
         self.values_now = bool(set(VALUE_FAMILIES) & self.options.checks) and self.options.first > 0
+        self._watch_calls = self.values_now and "finite" in self.options.checks
         self._manual_steps = False
         self._stack: List[nn.Module] = []
         self._paths: "weakref.WeakKeyDictionary[nn.Module, str]" = weakref.WeakKeyDictionary()
@@ -114,35 +118,45 @@ class Guard:
         self._mode: Optional[FunctionalChecks] = None
         self._mode_paused = False
         self._rank = ""
-        if model is not None and _is_compiled(model):
+        # gradients of an fp16 step: a GradScaler skips the steps whose gradients overflow, so a
+        # non-finite gradient is a fault only once an optimizer is about to apply it
+        self._half_precision = False
+        self._pending_gradient: Optional[GuardError] = None
+        self._replaying = False
+        self._stop_compile_warning: Optional[Callable[[], None]] = None
+        if model is not None and is_compiled(model, self.model):
             warnings.warn(COMPILED_MESSAGE.format(what=f"`{name}`"), GuardWarning, stacklevel=3)
 
     # lifecycle ---------------------------------------------------------------------------
     def install(self) -> "Guard":
         if self._handles or self._mode is not None:
             return self
+        from torch.optim.optimizer import register_optimizer_step_post_hook, register_optimizer_step_pre_hook
+
+        keep_out_of_dynamo(self._before, self._after, self._after_without_kwargs, FunctionalChecks.__torch_function__)
         self._rank = _rank_suffix()
         if self.model is None:
             from torch.nn.modules.module import register_module_forward_hook, register_module_forward_pre_hook
 
             self._handles.append(register_module_forward_pre_hook(self._before))
-            self._handles.append(register_module_forward_hook(self._after, always_call=True))
+            # (global forward hooks are given no kwargs)
+            self._handles.append(register_module_forward_hook(self._after_without_kwargs, always_call=True))
         else:
             for path, module in self.model.named_modules():
                 self._paths[module] = f"{self.name}.{path}" if path else self.name
                 self._handles.append(module.register_forward_pre_hook(self._before))
-                self._handles.append(module.register_forward_hook(self._after, always_call=True))
+                self._handles.append(module.register_forward_hook(self._after, with_kwargs=True, always_call=True))
                 self._watch_parameters(module)
         table = build_table(sorted(self.options.checks))
-        if table:
-            from torch.optim.optimizer import register_optimizer_step_post_hook, register_optimizer_step_pre_hook
-
+        if table or "finite" in self.options.checks:
             self._mode = FunctionalChecks(self, table)
             self._mode.__enter__()
-            # nothing inside optimizer.step() is checked, and an optimizer's per-parameter loop
-            # makes hundreds of torch calls per step: the mode steps aside for it
-            self._handles.append(register_optimizer_step_pre_hook(self._optimizer_step_begins))
-            self._handles.append(register_optimizer_step_post_hook(self._optimizer_step_ends))
+        # nothing inside optimizer.step() is checked, and an optimizer's per-parameter loop
+        # makes hundreds of torch calls per step: the mode steps aside for it (not for a closure)
+        self._handles.append(register_optimizer_step_pre_hook(self._optimizer_step_begins))
+        self._handles.append(register_optimizer_step_post_hook(self._optimizer_step_ends))
+        self._stop_compile_warning = warn_when_compiling(f"`{self.name}`" if self.model is not None else
+                                                         "every module (TORCHLINT_GUARD=1)")
         return self
 
     def remove(self) -> None:
@@ -153,9 +167,12 @@ class Guard:
         self._watched_parameters = weakref.WeakKeyDictionary()
         if self._mode is not None:
             mode, self._mode = self._mode, None
-            if not self._mode_paused:
-                mode.__exit__(None, None, None)
+            mode.leave()
+        if self._stop_compile_warning is not None:
+            self._stop_compile_warning()
+            self._stop_compile_warning = None
         self._mode_paused = False
+        self._pending_gradient = None
         self._stack.clear()
 
     def __enter__(self) -> "Guard":
@@ -170,16 +187,39 @@ class Guard:
         self._manual_steps = True
         self._next_step()
 
-    def _optimizer_step_begins(self, optimizer: Any, args: tuple, kwargs: dict) -> None:
-        stack = torch.overrides._get_current_function_mode_stack()
-        if self._mode is not None and stack and stack[-1] is self._mode:  # only when it is on top
-            self._mode.__exit__(None, None, None)
-            self._mode_paused = True
+    def _optimizer_step_begins(self, optimizer: Any, args: tuple, kwargs: dict) -> Any:
+        pending, self._pending_gradient = self._pending_gradient, None
+        if pending is not None:
+            raise pending  # no GradScaler looked at these gradients, and the optimizer is about to apply them
+        if self._mode is None or not self._mode.on_top():
+            return None
+        self._mode.__exit__(None, None, None)
+        self._mode_paused = True
+        # a closure (LBFGS, Lightning's automatic optimisation) runs the forward and the loss inside step():
+        # the mode comes back for it
+        if len(args) > 1 and callable(args[1]):  # args[0] is the optimizer itself
+            return (args[0], self._checked_closure(args[1])) + tuple(args[2:]), kwargs
+        if callable(kwargs.get("closure")):
+            return args, {**kwargs, "closure": self._checked_closure(kwargs["closure"])}
+        return None
 
     def _optimizer_step_ends(self, optimizer: Any, args: tuple, kwargs: dict) -> None:
         if self._mode_paused and self._mode is not None:
             self._mode_paused = False
             self._mode.__enter__()
+
+    def _checked_closure(self, closure: Callable[..., Any]) -> Callable[..., Any]:
+        def checked(*args: Any, **kwargs: Any) -> Any:
+            resumed = self._mode_paused and self._mode is not None
+            if resumed:
+                self._mode_paused = False
+                self._mode.__enter__()
+            result = closure(*args, **kwargs)  # on an error the mode stays on: step() is abandoned
+            if resumed and self._mode is not None and self._mode.on_top():
+                self._mode.__exit__(None, None, None)
+                self._mode_paused = True
+            return result
+        return checked
 
     # what the checks ask -------------------------------------------------------------------
     def uses_cudnn(self, tensor: Any) -> bool:
@@ -196,7 +236,7 @@ class Guard:
 
     def check_call(self, entry: Entry, args: tuple, kwargs: dict) -> None:
         """A functional call seen by the mode: check it unless its module already did."""
-        if _compiling() or (entry.family in VALUE_FAMILIES and not self.values_now):
+        if self._replaying or compiling() or (entry.family in VALUE_FAMILIES and not self.values_now):
             return
         top = self._stack[-1] if self._stack else None
         if top is not None and self._plan_of(top).covers_functional:
@@ -207,38 +247,65 @@ class Guard:
             where, kind = self._path(top), f"{entry.name} in {type(top).__name__}"
         self._failing(entry.check, self, where, kind, args, kwargs)
 
+    def watches_calls(self) -> bool:
+        """Whether the mode hands this call's result to `watch_call`: on value-check steps, outside the modules."""
+        return self._watch_calls and not self._stack and not self._replaying and not compiling()
+
+    def watch_call(self, name: str, args: tuple, kwargs: dict, result: Any) -> None:
+        self._failing(watch_call, name + self._rank, args, kwargs, result, self._report_gradient)
+
+    def scaler_checks_gradients(self) -> None:
+        """A GradScaler is testing the gradients: it skips the step if they are not finite."""
+        self._pending_gradient = None
+
     # hooks -----------------------------------------------------------------------------------
     def _before(self, module: nn.Module, args: tuple) -> None:
-        if _compiling():
+        if self._replaying or compiling():
             return
-        if not self._stack and not self._manual_steps and self._counts_steps(module):
-            self._next_step()
+        if not self._stack:
+            self._half_precision = _half_precision(module)
+            if not self._manual_steps and self._counts_steps(module):
+                self._next_step()
         self._stack.append(module)
-        if self.model is None:
-            self._watch_parameters(module)
         plan = self._plan_of(module)
         if plan.before is not None and args and (plan.before_family not in VALUE_FAMILIES or self.values_now):
             self._failing(plan.before, self, self._path(module), module, args)
 
-    def _after(self, module: nn.Module, args: tuple, output: Any) -> None:
-        if _compiling():
+    def _after(self, module: nn.Module, args: tuple, kwargs: dict, output: Any) -> None:
+        if self._replaying or compiling():
             return
         try:
+            if module not in self._watched_parameters:  # after the call: a lazy module's parameters exist now
+                self._watch_parameters(module)
             plan = self._plan_of(module)
             if plan.after is not None and args:
                 plan.after(self, self._path(module), module, args, output)
             if self.values_now and "finite" in self.options.checks:
-                self._failing(check_output, self._path(module), type(module).__name__, args, output)
+                self._failing(check_output, self._path(module), type(module).__name__,
+                              args + tuple(kwargs.values()), output, lambda: self._replay(module, args, kwargs))
         finally:
             if module in self._stack:
                 while self._stack.pop() is not module:
                     pass
 
+    def _after_without_kwargs(self, module: nn.Module, args: tuple, output: Any) -> None:
+        self._after(module, args, {}, output)
+
+    def _replay(self, module: nn.Module, args: tuple, kwargs: dict) -> str:
+        self._replaying = True
+        try:
+            return replay_forward(module, args, kwargs)
+        finally:
+            self._replaying = False
+
     def _watch_parameters(self, module: nn.Module) -> None:
-        if "finite" not in self.options.checks or module in self._watched_parameters:
+        if "finite" not in self.options.checks:
             return
+        parameters = list(module.named_parameters(recurse=False))
+        if any(isinstance(parameter, nn.parameter.UninitializedParameter) for _, parameter in parameters):
+            return  # a lazy module: watched at its first call, once its parameters exist
         self._watched_parameters[module] = True
-        for name, parameter in module.named_parameters(recurse=False):
+        for name, parameter in parameters:
             if parameter.requires_grad:
                 self._handles.append(parameter.register_hook(self._gradient_hook(module, name)))
 
@@ -247,15 +314,30 @@ class Guard:
 
         def hook(grad: Any) -> None:
             owner = module_ref()
-            if self.values_now and owner is not None and not _compiling():
-                check_gradient(f"{self._path(owner)}.{name}{self._rank}", grad)
+            if self.values_now and owner is not None and not compiling():
+                error = gradient_error(f"{self._path(owner)}.{name}{self._rank}", grad)
+                if error is not None:
+                    self._report_gradient(error)
+        keep_out_of_dynamo(hook)
         return hook
+
+    def _report_gradient(self, error: GuardError) -> None:
+        if self._skipped(error):
+            return
+        if not self._half_precision:
+            raise error
+        if self._pending_gradient is None:
+            self._pending_gradient = error
 
     # bookkeeping -------------------------------------------------------------------------------
     def _next_step(self) -> None:
+        pending, self._pending_gradient = self._pending_gradient, None
         self.step += 1
         self.values_now = (bool(set(VALUE_FAMILIES) & self.options.checks)
                            and self.options.value_step(self.step))
+        self._watch_calls = self.values_now and "finite" in self.options.checks
+        if pending is not None:
+            raise pending  # an fp16 step whose non-finite gradients no GradScaler looked at
 
     def _counts_steps(self, module: nn.Module) -> bool:
         # The guarded model counts; without one (the process guard), an outermost module with
@@ -265,6 +347,8 @@ class Guard:
         return next(module.parameters(), None) is not None
 
     def _plan_of(self, module: nn.Module) -> Plan:
+        if "forward" in module.__dict__:
+            return _NO_PLAN  # a forward replaced on the instance (Accelerate's offload hooks): see _own_forward
         kind = type(module)
         plan = self._plans.get(kind)
         if plan is None:
@@ -286,24 +370,33 @@ class Guard:
                 return f"{prefix}.{path}" if path else prefix
         return type(module).__name__
 
+    def _skipped(self, error: GuardError) -> bool:
+        if not self.skips:
+            return False
+        path = error.module[:-len(self._rank)] if self._rank and error.module.endswith(self._rank) else error.module
+        return self.skips.covers(path, error.check)
+
     def _failing(self, check: Callable[..., None], *args: Any) -> None:
         try:
             check(*args)
-        except GuardError:
+        except GuardError as error:
+            if self._skipped(error):
+                return
             self._stack.clear()  # the forward is abandoned; the next call starts a new step
             raise
 
 
 def guard(model: Optional[nn.Module] = None, *, checks: Optional[Any] = None, first: int = 10, every: int = 100,
-          cudnn: Optional[bool] = None, name: str = "model") -> Guard:
+          cudnn: Optional[bool] = None, name: str = "model", skip: Optional[Mapping[str, Any]] = None) -> Guard:
     """Install the guard on `model` (every module of the process when None) and return its handle.
 
     Use it as a context manager (`with guard(model): ...`) or keep the handle and call
     `.remove()`. `checks` picks families (conv, rnn, batchnorm, index, finite; default all),
     `first`/`every` schedule the value checks, `cudnn=True` judges cuDNN-only limits on CPU
-    too, `name` is the root of the printed module paths. See `GuardOptions`.
+    too, `name` is the root of the printed module paths, `skip` opts modules out of checks
+    (`{"model.pos_embed": ["embedding-index"]}`). See `GuardOptions`.
     """
-    options = GuardOptions.make(checks, first=first, every=every, cudnn=cudnn)
+    options = GuardOptions.make(checks, first=first, every=every, cudnn=cudnn, skip=skip)
     return Guard(model, options, name).install()
 
 
@@ -330,10 +423,17 @@ def _unwrap(model: nn.Module) -> nn.Module:
             return model
 
 
-def _is_compiled(model: nn.Module) -> bool:
-    if hasattr(model, "_orig_mod"):
-        return True
-    return any(getattr(module, "_compiled_call_impl", None) is not None for module in _unwrap(model).modules())
+def _half_precision(module: nn.Module) -> bool:
+    """Whether this forward runs in fp16: under fp16 autocast, or with fp16 weights."""
+    for device in ("cuda", "cpu"):
+        try:
+            if torch.is_autocast_enabled(device) and torch.get_autocast_dtype(device) == torch.float16:
+                return True
+        except (TypeError, AttributeError):  # torch < 2.4: CUDA autocast only, no device argument
+            if device == "cuda" and torch.is_autocast_enabled() and torch.get_autocast_gpu_dtype() == torch.float16:
+                return True
+    parameter = next(module.parameters(), None)
+    return parameter is not None and parameter.dtype == torch.float16
 
 
 def _rank_suffix() -> str:

@@ -87,3 +87,28 @@ def check_probabilities(where: str, kind: str, input: Any) -> None:
     ], "the input looks like logits (or a sigmoid pushed past 1 by a low-precision op): use "
        "`F.binary_cross_entropy_with_logits` / `nn.BCEWithLogitsLoss` on the raw scores, which is "
        "also numerically safer. On a GPU this is `device-side assert triggered` (Loss.cu).")
+
+
+def check_ctc_lengths(where: str, kind: str, targets: Any, input_lengths: Any, target_lengths: Any) -> None:
+    """ctc_loss: each sample's frames must fit its target (its length plus one blank between repeated labels).
+
+    Where they cannot, no alignment exists: the loss is inf and its gradient NaN (unless zero_infinity=True)."""
+    if not (has_values(targets) and has_values(target_lengths)):
+        return
+    frames = torch.as_tensor(input_lengths).detach().reshape(-1).tolist()
+    lengths = torch.as_tensor(target_lengths).detach().reshape(-1).tolist()
+    targets = targets.detach()
+    offset = 0
+    for sample, (available, length) in enumerate(zip(frames, lengths)):
+        labels = targets[sample, :length] if targets.dim() == 2 else targets[offset:offset + length]
+        offset += length
+        needed = length + (int((labels[1:] == labels[:-1]).sum()) if length > 1 else 0)
+        if available < needed:
+            raise GuardError(where, kind, "ctc-lengths", [
+                f"sample {sample}: {available} input frames, target of {length} labels needing {needed} frames "
+                "(one blank between repeated labels)",
+                f"input_lengths: {frames}", f"target_lengths: {lengths}",
+            ], "no alignment exists, so the CTC loss is inf and its gradient NaN: downsample the input less (a "
+               "stride or pooling too large for the longest transcript), drop or split samples whose transcript "
+               "is too long, or pass the right input_lengths (after the encoder's downsampling); "
+               "`zero_infinity=True` hides such samples instead.")

@@ -48,7 +48,8 @@ def check_conv(guard: Any, where: str, kind: str, input: Any, weight: Any, group
            "concatenation of feature maps whose widths changed, a backbone swapped for one "
            "with other widths, RGBA instead of RGB, channels-last data without a permute) or "
            "build the layer with in_channels matching the data.")
-    if input.device != weight.device:
+    if input.device != weight.device and weight.device.type != "meta":
+        # (a weight still on `meta` is offloaded: Accelerate's hooks bring it in inside the forward)
         raise GuardError(where, kind, "conv-device", [
             f"input: {describe(input)}", _layer(weight, expected_channels, groups),
         ], f"move the input to the layer's device (`x.to({str(weight.device)!r})`) or the "
@@ -73,7 +74,7 @@ def check_batch_norm(guard: Any, where: str, module: Any, input: Any) -> None:
     """One value per channel in training; cuDNN's batch-size limits (a warning: torch routes around them)."""
     if not isinstance(input, torch.Tensor) or input.dim() < 2:
         return
-    if module.training and input.numel() // max(input.shape[1], 1) == 1:
+    if module.training and input.numel() // max(input.shape[1], 1) == 1 and not _syncs_across_ranks(module):
         raise GuardError(where, type(module).__name__, "batchnorm-one-value", [
             f"input: {describe(input)}",
             "in training, batch norm needs more than one value per channel to estimate a variance",
@@ -88,6 +89,18 @@ def check_batch_norm(guard: Any, where: str, module: Any, input: Any) -> None:
                 f"< 2^31 elements). This torch runs it with its native kernel (slower); PyTorch releases "
                 "that passed it to cuDNN failed with CUDNN_STATUS_NOT_SUPPORTED. Split the batch if speed "
                 "matters or if the job must run on older torch."))
+
+
+def _syncs_across_ranks(module: Any) -> bool:
+    # SyncBatchNorm in training over a process group of two or more ranks pools the statistics of
+    # every rank: one value here is one of several (torch raises only when the total is one)
+    if not isinstance(module, torch.nn.SyncBatchNorm):
+        return False
+    distributed = torch.distributed
+    if not (distributed.is_available() and distributed.is_initialized()):
+        return False
+    group = module.process_group or distributed.group.WORLD
+    return distributed.get_world_size(group) > 1
 
 
 def _layer(weight: Any, in_channels: int, groups: int) -> str:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import FrozenSet, Iterable, Optional
+from typing import Any, FrozenSet, Iterable, Mapping, Optional
 
 # Checks of shapes, dtypes and devices read tensor metadata only and never synchronise
 # with the GPU; they run on every call.
@@ -12,6 +12,14 @@ META_FAMILIES = ("conv", "rnn", "batchnorm")
 # waits for the kernels before it, so they run on the scheduled steps only.
 VALUE_FAMILIES = ("index", "finite")
 FAMILIES = META_FAMILIES + VALUE_FAMILIES
+# The check ids each family raises, for `skip=` (and the docs' table).
+CHECKS = {
+    "conv": ("conv-dims", "conv-channels", "conv-device", "conv-dtype", "conv-cudnn-size"),
+    "rnn": ("rnn-cudnn-double-backward", "rnn-cudnn-eval-backward"),
+    "batchnorm": ("batchnorm-one-value", "batchnorm-cudnn-limit"),
+    "index": ("embedding-index", "index-range", "class-target", "bce-input-range", "ctc-lengths"),
+    "finite": ("finite-output", "finite-gradient", "finite-op"),
+}
 
 
 @dataclass(frozen=True)
@@ -31,12 +39,16 @@ class GuardOptions:
     - `cudnn`: judge cuDNN-only limits when the input is on a CUDA device and cuDNN is
       enabled (`None`, the default), always (`True`: a CPU dry run that finds what the GPU
       run would hit), or never (`False`).
+    - `skip`: opt-outs, `{"model.pos_embed": ["embedding-index"], "model.policy": ["finite"]}`:
+      a module path (its subtree included) or fnmatch pattern, mapped to check ids, families
+      or `"*"` (see `torchlint.runtime.skips`).
     """
 
     checks: FrozenSet[str] = field(default_factory=lambda: frozenset(FAMILIES))
     first: int = 10
     every: int = 100
     cudnn: Optional[bool] = None
+    skip: Optional[Mapping[str, Any]] = None
 
     def __post_init__(self) -> None:
         unknown = set(self.checks) - set(FAMILIES)

@@ -6,6 +6,7 @@ from typing import Any, Iterator
 
 import torch
 
+
 def describe(tensor: Any) -> str:
     """`float32[2, 768, 8, 8] on cpu`: dtype, shape and device in one token."""
     if not hasattr(tensor, "dtype") or not hasattr(tensor, "shape"):
@@ -14,8 +15,15 @@ def describe(tensor: Any) -> str:
     return f"{dtype}[{', '.join(str(size) for size in tensor.shape)}] on {tensor.device}"
 
 def has_values(tensor: Any) -> bool:
-    """A tensor whose values a check can read: not empty, not on the meta device (shapes only)."""
-    return isinstance(tensor, torch.Tensor) and tensor.numel() > 0 and tensor.device.type != "meta"
+    """A tensor whose values a check can read: a plain tensor holding data. Not empty, not on the
+    meta device, not a tensor subclass (FakeTensor, DTensor: no data here, or reading it means a
+    collective), not a torch.func transform's wrapper (`vmap` cannot turn a batch into one `bool`)."""
+    return (type(tensor) in PLAIN_TENSOR_TYPES and tensor.numel() > 0 and tensor.device.type != "meta"
+            and not torch._C._functorch.is_functorch_wrapped_tensor(tensor))
+
+
+PLAIN_TENSOR_TYPES = tuple(kind for kind in (torch.Tensor, torch.nn.Parameter, getattr(torch.nn, "Buffer", None))
+                           if kind is not None)
 
 
 def tensors_in(value: Any) -> Iterator[Any]:

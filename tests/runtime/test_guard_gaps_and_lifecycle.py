@@ -1,0 +1,162 @@
+"""What the guard once left unchecked or left behind (issue 35, items 9-13): optimizer closures,
+torch.compile after the guard, NaN born in the loss named at its operation, a failed Lightning fit,
+torch's own errors passing through the function mode."""
+
+from __future__ import annotations
+
+import sys
+import traceback
+
+import pytest
+
+torch = pytest.importorskip("torch")
+import torch.nn.functional as F  # noqa: E402
+from torch import nn  # noqa: E402
+
+from torchlint.runtime import GuardCallback, GuardError, guard  # noqa: E402
+
+
+@pytest.mark.parametrize("optimizer_class", [torch.optim.SGD, torch.optim.LBFGS])
+def test_a_label_out_of_range_inside_an_optimizer_closure_is_caught(optimizer_class):
+    model = nn.Linear(4, 3)
+    optimizer = optimizer_class(model.parameters(), lr=0.1)
+    labels = torch.tensor([0, 3])
+
+    def closure():
+        optimizer.zero_grad()
+        loss = F.cross_entropy(model(torch.randn(2, 4)), labels)
+        loss.backward()
+        return loss
+
+    with guard(model) as handle:
+        with pytest.raises(GuardError) as caught:
+            optimizer.step(closure)
+        assert torch.overrides._get_current_function_mode_stack() == [handle._mode]
+        labels[1] = 2
+        optimizer.step(closure)  # healthy: passes, and the mode is back on after step()
+        assert torch.overrides._get_current_function_mode_stack() == [handle._mode]
+    assert caught.value.check == "class-target"
+
+
+def test_nan_born_in_the_loss_backward_is_named_at_its_operation_and_line():
+    model = nn.Sequential(nn.Linear(4, 3), nn.Softmax(-1))
+    with guard(model):
+        p = model(torch.randn(2, 4) * 1e4)  # saturated: some probabilities are exactly 0
+        loss = -torch.log(p).clamp(min=-100).mean()  # finite forward, 0/0 in LogBackward0
+        with pytest.raises(GuardError) as caught:
+            loss.backward()
+    error = caught.value
+    assert (error.module, error.check) == ("torch.log", "finite-op")
+    assert "LogBackward0" in str(error)
+    assert f"{__file__}:" in error.kind and "test_nan_born_in_the_loss_backward" in error.kind
+
+
+def test_nan_made_inside_a_module_is_named_at_the_operation_that_made_it():
+    class Entropy(nn.Module):
+        def forward(self, p):
+            logp = torch.log(p)
+            return -(p * logp).sum(-1)
+
+    model = nn.Sequential(nn.Identity(), Entropy())
+    with guard(model):
+        with pytest.raises(GuardError) as caught:
+            model(torch.tensor([[0.5, 0.5], [1.0, 0.0]]))
+    text = str(caught.value)
+    assert caught.value.module == "model.1" and "aten.mul" in text
+    assert "test_guard_gaps_and_lifecycle.py" in text and "in forward" in text
+
+
+def test_torch_errors_passing_through_the_guard_say_they_are_torchs_own():
+    model = nn.Linear(4, 3)
+    with guard(model):
+        with pytest.raises(RuntimeError) as caught:
+            torch.randn(2, 3) @ torch.randn(4, 3)
+    assert not isinstance(caught.value, GuardError)
+    if sys.version_info >= (3, 11):
+        notes = " ".join(caught.value.__notes__)
+        assert "torch's own" in notes and f"{__file__}:" in notes
+    assert "torchlint" in "".join(traceback.format_exception(caught.value))
+
+
+def test_dynamo_compiles_no_frame_of_the_guard_where_a_model_graph_breaks():
+    import logging
+
+    class Breaking(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a, self.b = nn.Linear(4, 4), nn.Linear(4, 2)
+
+        def forward(self, x):
+            x = self.a(x)
+            torch._dynamo.graph_break()
+            return self.b(x)
+
+    traced = []
+
+    class Record(logging.Handler):
+        def emit(self, record):
+            traced.append(record.getMessage())
+
+    torch._dynamo.reset()
+    model = Breaking()
+    handler, logger = Record(), logging.getLogger("torch._dynamo")
+    torch._logging.set_logs(dynamo=logging.INFO)
+    logger.addHandler(handler)
+    try:
+        with guard(model):
+            compiled = torch.compile(model, backend="eager")
+            with pytest.warns(UserWarning, match="compiled with torch.compile"):  # compiling after guarding
+                compiled(torch.randn(2, 4)).sum().backward()
+    finally:
+        logger.removeHandler(handler)
+        torch._logging.set_logs()
+    started = [message for message in traced if "start tracing" in message]
+    assert started and not [message for message in started if "torchlint" in message]
+
+
+def test_guard_callback_removes_everything_after_a_failed_fit():
+    lightning = pytest.importorskip("lightning.pytorch")
+    from torch.optim.optimizer import _global_optimizer_pre_hooks
+
+    class Failing(lightning.LightningModule):
+        def __init__(self):
+            super().__init__()
+            self.layer = nn.Linear(4, 3)
+
+        def training_step(self, batch, batch_idx):
+            x, y = batch
+            return F.cross_entropy(self.layer(x), y)
+
+        def configure_optimizers(self):
+            return torch.optim.SGD(self.parameters(), lr=0.1)
+
+    data = torch.utils.data.TensorDataset(torch.randn(8, 4), torch.tensor([0, 1, 2, 3] * 2))  # 3 == classes
+    hooks_before = len(_global_optimizer_pre_hooks)
+    for _ in range(2):
+        trainer = lightning.Trainer(max_epochs=1, accelerator="cpu", logger=False, enable_checkpointing=False,
+                                    enable_progress_bar=False, enable_model_summary=False,
+                                    callbacks=[GuardCallback()])
+        with pytest.raises(GuardError, match="class-target"):  # inside Lightning's optimizer closure
+            trainer.fit(Failing(), torch.utils.data.DataLoader(data, batch_size=4))
+        assert torch.overrides._get_current_function_mode_stack() == []
+        assert len(_global_optimizer_pre_hooks) == hooks_before
+
+
+
+@pytest.mark.parametrize("layout", ["padded", "concatenated"])
+def test_a_ctc_target_that_cannot_fit_its_input_is_named_before_the_inf_loss(layout):
+    model = nn.Sequential(nn.Conv1d(20, 12, 3, stride=2, padding=1))  # halves the frames
+    ctc = nn.CTCLoss(blank=0)
+    targets = torch.tensor([[1, 2, 3, 4, 5, 6], [1, 1, 2, 3, 0, 0]])
+    lengths = torch.tensor([6, 4])
+    flat = torch.cat([targets[0, :6], targets[1, :4]])
+    with guard(model):
+        log_probs = model(torch.randn(2, 20, 12)).permute(2, 0, 1).log_softmax(-1)  # 6 frames each
+        given = targets if layout == "padded" else flat
+        assert torch.isfinite(ctc(log_probs, given, torch.tensor([6, 6]), lengths))  # 6 fit 6; 1,1,2,3 needs 5
+        with pytest.raises(GuardError) as caught:
+            ctc(log_probs, given, torch.tensor([6, 4]), lengths)  # 4 frames cannot hold 1,1,2,3 (needs 5)
+    assert torch.isinf(ctc(log_probs.detach(), given, torch.tensor([6, 4]), lengths))  # what it would have been
+    error = caught.value
+    assert (error.module, error.check) == ("F.ctc_loss", "ctc-lengths")
+    assert "sample 1: 4 input frames" in str(error) and "needing 5" in str(error)
