@@ -64,5 +64,5 @@ def test_costs_well_under_a_second_once_torch_is_imported(tmp_path, monkeypatch)
 
 def test_module_exports():
     assert set(runtime.__all__) == {"EnvironmentMismatch", "InvalidRequirements", "verify", "guard", "Guard",
-                                    "GuardError", "GuardOptions", "GuardCallback", "guard_accelerator"}
+                                    "GuardError", "GuardWarning", "GuardOptions", "GuardCallback", "guard_accelerator"}
     assert all(getattr(runtime, name) is not None for name in runtime.__all__)  # the guard's names resolve lazily
