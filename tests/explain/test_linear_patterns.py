@@ -150,3 +150,13 @@ def test_explain_refuses_a_device_and_a_log_beyond_its_bound_in_one_line(tmp_pat
         [line] = result.stderr.decode().splitlines()
         assert line.startswith(f"error: {name}: cannot read: {reason}")
         assert cpu < 10
+
+
+def test_a_match_in_a_condensed_log_keeps_its_line_in_the_file(tmp_path):
+    log = tmp_path / "train.log"
+    steps = "".join(f"step {i} loss 0.{i:06d}\n" for i in range(300_000))  # over 4 MiB, one template
+    log.write_text(steps + "RuntimeError: CUDA error: device-side assert triggered\n")
+    result = run_torchlint_process("explain", "--format", "json", str(log), cwd=tmp_path, timeout=120)
+    import json
+
+    assert [found["line"] for found in json.loads(result.stdout)["matches"]][:1] == [300_001]

@@ -43,11 +43,12 @@ def _run(argv: List[str]) -> int:
     from torchlint.explain.log_text import log_text
     from torchlint.explain.render import render_json, render_text
 
-    text, note = log_text(_read(args.file))
+    data = _read(args.file)
+    text, note = log_text(data)
     if note is not None:
         warning(f"{args.file}: {note}")
     knowledge = load_knowledge()
-    explanation = explain(text, knowledge)
+    explanation = explain(text, knowledge, original=data)
     if args.format == "json":
         print(render_json(explanation, knowledge))
     else:

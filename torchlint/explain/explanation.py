@@ -37,10 +37,12 @@ class Explanation:
         return bool(self.diagnoses) or any(found.signature.gpu for found in self.matches)
 
 
-def explain(text: str, knowledge: Optional[KnowledgeBase] = None) -> Explanation:
-    """Match `text` against the knowledge base and reason over the evidence it carries."""
+def explain(text: str, knowledge: Optional[KnowledgeBase] = None, original: Optional[bytes] = None) -> Explanation:
+    """Match `text` against the knowledge base and reason over the evidence it carries;
+    `original`: the log's bytes, where `text` was made of them by `log_text` (a match's
+    line is then counted there)."""
     knowledge = knowledge or load_knowledge()
     work = condense(text)
-    matches = match(work, knowledge, text)
+    matches = match(work, knowledge, text if original is None else original)
     evidence = extract(work, [found.offset for found in matches])
     return Explanation(matches, evidence, diagnose(evidence, matches))

@@ -187,10 +187,11 @@ def condense(text: Log) -> Log:
     return newline.join(kept)
 
 
-def match(text: str, knowledge: KnowledgeBase, original: Optional[str] = None) -> List[Match]:
+def match(text: str, knowledge: KnowledgeBase, original: "Optional[str | bytes]" = None) -> List[Match]:
     """Every signature found in `text`, most specific first (then earliest in the log).
 
-    `text` may be `condense(original)`: line numbers are then those of `original`.
+    `text` may be `condense(original)` (of the text or of its bytes): line numbers are then
+    those of `original`, where the matched line is found there.
     A signature that another matched signature is `secondary_to` (NCCL reporting an
     illegal memory access) is ranked after it, whatever its specificity.
     """
@@ -204,7 +205,10 @@ def match(text: str, knowledge: KnowledgeBase, original: Optional[str] = None) -
         end = text.find("\n", start)
         line_text = text[line_start:end if end != -1 else len(text)]
         line = text.count("\n", 0, start) + 1
-        if original is not None and original is not text:
+        if isinstance(original, bytes):
+            at = original.find(line_text.encode("utf-8", "surrogateescape"))
+            line = original.count(b"\n", 0, at) + 1 if at != -1 else line
+        elif original is not None and original is not text:
             at = original.find(line_text)
             line = original.count("\n", 0, at) + 1 if at != -1 else line
         found.append(Match(signature, start, line_text.strip()[:200], line))
