@@ -1,5 +1,10 @@
 """TL003 host-sync-in-hot-path: the rule, which reports explicit host syncs in what runs on every step,
-and its fixes (log the tensor, accumulate the tensor, keep a count on the GPU)."""
+and its fixes (log the tensor, accumulate the tensor, keep a count on the GPU).
+
+Cost per owner with a sync: one pass over its own nodes (`nodes`), its parents (shared with TL005),
+`name_uses`, `NameKinds` and `repeated_syncs` once; per sync O(depth) plus the expressions around it, the
+uses of a bound name and an accumulator's name asked once per name (`UseMemo`, `OwnerNames`).
+"""
 
 from __future__ import annotations
 
