@@ -2,16 +2,15 @@
 run (torchlint/analysis/training_loops.py), found in the file pass where the file alone
 decides it, else kept as candidates the project pass decides over every file's facts.
 
-Cost: per owner with reports, one `parents_of` and one index of its loops (O(owner); a
-function nested in another owner with reports is walked again by it: O(size × nesting));
-`_enclosing_loops` O(depth) per report; whether a loop is hot is memoized by
-`LoopGraph`."""
+Cost: per owner with reports, its parents (shared with the class pass and the other hot-path
+rule) and one pass over its own nodes for its loops; per report a climb to the owner
+(O(depth)). An owner nested in another is walked again by it (O(n × nesting))."""
 
 from __future__ import annotations
 
 import ast
 from dataclasses import replace
-from typing import List, Mapping, Optional, Sequence, Set, Tuple
+from typing import Dict, List, Mapping, Optional, Sequence, Set, Tuple
 
 from torchlint.analysis.loop_graph import LoopGraph, describe_owner
 from torchlint.analysis.training_loops import cst_owners, loop_facts, may_run_per_step
@@ -47,6 +46,16 @@ class LoopPass:
 
     _loop_graph: Optional[LoopGraph] = None
 
+    def _parents(self, body) -> Dict:
+        """`parents_of(body)`, computed once for the rules of the traversal (TL003 and TL005,
+        their class and loop passes) through the context they share."""
+        key = ("parents", id(body))
+        shared = self.context.shared
+        found = shared.get(key)
+        if found is None:
+            found = shared[key] = parents_of(body)
+        return found
+
     def _file_loops(self) -> Optional[LoopGraph]:
         """The training loops of this file alone (None: it has none worth keeping)."""
         if self._loop_graph is None:
@@ -80,7 +89,7 @@ class LoopPass:
             reports = [pair for pair in found if id(pair[0].node) not in reported and id(pair[0]) not in self.criterion_only]
             if not reports:
                 continue
-            parents = parents_of(body)
+            parents = self._parents(body)
             loop_index = {id(loop): i for i, loop in enumerate(n for n in own_nodes(body) if isinstance(n, (cst.For, cst.While)))}
             route = graph.route(qualname)
             for report, lightning_fix in reports:

@@ -158,6 +158,9 @@ class RuleContext:
         self.known_suppressions: Optional[Dict[str, LineSuppressions]] = None  # and `# noqa` comments
         # id(fix) -> (the fix, it fitted): a fix several findings share is fitted once
         self._fitted_fixes: Dict[int, Tuple[Fix, Fix]] = {}
+        # what the rules of this traversal compute alike of one node (a method's parents, a
+        # class's settings), keyed by (what, id(node)): computed once for all of them
+        self.shared: Dict[Tuple[str, int], Any] = {}
 
     @property
     def statement_tree(self) -> Optional[ast.Module]:

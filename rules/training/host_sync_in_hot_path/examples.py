@@ -1,4 +1,7 @@
-"""TL003's examples: code the rule must leave alone, and code it must flag (with the fixed text)."""
+"""TL003's examples: code the rule must leave alone, and code it must flag (with the fixed text).
+
+Cost: data, no analysis.
+"""
 
 from __future__ import annotations
 

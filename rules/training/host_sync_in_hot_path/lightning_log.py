@@ -1,5 +1,8 @@
 """The `.item()` values a method gives to Lightning's `self.log` / `self.log_dict`, and whether
-the progress bar reads them every training batch."""
+the progress bar reads them every training batch.
+
+Cost: `logged_values` one pass over a method's own nodes, O(arguments) per logging call.
+"""
 
 from __future__ import annotations
 

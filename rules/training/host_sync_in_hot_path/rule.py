@@ -1,5 +1,10 @@
 """TL003 host-sync-in-hot-path: the rule, which reports explicit host syncs in what runs on every step,
-and its fixes (log the tensor, accumulate the tensor, keep a count on the GPU)."""
+and its fixes (log the tensor, accumulate the tensor, keep a count on the GPU).
+
+Cost per owner with a sync: one pass over its own nodes (`nodes`), its parents (shared with TL005),
+`name_uses`, `NameKinds` and `repeated_syncs` once; per sync O(depth) plus the expressions around it, the
+uses of a bound name and an accumulator's name asked once per name (`UseMemo`, `OwnerNames`).
+"""
 
 from __future__ import annotations
 
@@ -9,7 +14,7 @@ from typing import FrozenSet, Iterator, Set, Tuple
 from torchlint.analysis.accumulation import AccumulationPlan, OwnerNames, accumulation_plan, accumulator
 from torchlint.analysis.classes import self_name
 from torchlint.analysis.loss_paths import host_value_rewrite, is_loss_code, may_be_criterion
-from torchlint.analysis.scopes import own_nodes, parents_of
+from torchlint.analysis.scopes import own_nodes
 from torchlint.analysis.sync_history import repeated_syncs
 from torchlint.analysis.value_kinds import Kind, NameKinds, ast_fresh_cpu_tensor, cst_bindings, fresh_cpu_tensor
 from torchlint.rule_api.bases.hot_path import HotPathRule
@@ -139,7 +144,7 @@ class HostSyncInHotPath(HotPathRule):
         nodes = list(own_nodes(body))  # walked once, read by each helper
         if not any(type(node) is cst.Call and is_sync(node, imports) for node in nodes):
             return  # nothing here to report: spare the analyses below (most owners a loop pass asks about)
-        parents = parents_of(body)
+        parents = self._parents(body)  # shared with TL005 and the loop pass
         logged = logged_values(nodes, instance, imports)
         timed = calls_a_timer(nodes, imports)
         loss_path = not module_code and is_loss_code(function, class_node)

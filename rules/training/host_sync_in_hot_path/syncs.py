@@ -1,5 +1,8 @@
 """What TL003 counts as an explicit host sync (`.item()`, `.tolist()`, `.numpy()`,
-`torch.cuda.synchronize()`), on LibCST and on the stdlib ast (the gate), and the timers a sync may serve."""
+`torch.cuda.synchronize()`), on LibCST and on the stdlib ast (the gate), and the timers a sync may serve.
+
+Cost: O(1) per call or receiver chain; `calls_a_timer` one pass over a method's nodes.
+"""
 
 from __future__ import annotations
 

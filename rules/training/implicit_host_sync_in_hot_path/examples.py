@@ -1,4 +1,7 @@
-"""TL005's examples: code the rule must leave alone, and code it must flag."""
+"""TL005's examples: code the rule must leave alone, and code it must flag.
+
+Cost: data, no analysis.
+"""
 
 from __future__ import annotations
 

@@ -12,7 +12,7 @@ import ast
 from typing import Dict, Iterator, List, Tuple
 
 from torchlint.analysis.names import ast_dotted_name, resolve
-from torchlint.analysis.scopes import own_nodes, parents_of
+from torchlint.analysis.scopes import own_nodes
 from torchlint.analysis.value_kinds import fresh_cpu_tensor, plainly_host
 from torchlint.rule_api.bases.hot_path import HotPathRule
 from torchlint.core.lazy import cst
@@ -128,7 +128,7 @@ class ImplicitHostSyncInHotPath(HotPathRule):
         return is_torch(resolve(ast_dotted_name(func), view.imports), DATA_DEPENDENT | TENSOR_FUNCTIONS)
 
     def method_reports(self, class_name: str, function) -> Iterator[Tuple[Report, bool]]:
-        parents = parents_of(function.body)
+        parents = self._parents(function.body)  # shared with TL003
         where = f"`{class_name}.{function.name.value}`"
         statements = set()
         owners: Dict[int, object] = {}  # `_test_owner`'s memo for this method

@@ -1,5 +1,8 @@
 """The calls TL005 knows (torch predicates and reductions, casts, data-dependent calls, explicit syncs)
-and its option names."""
+and its option names.
+
+Cost: data, and O(1) lookups.
+"""
 
 from __future__ import annotations
 

@@ -1,6 +1,9 @@
 """What TL002 reads from one expression or statement of `forward` (LibCST): calls in
 evaluation order, a convolution's input, the axis a concatenation joins, shape reads,
 check calls, and calls whose channel count is written down.
+
+Cost: each function O(the expression or statement given); `calls_in_order` recurses through
+the expression (generators nested as deep as the expression: O(depth²) for a left-nested `a + b + ...`).
 """
 
 from __future__ import annotations

@@ -1,5 +1,7 @@
 """What TL002 shares between its parts: the convolutions and concatenations it knows, its
 option names, and the values, findings and convolutions it tracks through one `forward`.
+
+Cost: data and small records, no analysis.
 """
 
 from __future__ import annotations

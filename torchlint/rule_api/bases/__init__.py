@@ -3,4 +3,7 @@ that share their sites, their traversal or their fixes: `TorchExpressionRule` (o
 expression rewritten in place), `TorchApiRule` (rows of the deprecated and non-public
 API table), `HotPathRule` (what methods reached from a hot path must not do),
 `TorchLoadRule` (what a `torch.load` unpickles, and from where) and the mixin
-`CompatGuarded` (code a compatibility guard picks for older releases is not reported)."""
+`CompatGuarded` (code a compatibility guard picks for older releases is not reported).
+
+Cost: see each base.
+"""

@@ -4,6 +4,9 @@ Each finds an expression (`torch.log(1 + x)`, `torch.exp(x) - 1`, `log(sum(exp(x
 spelled with torch functions or tensor methods under any import spelling, and offers an
 unsafe rewrite (a different rounding is a different result); the rewrites of a file share
 one torchlint.rule_api.name_rewrites group, so imports they leave unread go with them.
+
+Cost: the sites one pass over the stdlib ast; per expression reported O(the expression)
+(`has_comment`, the rewrite).
 """
 
 from __future__ import annotations

@@ -1,6 +1,12 @@
 """The base of the rules that report what a hot path must not do (TL003, TL005): every
 method of every class is checked, and a finding is reported where a hot path reaches its
-method (torchlint/analysis/hot_paths.py), in the file at once, else in the project pass."""
+method (torchlint/analysis/hot_paths.py), in the file at once, else in the project pass.
+
+Cost: per class, its settings and its CPU state (one pass over its methods each) and, per
+method that may run per step, its parents and its `StepScope` (one pass each): computed
+once for the rules of the traversal (TL003 and TL005 share them through the context),
+then O(depth) per `off_step` question with answers kept in the scope; `cpu_state(expr)`
+renders the expression asked about."""
 
 from __future__ import annotations
 
@@ -127,7 +133,11 @@ class HotPathRule(LoopPass, Rule):
         that every assignment in the class sets to a fresh CPU tensor (`torch.tensor(0)`;
         `+=` keeps it there): reading it syncs nothing."""
         if self._cpu_state is None:
-            self._cpu_state = _cpu_state(self._class_node, self.context.module, self.context.imports)
+            key = ("cpu_state", id(self._class_node))
+            shared = self.context.shared
+            if key not in shared:
+                shared[key] = _cpu_state(self._class_node, self.context.module, self.context.imports)
+            self._cpu_state = shared[key]
         return bool(self._cpu_state) and self.context.module.code_for_node(expression) in self._cpu_state
 
     def off_step(self, node, parents: Mapping) -> bool:
@@ -138,10 +148,20 @@ class HotPathRule(LoopPass, Rule):
         return not self.settings["check-periodic-branches"] and in_periodic_branch(node, parents, self._step_scope())
 
     def _step_scope(self) -> StepScope:
+        """The current method's `StepScope`, made once for the rules of the traversal (its
+        answers are the same for each: they keep them for one another)."""
         if self._scope is None:
-            if self._settings is None:
-                self._settings = class_settings(self._class_node)
-            self._scope = step_scope(self._function, self._settings)
+            shared = self.context.shared
+            key = ("step_scope", id(self._function), id(self._class_node))
+            scope = shared.get(key)
+            if scope is None:
+                if self._settings is None:
+                    settings_key = ("class_settings", id(self._class_node))
+                    if settings_key not in shared:
+                        shared[settings_key] = class_settings(self._class_node)
+                    self._settings = shared[settings_key]
+                scope = shared[key] = step_scope(self._function, self._settings)
+            self._scope = scope
         return self._scope
 
     def visit_ClassDef(self, node) -> None:
