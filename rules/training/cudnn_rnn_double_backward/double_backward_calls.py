@@ -1,5 +1,5 @@
 """A second-order call as TL004's traversal collects it: where it is, what it differentiates, whether
-cuDNN is off around it."""
+cuDNN is off around it. Cost: constant per call collected."""
 
 from __future__ import annotations
 

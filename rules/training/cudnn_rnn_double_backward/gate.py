@@ -1,5 +1,6 @@
 """TL004's cheap gate on the stdlib ast: the strings that may matter, and whether a file builds an RNN
-(or subclasses one) or differentiates twice."""
+(or subclasses one) or differentiates twice. Cost: one pass over the nodes of the shared
+index (`SourceView.nodes_of`) of the kinds it asks for."""
 
 from __future__ import annotations
 
