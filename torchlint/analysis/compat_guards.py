@@ -101,6 +101,15 @@ def subtree_any(root, own: Callable[[object], bool], memo: Dict[int, bool], prun
     type below `root` is asked but not entered). `memo` keeps the answer of every subtree
     decided (one memo per `own` and `pruned`), so nested questions cost nothing more.
     Cost: O(the nodes under `root` not decided before), iterative."""
+    return _post_order(
+        root, memo, lambda node, answers: own(node) or any(answers),
+        lambda node: [] if node is not root and type(node) in pruned else children(node),
+    )
+
+
+def _post_order(root, memo: Dict[int, object], value: Callable, kids_of: Callable = children):
+    """`value(node, the values of its kids)` for `root`, each subtree's value kept in `memo`
+    (by node id) and computed once. Cost: O(the nodes not in `memo`), iterative."""
     if id(root) in memo:
         return memo[id(root)]
     kids: Dict[int, List] = {}
@@ -109,11 +118,11 @@ def subtree_any(root, own: Callable[[object], bool], memo: Dict[int, bool], prun
         node, done = stack.pop()
         key = id(node)
         if done:
-            memo[key] = own(node) or any(memo[id(kid)] for kid in kids.pop(key))
+            memo[key] = value(node, [memo[id(kid)] for kid in kids.pop(key)])
             continue
         if key in memo:
             continue
-        found = [] if node is not root and type(node) in pruned else children(node)
+        found = kids_of(node)
         kids[key] = found
         stack.append((node, True))
         stack.extend((kid, False) for kid in reversed(found) if id(kid) not in memo)
@@ -203,31 +212,19 @@ def _names_bound_in(statement) -> Set[str]:
 def _names_bound_under(root, memo: Dict[int, FrozenSet[str]]) -> FrozenSet[str]:
     """What `_names_bound_in` gives, with the names bound under every node kept in `memo`.
     Cost: O(the nodes not asked about before), plus the merging of their name sets."""
-    if id(root) in memo:
-        return memo[id(root)]
-    kids: Dict[int, List] = {}
-    stack: List[Tuple[object, bool]] = [(root, False)]
-    while stack:
-        node, done = stack.pop()
-        key = id(node)
-        if done:
-            own: Set[str] = set()
-            if type(node) is cst.Assign:
-                for target in node.targets:
-                    own.update(assigned_names(target.target))
-            elif type(node) is cst.AnnAssign:
-                own.update(assigned_names(node.target))
-            for kid in kids.pop(key):
-                own |= memo[id(kid)]
-            memo[key] = frozenset(own) if own else _EMPTY
-            continue
-        if key in memo:
-            continue
-        found = children(node)
-        kids[key] = found
-        stack.append((node, True))
-        stack.extend((kid, False) for kid in reversed(found) if id(kid) not in memo)
-    return memo[id(root)]
+    return _post_order(root, memo, _names_bound_here)
+
+
+def _names_bound_here(node, below: List[FrozenSet[str]]) -> FrozenSet[str]:
+    own: Set[str] = set()
+    if type(node) is cst.Assign:
+        for target in node.targets:
+            own.update(assigned_names(target.target))
+    elif type(node) is cst.AnnAssign:
+        own.update(assigned_names(node.target))
+    for names in below:
+        own |= names
+    return frozenset(own) if own else _EMPTY
 
 
 _EMPTY: FrozenSet[str] = frozenset()
