@@ -36,7 +36,9 @@ def render(fmt: str, diagnostics: Sequence[Diagnostic], ctx: ReportContext, out:
         module, function = _RENDERERS[fmt]
     except KeyError:
         raise ValueError(f"unknown output format {fmt!r}; expected one of {', '.join(FORMATS)}") from None
-    spell = _for_terminal if fmt in HUMAN_FORMATS else _printable
+    # GitHub's workflow commands encode a newline as %0A themselves (a line break in the
+    # annotation); the other formats read on a terminal show it as `\n`
+    spell = _for_workflow_log if fmt == "github" else _for_terminal if fmt in HUMAN_FORMATS else _printable
     printable = [_printable_messages(d, spell) for d in diagnostics]
     getattr(import_module(f"{__name__}.{module}"), function)(printable, ctx, out)
 
@@ -51,6 +53,12 @@ def _for_terminal(text: str) -> str:
     from torchlint.core.visible import visible_line
 
     return visible_line(_printable(text))
+
+
+def _for_workflow_log(text: str) -> str:
+    from torchlint.core.visible import visible
+
+    return visible(_printable(text))
 
 
 def _printable_messages(diagnostic: Diagnostic, spell: Callable[[str], str]) -> Diagnostic:
