@@ -20,6 +20,8 @@ ALIVE = (
     "setup", "teardown", "on_train_batch_start", "on_validation_batch_start", "on_exception", "exception",
     "trainer", "stage",
     "batch", "batch_idx", "exc_info", "optimizer",
+    # pygls calls a server's report_server_error when a notification fails
+    "report_server_error",
     # module `__getattr__` (PEP 562): torchlint.runtime's lazy attributes
     "__getattr__",
     # rich's Console hook, set so that the CLI decides what a broken pipe means

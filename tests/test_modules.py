@@ -7,7 +7,7 @@ import pytest
 from torchlint.core.lazy import cst
 from torchlint.analysis.layers import Layer, constructed_layer, module_functions
 from torchlint.analysis.modules import ClassIndex, FileClasses, Kind, root_kind
-from torchlint.analysis.statements import reads_name
+from torchlint.analysis.statements import read_names
 from torchlint.analysis.classes import attribute_values, method
 from torchlint.analysis.names import ImportMap
 
@@ -140,6 +140,6 @@ def test_attributes_layers_and_factories():
     assert method(class_node, "training_step") is None
 
 
-def test_reads_name():
-    assert reads_name(cst.parse_expression("x.shape[1] == 3"), "x")
-    assert not reads_name(cst.parse_expression("self.x + f(x=1)"), "x")
+def test_read_names():
+    assert read_names(cst.parse_expression("x.shape[1] == 3")) == {"x"}
+    assert "x" not in read_names(cst.parse_expression("self.x + f(x=1)"))

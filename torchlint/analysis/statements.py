@@ -48,7 +48,8 @@ def assigned_names(target) -> List[str]:
 
 
 def read_names(expression) -> Set[str]:
-    """Every name `reads_name` finds in the expression, in one walk. Cost: O(expression)."""
+    """Every name read as a variable in the expression: `x` in `x.shape[1] == 3`, not in
+    `self.x` or `f(x=1)`. Cost: one walk of the expression."""
     found: Set[str] = set()
     stack = [expression]
     while stack:
@@ -60,19 +61,3 @@ def read_names(expression) -> Set[str]:
         else:
             stack.extend(children(node))
     return found
-
-
-def reads_name(expression, name: str) -> bool:
-    """Whether `name` is read as a variable in the expression: `x` in `x.shape[1] == 3`,
-    not in `self.x` or `f(x=1)`."""
-    stack = [expression]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, cst.Name):
-            if node.value == name:
-                return True
-        elif isinstance(node, (cst.Attribute, cst.Arg)):
-            stack.append(node.value)
-        else:
-            stack.extend(children(node))
-    return False

@@ -54,18 +54,6 @@ def _whole_module(module) -> Mapping:
     return metadata.MetadataWrapper(module, unsafe_skip_copy=True).resolve(metadata.PositionProvider)
 
 
-def top_level_rows(module, tree: Optional[ast.Module]) -> Optional[List[Tuple[int, int]]]:
-    """(first row, last row) of each top-level statement of a LibCST module, the first
-    row being its first decorator's, from the stdlib ast of the same text; None if
-    there is no ast or the two trees do not line up."""
-    if tree is None:
-        return None
-    pairs = _paired(module.body, tree.body)
-    if pairs is None:
-        return None
-    return [(_anchor_row(first), last.end_lineno or last.lineno) for first, last in pairs]
-
-
 def _paired(statements: Sequence, ast_statements: Sequence[ast.stmt]) -> Optional[List[Tuple[ast.stmt, ast.stmt]]]:
     """The first and last stdlib ast statement of each LibCST statement of one block (a
     line of small statements is several); None if the two blocks do not line up."""

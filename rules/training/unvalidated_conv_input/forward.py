@@ -197,7 +197,7 @@ class ForwardWalker:
         `x.dim()`, `c` of `n, c, h, w = x.shape`; `x is not None` checks no shape), or,
         given to a check function, any it reads. Cost: two walks of the test, then
         O(tracked values + shape aliases)."""
-        read = read_names(expression)  # what `reads_name` answers, for every name at once
+        read = read_names(expression)
         checked = shape_sources(expression, self.values) if shape_only else read
         for name, value in self.values.items():
             if name in checked:
