@@ -78,7 +78,7 @@ class _Walker:
         if isinstance(node, _FUNCTIONS):
             self._definition_header(node, chain, outermost)
             self._bind(node.name, chain)
-            scope = _Scope("function", _bound_in(node, self.names), _declared_global(node, self.names))
+            scope = _scope("function", node, self.names)
             inner = outermost if outermost is not None else node
             for child in node.body:
                 self.statement(child, [*chain, scope], inner)
@@ -86,7 +86,7 @@ class _Walker:
             for expression in (*node.decorator_list, *node.bases, *(k.value for k in node.keywords)):
                 self.expression(expression, chain, outermost, decorator=any(expression is d for d in node.decorator_list))
             self._bind(node.name, chain)
-            scope = _Scope("class", _bound_in(node, self.names), _declared_global(node, self.names))
+            scope = _scope("class", node, self.names)
             for child in node.body:
                 self.statement(child, [*chain, scope], outermost)
         else:
@@ -103,12 +103,10 @@ class _Walker:
         """Decorators, defaults and annotations: evaluated where the `def` runs."""
         for decorator in node.decorator_list:
             self.expression(decorator, chain, outermost, decorator=True)
-        arguments = node.args
-        for default in (*arguments.defaults, *(d for d in arguments.kw_defaults if d is not None)):
+        for default in _defaults(node.args):
             self.expression(default, chain, outermost)
-        every = (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs, arguments.vararg, arguments.kwarg)
-        for argument in every:
-            if argument is not None and argument.annotation is not None:
+        for argument in _parameters(node.args):
+            if argument.annotation is not None:
                 self.annotation(argument.annotation, chain, outermost)
         if node.returns is not None:
             self.annotation(node.returns, chain, outermost)
@@ -161,10 +159,9 @@ class _Walker:
                     self._bind(node.id, chain)
             return
         if kind is ast.Lambda:
-            arguments = node.args
-            for default in (*arguments.defaults, *(d for d in arguments.kw_defaults if d is not None)):
+            for default in _defaults(node.args):
                 self.expression(default, chain, outermost, decorator)
-            scope = _Scope("lambda", _lambda_parameters(node) & self.names, set())
+            scope = _Scope("lambda", {argument.arg for argument in _parameters(node.args)} & self.names, set())
             self.expression(node.body, [*chain, scope], outermost, decorator)
             return
         if kind in _COMPREHENSIONS:
@@ -285,11 +282,10 @@ def _own_statements(node) -> Iterator[ast.AST]:
             if isinstance(current, ast.ClassDef):
                 stack.extend((*current.bases, *(k.value for k in current.keywords)))
             else:
-                arguments = current.args
-                stack.extend((*arguments.defaults, *(d for d in arguments.kw_defaults if d is not None)))
+                stack.extend(_defaults(current.args))
             continue
         if isinstance(current, ast.Lambda):
-            stack.extend((*current.args.defaults, *(d for d in current.args.kw_defaults if d is not None)))
+            stack.extend(_defaults(current.args))
             continue
         if isinstance(current, _COMPREHENSIONS):
             stack.append(current.generators[0].iter)
@@ -298,13 +294,13 @@ def _own_statements(node) -> Iterator[ast.AST]:
         stack.extend(ast.iter_child_nodes(current))
 
 
-def _bound_in(node, names: frozenset) -> Set[str]:
-    """Which of `names` a def or class binds in its own scope."""
+def _scope(kind: str, node, names: frozenset) -> _Scope:
+    """The scope of a def or class: which of `names` it binds in its own scope, and which
+    it declares `global`, from one walk of its own statements."""
     bound: Set[str] = set()
+    declared: Set[str] = set()
     if isinstance(node, _FUNCTIONS):
-        arguments = node.args
-        every = (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs, arguments.vararg, arguments.kwarg)
-        bound.update(argument.arg for argument in every if argument is not None)
+        bound.update(argument.arg for argument in _parameters(node.args))
     for inner in _own_statements(node):
         if isinstance(inner, ast.Name) and not isinstance(inner.ctx, ast.Load):
             bound.add(inner.id)
@@ -316,19 +312,22 @@ def _bound_in(node, names: frozenset) -> Set[str]:
             bound.add(inner.name)
         elif isinstance(inner, ast.Nonlocal):
             bound.update(inner.names)
+        elif isinstance(inner, ast.Global):
+            declared.update(inner.names)
         else:
             bound.update(_pattern_names(inner))
-    return (bound & names) - _declared_global(node, names)
+    declared &= names
+    return _Scope(kind, (bound & names) - declared, declared)
 
 
-def _declared_global(node, names: frozenset) -> Set[str]:
-    return {name for inner in _own_statements(node) if isinstance(inner, ast.Global) for name in inner.names} & names
+def _parameters(arguments: ast.arguments) -> Iterator[ast.arg]:
+    for argument in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs, arguments.vararg, arguments.kwarg):
+        if argument is not None:
+            yield argument
 
 
-def _lambda_parameters(node: ast.Lambda) -> Set[str]:
-    arguments = node.args
-    every = (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs, arguments.vararg, arguments.kwarg)
-    return {argument.arg for argument in every if argument is not None}
+def _defaults(arguments: ast.arguments) -> List[ast.expr]:
+    return [*arguments.defaults, *(default for default in arguments.kw_defaults if default is not None)]
 
 
 def _pattern_names(node: ast.AST) -> List[str]:
