@@ -157,7 +157,7 @@ def write(path: Path, diagnostics: Sequence[Diagnostic], sources: Mapping[str, s
         # dangling) is replaced, never written through
         directory = Directory.at(str(path.parent))
         try:
-            directory.write(path.name, text.encode("utf-8"))
+            directory.write(path.name, text.encode("utf-8"), durable=True)
         finally:
             directory.close()
     except OSError as error:
