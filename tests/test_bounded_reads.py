@@ -56,7 +56,7 @@ def test_a_baseline_beyond_the_bound_is_refused_unread(tmp_path, monkeypatch, ca
 def test_the_configured_baseline_is_bounded_too(tmp_path, monkeypatch, capsys):
     (tmp_path / "pyproject.toml").write_text('[tool.torchlint]\nbaseline = "/dev/zero"\n')
     line = one_error(*check(tmp_path, monkeypatch, capsys), "/dev/zero")
-    assert line.endswith("not a regular file")
+    assert line.endswith("outside the project")
 
 
 def test_a_deeply_nested_baseline_is_invalid_json(tmp_path, monkeypatch, capsys):
@@ -76,13 +76,13 @@ def doctor(monkeypatch, capsys, *args, stdin=None):
 
 @pytest.mark.parametrize("what", ["/dev/zero", "huge", "deep"])
 def test_doctor_facts_are_read_within_bounds(tmp_path, monkeypatch, capsys, what):
-    from torchlint.doctor.cli import MAX_FACTS_BYTES
+    from torchlint.doctor.cli import MAX_PASTE_BYTES
 
     monkeypatch.chdir(tmp_path)
     name, ending = what, "not a regular file"
     if what == "huge":
-        big_sparse_file(tmp_path / "huge", MAX_FACTS_BYTES + 1)
-        ending = "larger than 16 MiB"
+        big_sparse_file(tmp_path / "huge", MAX_PASTE_BYTES + 1)
+        ending = "larger than 256 MiB"
     elif what == "deep":
         (tmp_path / "deep").write_text(DEEP)
         ending = "nested too deeply"
@@ -91,10 +91,10 @@ def test_doctor_facts_are_read_within_bounds(tmp_path, monkeypatch, capsys, what
 
 
 def test_doctor_facts_from_stdin_are_bounded(tmp_path, monkeypatch, capsys):
-    from torchlint.doctor.cli import MAX_FACTS_BYTES
+    from torchlint.doctor.cli import MAX_RECORD_BYTES
 
     monkeypatch.chdir(tmp_path)
-    line = one_error(*doctor(monkeypatch, capsys, "--facts", "-", stdin=b"{" + b" " * MAX_FACTS_BYTES), "-")
-    assert line.endswith("larger than 16 MiB")
+    line = one_error(*doctor(monkeypatch, capsys, "--facts", "-", stdin=b"{" + b" " * MAX_RECORD_BYTES), "-")
+    assert line.endswith("larger than a facts record can be (16 MiB)")
     line = one_error(*doctor(monkeypatch, capsys, "--facts", "-", stdin=DEEP.encode()), "-")
     assert line.endswith("nested too deeply")

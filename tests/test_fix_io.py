@@ -219,6 +219,34 @@ def test_snapshot_tells_a_changed_file(tmp_path):
     assert path.read_bytes() == b"a = 3\n"
 
 
+
+def test_a_directory_swapped_for_a_link_after_it_was_opened_is_not_followed(tmp_path, monkeypatch):
+    # The fix is written relative to the directory opened first: swapping the directory for a
+    # link to another one (a repository trick, or a race with another process) cannot move
+    # the write there (issue 34).
+    import torchlint.fixing.write as write
+    from torchlint.fixing.write import Snapshot, write_fixed
+
+    project, elsewhere = tmp_path / "project", tmp_path / "elsewhere"
+    project.mkdir()
+    elsewhere.mkdir()
+    (project / "x.py").write_bytes(b"a = 1\n")
+    (elsewhere / "x.py").write_bytes(b"a = 1\n")
+    opened = write.open_directory
+
+    def open_then_swap(path):
+        handle = opened(path)
+        os.rename(project, tmp_path / "moved")
+        os.symlink(elsewhere, project)
+        return handle
+
+    monkeypatch.setattr(write, "open_directory", open_then_swap)
+    write_fixed(project / "x.py", b"a = 2\n", Snapshot.of(b"a = 1\n"))
+    assert (tmp_path / "moved" / "x.py").read_bytes() == b"a = 2\n"
+    assert (elsewhere / "x.py").read_bytes() == b"a = 1\n"
+    assert sorted(os.listdir(elsewhere)) == ["x.py"]
+
+
 LATIN1 = "# -*- coding: latin-1 -*-\n# caf\xe9\n"
 
 

@@ -53,7 +53,7 @@ def _doctor(value):
 
 def _doctor_cache(repository: Path, resign_with: Path = None, erase_facts: bool = False) -> int:
     """Doctor the committed cache as the attacker would; returns how many packs changed."""
-    from torchlint.run.cache_key import _read_key
+    from torchlint.run.cache_key import _key_at
 
     changed = 0
     for pack in (repository / ".torchlint_cache").glob("v*/*"):
@@ -72,7 +72,7 @@ def _doctor_cache(repository: Path, resign_with: Path = None, erase_facts: bool 
                     facts[code] = json.dumps(_doctor(json.loads(text)))
         body = json.dumps(_doctor(data)).encode()
         if resign_with is not None:
-            body = signed(_read_key(resign_with / "torchlint" / "cache-key"), pack.name, body)
+            body = signed(_key_at(resign_with / "torchlint" / "cache-key"), pack.name, body)
         pack.write_bytes(body)
         changed += 1
     return changed
@@ -366,6 +366,19 @@ def test_a_cache_key_committed_to_the_repository_is_never_used(tmp_path, reposit
     assert not any(PAYLOAD in path.read_text() for path in clone.rglob("*.py"))
     assert {pack: pack.read_bytes() for pack in packs} == packs  # nothing cached either
 
+
+def test_an_empty_home_puts_no_key_at_the_file_systems_root(tmp_path, clone):
+    # HOME="" would mean `/`: the key would land in /.cache/torchlint, outside every home.
+    at_root = Path("/.cache/torchlint")
+    there_before = at_root.exists()
+    result = concise(".", cwd=clone, env={"XDG_CACHE_HOME": None, "HOME": ""})
+    made = at_root.exists() and not there_before
+    if made:  # a regression made it: leave the machine as it was, then fail
+        shutil.rmtree(at_root)
+    assert not made
+    assert result.returncode == 1 and b"TL201" in result.stdout
+    assert result.stderr.count(b"warning: cache not used: ") == 1
+    assert b"HOME (empty) is not an absolute path" in result.stderr
 
 def test_a_fifo_at_the_key_path_is_refused_without_waiting(tmp_path, clone):
     from cli_support import run_torchlint_process

@@ -95,3 +95,51 @@ def test_write_baseline_replaces_a_committed_link_never_writes_through_it(tmp_pa
     else:
         assert not secret.exists()
     assert sorted(path.name for path in project.iterdir()) == ["torchlint-baseline.json", "train.py"]  # no temp left
+
+
+def _project_with_links(tmp_path, config_text: str, link: str, target_text: str):
+    """A project whose `link` is a symbolic link to a file outside it holding `target_text`."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "target").write_text(target_text)
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "train.py").write_text(WANDB_USED)
+    if config_text:
+        (project / "torchlint.toml").write_text(config_text)
+    (project / link).symlink_to(outside / "target")
+    return project
+
+
+def test_a_config_linked_out_of_the_project_is_refused_in_one_line(tmp_path):
+    project = _project_with_links(tmp_path, "", "torchlint.toml", 'ignore = ["TL001"]\n')
+    result = concise(".", cwd=project)
+    assert result.returncode == 2 and b"TL001" not in result.stdout
+    assert result.stderr.decode().splitlines() == [
+        f"error: {project / 'torchlint.toml'}: cannot read: a symbolic link out of the project"
+    ]
+    named = concise("--config", "torchlint.toml", ".", cwd=project)  # named by the user: theirs to follow
+    assert named.returncode == 0 and b"TL001" not in named.stdout
+
+
+def test_a_config_linked_within_the_project_is_read(tmp_path):
+    project = tmp_path / "project"
+    (project / "configs").mkdir(parents=True)
+    (project / "train.py").write_text(WANDB_USED)
+    (project / "configs" / "torchlint.toml").write_text('ignore = ["TL001"]\n')
+    (project / "torchlint.toml").symlink_to(project / "configs" / "torchlint.toml")
+    result = concise(".", cwd=project)
+    assert (result.returncode, result.stderr) == (0, b"")
+
+
+def test_a_configured_baseline_linked_out_of_the_project_is_refused(tmp_path):
+    hiding = '{"version": 1, "findings": []}\n'
+    project = _project_with_links(tmp_path, 'baseline = "baseline.json"\n', "baseline.json", hiding)
+    baseline = project / "baseline.json"
+    result = concise(".", cwd=project)
+    assert result.returncode == 2
+    assert result.stderr.decode().splitlines() == [
+        f"error: {baseline}: cannot read the baseline: a symbolic link out of the project"
+    ]
+    named = concise("--baseline", "baseline.json", ".", cwd=project)  # named on the command line
+    assert named.returncode == 1 and b"train.py:1:1: TL001" in named.stdout

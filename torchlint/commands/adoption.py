@@ -46,10 +46,11 @@ def active_baseline(args: argparse.Namespace, config: Config) -> Tuple[Optional[
     one) and its name as the user would type it; BaselineError if it cannot be read."""
     if args.write_baseline:
         return None, ""
-    path = args.baseline or config.baseline
-    if path is None:
+    if args.baseline is not None:
+        return load(args.baseline), _shown(args.baseline)
+    if config.baseline is None:
         return None, ""
-    return load(path), _shown(path)
+    return load(config.baseline, within=config.root), _shown(config.baseline)
 
 
 def needs_sources(args: argparse.Namespace, baseline) -> bool:

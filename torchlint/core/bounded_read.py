@@ -8,23 +8,31 @@ from __future__ import annotations
 import json
 import os
 import stat
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, Optional
 
 
 class ReadRefused(Exception):
     """The file was not read; the message says why (without the file's name)."""
 
 
-def read_bounded(path: os.PathLike, limit: int, follow: bool = True) -> bytes:
+def read_bounded(path: os.PathLike, limit: int, follow: bool = True, within: Optional[os.PathLike] = None) -> bytes:
     """The bytes of a regular file of at most `limit` bytes; ReadRefused otherwise (OSError
-    if it cannot be opened, or, unless `follow`, if it is a symbolic link). A FIFO is
+    if it cannot be opened, or, unless `follow`, if it is a symbolic link). Given `within`
+    (a project's directory), a path that leads out of it, by a link or not, is refused unread. A FIFO is
     opened without waiting for a writer, and closed unread."""
+    if within is not None and not is_inside(os.path.realpath(path), os.path.realpath(within)):
+        raise ReadRefused("a symbolic link out of the project" if os.path.islink(path) else "outside the project")
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
     if not follow:
         flags |= getattr(os, "O_NOFOLLOW", 0)
     descriptor = os.open(path, flags)
     with os.fdopen(descriptor, "rb") as handle:
         return read_regular(handle, limit)
+
+
+def is_inside(path: str, tree: str) -> bool:
+    """Whether the path `path` is `tree` or lies under it (both resolved, or both not)."""
+    return path == tree or path.startswith(tree.rstrip(os.sep) + os.sep)
 
 
 def read_regular(handle: BinaryIO, limit: int) -> bytes:

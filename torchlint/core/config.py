@@ -268,7 +268,7 @@ def load_config(
         return Config(root=Path.cwd(), line_length=formatter_line_length(cwd.resolve()))
     if not path.is_file():
         raise ConfigError(f"{path}: no such config file")
-    table = read_table(path)
+    table = read_table(path, named=config_path is not None)
     if not isinstance(table, dict):
         raise ConfigError(f"{path}: [tool.torchlint] must be a table")
     settings: Dict[str, Any] = {}

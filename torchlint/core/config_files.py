@@ -78,19 +78,21 @@ def is_file(path: Path) -> bool:
         return False
 
 
-def read_table(path: Path) -> Dict[str, Any]:
-    """The torchlint table of a config file (the whole file for torchlint.toml)."""
-    data = read_toml(path)
+def read_table(path: Path, named: bool = False) -> Dict[str, Any]:
+    """The torchlint table of a config file (the whole file for torchlint.toml); see
+    read_toml for `named`."""
+    data = read_toml(path, named)
     if path.name == "torchlint.toml":
         return data.get("tool", {}).get("torchlint", data)
     return data.get("tool", {}).get("torchlint", {})
 
 
-def read_toml(path: Path) -> Dict[str, Any]:
+def read_toml(path: Path, named: bool = False) -> Dict[str, Any]:
     """The file's TOML; ConfigError if it cannot be read (a FIFO, a device, over
-    CONFIG_BYTES: refused unread) or is not TOML."""
+    CONFIG_BYTES, a symbolic link out of its directory unless the user `named` the file:
+    refused unread) or is not TOML."""
     try:
-        return tomllib.loads(read_bounded(path, CONFIG_BYTES).decode("utf-8"))
+        return tomllib.loads(read_bounded(path, CONFIG_BYTES, within=None if named else path.parent).decode("utf-8"))
     except OSError as error:
         raise ConfigError(f"{path}: cannot read: {error.strerror or error}") from None
     except ReadRefused as refusal:

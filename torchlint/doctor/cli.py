@@ -20,7 +20,8 @@ from torchlint.doctor.facts import Facts, FactsError, facts_from_dict
 from torchlint.doctor.results import failed
 
 PROG = "torchlint doctor"
-MAX_FACTS_BYTES = 16 * 1024 * 1024  # a facts record or collect_env output is a few KB
+MAX_PASTE_BYTES = 256 << 20  # as `explain`: a pasted report may come with a whole log around it
+MAX_RECORD_BYTES = 16 << 20  # a facts record is a few KB; decoded JSON costs tens of times its size
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -111,7 +112,7 @@ def _load_facts(name: str) -> Facts:
     from torchlint.doctor.collect_env import looks_like_collect_env, parse_collect_env
 
     try:
-        data = read_stream(sys.stdin.buffer, MAX_FACTS_BYTES) if name == "-" else read_bounded(name, MAX_FACTS_BYTES)
+        data = read_stream(sys.stdin.buffer, MAX_PASTE_BYTES) if name == "-" else read_bounded(name, MAX_PASTE_BYTES)
     except OSError as error:
         raise UsageError(f"{name}: cannot read: {error.strerror or error}") from None
     except ReadRefused as error:
@@ -119,6 +120,8 @@ def _load_facts(name: str) -> Facts:
     text = data.decode("utf-8", errors="replace")
     if not text.lstrip().startswith("{") and looks_like_collect_env(text):
         return parse_collect_env(text)
+    if len(data) > MAX_RECORD_BYTES:
+        raise UsageError(f"{name}: not collect_env text, and larger than a facts record can be (16 MiB)")
     try:
         return facts_from_dict(loads_json(text))
     except ValueError as error:  # JSONDecodeError and FactsError

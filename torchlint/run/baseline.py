@@ -18,7 +18,7 @@ import json
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, Iterable, List, Mapping, Sequence, Tuple
+from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from torchlint.core.bounded_read import ReadRefused, loads_json, read_bounded
 from torchlint.report.fingerprint import FingerprintKeys, line_hash
@@ -98,10 +98,11 @@ def _plural(count: int, word: str) -> str:
     return f"{count} {word}{'' if count == 1 else 's'}"
 
 
-def load(path: Path) -> Baseline:
-    """Read a baseline file; BaselineError (one line) if it is missing or malformed."""
+def load(path: Path, within: Optional[Path] = None) -> Baseline:
+    """Read a baseline file; BaselineError (one line) if it is missing or malformed, or
+    is a symbolic link out of `within` (the project, for a baseline its config names)."""
     try:
-        data = loads_json(read_bounded(path, MAX_BYTES).decode("utf-8"))
+        data = loads_json(read_bounded(path, MAX_BYTES, within=within).decode("utf-8"))
     except OSError as error:
         raise BaselineError(f"{path}: cannot read the baseline: {error.strerror or error}") from None
     except ReadRefused as error:
@@ -157,7 +158,7 @@ def write(path: Path, diagnostics: Sequence[Diagnostic], sources: Mapping[str, s
         # dangling) is replaced, never written through
         directory = Directory.at(str(path.parent))
         try:
-            directory.write(path.name, text.encode("utf-8"))
+            directory.write(path.name, text.encode("utf-8"), durable=True)
         finally:
             directory.close()
     except OSError as error:

@@ -22,11 +22,9 @@ from contextlib import suppress
 from typing import Iterator, Optional
 
 from torchlint.core.bounded_read import ReadRefused, read_regular
+from torchlint.core.directory_writes import DIRECTORY, NOFOLLOW, READ, open_directory, replace_in
 
-_DIRECTORY = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
-_READ = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
-_CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
-SUPPORTED = os.open in os.supports_dir_fd and os.scandir in os.supports_fd and bool(getattr(os, "O_NOFOLLOW", 0))
+SUPPORTED = os.open in os.supports_dir_fd and os.scandir in os.supports_fd and bool(NOFOLLOW)
 
 PACK = re.compile(r"[0-9a-f]{32}\.(?:json|facts|project)")
 TEMPORARY = re.compile(r"(?:[0-9a-f]{32}\.(?:json|facts|project)|CACHEDIR\.TAG|\.gitignore)\.[0-9a-f]{16}\.tmp")
@@ -46,7 +44,7 @@ class Directory:
     @classmethod
     def at(cls, path: str) -> "Directory":
         """The directory at `path`, the project root the user named (links there are theirs)."""
-        return cls(os.open(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0)), path)
+        return cls(open_directory(path), path)
 
     @classmethod
     def open(cls, name: str, parent: Optional["Directory"] = None, create: bool = False) -> "Directory":
@@ -58,7 +56,7 @@ class Directory:
             with suppress(FileExistsError):
                 os.mkdir(name, dir_fd=where)
         try:
-            handle = os.open(name, _DIRECTORY, dir_fd=where)
+            handle = os.open(name, DIRECTORY | NOFOLLOW, dir_fd=where)
         except OSError as error:
             info = _lstat(name, where)
             if info is not None and (stat.S_ISLNK(info.st_mode) or not stat.S_ISDIR(info.st_mode)):
@@ -76,7 +74,7 @@ class Directory:
     def read(self, name: str, limit: int) -> Optional[bytes]:
         """The bytes of the regular file `name`, or None (missing, a link, special, over `limit`)."""
         try:
-            handle = os.open(name, _READ, dir_fd=self.handle)
+            handle = os.open(name, READ, dir_fd=self.handle)
         except OSError:
             return None
         with os.fdopen(handle, "rb") as stream:
@@ -85,19 +83,10 @@ class Directory:
             except (OSError, ReadRefused):
                 return None
 
-    def write(self, name: str, data: bytes) -> None:
+    def write(self, name: str, data: bytes, durable: bool = False) -> None:
         """Replace `name` atomically (a reader sees the old file or the new one); a link
         at `name` is replaced, never followed. Raises OSError."""
-        temp = f"{name}.{secrets.token_hex(8)}.tmp"
-        handle = os.open(temp, _CREATE, 0o644, dir_fd=self.handle)
-        try:
-            with os.fdopen(handle, "wb") as out:
-                out.write(data)
-            os.replace(temp, name, src_dir_fd=self.handle, dst_dir_fd=self.handle)
-        except BaseException:
-            with suppress(OSError):
-                os.unlink(temp, dir_fd=self.handle)
-            raise
+        replace_in(self.handle, name, data, f"{name}.{secrets.token_hex(8)}.tmp", durable=durable)
 
     def holds(self, name: str, data: bytes) -> bool:
         """Whether `name` is a regular file with exactly `data`."""

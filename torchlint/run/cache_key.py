@@ -14,7 +14,6 @@ temporary file linked into place, removed whatever fails.
 
 from __future__ import annotations
 
-import errno
 import hmac
 import os
 import secrets
@@ -24,12 +23,11 @@ from hashlib import sha256
 from pathlib import Path
 from typing import Optional
 
+from torchlint.core.directory_writes import CREATE, READ, open_directory, write_all
 from torchlint.run.key_location import KeyRefused, check_owner, key_directory
 
 KEY_NAME = "cache-key"
 KEY_BYTES = 32
-_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
-_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 
 
 def _key_at(path: Path) -> bytes:
@@ -37,11 +35,17 @@ def _key_at(path: Path) -> bytes:
     try:
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         check_owner(path.parent)
+        directory = open_directory(os.path.realpath(path.parent))
         try:
-            return _read_key(path)
-        except FileNotFoundError:
-            _create_key(path)
-            return _read_key(path)
+            if os.fstat(directory).st_uid != os.getuid():  # swapped since it was checked
+                raise ValueError(f"{path.parent}: not this user's directory")
+            try:
+                return _read_key(directory, path)
+            except FileNotFoundError:
+                _create_key(directory)
+                return _read_key(directory, path)
+        finally:
+            os.close(directory)
     except ValueError as error:
         raise KeyRefused(str(error)) from None
     except OSError as error:
@@ -55,8 +59,8 @@ def user_key(project: Optional[Path] = None) -> bytes:
     return _key_at(key_directory(project if project is not None else Path.cwd()) / KEY_NAME)
 
 
-def _read_key(path: Path) -> bytes:
-    handle = os.open(path, os.O_RDONLY | _NOFOLLOW | _NONBLOCK)
+def _read_key(directory: int, path: Path) -> bytes:
+    handle = os.open(KEY_NAME, READ, dir_fd=directory)
     try:
         info = os.fstat(handle)
         if not stat.S_ISREG(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o077:
@@ -69,26 +73,23 @@ def _read_key(path: Path) -> bytes:
     return key
 
 
-def _create_key(path: Path) -> None:
+def _create_key(directory: int) -> None:
     """Write a new key atomically; where another process won the race, its key stands.
     The temporary file goes whatever fails (a full disk leaves nothing behind)."""
-    temp = path.with_name(f".{KEY_NAME}.{secrets.token_hex(8)}")
-    handle = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o600)
+    temp = f".{KEY_NAME}.{secrets.token_hex(8)}"
+    handle = os.open(temp, CREATE, 0o600, dir_fd=directory)
     try:
         try:
-            text = secrets.token_hex(KEY_BYTES).encode("ascii") + b"\n"
-            if os.write(handle, text) != len(text):
-                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
-            os.fsync(handle)
+            write_all(handle, secrets.token_hex(KEY_BYTES).encode("ascii") + b"\n")
         finally:
             os.close(handle)
-        try:
-            os.link(temp, path)  # fails where a key already exists: never replaces one
+        try:  # a link fails where a key already exists: it never replaces one
+            os.link(temp, KEY_NAME, src_dir_fd=directory, dst_dir_fd=directory, follow_symlinks=False)
         except FileExistsError:
             pass
     finally:
         with suppress(OSError):
-            os.unlink(temp)
+            os.unlink(temp, dir_fd=directory)
 
 
 def signature(key: bytes, name: str, body: bytes) -> str:

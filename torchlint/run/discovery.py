@@ -23,7 +23,7 @@ from typing import Callable, Dict, FrozenSet, Hashable, Iterator, List, Optional
 
 import pathspec
 
-from torchlint.core.bounded_read import ReadRefused, read_bounded
+from torchlint.core.bounded_read import ReadRefused, is_inside, read_bounded
 from torchlint.core.config import Config
 
 PYTHON_SUFFIXES = (".py", ".pyi")
@@ -195,7 +195,7 @@ class _Walker:
 
     def _leads_out(self, path: str) -> bool:
         target = os.path.realpath(path)
-        return not any(target == bound or target.startswith(bound.rstrip(os.sep) + os.sep) for bound in self.bounds)
+        return not any(is_inside(target, bound) for bound in self.bounds)
 
     def _directory(self, directory: Path, ignores: List[_IgnoreFile], in_git: bool):
         try:

@@ -22,6 +22,8 @@ import stat
 from pathlib import Path
 from typing import Iterator, Optional, Tuple
 
+from torchlint.core.bounded_read import is_inside
+
 KEY_DIRECTORY = "torchlint"
 
 
@@ -34,7 +36,7 @@ def key_directory(project: Path) -> Path:
     directory = os.path.join(_cache_home(), KEY_DIRECTORY)
     real = os.path.realpath(directory)
     for what, tree in _trees_the_repository_reaches(project):
-        if _inside(real, tree):
+        if is_inside(real, tree):
             raise KeyRefused(f"the cache key's directory {directory} lies inside {what} {tree}")
     return Path(directory)
 
@@ -95,7 +97,7 @@ def _trees_the_repository_reaches(project: Path) -> Iterator[Tuple[str, str]]:
             trees.append(("the git work tree", os.path.realpath(repository)))
     trees.append(("the working directory", cwd))
     home = _home_or_none()
-    return iter([(what, tree) for what, tree in trees if home is None or not _inside(home, tree)])
+    return iter([(what, tree) for what, tree in trees if home is None or not is_inside(home, tree)])
 
 
 def _home_or_none() -> Optional[str]:
@@ -103,7 +105,3 @@ def _home_or_none() -> Optional[str]:
         return os.path.realpath(_home())
     except KeyRefused:
         return None
-
-
-def _inside(path: str, tree: str) -> bool:
-    return path == tree or path.startswith(tree.rstrip(os.sep) + os.sep)
