@@ -44,8 +44,8 @@ def test_same_findings_as_the_cli():
     cli = run_torchlint("check", "--no-cache", "--output-format", "json", ".", cwd=project)
     expected = set()
     for item in json.loads(cli.stdout):
-        if item["code"] == "TL000":
-            continue
+        if item["code"] == "TL000" or item["filename"].endswith(".ipynb"):
+            continue  # flake8 reads *.py only unless `--filename` says more
         relative = "./" + str(__import__("pathlib").Path(item["filename"]).relative_to(project))
         if item["code"] == "TL004" and f" at {relative[2:]}:" not in item["message"]:
             continue  # found across files: flake8 shows a plugin one file at a time
