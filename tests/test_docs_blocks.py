@@ -175,6 +175,11 @@ def _shell_env() -> dict:
 
 
 
+def _table_columns(output: str) -> list:
+    """The column names of each table header (`┃ check ┃ status ┃ ...`) in `output`."""
+    return [[cell.strip() for cell in line.strip("┃ ").split("┃")] for line in output.splitlines() if line.startswith("┃")]
+
+
 @pytest.mark.parametrize(
     "block",
     # a block that runs starts real processes (slow); one marked `not run` is only parsed
@@ -203,6 +208,9 @@ def test_shell_block_runs(block: Block, workspace: Path):
                                 capture_output=True, timeout=300)
         status = result.returncode
         assert status in (0, 1), f"{block.where}: `{runnable}` exited {status}: {result.stderr.decode()[-2000:]}"
+        shown_columns = _table_columns(step.output)
+        if shown_columns:  # a table the transcript shows has the columns, in the order, the command prints
+            assert shown_columns == _table_columns(result.stdout.decode()), f"{block.where}: another table header"
 
 
 def test_the_servers_install_hint_gives_commands_that_work_without_an_index(monkeypatch, capsys):

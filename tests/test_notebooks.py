@@ -190,7 +190,7 @@ def test_a_cell_that_does_not_parse_is_reported_in_its_cell(tmp_path):
     assert re.search(r"^nb\.ipynb:cell 6:1:\d+: TL000 SyntaxError", result.stdout.decode(), re.M)
 
 
-def test_directories_yield_notebooks_only_when_included(tmp_path):
+def test_directories_yield_notebooks_unless_excluded_as_in_ruff(tmp_path):
     (tmp_path / "src").mkdir()
     write(tmp_path / "src" / "nb.ipynb", tutorial())
     (tmp_path / "src" / "train.py").write_text("import torch\nstate = torch.load('m.pt')\n", encoding="utf-8")
@@ -200,11 +200,11 @@ def test_directories_yield_notebooks_only_when_included(tmp_path):
         found = json.loads(check("--output-format", "json", *paths, cwd=tmp_path).stdout)
         return sorted({Path(d["filename"]).name for d in found})
 
-    assert files("src") == ["train.py"]
-    assert files("src/nb.ipynb") == ["nb.ipynb"]  # named: always linted
-    (tmp_path / "pyproject.toml").write_text('[tool.torchlint]\nextend-include = ["*.ipynb"]\n', encoding="utf-8")
     assert files("src") == ["nb.ipynb", "train.py"]
     assert files(".") == ["nb.ipynb", "train.py"]
+    (tmp_path / "pyproject.toml").write_text('[tool.torchlint]\nextend-exclude = ["*.ipynb"]\n', encoding="utf-8")
+    assert files("src") == ["train.py"]
+    assert files("src/nb.ipynb") == ["nb.ipynb"]  # named: always linted
 
 
 def test_tl001_is_off_in_notebooks(tmp_path):

@@ -83,3 +83,30 @@ def test_linting_the_fixtures_never_imports_torch(tmp_path):
     assert result.returncode == 1, result.stderr.decode()
     assert codes >= {"TL001", "TL002", "TL003", "TL004"}
     assert not marker.exists(), "linting imported torch"
+
+
+def _option_table() -> list:
+    """The rows of the README's `<!-- options: torchlint check -->` table: (flags, setting)."""
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    block = text.split("<!-- options: torchlint check -->", 1)[1].split("\n\n", 1)[0]
+    rows = []
+    for line in block.splitlines()[3:]:  # the marker line, the header, the rule
+        option, _, setting = [cell.strip() for cell in line.strip("|").split("|")]
+        flags = re.findall(r"(?<![\w-])(--?[a-z][a-z-]*)", option)
+        rows.append((flags, setting.strip("`")))
+    return rows
+
+
+def test_the_option_table_lists_every_flag_of_check_and_only_those():
+    from torchlint.commands.check import build_parser
+
+    flags = {flag for action in build_parser()._actions for flag in action.option_strings} - {"-h", "--help"}
+    listed = {flag for row_flags, _ in _option_table() for flag in row_flags}
+    assert listed == flags
+
+
+def test_every_setting_the_option_table_names_is_a_config_key():
+    from torchlint.core.config import KEYS
+
+    settings = {setting for _, setting in _option_table() if setting}
+    assert settings and settings <= set(KEYS)

@@ -239,6 +239,31 @@ def test_a_cross_file_finding_arrives_in_the_background_and_follows_unsaved_edit
     assert (tmp_path / ".torchlint_cache").is_dir()  # the pass went through the CLI's cache
 
 
+
+@pytest.mark.slow
+def test_the_configured_baseline_hides_in_the_editor_what_it_hides_in_the_cli(tmp_path):
+    write_tree(tmp_path, {
+        "pyproject.toml": '[tool.torchlint]\nbaseline = "torchlint-baseline.json"\n',
+        "pkg/__init__.py": "", "pkg/models.py": GRU_MODEL, "train.py": penalty("from pkg.models import Critic"),
+        "legacy.py": STEP,
+    })
+    wrote = run_torchlint("check", "--no-cache", "--write-baseline", "torchlint-baseline.json", ".", cwd=tmp_path)
+    assert wrote.returncode == 0, wrote.stderr
+    # after the baseline: a file of its own findings, and a cross-file finding in a new model
+    write_tree(tmp_path, {"new.py": STEP, "pkg/fresh.py": GRU_MODEL, "retrain.py": penalty("from pkg.fresh import Critic")})
+
+    async def scenario():
+        async with Session(tmp_path) as session:
+            legacy, new = session.open("legacy.py"), session.open("new.py")
+            shown = await session.diagnostics(legacy, version=1), await session.diagnostics(new, version=1)
+            fresh = await session.diagnostics(session.uri("pkg/fresh.py"), until=lambda found: bool(found))
+            return shown, fresh, session.published.get(session.uri("pkg/models.py"), [])
+
+    (legacy, new), fresh, models = run(scenario())
+    assert list(legacy) == [] and codes_on(new) == ["TL003", "TL003", "TL304"]
+    assert codes_on(fresh) == ["TL004"]  # the project pass ran ...
+    assert all(not params.diagnostics for params in models)  # ... and kept the baselined TL004 back
+
 def test_without_pygls_the_server_says_how_to_install_it(monkeypatch):
     monkeypatch.setitem(sys.modules, "pygls", None)  # not importable, as without the extra
     result = as_text(run_torchlint("server"))

@@ -56,6 +56,10 @@ def run_command(name: str, argv: Sequence[str]) -> int:
         from torchlint.commands.help import run_help_command
 
         return run_guarded("torchlint help", lambda: run_help_command(rest, run_command))
+    if name == "clean":
+        from torchlint.commands.clean import run_clean_command
+
+        return run_guarded("torchlint clean", lambda: run_clean_command(rest))
     if name == "rule":
         from torchlint.commands.rule import run_rule_command
 

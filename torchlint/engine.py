@@ -14,6 +14,7 @@ from functools import lru_cache
 from typing import Callable, Dict, List, Optional, Sequence, Set
 
 from torchlint.core.config import Config
+from torchlint.fixing.apply import without_unfixable
 from torchlint.core.gating import definitions_needed, may_fire
 from torchlint.core.partial_parse import elide_statements
 from torchlint.core import large_files as large_text
@@ -104,8 +105,11 @@ def lint_text(
     if problem is not None:
         return FileResult(path, [syntax_diagnostic(path, f"Not linted: {problem}", 1, 1)])
     if large_text.is_large(text):
-        return _lint_large(text, path, config, rules, newline or detect_newline(text), flake8)
-    return _lint_whole(text, path, config, rules, newline, tree, flake8, parser)
+        result = _lint_large(text, path, config, rules, newline or detect_newline(text), flake8)
+    else:
+        result = _lint_whole(text, path, config, rules, newline, tree, flake8, parser)
+    result.diagnostics = without_unfixable(result.diagnostics, config)
+    return result
 
 
 def _lint_whole(

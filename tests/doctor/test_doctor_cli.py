@@ -25,6 +25,10 @@ def test_fails_with_require_gpu(project, run_python):
     no_traceback(out)
     assert out.returncode == 1
     assert out.stdout.rstrip().splitlines()[-1].startswith("FAIL")
+    # the CPU wheel of torch 2.13 gets the CUDA variant its table knows (issue 32, item 6)
+    advice = " ".join(out.stdout.split())
+    assert "`pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cu130`" in advice
+    assert "No CUDA variants" not in advice
 
 
 @pytest.mark.parametrize(

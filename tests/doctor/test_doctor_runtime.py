@@ -66,3 +66,37 @@ def test_module_exports():
     assert set(runtime.__all__) == {"EnvironmentMismatch", "InvalidRequirements", "verify", "guard", "Guard",
                                     "GuardError", "GuardWarning", "GuardOptions", "GuardCallback", "guard_accelerator"}
     assert all(getattr(runtime, name) is not None for name in runtime.__all__)  # the guard's names resolve lazily
+
+
+def test_a_repeated_verify_reads_no_metadata_and_starts_no_process(tmp_path, monkeypatch):
+    # the first call reads every distribution's metadata and runs `ldconfig -p` (tens of
+    # ms); the next ones, with nothing installed or removed meanwhile, only stat the path
+    import importlib.metadata
+    import subprocess
+
+    monkeypatch.chdir(tmp_path)
+    verify()
+    calls = []
+    for module, name in ((importlib.metadata, "distributions"), (subprocess, "run")):
+        original = getattr(module, name)
+        monkeypatch.setattr(module, name, lambda *a, _original=original, _name=name, **k: (calls.append(_name), _original(*a, **k))[1])
+    verify()
+    verify()
+    assert calls == []
+
+
+def test_installing_a_distribution_is_seen_by_the_next_verify(tmp_path):
+    from torchlint.doctor.runtimes import installed_packages
+
+    site = tmp_path / "site"
+    site.mkdir()
+
+    def install(name, version):
+        info = site / f"{name}-{version}.dist-info"
+        info.mkdir()
+        (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n")
+
+    install("onnxruntime-gpu", "1.20.0")
+    assert installed_packages([str(site)])[0] == {"onnxruntime-gpu": "1.20.0"}
+    install("cupy-cuda12x", "13.3.0")
+    assert installed_packages([str(site)])[0] == {"cupy-cuda12x": "13.3.0", "onnxruntime-gpu": "1.20.0"}

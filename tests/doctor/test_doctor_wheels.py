@@ -102,8 +102,15 @@ def test_install_advice_prefers_a_variant_whose_wheels_run_the_gpu():
 
 
 def test_a_release_the_table_does_not_know_gets_no_invented_index_url():
-    advice = cuda_install_advice("2.12.0")
+    advice = cuda_install_advice("2.14.0")
     assert "--index-url" not in advice and "previous-versions" in advice
+
+
+def test_a_release_known_from_its_wheels_arch_rows_gets_their_variant_and_says_the_list_may_be_short():
+    # 2.13's [[release]] row is unknown, but its cu130 wheel was read (issue 32, item 6)
+    advice = cuda_install_advice("2.13.0+cpu")
+    assert "`pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cu130`" in advice
+    assert "published for at least cu130" in advice
 
 
 def test_windows_wheels_are_judged_from_their_own_rows_and_never_from_the_linux_ones():

@@ -7,5 +7,6 @@ COMMANDS = {
     "doctor": "Check this machine's torch, CUDA, cuDNN, driver and GPU against the project",
     "explain": "Explain a CUDA/cuDNN error log or traceback",
     "server": "Run the language server (LSP over stdio) for editors",
+    "clean": "Remove the project's cache (.torchlint_cache/)",
     "help": "Print this message or the help of the given command",
 }

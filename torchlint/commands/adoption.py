@@ -8,7 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Optional, Sequence, Tuple
 
-from torchlint.run.baseline import Baseline, BaselineError, load, write
+from torchlint.run.baseline import Baseline, BaselineError, configured, load, write
 from torchlint.core.config import Config
 
 
@@ -50,7 +50,7 @@ def active_baseline(args: argparse.Namespace, config: Config) -> Tuple[Optional[
         return load(args.baseline), _shown(args.baseline)
     if config.baseline is None:
         return None, ""
-    return load(config.baseline, within=config.root), _shown(config.baseline)
+    return configured(config), _shown(config.baseline)
 
 
 def needs_sources(args: argparse.Namespace, baseline) -> bool:

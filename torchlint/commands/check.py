@@ -8,7 +8,7 @@ import os
 import sys
 from dataclasses import replace
 from pathlib import Path
-from typing import List, Sequence
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from torchlint.run.baseline import BaselineError
 from torchlint.commands import adoption
@@ -17,6 +17,11 @@ from torchlint.core.config import Config, glob_patterns, load_config, selector_p
 from torchlint.core.config_files import ConfigError
 from torchlint.core.console import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, error, warning
 from torchlint.core.visible import visible
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on Python < 3.11 only
+    import tomli as tomllib
 
 FORMATS = ("full", "concise", "json", "json-lines", "github", "sarif", "junit")
 
@@ -50,18 +55,28 @@ def build_parser() -> argparse.ArgumentParser:
     selection.add_argument("--select", type=_codes, help="only these codes or prefixes (comma-separated)")
     selection.add_argument("--extend-select", type=_codes, help="add these codes or prefixes")
     selection.add_argument("--ignore", type=_codes, help="skip these codes or prefixes")
+    selection.add_argument("--fixable", type=_codes, help="only these codes' fixes are applied (default: all)")
+    selection.add_argument("--unfixable", type=_codes, help="these codes' fixes are never applied")
     files = parser.add_argument_group("files")
     files.add_argument("--exclude", help="comma-separated patterns replacing the default excludes")
     files.add_argument("--extend-exclude", help="comma-separated patterns added to the excludes")
     files.add_argument("--force-exclude", action="store_true", help="apply excludes to files named on the command line too")
     files.add_argument("--stdin-filename", help="the name of the file read from stdin")
-    files.add_argument("--config", type=Path, help="use this pyproject.toml or torchlint.toml")
+    files.add_argument("--config", action="append", metavar="FILE|KEY=VALUE",
+                       help="use this pyproject.toml or torchlint.toml; or a `KEY = VALUE` setting (TOML) that "
+                            "overrides the config file's (repeatable)")
+    files.add_argument("--isolated", action="store_true", help="ignore every configuration file")
     files.add_argument("--no-cache", action="store_true", help="neither read nor write .torchlint_cache/")
     files.add_argument("--jobs", "-j", type=int, default=None, help="worker processes (default: one per core)")
     output = parser.add_argument_group("output")
     output.add_argument("--output-format", choices=FORMATS, default=None, metavar="FORMAT",
                         help=f"{', '.join(FORMATS)}; default: full (TORCHLINT_OUTPUT_FORMAT)")
+    output.add_argument("--output-file", "-o", type=Path, metavar="FILE",
+                        help="write the report to FILE instead of stdout (TORCHLINT_OUTPUT_FILE)")
     output.add_argument("--statistics", action="store_true", help="count findings per rule")
+    output.add_argument("--show-settings", action="store_true", help="print the settings in effect and exit")
+    output.add_argument("--show-files", action="store_true", help="print the files that would be checked and exit")
+    output.add_argument("--watch", "-w", action="store_true", help="check again whenever a file changes (^C ends)")
     output.add_argument("--exit-zero", action="store_true", help="exit 0 even if findings remain")
     output.add_argument("--quiet", "-q", action="store_true", help="print findings only, no summary")
     output.add_argument("--color", choices=("auto", "always", "never"), default="auto")
@@ -93,12 +108,21 @@ def run_check_command(argv: Sequence[str]) -> int:
     if problem:
         error(f"{problem} (see `torchlint check --help`)")
         return EXIT_ERROR
+    if args.show_settings:
+        from torchlint.commands.show import show_settings
+
+        return show_settings(config, paths)
     try:
         baseline = adoption.active_baseline(args, config)
     except BaselineError as problem:
         error(str(problem))
         return EXIT_ERROR
-    return _run(args, paths, adoption.adjust_config(args, config), output_format, baseline)
+    config = adoption.adjust_config(args, config)
+    if args.watch:
+        from torchlint.commands.watch import watch
+
+        return watch(lambda: _run(args, paths, config, output_format, baseline), lambda: _jobs(args, paths, config))
+    return _run(args, paths, config, output_format, baseline)
 
 
 def _effective_config(args: argparse.Namespace, paths: Sequence[str]) -> Config:
@@ -108,9 +132,11 @@ def _effective_config(args: argparse.Namespace, paths: Sequence[str]) -> Config:
     start = anchor if anchor.is_dir() else anchor.parent
     if args.stdin_filename and paths == ["-"]:
         start = Path(args.stdin_filename).parent
-    config = load_config(args.config, start if start.exists() else Path.cwd(), option_defaults(), rule_codes())
+    named, settings = config_arguments(args.config or [], args.isolated)
+    cwd = start if start.exists() else Path.cwd()
+    config = load_config(named, cwd, option_defaults(), rule_codes(), settings, args.isolated)
     overrides = {}
-    for name in ("select", "extend_select", "ignore", "fix", "unsafe_fixes"):
+    for name in ("select", "extend_select", "ignore", "fix", "unsafe_fixes", "fixable", "unfixable"):
         value = getattr(args, name)
         if value is not None:
             overrides[name] = tuple(value) if isinstance(value, list) else value
@@ -121,6 +147,26 @@ def _effective_config(args: argparse.Namespace, paths: Sequence[str]) -> Config:
         extra = tuple(p.strip() for p in args.extend_exclude.split(",") if p.strip())
         overrides["extend_exclude"] = config.extend_exclude + glob_patterns("--extend-exclude", "extend-exclude", extra)
     return replace(config, **overrides)
+
+
+def config_arguments(values: Sequence[str], isolated: bool) -> Tuple[Optional[Path], List[Dict[str, Any]]]:
+    """`--config` values, as ruff reads them: the path of a config file (at most one), or
+    an inline `KEY = VALUE` setting in TOML, applied over the file's settings in order."""
+    files = [value for value in values if "=" not in value or os.path.exists(value)]
+    if len(files) > 1:
+        raise ConfigError(f"--config names more than one file ({', '.join(files)}); give one, and settings as KEY = VALUE")
+    if files and isolated:
+        raise ConfigError("--isolated ignores every configuration file: it cannot be combined with --config FILE")
+    settings = []
+    for value in values:
+        if value in files:
+            continue
+        try:
+            table = tomllib.loads(value)
+        except tomllib.TOMLDecodeError as problem:
+            raise ConfigError(f"--config: {value!r} is neither a file nor a `KEY = VALUE` setting ({problem})") from None
+        settings.append(table.get("tool", {}).get("torchlint", table) if "tool" in table else table)
+    return (Path(files[0]) if files else None), settings
 
 
 def _jobs(args, paths: Sequence[str], config: Config):
@@ -150,10 +196,8 @@ def _check_named(name: str) -> None:
 
 
 def _run(args, paths: Sequence[str], config: Config, output_format: str, baseline=(None, "")) -> int:
-    from torchlint.rule_api.registry import all_rules, rule_infos, select_rules
-    from torchlint.report import ReportContext, render, render_statistics, summary_lines
+    from torchlint.rule_api.registry import all_rules, select_rules
     from torchlint.run.jobs import RunSettings
-    from torchlint.run.project_fixes import fixed_bytes
     from torchlint.run.runner import run
 
     try:
@@ -161,6 +205,10 @@ def _run(args, paths: Sequence[str], config: Config, output_format: str, baselin
     except ConfigError as problem:
         error(str(problem))
         return EXIT_ERROR
+    if args.show_files:
+        from torchlint.commands.show import show_files
+
+        return show_files(jobs)
     if not jobs and paths != ["-"] and not args.quiet:
         # a CI gate pointed at the wrong path must not pass silently (ruff warns too)
         print("warning: No Python files found under the given path(s)", file=sys.stderr)
@@ -185,7 +233,26 @@ def _run(args, paths: Sequence[str], config: Config, output_format: str, baselin
         return adoption.finish(args, result, jobs, config)
 
     stdin_fix = paths == ["-"] and mode == "fix"
-    report_stream = sys.stderr if stdin_fix else sys.stdout
+    output_file = args.output_file or os.environ.get("TORCHLINT_OUTPUT_FILE")
+    if output_file:
+        try:
+            with open(output_file, "w", encoding="utf-8") as report_file:
+                return _report(args, paths, config, output_format, baseline_note, result, jobs, mode, report_file)
+        except OSError as problem:
+            error(f"{output_file}: cannot write the report: {problem.strerror or problem}")
+            return EXIT_ERROR
+    return _report(args, paths, config, output_format, baseline_note, result, jobs, mode,
+                   sys.stderr if stdin_fix else sys.stdout)
+
+
+def _report(args, paths, config: Config, output_format: str, baseline_note: str, result, jobs, mode: str,
+            report_stream) -> int:
+    """Write the run's report (and, fixing stdin, the fixed source) and return the exit code."""
+    from torchlint.report import ReportContext, render, render_statistics, summary_lines
+    from torchlint.rule_api.registry import rule_infos
+    from torchlint.run.project_fixes import fixed_bytes
+
+    stdin_fix = paths == ["-"] and mode == "fix"
     if stdin_fix and result.outcomes:
         outcome = result.outcomes[0]
         # the file's own bytes (encoding, BOM, newlines), whatever stdout's encoding is

@@ -6,10 +6,11 @@ wrong raises `ConfigError` with a one-line message that names the file and the k
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Collection, Dict, Mapping, Optional, Tuple
+from typing import Any, Collection, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from torchlint.core.config_files import (
     ConfigError,
@@ -51,6 +52,7 @@ DEFAULT_EXCLUDE = (
 KEYS = (
     "select", "extend-select", "ignore", "per-file-ignores", "exclude", "extend-exclude",
     "extend-include", "fix", "unsafe-fixes", "line-length", "target-torch", "baseline", "runtime",
+    "fixable", "unfixable", "extend",
 )
 
 # keys of [tool.torchlint] that are now options of one rule: still read, with a warning
@@ -84,6 +86,15 @@ class Config:
     line_length: int = DEFAULT_LINE_LENGTH  # the width fixes wrap the code they write to
     baseline: Optional[Path] = None
     target_torch: str = DEFAULT_TARGET_TORCH  # the oldest torch the project supports
+    fixable: Tuple[str, ...] = ()  # the rules whose fixes --fix applies (none given: every rule)
+    unfixable: Tuple[str, ...] = ()  # ... less these
+
+    def may_fix(self, code: str) -> bool:
+        """Whether --fix may apply the fixes of rule `code` (`fixable` / `unfixable`, as ruff)."""
+        def matches(selectors: Tuple[str, ...]) -> bool:
+            return any(selector in ("ALL", "TL") or code.startswith(selector) for selector in selectors)
+
+        return (not self.fixable or matches(self.fixable)) and not matches(self.unfixable)
 
     def options_for(self, rule_name: str) -> Dict[str, Any]:
         return dict(dict(self.rule_options).get(rule_name, ()))
@@ -99,6 +110,8 @@ class Config:
                 self.rule_options,
                 self.line_length,
                 self.target_torch,
+                self.fixable,
+                self.unfixable,
             )
         )
 
@@ -257,29 +270,80 @@ def load_config(
     cwd: Path,
     rule_option_defaults: Mapping[str, Mapping[str, Any]],
     rule_codes: Collection[str],
+    overrides: Sequence[Mapping[str, Any]] = (),
+    isolated: bool = False,
 ) -> Config:
-    """Build the Config from a file (given, or the nearest one above `cwd`); the rules'
-    option tables and codes (the registry's) are what it may name.
+    """Build the Config from a file (given, or the nearest one above `cwd`; none if
+    `isolated`), the files it `extend`s, then `overrides` (`--config KEY=VALUE` tables, in
+    order); the rules' option tables and codes (the registry's) are what it may name.
 
     Without a file, the project root (for the cache and relative paths) is the working
     directory."""
-    path = config_path or find_config_file(cwd)
-    if path is None:
-        return Config(root=Path.cwd(), line_length=formatter_line_length(cwd.resolve()))
-    if not path.is_file():
+    path = None if isolated else config_path or find_config_file(cwd)
+    known = _Known(rule_option_defaults, rule_codes)
+    if path is not None and not path.is_file():
         raise ConfigError(f"{path}: no such config file")
-    table = read_table(path, named=config_path is not None)
+    layers = _extended(path, known, named=config_path is not None) if path is not None else []
+    layers += [_settings_of(OVERRIDE_SOURCE, table, known) for table in overrides]
+    settings: Dict[str, Any] = {}
+    rule_options: Dict[str, Dict[str, Any]] = {}
+    for layer_settings, layer_options in layers:
+        for key, value in layer_settings.items():
+            settings[key] = settings.get(key, ()) + value if key in ACCUMULATED else value
+        for name, options in layer_options.items():
+            rule_options.setdefault(name, {}).update(options)
+    root = path.parent.resolve() if path is not None else Path.cwd()
+    if "line_length" not in settings:
+        settings["line_length"] = DEFAULT_LINE_LENGTH if isolated else formatter_line_length(root if path else cwd.resolve())
+    options = tuple(sorted((name, tuple(sorted(values.items()))) for name, values in rule_options.items()))
+    return Config(root=root, source=path, rule_options=options, **settings)
+
+
+OVERRIDE_SOURCE = Path("--config")
+# settings a file that extends another adds to, rather than replaces (as ruff's extend-*)
+ACCUMULATED = ("extend_select", "extend_exclude", "extend_include")
+
+
+@dataclass(frozen=True)
+class _Known:
+    rule_options: Mapping[str, Mapping[str, Any]]
+    codes: Collection[str]
+
+
+def _extended(path: Path, known: "_Known", named: bool, chain: Tuple[Path, ...] = ()) -> List[Tuple[Dict, Dict]]:
+    """The settings of the file at `path` after those of the files it `extend`s (as ruff:
+    the extending file's values win), each checked and read as any config file is."""
+    real = path.resolve()
+    if real in chain:
+        raise ConfigError(f"{path}: `extend` forms a cycle ({' -> '.join(str(p) for p in (*chain, real))})")
+    table = read_table(path, named=named)
     if not isinstance(table, dict):
         raise ConfigError(f"{path}: [tool.torchlint] must be a table")
+    base = table.get("extend")
+    layers: List[Tuple[Dict, Dict]] = []
+    if base is not None:
+        if not isinstance(base, str) or not base.strip():
+            raise ConfigError(f"{path}: `extend` must be the path of another config file")
+        parent = path.parent / os.path.expandvars(os.path.expanduser(base))
+        if not is_file(parent):
+            raise ConfigError(f"{path}: `extend` names {parent}, which is not a file")
+        if not trusted_above(path.parent.resolve(), parent):
+            raise ConfigError(f"{path}: `extend` names {parent}, which another user can write")
+        layers = _extended(parent, known, named=False, chain=(*chain, real))
+    return layers + [_settings_of(path, {k: v for k, v in table.items() if k != "extend"}, known)]
+
+
+def _settings_of(path: Path, table: Mapping[str, Any], known: "_Known") -> Tuple[Dict[str, Any], Dict[str, Dict[str, Any]]]:
+    """The Config fields one table sets, checked (errors name `path`), and its rule options."""
     settings: Dict[str, Any] = {}
     rule_options: Dict[str, Dict[str, Any]] = {}
     for key, value in table.items():
         attr = key.replace("-", "_")
-        if key in ("select", "extend-select", "ignore"):
-            settings[attr] = _codes(path, key, value, rule_codes)
+        if key in ("select", "extend-select", "ignore", "fixable", "unfixable"):
+            settings[attr] = _codes(path, key, value, known.codes)
         elif key in ("exclude", "extend-exclude", "extend-include"):
             settings[attr] = glob_patterns(path, key, _string_list(path, key, value))
-        elif key in MOVED_KEYS and MOVED_KEYS[key][0] in rule_option_defaults:
+        elif key in MOVED_KEYS and MOVED_KEYS[key][0] in known.rule_options:
             name, option, strings = _moved_key(path, key, value, table)
             rule_options.setdefault(name, {})[option] = strings
         elif key == "line-length":
@@ -291,17 +355,14 @@ def load_config(
         elif key in ("fix", "unsafe-fixes"):
             settings[attr] = _bool(path, key, value)
         elif key == "per-file-ignores":
-            settings[attr] = _per_file_ignores(path, key, value, rule_codes)
+            settings[attr] = _per_file_ignores(path, key, value, known.codes)
         elif key == "runtime":  # read by `torchlint doctor`; a typo is an error here too
             from torchlint.core.runtime_requirements import parse_requirements
 
             parse_requirements(value, path)
-        elif key in rule_option_defaults:
-            rule_options.setdefault(key, {}).update(_rule_options(path, key, value, rule_option_defaults))
+        elif key in known.rule_options:
+            rule_options.setdefault(key, {}).update(_rule_options(path, key, value, known.rule_options))
         else:
-            known = (*KEYS, *rule_option_defaults)
-            raise ConfigError(f"{path}: unknown key `{key}` in [tool.torchlint]{did_you_mean(key, known)}")
-    if "line_length" not in settings:
-        settings["line_length"] = formatter_line_length(path.parent.resolve())
-    options = tuple(sorted((name, tuple(sorted(values.items()))) for name, values in rule_options.items()))
-    return Config(root=path.parent.resolve(), source=path, rule_options=options, **settings)
+            names = (*KEYS, *known.rule_options)
+            raise ConfigError(f"{path}: unknown key `{key}` in [tool.torchlint]{did_you_mean(key, names)}")
+    return settings, rule_options

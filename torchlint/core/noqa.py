@@ -6,7 +6,8 @@
   flake8 plugin applies these rules itself: the CLI, the plugin and the language server
   honour the same places, and `--add-noqa` writes on the logical line's last row.
 - `# torchlint: noqa` on a line of its own disables the whole file;
-  `# torchlint: noqa: TL001` disables one rule in the file.
+  `# torchlint: noqa: TL001` disables one rule in the file. As ruff does, `# ruff: noqa`
+  and flake8's `# flake8: noqa` mean the same (the file's own choice, as a `# noqa` is).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from typing import Dict, FrozenSet, Iterator, List, Optional, Sequence, Tuple
 _CODE_LIST = r"[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*"
 NOQA = re.compile(rf"#\s*noqa(?::[\s]?(?P<codes>{_CODE_LIST}))?", re.IGNORECASE)
 FILE_NOQA = re.compile(
-    rf"^[ \t]*#[ \t]*torchlint:[ \t]*noqa(?::[ \t]*(?P<codes>{_CODE_LIST}))?",
+    rf"^[ \t]*#[ \t]*(?:torchlint|ruff|flake8):[ \t]*noqa(?::[ \t]*(?P<codes>{_CODE_LIST}))?",
     re.IGNORECASE | re.MULTILINE,
 )
 _SPLIT = re.compile(r"[,\s]+")
@@ -48,7 +49,7 @@ def file_exemption(text: str) -> Tuple[bool, FrozenSet[str]]:
     Only real comments on a line of their own count: the same words inside a string
     literal (a docstring showing how to disable torchlint) disable nothing."""
     # the substring test and the regex keep the tokenizer off almost every file
-    if "torchlint" not in text or FILE_NOQA.search(text) is None:
+    if "noqa" not in text.lower() or FILE_NOQA.search(text) is None:
         return False, frozenset()
     disabled = set()
     for comment in _own_line_comments(text):

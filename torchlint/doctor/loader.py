@@ -102,8 +102,26 @@ def scan_libraries(
     return found
 
 
+_LD_CACHE: Dict[Optional[int], List[Tuple[str, str]]] = {}
+
+
 def ld_cache_entries() -> List[Tuple[str, str]]:
-    """(name, path) pairs of the CUDA libraries in ld.so.cache (`ldconfig -p`), in its order."""
+    """(name, path) pairs of the CUDA libraries in ld.so.cache (`ldconfig -p`), in its order;
+    run again only when /etc/ld.so.cache changes (a repeated `verify()` spawns no process)."""
+    try:
+        version: Optional[int] = os.stat("/etc/ld.so.cache").st_mtime_ns
+    except OSError:
+        version = None
+    if version is None or version not in _LD_CACHE:
+        found = _read_ld_cache()
+        if version is None:
+            return found
+        _LD_CACHE.clear()
+        _LD_CACHE[version] = found
+    return list(_LD_CACHE[version])
+
+
+def _read_ld_cache() -> List[Tuple[str, str]]:
     ldconfig = shutil.which("ldconfig") or next(
         (path for path in ("/sbin/ldconfig", "/usr/sbin/ldconfig") if os.path.exists(path)), None)
     if ldconfig is None:

@@ -50,12 +50,35 @@ ONNXRUNTIME_FLAVOURS = ("onnxruntime", "onnxruntime-directml", "onnxruntime-open
 # --- probe -------------------------------------------------------------------------------
 
 
+_INSTALLED: Dict[tuple, Tuple[Dict[str, str], Dict[str, List[str]]]] = {}
+
+
 def installed_packages(path: Optional[Sequence[str]] = None) -> Tuple[Dict[str, str], Dict[str, List[str]]]:
-    """(name -> version, name -> nvidia-* Requires-Dist) of the GPU-stack distributions on `path`.
+    """(name -> version, name -> nvidia-* Requires-Dist) of the GPU-stack distributions on `path`
+    (default: sys.path).
 
     Metadata only: nothing is imported. Where one name is installed twice, the first on the
-    path wins, as it does for import.
+    path wins, as it does for import. Reading every distribution's metadata costs tens of
+    milliseconds, so the answer is kept while no directory of the path changes (installing or
+    removing a distribution changes its directory): a repeated `verify()` costs a few `stat`s.
     """
+    entries = list(path) if path is not None else list(sys.path)
+    version = tuple((entry, _modified(entry)) for entry in entries)
+    if version not in _INSTALLED:
+        _INSTALLED.clear()
+        _INSTALLED[version] = _read_installed(path)
+    packages, requires = _INSTALLED[version]
+    return dict(packages), {name: list(found) for name, found in requires.items()}
+
+
+def _modified(entry: str) -> Optional[int]:
+    try:
+        return os.stat(entry or ".").st_mtime_ns
+    except OSError:
+        return None
+
+
+def _read_installed(path: Optional[Sequence[str]]) -> Tuple[Dict[str, str], Dict[str, List[str]]]:
     packages: Dict[str, str] = {}
     requires: Dict[str, List[str]] = {}
     for dist in importlib.metadata.distributions(**({"path": list(path)} if path is not None else {})):

@@ -6,11 +6,12 @@ release in question, and prefers one whose shipped arch list runs the GPU at han
 
 from __future__ import annotations
 
+import re
 import sys
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, FrozenSet, List, Optional, Tuple
 
 from packaging.specifiers import SpecifierSet
 
@@ -39,6 +40,7 @@ class Shipped:
 class WheelTable:
     variants: Dict[str, Tuple[str, ...]]  # "2.8" -> ("cu126", "cu128", "cu129")
     shipped: Tuple[Tuple[SpecifierSet, str, Shipped], ...]  # (releases, "linux"/"windows", row)
+    partial: FrozenSet[str]  # releases whose variants are known only from their [[archs]] rows
 
 
 @lru_cache(maxsize=1)
@@ -48,7 +50,18 @@ def load_table() -> WheelTable:
     shipped = tuple((SpecifierSet(row["torch"]), row.get("platform", "linux"),
                      Shipped(row["torch"].lstrip("="), variant, tuple(row["archs"]), row["source"]))
                     for row in data["archs"] for variant in row["variants"])
-    return WheelTable(variants, shipped)
+    # a release without a [[release]] row: the variants its arch rows were read from exist
+    seen: Dict[str, Dict[str, None]] = {}
+    for row in data["archs"]:
+        release = row["torch"][2:] if row["torch"].startswith("==") else None
+        if release is not None and release not in variants:
+            seen.setdefault(release, {}).update(dict.fromkeys(row["variants"]))
+    found = {release: tuple(sorted(names, key=_cuda_order)) for release, names in seen.items()}
+    return WheelTable({**variants, **found}, shipped, frozenset(found))
+
+
+def _cuda_order(variant: str) -> Tuple[int, ...]:
+    return tuple(int(part) for part in re.findall(r"\d+", variant)) or (0,)
 
 
 def release_of(torch_version: str) -> str:
@@ -112,6 +125,8 @@ def cuda_install_advice(torch_version: str, capability: Optional[str] = None, pl
     unknown = [variant for variant, ok in options if ok is None]
     chosen = (running or unknown or [options[0][0]])[0]
     published = ", ".join(variant for variant, _ in reversed(options))
+    if release_of(torch_version) in load_table().partial:
+        published = f"at least {published}"
     note = ""
     if capability and not running and not unknown:
         note = (f" None of these ships kernels for sm_{capability.replace('.', '')}: use an older torch release "

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable, List, Optional, Sequence, Tuple
 
 from torchlint.fixing import guard as fix_guard
@@ -19,6 +19,14 @@ def is_applicable(fix: Optional[Fix], unsafe: bool) -> bool:
     if fix.applicability is Applicability.SAFE:
         return True
     return unsafe and fix.applicability is Applicability.UNSAFE
+
+
+def without_unfixable(diagnostics: List[Diagnostic], config) -> List[Diagnostic]:
+    """The findings, those of rules `config` does not let --fix touch (`fixable` /
+    `unfixable`) without their fixes: reported, never applied or counted as fixable."""
+    if not (config.fixable or config.unfixable):
+        return diagnostics
+    return [replace(d, fix=None) if d.fix is not None and not config.may_fix(d.code) else d for d in diagnostics]
 
 
 def line_offsets(text: str) -> List[int]:

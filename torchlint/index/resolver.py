@@ -21,6 +21,7 @@ from torchlint.analysis.hot_paths import hot_path_findings
 from torchlint.analysis.modules import RNN_LAYERS, torch_base
 from torchlint.analysis.submodule_calls import SubmoduleCall, passes_own_outputs
 from torchlint.core.config import Config
+from torchlint.fixing.apply import without_unfixable
 from torchlint.core.diagnostics import Diagnostic
 from torchlint.index.import_graph import ImportGraph
 from torchlint.analysis.pending import (
@@ -38,7 +39,7 @@ def project_findings(records: Mapping[str, FileRecord], rules: Sequence[type], c
     """The project pass over these files' records (display path -> record) for the
     project rules among `rules` (selected, in the registry's order)."""
     project_rules = [rule for rule in rules if rule.project_rule]
-    return resolve(ProjectIndex(records), project_rules, config) if project_rules else []
+    return without_unfixable(resolve(ProjectIndex(records), project_rules, config), config) if project_rules else []
 
 
 def resolve(project: ProjectIndex, rules: Sequence[type], config: Config) -> List[Diagnostic]:

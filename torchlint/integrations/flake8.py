@@ -4,6 +4,8 @@ flake8 applies its own `# noqa` handling and `--select`/`--ignore` to what this 
 the plugin applies torchlint's own `# noqa` placement too (anywhere on the logical line,
 as the CLI does), unless flake8 runs with `--disable-noqa`.
 Project-level rules decide within the file, since flake8 shows a plugin one file only.
+The findings the project's configured baseline holds are left out, as `torchlint check`
+leaves them out.
 What keeps a file from being checked (a bad config, a rule that crashed on it) is
 reported on the file's first line as TL000, so an editor shows it instead of silence.
 
@@ -107,4 +109,18 @@ class TorchlintChecker:
         if self.notebook is not None:
             layout = self.notebook.layout
             diagnostics = [self.notebook.in_cells(d, source, layout) for d in diagnostics]
-        return sorted(diagnostics, key=lambda d: d.sort_key)
+        return sorted(self._not_baselined(diagnostics, source, config, problems), key=lambda d: d.sort_key)
+
+    def _not_baselined(self, diagnostics, source: str, config, problems: List[str]):
+        """What the project's configured baseline does not hold, as `torchlint check` shows."""
+        from torchlint.run.baseline import BaselineError, without_baselined
+
+        if self.notebook is not None:
+            sources = self.notebook.cell_sources(self.filename, source, self.notebook.layout)
+        else:
+            sources = {self.filename: source}
+        try:
+            return without_baselined(diagnostics, sources, config)
+        except BaselineError as error:
+            problems.append(f"{error} (all findings shown)")
+            return diagnostics

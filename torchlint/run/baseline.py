@@ -15,6 +15,7 @@ Paths are relative to the project root (the configuration file's directory).
 from __future__ import annotations
 
 import json
+import os
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +23,7 @@ from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from torchlint.core.bounded_read import ReadRefused, loads_json, read_bounded
 from torchlint.report.fingerprint import FingerprintKeys, line_hash
+from torchlint.core.config import Config
 from torchlint.core.diagnostics import Diagnostic
 from torchlint.run.cache_ground import Directory
 
@@ -121,6 +123,39 @@ def load(path: Path, within: Optional[Path] = None) -> Baseline:
     for index, item in enumerate(data["findings"]):
         counts[_parse_entry(path, index, item)] += item["count"]
     return Baseline(counts)
+
+
+_LOADED: Dict[Tuple[str, int, int], Baseline] = {}
+
+
+def configured(config: Config) -> Optional[Baseline]:
+    """The baseline `config` names (None without one), read again only when the file
+    changes: the flake8 plugin and the language server ask for every file and keystroke.
+    BaselineError as `load`."""
+    if config.baseline is None:
+        return None
+    try:
+        info = os.stat(config.baseline)
+        version = (str(config.baseline), info.st_mtime_ns, info.st_size)
+    except OSError:
+        version = None
+    if version is not None and version in _LOADED:
+        return _LOADED[version]
+    baseline = load(config.baseline, within=config.root)
+    if version is not None:
+        _LOADED.clear()  # one project's baseline at a time is what an editor needs
+        _LOADED[version] = baseline
+    return baseline
+
+
+def without_baselined(diagnostics: Sequence[Diagnostic], sources: Mapping[str, str], config: Config) -> List[Diagnostic]:
+    """The findings of these files that the configured baseline does not hold, for a tool
+    that shows a file at a time (the flake8 plugin, the language server); `sources`: the
+    text of each file named. BaselineError if the baseline cannot be read."""
+    baseline = configured(config)
+    if baseline is None or not diagnostics:
+        return list(diagnostics)
+    return baseline.filter(diagnostics, sources, config.root, ()).diagnostics
 
 
 def _parse_entry(path: Path, index: int, item) -> EntryKey:

@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import stat
 import time
 from contextlib import suppress
@@ -412,3 +413,30 @@ def _diagnostic(data: Any, display: str) -> Diagnostic:
         noqa_row=None if noqa_row is None else _of(noqa_row, int),
         cell=None if data.get("cell") is None else _of(data["cell"], int),
     )
+
+
+def remove_cache(root: Path) -> bool:
+    """Delete the cache under `root` (`torchlint clean`): what torchlint wrote there, then
+    the directories once empty; never through a link, nothing of another user's. False if
+    there was none; UntrustedCache if it is not this user's own plain directory."""
+    try:
+        project = Directory.at(str(root))
+    except OSError:
+        return False
+    try:
+        base = Directory.open(CACHE_DIRNAME, project)
+    except FileNotFoundError:
+        project.close()
+        return False
+    try:
+        for entry in base.entries():
+            if entry.is_dir(follow_symlinks=False):
+                base.remove_own(entry.name)
+            elif entry.name in ("CACHEDIR.TAG", ".gitignore") or written_by_torchlint(entry.name):
+                base.unlink(entry.name)
+        with suppress(OSError):  # something not torchlint's is left in it
+            os.rmdir(CACHE_DIRNAME, dir_fd=project.handle)
+    finally:
+        base.close()
+        project.close()
+    return True

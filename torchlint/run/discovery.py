@@ -1,7 +1,7 @@
 """Expand the paths on the command line into the Python files to lint.
 
-Directories are walked for `*.py`, `*.pyi` and what `extend-include` adds (`*.ipynb`:
-notebooks are opt-in, as in ruff before 0.6), skipping `exclude`/`extend-exclude` matches
+Directories are walked for `*.py`, `*.pyi`, `*.ipynb` (as in ruff since 0.6; `extend-exclude =
+["*.ipynb"]` leaves notebooks out) and what `extend-include` adds, skipping `exclude`/`extend-exclude` matches
 and `.gitignore`d paths. A file named on the command line is always linted, unless `--force-exclude`
 is given and it is excluded (pre-commit passes every changed file by name).
 
@@ -26,7 +26,7 @@ import pathspec
 from torchlint.core.bounded_read import ReadRefused, is_inside, read_bounded
 from torchlint.core.config import Config
 
-PYTHON_SUFFIXES = (".py", ".pyi")
+PYTHON_SUFFIXES = (".py", ".pyi", ".ipynb")  # what a directory is walked for
 IGNORE_FILE_BYTES = 4 * 1024 * 1024
 
 Warn = Callable[[str], None]

@@ -3,12 +3,14 @@ nothing changed."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, List, Optional, Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING, Dict, List, Optional, Sequence
 
 from torchlint.core.diagnostics import Diagnostic
 from torchlint.rule_api.registry import all_rules
 from torchlint.index.resolver import project_findings
 from torchlint.run.cache import Cache
+from torchlint.run.per_file import analysed_as
 
 if TYPE_CHECKING:
     from torchlint.run.jobs import FileOutcome, RunSettings
@@ -21,17 +23,23 @@ def cached_project_pass(
     setting or torchlint itself) changed since the run that stored them."""
     if cache is None or settings.mode != "check" or any(o.key is None or o.errors for o in outcomes):
         return project_pass(outcomes, settings)
-    files = [(outcome.display, outcome.key) for outcome in outcomes]
+    files = [(analysed_as(outcome.display, settings), outcome.key) for outcome in outcomes]
     found = cache.project(files)
     if found is None:
-        found = project_pass(outcomes, settings)
+        found = _by_linted_name(outcomes, settings)
         cache.put_project(files, found)
-    return found
+    return _displayed(found, outcomes, settings)
 
 
 def project_pass(outcomes: Sequence[FileOutcome], settings: RunSettings) -> List[Diagnostic]:
     """The findings that wait for other files, decided over every file's record (each
     decoded once here)."""
+    return _displayed(_by_linted_name(outcomes, settings), outcomes, settings)
+
+
+def _by_linted_name(outcomes: Sequence[FileOutcome], settings: RunSettings) -> List[Diagnostic]:
+    """The project pass's findings, named as the files were linted (`analysed_as`): the
+    same wherever the run starts, so that the cache can keep them."""
     rules = [rule for rule in all_rules() if rule.project_rule and rule.code in settings.codes]
     if not rules:
         return []
@@ -39,5 +47,11 @@ def project_pass(outcomes: Sequence[FileOutcome], settings: RunSettings) -> List
     for outcome in outcomes:
         record = outcome.record.decode()
         if record is not None:
-            records[outcome.display] = record
+            records[analysed_as(outcome.display, settings)] = record
     return project_findings(records, rules, settings.config)
+
+
+def _displayed(diagnostics: List[Diagnostic], outcomes: Sequence[FileOutcome], settings: RunSettings) -> List[Diagnostic]:
+    """The findings under the names the run shows its files by."""
+    names: Dict[str, str] = {analysed_as(outcome.display, settings): outcome.display for outcome in outcomes}
+    return [replace(d, filename=names.get(d.filename, d.filename)) for d in diagnostics]

@@ -269,6 +269,7 @@ class TorchlintServer(LanguageServer):
             text = texts.get(display)
             if text is None:
                 text = _disk_text(display)
+            diagnostics = self.documents.project_not_baselined(diagnostics, display, text)
             found[uris.from_fs_path(os.path.abspath(display))] = findings_in(
                 text, diagnostics, self._encoding(), self.infos
             )

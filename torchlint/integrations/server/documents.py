@@ -13,6 +13,7 @@ from typing import Callable, Dict, Iterator, List, Optional, Tuple
 from lsprotocol import types
 
 from torchlint.core.config import Config
+from torchlint.run.baseline import BaselineError, without_baselined
 from torchlint.core.config_files import ConfigError
 from torchlint.engine import describe, lint_text
 from torchlint.fixing.apply import fix_text
@@ -177,4 +178,22 @@ class OpenDocuments:
 
     def _lint(self, document: OpenDocument, text: str, version: Optional[int], encoding: str) -> Linted:
         result = lint_document(text, document.display, document.settings, document.parser)
-        return Linted(version, result, findings_in(text, result.diagnostics, encoding, self._infos))
+        shown = self.not_baselined(result.diagnostics, document.display, text, document.settings.config)
+        return Linted(version, result, findings_in(text, shown, encoding, self._infos))
+
+    def project_not_baselined(self, diagnostics, display: str, text: str) -> list:
+        """`not_baselined` for the project pass's findings in a file, open or not."""
+        try:
+            config = self._settings.get(Path(display).absolute().parent).config
+        except ConfigError:  # said when the file's documents were linted
+            return list(diagnostics)
+        return self.not_baselined(diagnostics, display, text, config)
+
+    def not_baselined(self, diagnostics, display: str, text: str, config: Config) -> list:
+        """What the project's configured baseline does not hold, as `torchlint check` shows;
+        all of them (and a warning) if the baseline cannot be read."""
+        try:
+            return without_baselined(diagnostics, {display: text}, config)
+        except BaselineError as error:
+            self._config_error(error)
+            return list(diagnostics)
