@@ -20,7 +20,7 @@ def test_top_level_help_lists_commands_and_options_as_ruff_does(flag):
     assert "Usage: torchlint [OPTIONS] <COMMAND>" in out
     commands = out.split("Commands:\n")[1].split("\n\n")[0].splitlines()
     names = [line.split()[0] for line in commands if line[2] != " "]  # not a wrapped summary's next line
-    assert names == ["check", "rule", "doctor", "explain", "server", "help"]
+    assert names == ["check", "rule", "doctor", "explain", "server", "clean", "help"]
     options = out.split("Options:\n")[1]
     assert "-h, --help" in options and "-V, --version" in options
     assert "usage: torchlint check" not in out
