@@ -21,7 +21,7 @@ from torchlint.engine import lint_text
 from torchlint.rule_api.registry import all_rules
 from torchlint.analysis.pending import (
     CONDITIONS, ClassIs, HotPathReaches, ImportNotKeptElsewhere, LoopReaches, ModelInput, Pending, RnnLayerNote,
-    SecondOrderReaches, SkipInput, SourceLoadedUnrestricted,
+    NameNotTakenElsewhere, SecondOrderReaches, SkipInput, SourceLoadedUnrestricted,
 )
 from torchlint.analysis.submodule_calls import SubmoduleCall
 from torchlint.index.record import FileRecord, SecondOrderSite
@@ -67,12 +67,14 @@ def test_a_record_with_every_kind_of_pending_finding_round_trips_through_json():
         SecondOrderReaches("pkg.b.Cell", RnnLayerNote("nn.GRU", None, None), ("critic",), True),
         ImportNotKeptElsewhere("wandb"),
         SourceLoadedUnrestricted("args.resume", otherwise),
+        NameNotTakenElsewhere("Variable", finding("TL102", message="{where} imports it")),
     ]
     assert {type(condition) for condition in conditions} == set(CONDITIONS)
     record = FileRecord(
         classes=(ClassFacts("pkg.b.Net", ("torch.nn.Module", None), ("forward",), ("module",)),),
         self_calls={"pkg.b.Net": {"forward": ["helper"]}},
         imported_modules=(".a", "wandb"),
+        names_taken=(".a.Net", "pkg.plain.Variable"),
         staying_imports=("wandb",),
         submodule_uses=("Block",),
         submodule_calls=(SubmoduleCall("Decoder", (True, False), None, {"skip": True}),),

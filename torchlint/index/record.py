@@ -59,6 +59,8 @@ class FileRecord:
     flow: Optional[FlowFacts] = None
     # the modules imported at import time (absolute or relative dotted names)
     imported_modules: Tuple[str, ...] = ()
+    # the names taken from other modules, as `module.name` (`torchlint.analysis.names.ast_names_taken`)
+    names_taken: Tuple[str, ...] = ()
     # the heavy modules whose module-level import stays after every fix
     staying_imports: Tuple[str, ...] = ()
     # classes used as a submodule of another class, and the calls of submodules
@@ -84,7 +86,7 @@ class FileRecord:
                 data[name] = getattr(self, name).to_json()
         if self.import_table is not None:
             data["import_table"] = self.import_table
-        for name in ("imported_modules", "staying_imports", "submodule_uses", "unrestricted_loads"):
+        for name in ("imported_modules", "names_taken", "staying_imports", "submodule_uses", "unrestricted_loads"):
             if getattr(self, name):
                 data[name] = list(getattr(self, name))
         if self.submodule_calls:
@@ -103,6 +105,7 @@ class FileRecord:
             loops=LoopFacts.from_json(data["loops"]) if "loops" in data else None,
             flow=FlowFacts.from_json(data["flow"]) if "flow" in data else None,
             imported_modules=tuple(data.get("imported_modules", ())),
+            names_taken=tuple(data.get("names_taken", ())),
             staying_imports=tuple(data.get("staying_imports", ())),
             submodule_uses=tuple(data.get("submodule_uses", ())),
             submodule_calls=tuple(SubmoduleCall.from_json(item) for item in data.get("submodule_calls", ())),
