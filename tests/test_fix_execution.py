@@ -7,8 +7,9 @@ A program's first lines say what to expect:
 - `# config: ...` (lines of the case's pyproject.toml, if any);
 - `# expect: same` (safe fixes: the fix changes the file, and the program prints the same
   lines and ends with the same exception), `# expect: no fix` (the file is left as it is),
-  or `# expect: differs LABEL ...` (unsafe fixes: the lines with these labels differ, as
-  the rule's doc states, and nothing else does);
+  `# expect: differs LABEL ...` (unsafe fixes: the lines with these labels differ, as
+  the rule's doc states, and nothing else does), or `# expect: repairs ERROR` (an API
+  this torch no longer has: before, the program ends with ERROR; after, it runs);
 - `# cpu: ...` where the program's point needs CUDA: what the CPU run can show.
 
 A program prints `label: value` lines; a second `--fix` must change nothing."""
@@ -78,6 +79,9 @@ def test_the_fix_keeps_what_its_doc_promises(program, fixed_and_run):
         assert after == before
         return
     assert fixed != original, f"{program.name}: no fix was applied"
+    if expect[0] == "repairs":
+        assert (before.error, after.error) == (expect[1], None), (before, after)
+        return
     assert after.error == before.error, (before, after)
     if expect == ["same"]:
         assert after.stdout == before.stdout
