@@ -15,7 +15,8 @@ project pass by itself, and a condition is one of the kinds below, nothing else:
   layer the finding is about;
 - `ImportNotKeptElsewhere`: the heavy module is not still imported elsewhere on import;
 - `SourceLoadedUnrestricted`: whether another file loads the same checkpoint source
-  with `weights_only=False`, which picks the finding's wording and fix;
+  with `weights_only=False` or saves a whole object there, which picks the finding's
+  wording and fix;
 - `NameNotTakenElsewhere`: whether another file imports the name from this file (then
   an import that looks unused here stays).
 
@@ -111,8 +112,9 @@ class ImportNotKeptElsewhere:
 
 @dataclass(frozen=True)
 class SourceLoadedUnrestricted:
-    """If another file loads checkpoint `source` with `weights_only=False`, report
-    `otherwise` instead (with `{where}` in its message naming that file)."""
+    """If another file loads checkpoint `source` with `weights_only=False` or saves a whole
+    object to it, report `otherwise` instead (with `{where}` in its message saying so and
+    naming that file)."""
 
     source: str
     otherwise: Diagnostic

@@ -123,11 +123,14 @@ def _import_not_kept(project: ProjectIndex, pending: Sequence[Located], rule: ty
 
 
 def _source_loaded(project: ProjectIndex, pending: Sequence[Located], rule: type, config: Config) -> List[Diagnostic]:
-    unrestricted: Dict[str, str] = {}
+    # source -> how another file shows it holds objects
+    holds_objects: Dict[str, str] = {}
     for display in sorted(project.records):
         for source in project.records[display].unrestricted_loads:
-            unrestricted.setdefault(source, display)
-    return [_unless_elsewhere(item, unrestricted.get(item.condition.source)) for _, item in pending]
+            holds_objects.setdefault(source, f"is loaded with `weights_only=False` in {display}")
+        for source in project.records[display].object_saves:
+            holds_objects.setdefault(source, f"is where {display} saves a whole object with `torch.save`")
+    return [_unless_elsewhere(item, holds_objects.get(item.condition.source)) for _, item in pending]
 
 
 def _name_taken(project: ProjectIndex, pending: Sequence[Located], rule: type, config: Config) -> List[Diagnostic]:
