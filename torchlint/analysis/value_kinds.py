@@ -229,12 +229,13 @@ class NameKinds:
 # ---- a tensor just built on the CPU (both forms) -----------------------------------
 
 
-# torch factories that build a new tensor on the CPU unless given a `device`
+# torch factories that build a new tensor on the CPU unless given a `device` (not
+# `multinomial`, `poisson`, `bernoulli`: they sample from a tensor, on its device)
 _CPU_FACTORIES = frozenset(
     f"torch.{name}"
     for name in (
         "rand", "randn", "randint", "randperm", "tensor", "as_tensor", "empty", "zeros", "ones", "full",
-        "arange", "linspace", "logspace", "normal", "poisson", "bernoulli", "multinomial", "Tensor",
+        "arange", "linspace", "logspace", "normal", "Tensor",
         "FloatTensor", "LongTensor",
     )
 )
