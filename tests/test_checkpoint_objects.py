@@ -194,3 +194,99 @@ def test_numpy_saved_values_really_refuse_weights_only(tmp_path):
     torch.save({"best_acc": np.mean([0.5, 0.7])}, path)
     with pytest.raises(Exception, match="numpy"):
         torch.load(path, weights_only=True)
+
+
+# Issue 31 item 2: the project's own evidence (what it saves, the keys it reads) and the
+# declared torch decide TL201's fix and wording.
+SRRESNET = '''import torch
+from models import SRResNet
+
+CHECKPOINT = "checkpoints/checkpoint_srresnet.pth.tar"
+
+
+def train():
+    model = SRResNet().to("cpu")
+    torch.save({"epoch": 1, "model": model}, CHECKPOINT)
+'''
+SRGAN = '''import torch
+
+srresnet_checkpoint = "./checkpoint_srresnet.pth.tar"
+
+
+def main():
+    return torch.load(srresnet_checkpoint)["model"]
+'''
+
+
+def test_a_file_another_module_saves_a_whole_model_to_gets_no_fix(tmp_path):
+    write_tree(tmp_path, {"srresnet.py": SRRESNET, "srgan.py": SRGAN})
+    result = run_torchlint("check", "--no-cache", "--select", "TL201", "--unsafe-fixes", "--output-format", "json", ".",
+                           cwd=tmp_path)
+    [finding] = json.loads(result.stdout)
+    assert finding["fix"] is None and finding["location"]["row"] == 7
+    assert re.search(r'`"checkpoint_srresnet.pth.tar"` is where \S*srresnet.py saves a whole object', finding["message"])
+    # alone, nothing says what the file holds: the fix stays
+    (tmp_path / "srresnet.py").unlink()
+    result = run_torchlint("check", "--no-cache", "--select", "TL201", "--unsafe-fixes", "--output-format", "json", ".",
+                           cwd=tmp_path)
+    [finding] = json.loads(result.stdout)
+    assert finding["fix"] is not None
+
+
+@pytest.mark.parametrize("body, evidence", [
+    ("    ckpt = torch.load(path)\n    ckpt.pop('message_hub')\n    ckpt.pop('optimizer')\n    return ckpt\n",
+     '`ckpt.pop("message_hub")` is read: a training checkpoint'),
+    ("    ckpt = torch.load(path)\n    optimizer.load_state_dict(ckpt['optimizer'])\n    return ckpt['epoch']\n",
+     '`ckpt["optimizer"]` and `ckpt["epoch"]` are read: a training checkpoint'),
+    ("    ckpt = torch.load(path)\n    return ckpt['meta'], ckpt['state_dict']\n", '`ckpt["meta"]` is read'),
+    ("    ckpt = torch.load(path)\n    return ckpt['train_args'].lr\n", '`ckpt["train_args"]` is read'),
+])
+def test_a_training_checkpoint_read_by_its_keys_gets_no_fix(tmp_path, body, evidence):
+    write_tree(tmp_path, {"m.py": f"import torch\n\n\ndef load(path, optimizer):\n{body}"})
+    result = run_torchlint("check", "--no-cache", "--select", "TL201", "--unsafe-fixes", "--output-format", "json", ".",
+                           cwd=tmp_path)
+    [finding] = json.loads(result.stdout)
+    assert finding["fix"] is None and evidence in finding["message"], finding["message"]
+
+
+def test_a_tensor_method_on_the_loaded_value_is_no_evidence_of_objects(tmp_path):
+    write_tree(tmp_path, {"m.py": "import torch\n\n\ndef codebook(path):\n    codebook_ckpt_weight = torch.load(path)\n"
+                                  "    return codebook_ckpt_weight.clone(), codebook_ckpt_weight.shape\n"})
+    result = run_torchlint("check", "--no-cache", "--select", "TL201", "--unsafe-fixes", "--output-format", "json", ".",
+                           cwd=tmp_path)
+    [finding] = json.loads(result.stdout)
+    assert finding["fix"] is not None and "holds objects" not in finding["message"]
+
+
+TARGET_26 = '[tool.torchlint]\ntarget-torch = "2.6"\n[tool.torchlint.torch-load-without-weights-only]\n'
+
+
+def test_from_torch_2_6_a_load_of_objects_is_reported_as_failing_and_nothing_inserts_weights_only(tmp_path):
+    write_tree(tmp_path, {
+        "pyproject.toml": TARGET_26,
+        "m.py": "import torch\n\n\ndef same(model):\n    torch.save(model, 'whole.pt')\n    return torch.load('whole.pt')\n\n\n"
+                "def plain(path):\n    return torch.load(path)['model']\n\n\n"
+                "def trusted(path):\n    return torch.load(path, weights_only=False)\n",
+    })
+    result = run_torchlint("check", "--no-cache", "--select", "TL201", "--unsafe-fixes", "--output-format", "json", ".",
+                           cwd=tmp_path)
+    [finding] = json.loads(result.stdout)
+    assert finding["location"]["row"] == 6 and finding["fix"] is None
+    message = finding["message"]
+    assert "refuses objects from torch 2.6 (target-torch is 2.6)" in message and "UnpicklingError" in message
+    assert "add_safe_globals" in message and "safe_globals([...])" in message and "weights_only=False` with a comment" in message
+    # written out, with the option: the advice is the allow-list, not `weights_only=True`
+    (tmp_path / "pyproject.toml").write_text(TARGET_26 + "report-explicit-false = true\n")
+    result = run_torchlint("check", "--no-cache", "--select", "TL201", "--unsafe-fixes", "--output-format", "json", ".",
+                           cwd=tmp_path)
+    explicit = [f for f in json.loads(result.stdout) if f["location"]["row"] == 14]
+    assert explicit and "add_safe_globals" in explicit[0]["message"] and explicit[0]["fix"] is None
+    assert "pass `weights_only=True`" not in explicit[0]["message"]
+
+
+def test_real_torch_a_whole_model_saved_refuses_weights_only(tmp_path):
+    torch = pytest.importorskip("torch")
+    path = tmp_path / "whole.pt"
+    torch.save(torch.nn.Linear(2, 1), path)
+    with pytest.raises(Exception, match="weights_only"):
+        torch.load(path, weights_only=True)

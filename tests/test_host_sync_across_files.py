@@ -242,3 +242,15 @@ def test_a_list_joined_to_a_synced_list_is_a_host_value(tmp_path):
         "        key = hash(tuple([node] + x.sort()[0].tolist()))\n        return self.table[key]\n"
     )
     assert check(write_tree(tmp_path, {"wl.py": text}), "--select", "TL003") == []
+
+
+def test_a_sample_drawn_from_a_tensor_lives_on_its_device(tmp_path):
+    # issue 31 item 6: `torch.multinomial(w, 1)` is on `w`'s device, not a fresh CPU tensor
+    text = (
+        "import torch\nfrom torch import nn\n\n\nclass Net(nn.Module):\n    def forward(self, x, w):\n"
+        "        i = torch.multinomial(w, 1).item()\n        j = torch.multinomial(torch.rand(4), 1).item()\n"
+        "        k = torch.bernoulli(x).item()\n        return x[i] + x[j] + k\n"
+    )
+    root = configure(write_tree(tmp_path, {"net.py": text}), check_host_values=True)
+    found = check(root, "--select", "TL003")
+    assert [d["location"]["row"] for d in found] == [7, 9]

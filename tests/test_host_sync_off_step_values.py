@@ -176,3 +176,16 @@ def _cpu_seconds() -> float:
     """CPU time of this process (the CLI may run in it) and of its children."""
     usages = (resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN))
     return sum(usage.ru_utime + usage.ru_stime for usage in usages)
+
+
+def test_a_none_check_of_a_value_from_the_batch_is_no_rare_block(tmp_path):
+    # issue 31 item 6: `labels` comes with every batch (or never): its None-check runs every step
+    text = (
+        "from torch import nn\n\n\nclass Head(nn.Module):\n    def forward(self, batch, loader):\n"
+        "        labels = batch.get('labels')\n        if labels is not None:\n            print(labels.sum().item())\n"
+        "        for x, target in loader:\n            if target is not None:\n                print(target.max().item())\n"
+        "        found = self.search(batch)\n        if found is not None:\n            print(found.min().item())\n"
+        "        return batch\n"
+    )
+    root = write_tree(tmp_path, {"head.py": text})
+    assert rows(root) == [8, 11]

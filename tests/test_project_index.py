@@ -21,7 +21,7 @@ from torchlint.engine import lint_text
 from torchlint.rule_api.registry import all_rules
 from torchlint.analysis.pending import (
     CONDITIONS, ClassIs, HotPathReaches, ImportNotKeptElsewhere, LoopReaches, ModelInput, Pending, RnnLayerNote,
-    SecondOrderReaches, SkipInput, SourceLoadedUnrestricted,
+    NameNotTakenElsewhere, SecondOrderReaches, SkipInput, SourceLoadedUnrestricted,
 )
 from torchlint.analysis.submodule_calls import SubmoduleCall
 from torchlint.index.record import FileRecord, SecondOrderSite
@@ -67,16 +67,19 @@ def test_a_record_with_every_kind_of_pending_finding_round_trips_through_json():
         SecondOrderReaches("pkg.b.Cell", RnnLayerNote("nn.GRU", None, None), ("critic",), True),
         ImportNotKeptElsewhere("wandb"),
         SourceLoadedUnrestricted("args.resume", otherwise),
+        NameNotTakenElsewhere("Variable", finding("TL102", message="{where} imports it")),
     ]
     assert {type(condition) for condition in conditions} == set(CONDITIONS)
     record = FileRecord(
         classes=(ClassFacts("pkg.b.Net", ("torch.nn.Module", None), ("forward",), ("module",)),),
         self_calls={"pkg.b.Net": {"forward": ["helper"]}},
         imported_modules=(".a", "wandb"),
+        names_taken=(".a.Net", "pkg.plain.Variable"),
         staying_imports=("wandb",),
         submodule_uses=("Block",),
         submodule_calls=(SubmoduleCall("Decoder", (True, False), None, {"skip": True}),),
         unrestricted_loads=("args.resume",),
+        object_saves=('"whole.pt"',),
         import_table={"nn": "torch.nn"},
         loops=LoopFacts({
             "pkg.b.<module>": OwnerLoops(False, ("pkg.b.step",), (), (Loop(0, ("pkg.b.step",), ("pkg.b.step",), True, -1),)),
@@ -174,13 +177,17 @@ def test_a_heavy_import_is_reported_unless_a_module_it_imports_keeps_importing_i
 
 @pytest.mark.parametrize("loaded_elsewhere", [False, True])
 def test_a_checkpoint_source_loaded_unrestricted_elsewhere_picks_the_other_finding(loaded_elsewhere):
-    otherwise = finding("TL201", message="loaded with weights_only=False in {where}")
+    otherwise = finding("TL201", message="source {where}")
     records = {
         "pkg/a.py": FileRecord(unrestricted_loads=("args.resume",) if loaded_elsewhere else ()),
         "pkg/b.py": FileRecord(pending=[Pending(finding("TL201"), SourceLoadedUnrestricted("args.resume", otherwise))]),
+        "pkg/c.py": FileRecord(object_saves=('"whole.pt"',)),
+        "pkg/d.py": FileRecord(pending=[Pending(finding("TL201"), SourceLoadedUnrestricted('"whole.pt"', otherwise))]),
     }
-    expected = finding("TL201", message="loaded with weights_only=False in pkg/a.py") if loaded_elsewhere else finding("TL201")
-    assert decided(records, "TL201") == [expected]
+    expected = (finding("TL201", message="source is loaded with `weights_only=False` in pkg/a.py")
+                if loaded_elsewhere else finding("TL201"))
+    saved = finding("TL201", message="source is where pkg/c.py saves a whole object with `torch.save`")
+    assert decided(records, "TL201") == [expected, saved]
 
 
 @pytest.mark.parametrize("reached", [True, False])

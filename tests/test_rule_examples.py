@@ -6,10 +6,15 @@ import pytest
 
 from rule_support import findings
 from torchlint.engine import lint_text
+from torchlint.index.resolver import project_findings
 from torchlint.fixing.apply import fix_text
 from torchlint.rule_api.registry import all_rules
 
 RULES = all_rules()
+# rules whose examples' fixes come from the project pass (run on the one file, as `check`
+# runs it). TL002's and TL004's examples expect the fixes of the file pass alone: four of
+# them get a fix from the project pass that they do not list (issue 31, second round).
+FIXED_IN_PROJECT_PASS = frozenset({"TL201"})
 DOC_HEADINGS = ("## What it does", "## Why is this bad?", "## Example", "## Use instead", "## Fix safety")
 
 
@@ -37,7 +42,10 @@ def test_invalid_example_is_flagged_and_fixed(rule, index, example):
         assert first.location.column == example.column
 
     def lint(text):
-        return lint_text(text, "example.py", config, [rule])
+        result = lint_text(text, "example.py", config, [rule])
+        if rule.code in FIXED_IN_PROJECT_PASS and result.facts is not None:
+            result.diagnostics = list(result.diagnostics) + project_findings({"example.py": result.facts}, [rule], config)
+        return result
 
     expectations = ((False, example.fixed), (True, example.unsafe_fixed or example.fixed))
     for unsafe, expected in expectations:

@@ -8,6 +8,12 @@ from torchlint.analysis.names import ast_dotted_name, resolve
 from torchlint.rule_api.rule import Invalid, Rule
 
 CHECKPOINTS = ("torch.utils.checkpoint.checkpoint", "torch.utils.checkpoint.checkpoint_sequential")
+# the keywords each takes for itself; the non-reentrant `checkpoint` hands any other on to
+# the function, the reentrant one and `checkpoint_sequential` raise ValueError on it
+OWN_KEYWORDS = {
+    "checkpoint": frozenset({"function", "preserve_rng_state", "context_fn", "determinism_check", "debug", "early_stop"}),
+    "checkpoint_sequential": frozenset({"functions", "segments", "input", "preserve_rng_state"}),
+}
 
 
 class CheckpointWithoutUseReentrant(Rule):
@@ -48,6 +54,11 @@ class CheckpointWithoutUseReentrant(Rule):
     no gradient because its input did not require one, hooks on tensors inside the
     region, a custom `autograd.Function` in it) may behave differently.
     `use_reentrant=True` keeps today's behaviour exactly and only silences the warning.
+
+    No fix for a call that passes keywords the checkpoint does not take itself
+    (`checkpoint(custom_forward, x, mode=mode)`): the reentrant default raises ValueError
+    on them, and with `use_reentrant=False` they go on to the function, which raises
+    TypeError unless it takes them; `checkpoint_sequential` refuses them in either variant.
     """
 
     code = "TL202"
@@ -78,6 +89,12 @@ class CheckpointWithoutUseReentrant(Rule):
             line=4,
             column=12,
         ),
+        Invalid(
+            "from torch.utils.checkpoint import checkpoint\n\ndef f(custom_forward, x, mode):\n"
+            "    return checkpoint(custom_forward, x, mode=mode)\n",
+            line=4,
+            column=12,
+        ),
     )
 
     @classmethod
@@ -95,6 +112,11 @@ class CheckpointWithoutUseReentrant(Rule):
         if keyword_argument(node, "use_reentrant") is not None or has_double_star(node):
             return
         short = qualified.rsplit(".", 1)[1]
+        passed = [argument.keyword.value for argument in node.args if argument.keyword is not None]
+        others = [keyword for keyword in passed if keyword not in OWN_KEYWORDS[short]]
+        if others:
+            self.report(node, self._passing_on(short, node, others))
+            return
 
         def fix(positions, call=node):
             edit = append_keyword(positions, call, "use_reentrant=False", self.context.newline)
@@ -105,6 +127,23 @@ class CheckpointWithoutUseReentrant(Rule):
             f"`{short}` without `use_reentrant`: torch warns and uses the deprecated reentrant variant; "
             "pass `use_reentrant=False` (recommended) or `use_reentrant=True` (today's behaviour)",
             fix,
+        )
+
+    def _passing_on(self, short: str, call, keywords) -> str:
+        """The message for a call that passes keywords its checkpoint does not take: it
+        fails today, and `use_reentrant=False` is no fix unless the function takes them."""
+        named = ", ".join(f"`{keyword}=`" for keyword in keywords)
+        them, go = ("it", "it goes") if len(keywords) == 1 else ("them", "they go")
+        if short == "checkpoint_sequential":
+            return (
+                f"`checkpoint_sequential` without `use_reentrant` passes {named}, which it refuses in either "
+                "variant (ValueError); no fix"
+            )
+        function = self.context.module.code_for_node(call.args[0].value) if call.args else "the function"
+        return (
+            f"`checkpoint` without `use_reentrant` passes {named}: the reentrant default refuses {them} "
+            f"(ValueError); no fix: with `use_reentrant=False` {go} on to `{function}`, which fails (TypeError) "
+            f"unless it takes {them}"
         )
 
 

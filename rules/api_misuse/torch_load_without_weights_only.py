@@ -4,14 +4,18 @@ import ast
 from functools import cached_property
 from typing import Dict, Iterator, Optional
 
-from torchlint.analysis.loaded_objects import numpy_saved_keys, object_read, source_key
+from torchlint.analysis.loaded_objects import (
+    ast_object_saves, module_strings, numpy_saved_keys, object_read, source_key,
+)
 from torchlint.analysis.call_arguments import append_keyword
 from torchlint.core.diagnostics import Applicability, Fix
 from torchlint.core.gating import with_context
 from torchlint.rule_api.rule import Invalid, Report
 from torchlint.analysis.torch_calls import definitions_calling
 from torchlint.core.lazy import cst
-from torchlint.analysis.torch_load import LOAD_TRIGGERS, UNTRUSTED_CODE, read_load
+from torchlint.analysis.torch_load import (
+    DEFAULT_FLIPPED_IN, LOAD_TRIGGERS, UNTRUSTED_CODE, read_load, refuses_objects_by_default,
+)
 from torchlint.rule_api.bases.torch_load import TorchLoadRule
 from torchlint.core.walk import walk
 from torchlint.analysis.pending import SourceLoadedUnrestricted
@@ -37,6 +41,19 @@ _HOLDS_OBJECTS = (
     "`torch.serialization.add_safe_globals`"
 )
 
+# from torch 2.6, where `weights_only=False` written out is the finding
+_ALLOW_LIST = (
+    "; from torch 2.6 the default refuses objects: allow-list the types the file holds with "
+    "`torch.serialization.add_safe_globals([...])` (or `with torch.serialization.safe_globals([...]):`) and drop "
+    "`weights_only=False`, or say in a comment that the file is trusted"
+)
+_FAILS = (
+    "`{loader}` without `weights_only` refuses objects from torch 2.6 (target-torch is {target}), and this "
+    "checkpoint likely holds some ({evidence}): then the load fails with `UnpicklingError`. If the file is trusted, pass "
+    "`weights_only=False` with a comment saying so; otherwise allow-list the types with "
+    "`torch.serialization.add_safe_globals([...])` (or `with torch.serialization.safe_globals([...]):`)"
+)
+
 
 class TorchLoadWithoutWeightsOnly(TorchLoadRule):
     """
@@ -50,6 +67,11 @@ class TorchLoadWithoutWeightsOnly(TorchLoadRule):
     - with `report-explicit-false`, also `torch.load(..., weights_only=False)` and
       `torch.load(path, pickle_module=...)` (the default is then `False` in every version),
       whatever the target. Written out, either is mostly deliberate.
+
+    From torch 2.6 (`target-torch` 2.6 or newer) a `torch.load` without `weights_only`
+    refuses objects: it is reported only where the code shows the checkpoint holds some
+    (as below, within the file), as a load that fails, and nothing inserts
+    `weights_only=True` there.
 
     Not reported: calls passing `**kwargs` or a non-literal `weights_only`, and the fallback
     for torch < 1.13 in `try: torch.load(f, weights_only=True) except TypeError:
@@ -81,12 +103,19 @@ class TorchLoadWithoutWeightsOnly(TorchLoadRule):
     `UnpicklingError` naming the type: allow-list it, or save a `state_dict` instead.
 
     No fix, and the message says to pass `weights_only=False` for a trusted file or to
-    allow-list the types, where the checkpoint plainly holds objects: the code reads it as
-    one (a key such as `args`, `opt`, `cfg`, `config` or `hparams`, an attribute no dict has,
-    or a key under which the same file saves a NumPy value), or the same source is loaded
-    with `weights_only=False` elsewhere (a literal file name in the same file, a configured
-    path such as `args.resume` anywhere in the linted project). `weights_only=False` and
-    `pickle_module=` written out are reported without a fix.
+    allow-list the types, where the code shows the checkpoint holds objects: it reads it
+    as one (a key such as `args`, `opt`, `cfg`, `config` or `hparams`, an attribute that no
+    dict or tensor has: `.clone()` or `.shape` read a tensor, or a key under which the same
+    file saves a NumPy value); it reads the keys of a training checkpoint (`message_hub`,
+    `meta`, or `optimizer`/`scheduler`/`scaler` with `epoch`/`iter`/`state_dict`); the same
+    source is loaded with `weights_only=False` elsewhere (a literal file name in the same
+    file, a configured path such as `args.resume` anywhere in the linted project); or the
+    project saves a whole object there (`torch.save(model, "x.pt")`, or a dict holding a
+    model, to the same file name, module constant or configured path). From torch 2.6,
+    `weights_only=False` written out gets the advice to allow-list the types with
+    `torch.serialization.add_safe_globals` / `safe_globals`, or to say in a comment that
+    the file is trusted. `weights_only=False` and `pickle_module=` written out are
+    reported without a fix.
 
     ## Options
     - `report-explicit-false` (default `false`): report `weights_only=False` and
@@ -185,6 +214,20 @@ class TorchLoadWithoutWeightsOnly(TorchLoadRule):
             line=4,
             column=6,
         ),
+        # the same project saves a whole model there: `weights_only=True` would refuse it
+        Invalid(
+            "import torch\n\ndef export(model):\n    torch.save(model, 'whole.pt')\n\n"
+            "def restore():\n    return torch.load('whole.pt')\n",
+            line=7,
+            column=12,
+        ),
+        # the keys of a training checkpoint
+        Invalid(
+            "import torch\n\ndef resume(path, optimizer):\n    ckpt = torch.load(path)\n"
+            "    optimizer.load_state_dict(ckpt['optimizer'])\n    return ckpt['epoch']\n",
+            line=4,
+            column=12,
+        ),
         Invalid(
             "import torch.hub\n\nsd = torch.hub.load_state_dict_from_url('https://x/m.pt')\n",
             unsafe_fixed="import torch.hub\n\nsd = torch.hub.load_state_dict_from_url('https://x/m.pt', weights_only=True)\n",
@@ -197,7 +240,11 @@ class TorchLoadWithoutWeightsOnly(TorchLoadRule):
         load = self.read_call(node)
         if load is not None and load.unrestricted in DELIBERATE:
             self._note_unrestricted_source(node)
-        if load is None or (load.unrestricted in DELIBERATE and not self.settings[REPORT_EXPLICIT_FALSE]):
+        if load is None:
+            if refuses_objects_by_default(node, self.context.imports.qualified_name(node.func), self.context.config):
+                self._report_failing_load(node)
+            return
+        if load.unrestricted in DELIBERATE and not self.settings[REPORT_EXPLICIT_FALSE]:
             return
         source = self.load_source(node) if load.everywhere else None
         # TL209 reports a load of a file from outside the code, unrestricted in every version
@@ -206,36 +253,59 @@ class TorchLoadWithoutWeightsOnly(TorchLoadRule):
         message = _MESSAGES[load.unrestricted].format(loader=load.loader, target=target)
         if source is not None:
             message += f"; the file comes from outside the code ({source})"
+        if load.unrestricted == "explicit" and self.context.config.targets_at_least(DEFAULT_FLIPPED_IN):
+            message += _ALLOW_LIST
         if load.unrestricted in ("hub-default", "old-default") and not load.fixable:
             message += _PASS_TRUE  # once the target has the argument
         if not load.fixable:
             self.report(node, message, superseded_by=superseded_by)
             return
-        numpy_keys = self._numpy_saved_keys
-        read = object_read(node, self._functions[-1] if self._functions else self.context.module, numpy_keys)
-        if read is not None:
-            saved = next((value for key, value in numpy_keys.items() if f'"{key}"' in read), None)
-            evidence = f"`{read}` is read" if saved is None else f"`{read}` is saved as a NumPy value, `{saved}`"
+        evidence = self._evidence_here(node)
+        if evidence is not None:
             self.report(node, message + _HOLDS_OBJECTS.format(evidence=evidence), superseded_by=superseded_by)
             return
-        key = source_key(node)
-        if key is not None and key in self._unrestricted_here:
-            evidence = f"`{key}` is loaded with `weights_only=False` in this file"
-            self.report(node, message + _HOLDS_OBJECTS.format(evidence=evidence), superseded_by=superseded_by)
-            return
-        if key is None or key.startswith('"'):  # a file's name says little across a project
+        key = source_key(node, self._module_strings)
+        if key is None:
             self.report(node, message + _PASS_TRUE, self._fix(node), superseded_by)
             return
-        # a configured path (`args.resume`) is decided in the project pass: without a fix
-        # if another file loads it with `weights_only=False`
+        # decided in the project pass: without a fix if another file loads the source
+        # with `weights_only=False` or saves a whole object to it
         fixed, objects = self._reports(node, message, key, superseded_by)
         loaded_elsewhere = self.context.diagnostic(objects)
         if loaded_elsewhere is not None:
             self.context.defer(fixed, SourceLoadedUnrestricted(key, loaded_elsewhere))
 
+    def _evidence_here(self, call) -> Optional[str]:
+        """What this file shows of the checkpoint holding objects: how the loaded value is
+        read (`object_read`), or its source is loaded with `weights_only=False` or saved to
+        as a whole object in this file; None if nothing."""
+        numpy_keys = self._numpy_saved_keys
+        read = object_read(call, self._functions[-1] if self._functions else self.context.module, numpy_keys)
+        if read is not None and read.training:
+            return f"{read.text}: a training checkpoint, which usually keeps objects beside its tensors"
+        if read is not None:
+            saved = next((value for key, value in numpy_keys.items() if f'"{key}"' in read.text), None)
+            return f"`{read.text}` is read" if saved is None else f"`{read.text}` is saved as a NumPy value, `{saved}`"
+        key = source_key(call, self._module_strings)
+        if key is not None and key in self._unrestricted_here:
+            return f"`{key}` is loaded with `weights_only=False` in this file"
+        if key is not None and key in self.context.record.object_saves:
+            return f"`{key}` is where this file saves a whole object with `torch.save`"
+        return None
+
+    def _report_failing_load(self, call) -> None:
+        """From torch 2.6 a load without `weights_only` refuses objects: reported where the
+        file shows the checkpoint holds some, without a fix (only the user knows whether
+        the file is trusted)."""
+        evidence = self._evidence_here(call)
+        if evidence is not None:
+            loader = self.context.module.code_for_node(call.func)
+            target = self.context.config.target_torch
+            self.report(call, _FAILS.format(loader=loader, target=target, evidence=evidence))
+
     def _reports(self, node, message: str, key: str, superseded_by: Optional[str]):
-        """The finding with its fix, and the one for a source loaded elsewhere as objects."""
-        evidence = f"`{key}` is loaded with `weights_only=False` in {{where}}"
+        """The finding with its fix, and the one for a source another file shows holds objects."""
+        evidence = f"`{key}` {{where}}"
         return (Report(self, node, message + _PASS_TRUE, self._fix(node), superseded_by),
                 Report(self, node, message + _HOLDS_OBJECTS.format(evidence=evidence), superseded_by=superseded_by))
 
@@ -254,13 +324,22 @@ class TorchLoadWithoutWeightsOnly(TorchLoadRule):
         what its loads read: see `numpy_saved_keys`)."""
         return with_context(super().sites(view, config), lambda: definitions_calling(view, ("save(",), "torch.save"))
 
+    @classmethod
+    def ast_facts(cls, view, config, record) -> None:
+        if view.tree is not None and "save(" in view.text:
+            record.object_saves = tuple(ast_object_saves(view.nodes_of(ast.Call), view.nodes_of(ast.Assign), view.tree, view.imports))
+
+    @cached_property
+    def _module_strings(self) -> Dict[str, str]:
+        return module_strings(self.context.module)
+
     @cached_property
     def _numpy_saved_keys(self) -> Dict[str, str]:
         """The keys under which this file saves NumPy values into checkpoints."""
         return numpy_saved_keys(self.context.module, self.context.imports)
 
     def _note_unrestricted_source(self, call) -> None:
-        key = source_key(call)
+        key = source_key(call, self._module_strings)
         if key is not None and not key.startswith('"'):
             record = self.context.record
             if key not in record.unrestricted_loads:
@@ -274,5 +353,5 @@ class TorchLoadWithoutWeightsOnly(TorchLoadRule):
             if isinstance(call, cst.Call):
                 load = read_load(call, self.context.imports.qualified_name(call.func), self.context.config)
                 if load is not None and load.unrestricted in DELIBERATE:
-                    found.add(source_key(call))
+                    found.add(source_key(call, self._module_strings))
         return found

@@ -36,8 +36,9 @@ def _arithmetic_parts(node):
 class ExpMinusOne(TorchExpressionRule):
     """
     ## What it does
-    Flags `torch.exp(x) - 1` and the tensor method `x.exp() - 1` (also `- 1.0`), under any
-    import spelling (`import torch as T`, `from torch import exp`).
+    Flags `torch.exp(x) - 1` and the tensor method `x.exp() - 1` (also `- 1.0`), and
+    `1 - torch.exp(x)` (as in `1 - torch.exp(-rate * t)`), whose rewrite is
+    `-torch.expm1(x)`, under any import spelling (`import torch as T`, `from torch import exp`).
 
     ## Why is this bad?
     For small `x`, `exp(x)` is close to 1 and the subtraction cancels almost every
@@ -92,7 +93,7 @@ class ExpMinusOne(TorchExpressionRule):
     functions = ("torch.exp",)
 
     VALID = (
-        "import torch\n\ny = torch.expm1(x)\nz = torch.exp(x) - 2\nw = 1 - torch.exp(x)\n",
+        "import torch\n\ny = torch.expm1(x)\nz = torch.exp(x) - 2\nw = 2 - torch.exp(x)\n",
         "import torch\n\ny = a - torch.exp(x) - 1\nz = torch.exp(x, out=buf) - 1\n",
         "import math\nimport numpy as np\n\ny = math.exp(x) - 1\nz = np.exp(x) - 1\n",
         "y = x.exp() - 1\n",
@@ -100,6 +101,12 @@ class ExpMinusOne(TorchExpressionRule):
         "import torch\n\nn = int(log_n.exp() - 1)\nm = (torch.exp(x) - 1).floor()\n",
     )
     INVALID = (
+        Invalid(
+            "import torch\n\ny = (1 - torch.exp(-x)) ** 2\n",
+            unsafe_fixed="import torch\n\ny = (-torch.expm1(-x)) ** 2\n",
+            line=3,
+            column=6,
+        ),
         Invalid(
             "import torch\n\ny = alpha * (torch.exp(x) - 1)\n",
             unsafe_fixed="import torch\n\ny = alpha * (torch.expm1(x))\n",
@@ -132,7 +139,10 @@ class ExpMinusOne(TorchExpressionRule):
         return (
             node
             for node in view.nodes_of(ast.BinOp)
-            if isinstance(node.op, ast.Sub) and ast_is_one(node.right) and ast_unary_operand(node.left, table, "exp") is not None
+            if isinstance(node.op, ast.Sub) and (
+                (ast_is_one(node.right) and ast_unary_operand(node.left, table, "exp") is not None)
+                or (ast_is_one(node.left) and ast_unary_operand(node.right, table, "exp") is not None)
+            )
         )
 
     def __init__(self, context) -> None:
@@ -144,16 +154,25 @@ class ExpMinusOne(TorchExpressionRule):
             self._rounded.update(id(part) for part in _arithmetic_parts(operand))
 
     def visit_BinaryOperation(self, node) -> None:
-        if not isinstance(node.operator, cst.Subtract) or not is_one(node.right) or id(node) in self._rounded:
+        if not isinstance(node.operator, cst.Subtract) or id(node) in self._rounded:
+            return
+        # `exp(x) - 1` is `expm1(x)`; `1 - exp(x)` (as in `1 - torch.exp(-x)`) is `-expm1(x)`
+        flipped = is_one(node.left)
+        if not (flipped or is_one(node.right)):
             return
         imports = self.context.imports
-        call = node.left
+        call = node.right if flipped else node.left
         operand, function = unary_operand(call, imports, "exp")
         if operand is None:
             return
-        shown = "torch.exp(x) - 1" if function is not None else "x.exp() - 1"
-        self.report_rewrite(
-            node,
-            f"`{shown}` cancels the leading 1 and loses small `x`: use `expm1(x)`",
-            lambda: rewritten_call(self.context.module, call, function is not None, imports, operand, "expm1"),
-        )
+        shown = "torch.exp(x)" if function is not None else "x.exp()"
+        shown = f"1 - {shown}" if flipped else f"{shown} - 1"
+        use = "-expm1(x)" if flipped else "expm1(x)"
+
+        def rewrite():
+            content = rewritten_call(self.context.module, call, function is not None, imports, operand, "expm1")
+            # a unary minus binds tighter than the binary one it replaces: wherever `1 - e`
+            # stands without parentheses, `-expm1(...)` means the same
+            return f"-{content}" if flipped and content is not None else content
+
+        self.report_rewrite(node, f"`{shown}` cancels the leading 1 and loses small `x`: use `{use}`", rewrite)

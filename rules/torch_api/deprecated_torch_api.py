@@ -70,7 +70,10 @@ class DeprecatedTorchApi(TorchApiRule):
     given); `functorch` transforms -> `torch.func`; `torch.cuda.amp.autocast(**kw)` ->
     `torch.amp.autocast("cuda", **kw)` (keyword arguments only); `GradScaler(...)` ->
     `torch.amp.GradScaler("cuda", ...)`; `custom_fwd`/`custom_bwd` ->
-    `torch.amp.custom_fwd(..., device_type="cuda")`. Imports are added and removed as needed.
+    `torch.amp.custom_fwd(..., device_type="cuda")`. Imports are added and removed as needed;
+    an imported name this file never reads moves to its new home (`from torch.func import
+    vmap`), as other modules may import it from here; one with no new home is removed only
+    outside a package `__init__` and while no other linted file imports it.
 
     Unsafe: `assert_allclose` -> `torch.testing.assert_close` (other tolerances, checks
     dtypes); the upsampling modules -> `nn.Upsample(..., mode=...)` (another class);
@@ -178,6 +181,8 @@ class DeprecatedTorchApi(TorchApiRule):
             line=1,
             column=23,
         ),
+        # never read here, but another module may import it from here: it moves, it stays
+        Invalid("from functorch import vmap\n", fixed="from torch.func import vmap\n", line=1, column=23),
         Invalid(
             "import torch.nn as nn\n\nup = nn.UpsamplingBilinear2d(scale_factor=2)\n",
             unsafe_fixed="import torch.nn as nn\n\nup = nn.Upsample(scale_factor=2, mode=\"bilinear\", align_corners=True)\n",

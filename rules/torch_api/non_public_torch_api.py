@@ -37,7 +37,8 @@ class NonPublicTorchApi(TorchApiRule):
 
     ## Fix safety
     Safe fix: the public name is the same function object, so the import is rebound to
-    it (`from torch.utils.data import default_collate`) or the dotted use is renamed.
+    it (`from torch.utils.data import default_collate`) or the dotted use is renamed,
+    also where this file never reads the name (other modules may import it from here).
     Offered only when `target-torch` is 1.11 or newer (where the public name exists).
 
     ## Options

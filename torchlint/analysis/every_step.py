@@ -207,14 +207,42 @@ def step_scope(function, settings: ClassSettings) -> StepScope:
         body, instance, params = function, None, ()
     else:
         body, instance, params = function.body, self_name(function), parameter_names(function)
+    # values of the data (`labels = batch["labels"]`, `for x, labels in loader`): a
+    # None-check of one holds on every step or on none, so it marks no rare block
+    data: Set[str] = set(params)
+    made: Set[str] = set()  # bound at least once to something else
     for node in own_nodes(body):
-        if isinstance(node, cst.AssignTarget):
+        if isinstance(node, cst.Assign):
+            names = [name for target in node.targets for name in assigned_names(target.target)]
+            (data if _read_from(node.value, data) else made).update(names)
+        elif isinstance(node, cst.AssignTarget):
             bound.update(assigned_names(node.target))
-        elif isinstance(node, (cst.AnnAssign, cst.AugAssign, cst.For, cst.CompFor, cst.NamedExpr)):
+        elif isinstance(node, (cst.For, cst.CompFor)):
+            names = assigned_names(node.target)
+            bound.update(names)
+            (data if _read_from(node.iter, data) else made).update(names)
+        elif isinstance(node, (cst.AnnAssign, cst.AugAssign, cst.NamedExpr)):
             bound.update(assigned_names(node.target))
+            made.update(assigned_names(node.target))
         elif isinstance(node, cst.AsName):
             bound.update(assigned_names(node.name))
-    return StepScope(instance, frozenset(bound - set(params)), settings)
+            made.update(assigned_names(node.name))
+    return StepScope(instance, frozenset(bound - (data - made)), settings)
+
+
+def _read_from(value, roots: Set[str]) -> bool:
+    """Whether `value` is read out of one of `roots` (`batch`, `batch["labels"]`,
+    `batch.labels`, `batch.get("labels")`). Cost: O(the chain)."""
+    while True:
+        if isinstance(value, cst.Name):
+            return value.value in roots
+        if isinstance(value, (cst.Subscript, cst.Attribute)):
+            value = value.value
+        elif (isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute)
+              and value.func.attr.value in ("get", "pop")):
+            value = value.func.value
+        else:
+            return False
 
 
 def in_periodic_branch(node, parents: Mapping, scope: Optional[StepScope] = None) -> bool:

@@ -12,29 +12,66 @@ at the reads of what each load is bound to; `numpy_saved_keys` walks each scope 
 
 from __future__ import annotations
 
+import ast
 import bisect
 import posixpath
 import threading
-from typing import Any, Collection, Dict, List, Optional, Tuple
+from typing import Any, Collection, Dict, List, NamedTuple, Optional, Tuple
 
-from torchlint.analysis.value_kinds import NameKinds, cst_bindings
+from torchlint.analysis.value_kinds import (
+    HOST_METHODS, OF_TENSOR_METHODS, TENSOR_METHODS, Kind, NameKinds, cst_bindings,
+)
 from torchlint.core.lazy import cst
-from torchlint.analysis.names import cst_dotted_name
+from torchlint.analysis.names import ast_dotted_name, cst_dotted_name, resolve
 from torchlint.core.walk import children, walk
 
 # keys under which a checkpoint keeps its run's arguments or configuration: objects
 # (Namespace, OmegaConf, yacs CfgNode, Lightning's AttributeDict), not tensors
 OBJECT_KEYS = frozenset(
     {"args", "opt", "opts", "cfg", "config", "conf", "hparams", "hp", "flags", "options",
-     "hyper_parameters", "namespace", "argparse_args"}
+     "hyper_parameters", "namespace", "argparse_args", "train_args", "training_args"}
 )
 _DICT_ATTRIBUTES = frozenset(dir(dict))
+# attributes of a tensor: `ckpt.clone()` or `weight.shape` reads a tensor, not an object
+_TENSOR_ATTRIBUTES = TENSOR_METHODS | OF_TENSOR_METHODS | HOST_METHODS | frozenset(
+    {"shape", "dtype", "device", "size", "numel", "dim", "ndim", "ndimension", "T", "mT", "data", "grad",
+     "requires_grad", "requires_grad_", "cpu", "copy_", "view", "view_as", "reshape", "permute", "transpose", "t",
+     "type", "expand", "expand_as", "repeat", "split", "chunk", "narrow", "index_select", "gather", "add", "sub",
+     "mul", "div", "matmul", "mm", "argmax", "argmin", "max", "min", "std", "var", "double", "short", "byte",
+     "type_as", "new_zeros", "new_ones", "new_empty", "new_tensor", "fill_", "zero_", "is_cuda", "element_size",
+     "nelement", "storage", "untyped_storage", "stride", "is_contiguous", "float_power", "eq", "ne", "any", "all"}
+)
+# Keys of training-framework checkpoints (mmengine/mmcv runners, Lightning, hand-written
+# training loops), read after a load, that say the file is a training checkpoint, which
+# keeps objects beside the weights (mmengine's `message_hub` holds `HistoryBuffer`s and
+# its `meta` NumPy values and the config; a training state often keeps the optimizer or
+# scheduler object itself, an AMP scaler, NumPy RNG states). Evidence of a training
+# checkpoint, not proof of objects: the fix is withheld, not the finding.
+# - read alone: a runner's own sections
+RUNNER_KEYS = frozenset({"message_hub", "meta", "loops", "callbacks"})
+# - a training state together with progress: `ckpt["optimizer"]` and `ckpt["epoch"]`
+TRAINING_STATE_KEYS = frozenset(
+    {"optimizer", "optimizers", "optimizer_states", "scheduler", "lr_scheduler", "lr_schedulers", "amp", "scaler"}
+)
+PROGRESS_KEYS = frozenset({"epoch", "iter", "iteration", "step", "global_step", "state_dict"})
 
 
-def object_read(call, scope, numpy_keys: Collection[str] = ()) -> Optional[str]:
+class ObjectRead(NamedTuple):
+    """A read of a loaded value as an object: its text; `training`: the reads are keys of
+    a training checkpoint (`_training_checkpoint`), not an object's own, and the text
+    says so in words."""
+
+    text: str
+    training: bool = False
+
+
+def object_read(call, scope, numpy_keys: Collection[str] = ()) -> Optional[ObjectRead]:
     """How `scope` (the function or module around `call`) reads what `call` returns as an
-    object rather than a dict of tensors: the text of the first such read
-    (`ckpt["args"]`, `ckpt.cfg`, or a key in `numpy_keys`: see `numpy_saved_keys`), or None.
+    object rather than a dict of tensors: the first such read (`ckpt["args"]`,
+    `ckpt.cfg`, or a key in `numpy_keys`: see `numpy_saved_keys`), or the keys that make
+    it a training checkpoint (`RUNNER_KEYS`, or a key of `TRAINING_STATE_KEYS` with one of
+    `PROGRESS_KEYS`), or None. An attribute of a tensor
+    (`.clone()`, `.shape`) is no such read: the loaded value is then a tensor.
 
     Cost: one walk of the scope, kept for the next loads of the same scope (`_ScopeIndex`);
     then per load O(if-nesting + the candidate reads it looks at × if-nesting): the nodes
@@ -48,6 +85,7 @@ def object_read(call, scope, numpy_keys: Collection[str] = ()) -> Optional[str]:
     bound = set(index.assigned.get(id(call), ()))
     # reads of the name before the load, or in a branch that excludes it, are of another value
     sides = index.sides(where)
+    keys: Dict[str, str] = {}  # each string key read -> its read's text
     candidates = list(index.holding.get(id(call), ()))
     for name in bound:
         candidates += index.after(index.name_holders.get(name, ()), where)
@@ -57,12 +95,14 @@ def object_read(call, scope, numpy_keys: Collection[str] = ()) -> Optional[str]:
         if holder is not call and not (position > where and index.apart(position, sides) is False):
             continue
         name = "torch.load(...)" if holder is call else holder.value
-        if isinstance(node, cst.Attribute) and node.attr.value not in _DICT_ATTRIBUTES:
-            return f"{name}.{node.attr.value}"
+        if isinstance(node, cst.Attribute) and node.attr.value not in _DICT_ATTRIBUTES | _TENSOR_ATTRIBUTES:
+            return ObjectRead(f"{name}.{node.attr.value}")
         if isinstance(node, cst.Subscript) and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
             key = _string(node.slice[0].slice.value)
             if key in object_keys:
-                return f'{name}["{key}"]'
+                return ObjectRead(f'{name}["{key}"]')
+            if key is not None:
+                keys.setdefault(key, f'{name}["{key}"]')
     candidates = index.after(index.getters.get(id(call), ()), where - 1)  # `ckpt.get("args")`
     for name in bound:
         candidates += index.after(index.name_getters.get(name, ()), where - 1)
@@ -70,11 +110,23 @@ def object_read(call, scope, numpy_keys: Collection[str] = ()) -> Optional[str]:
     for position, node in candidates:
         if index.apart(position, sides) is False and node.args:
             key = _string(node.args[0].value)
+            holder = node.func.value
+            name = "torch.load(...)" if holder is call else holder.value
             if key in object_keys:
-                holder = node.func.value
-                name = "torch.load(...)" if holder is call else holder.value
-                return f'{name}.{node.func.attr.value}("{key}")'
-    return None
+                return ObjectRead(f'{name}.{node.func.attr.value}("{key}")')
+            if key is not None:
+                keys.setdefault(key, f'{name}.{node.func.attr.value}("{key}")')
+    return _training_checkpoint(keys)
+
+
+def _training_checkpoint(keys: Dict[str, str]) -> Optional[ObjectRead]:
+    """The reads (key -> text) that make a loaded value a training checkpoint, joined."""
+    runner = [text for key, text in keys.items() if key in RUNNER_KEYS]
+    if runner:
+        return ObjectRead(f"`{runner[0]}` is read", True)
+    state = [text for key, text in keys.items() if key in TRAINING_STATE_KEYS]
+    progress = [text for key, text in keys.items() if key in PROGRESS_KEYS]
+    return ObjectRead(f"`{state[0]}` and `{progress[0]}` are read", True) if state and progress else None
 
 
 class _ScopeIndex:
@@ -227,19 +279,114 @@ def _string(node) -> Optional[str]:
     return text if isinstance(text, str) else None
 
 
-def source_key(call) -> Optional[str]:
+def source_key(call, constants: Optional[Dict[str, str]] = None) -> Optional[str]:
     """What a load reads, comparable across files: a dotted value without `self.`
     (`args.resume`, `cfg.MODEL.WEIGHTS`) or a literal file's name (`"model_best.pth"`,
-    quoted). None for a bare name or a computed path, which say nothing beyond their
-    function."""
+    quoted), also through a module constant in `constants` (`module_strings`). None for
+    another name or a computed path, which say nothing beyond their function."""
     if not call.args or call.args[0].keyword is not None or call.args[0].star:
         return None
     value = call.args[0].value
     if isinstance(value, cst.Attribute):
-        dotted = cst_dotted_name(value)
-        if dotted:
-            return dotted[len("self."):] if dotted.startswith("self.") else dotted
-    text = _string(value)
+        return _path_key(cst_dotted_name(value), None)
+    if isinstance(value, cst.Name) and constants:
+        return _path_key(None, constants.get(value.value))
+    return _path_key(None, _string(value))
+
+
+def _path_key(dotted: Optional[str], text: Optional[str]) -> Optional[str]:
+    """`source_key` of a dotted value or of a literal path."""
+    if dotted:
+        return dotted[len("self."):] if dotted.startswith("self.") else dotted
     if text and posixpath.basename(text):
         return f'"{posixpath.basename(text)}"'
     return None
+
+
+def module_strings(module) -> Dict[str, str]:
+    """The module's constants bound once, at module level, to a string (`CKPT = "a.pth"`).
+    Cost: one pass over the module's top-level statements."""
+    found: Dict[str, Optional[str]] = {}
+    for statement in module.body:
+        for small in getattr(statement, "body", ()) if isinstance(statement, cst.SimpleStatementLine) else ():
+            if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
+                name = small.targets[0].target.value
+                found[name] = _string(small.value) if name not in found else None
+    return {name: text for name, text in found.items() if text is not None}
+
+
+# ---- what a project saves whole (stdlib ast) ------------------------------------------
+
+# names under which code keeps a module or optimizer object (`model`, `netG`, `resnet`)
+_OBJECT_NAMES = frozenset({"generator", "discriminator", "optimizer", "optim", "network", "netg", "netd", "encoder",
+                           "decoder", "module"})
+# methods that return the module they are called on
+_SAME_MODULE = frozenset({"to", "cuda", "cpu", "eval", "train", "half", "float", "double", "requires_grad_"})
+
+
+def ast_object_saves(calls: List[ast.Call], assigns: List[ast.Assign], tree: ast.Module, table) -> List[str]:
+    """Where the file saves a whole object (a module, an optimizer, a dict holding one)
+    with `torch.save`, rather than a `state_dict` or tensors: the destinations'
+    `source_key`s. A load of that file with `weights_only=True` fails (`UnpicklingError`),
+    whatever torch. An object is a value named like one (`model`, `self.net`, `netG`,
+    `generator`, `optimizer`), a name bound only to a class's instance (`srresnet =
+    SRResNet(...)`), moved or not (`.to(device)`, `.eval()`), or a dict holding one.
+
+    Cost: one pass over the file's assignments and calls."""
+    built: Dict[str, bool] = {}  # name -> bound only to a class's instance
+    for node in assigns:
+        for target in node.targets:
+            if isinstance(target, ast.Name):
+                built[target.id] = built.get(target.id, True) and _constructed(node.value)
+    constants: Dict[str, Optional[str]] = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            text = node.value.value if isinstance(node.value, ast.Constant) and isinstance(node.value.value, str) else None
+            constants[node.targets[0].id] = text if node.targets[0].id not in constants else None
+    found = []
+    for call in calls:
+        if resolve(ast_dotted_name(call.func), table) != "torch.save" or not call.args:
+            continue
+        destination = call.args[1] if len(call.args) > 1 else next((k.value for k in call.keywords if k.arg == "f"), None)
+        if destination is None or not _ast_object(call.args[0], built):
+            continue
+        if isinstance(destination, ast.Name):
+            key = _path_key(None, constants.get(destination.id))
+        elif isinstance(destination, ast.Constant) and isinstance(destination.value, str):
+            key = _path_key(None, destination.value)
+        else:
+            key = _path_key(ast_dotted_name(destination) if isinstance(destination, ast.Attribute) else None, None)
+        if key is not None and key not in found:
+            found.append(key)
+    return found
+
+
+def _constructed(value: ast.AST) -> bool:
+    while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in _SAME_MODULE:
+        value = value.func.value
+    if not isinstance(value, ast.Call):
+        return False
+    name = ast_dotted_name(value.func) or ""
+    last = name.rsplit(".", 1)[-1]
+    return last[:1].isupper() and not name.startswith("torch.") and last not in ("Tensor", "FloatTensor", "LongTensor")
+
+
+def _object_name(name: str) -> bool:
+    lowered = name.lower()
+    return lowered in _OBJECT_NAMES or lowered.endswith(("model", "net"))
+
+
+def _ast_object(value: ast.AST, built: Dict[str, bool], depth: int = 0) -> bool:
+    while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in _SAME_MODULE:
+        value = value.func.value
+    if isinstance(value, ast.Dict):
+        return depth < 2 and any(item is not None and _ast_object(item, built, depth + 1) for item in value.values)
+    if isinstance(value, ast.Call):
+        return _constructed(value)
+    if isinstance(value, ast.Name):
+        return _object_name(value.id) or built.get(value.id, False)
+    if isinstance(value, ast.Attribute):
+        if value.attr == "module" and isinstance(value.value, (ast.Name, ast.Attribute)):
+            return _ast_object(value.value, built, depth)  # `model.module` of DataParallel
+        return _object_name(value.attr)
+    return False

@@ -13,7 +13,7 @@ dotted-name helpers are linear in the name.
 from __future__ import annotations
 
 import ast
-from typing import Dict, Iterator, Optional
+from typing import Dict, Iterable, Iterator, List, Optional, Set
 
 from torchlint.core.lazy import cst
 from torchlint.core.walk import blocks
@@ -46,9 +46,14 @@ def _bind_import(table: ImportTable, module: str, alias: Optional[str]) -> None:
 
 def _bind_from(table: ImportTable, module: str, name: str, alias: Optional[str]) -> None:
     if name != "*":
-        # `from . import x` binds `.x`, not `..x` (which would mean the parent package)
-        separator = "" if not module or module.endswith(".") else "."
-        table[alias or name] = f"{module}{separator}{name}"
+        table[alias or name] = _from_name(module, name)
+
+
+def _from_name(module: str, name: str) -> str:
+    """What `from module import name` takes: `.x` for `from . import x`, not `..x` (which
+    would mean the parent package)."""
+    separator = "" if not module or module.endswith(".") else "."
+    return f"{module}{separator}{name}"
 
 
 # ---- stdlib ast ---------------------------------------------------------------
@@ -85,6 +90,24 @@ def ast_import_table(tree: ast.Module) -> ImportTable:
             for alias in node.names:
                 _bind_from(table, module, alias.name, alias.asname)
     return table
+
+
+def ast_names_taken(import_froms: Iterable[ast.ImportFrom], attributes: Iterable[ast.Attribute], table: ImportTable) -> List[str]:
+    """The names this file takes from other modules, as `module.name` (a relative module
+    with its dots): `from pkg import vmap` in any scope, and `m.vmap` read through a
+    module-level import that binds `m` (`import pkg as m`, `from pkg import plain`).
+    Deeper chains (`pkg.plain.vmap` after `import pkg.plain`) are not followed.
+
+    Cost: O(the given imports and attributes)."""
+    found: Set[str] = set()
+    for node in import_froms:
+        module = "." * node.level + (node.module or "")
+        found.update(_from_name(module, alias.name) for alias in node.names if alias.name != "*")
+    for node in attributes:
+        value = node.value
+        if isinstance(value, ast.Name) and value.id in table:
+            found.add(f"{table[value.id]}.{node.attr}")
+    return sorted(found)
 
 
 def ast_is_type_checking(test: ast.AST) -> bool:

@@ -15,7 +15,10 @@ project pass by itself, and a condition is one of the kinds below, nothing else:
   layer the finding is about;
 - `ImportNotKeptElsewhere`: the heavy module is not still imported elsewhere on import;
 - `SourceLoadedUnrestricted`: whether another file loads the same checkpoint source
-  with `weights_only=False`, which picks the finding's wording and fix.
+  with `weights_only=False` or saves a whole object there, which picks the finding's
+  wording and fix;
+- `NameNotTakenElsewhere`: whether another file imports the name from this file (then
+  an import that looks unused here stays).
 
 Cost: encoding and decoding are linear in the findings and their conditions.
 """
@@ -109,17 +112,27 @@ class ImportNotKeptElsewhere:
 
 @dataclass(frozen=True)
 class SourceLoadedUnrestricted:
-    """If another file loads checkpoint `source` with `weights_only=False`, report
-    `otherwise` instead (with `{where}` in its message naming that file)."""
+    """If another file loads checkpoint `source` with `weights_only=False` or saves a whole
+    object to it, report `otherwise` instead (with `{where}` in its message saying so and
+    naming that file)."""
 
     source: str
+    otherwise: Diagnostic
+
+
+@dataclass(frozen=True)
+class NameNotTakenElsewhere:
+    """If another file takes `name` from this file's module (`from pkg import name`,
+    `pkg.name`), report `otherwise` instead (with `{where}` in its message naming that file)."""
+
+    name: str
     otherwise: Diagnostic
 
 
 Condition = Any  # one of CONDITIONS
 CONDITIONS: Tuple[Type, ...] = (
     ClassIs, ModelInput, SkipInput, HotPathReaches, LoopReaches, SecondOrderReaches, ImportNotKeptElsewhere,
-    SourceLoadedUnrestricted,
+    SourceLoadedUnrestricted, NameNotTakenElsewhere,
 )
 _BY_NAME: Dict[str, Type] = {kind.__name__: kind for kind in CONDITIONS}
 
@@ -144,7 +157,7 @@ def _condition_json(condition: Condition) -> Dict[str, Any]:
     data = dict(vars(condition))
     if isinstance(condition, HotPathReaches):
         data["quiet_hooks"] = sorted(condition.quiet_hooks)
-    elif isinstance(condition, SourceLoadedUnrestricted):
+    elif isinstance(condition, (SourceLoadedUnrestricted, NameNotTakenElsewhere)):
         data["otherwise"] = condition.otherwise.to_json()
     elif isinstance(condition, SecondOrderReaches):
         data["layer"] = list(vars(condition.layer).values())
@@ -155,7 +168,7 @@ def _condition(kind: Type, fields: Mapping[str, Any]) -> Condition:
     data = dict(fields)
     if kind is HotPathReaches:
         data["quiet_hooks"] = frozenset(data["quiet_hooks"])
-    elif kind is SourceLoadedUnrestricted:
+    elif kind in (SourceLoadedUnrestricted, NameNotTakenElsewhere):
         data["otherwise"] = Diagnostic.from_json(data["otherwise"])
     elif kind is SkipInput:
         data["parameters"] = tuple(tuple(pair) for pair in data["parameters"])

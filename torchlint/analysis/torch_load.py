@@ -92,6 +92,17 @@ def _read_load(call, qualified: str, config) -> Optional[Load]:
     return Load(qualified, "old-default", bool(call.args) and config.targets_at_least(WEIGHTS_ONLY_SINCE), False)
 
 
+def refuses_objects_by_default(call, written: Optional[str], config) -> bool:
+    """A `torch.load` passing neither `weights_only` nor a `pickle_module` (nor `**kwargs`)
+    where every targeted torch defaults to `weights_only=True` (2.6 on): it fails on a
+    file holding objects."""
+    if written != TORCH_LOAD or not config.targets_at_least(DEFAULT_FLIPPED_IN):
+        return False
+    count = positional_count(call)
+    return (keyword_argument(call, "weights_only") is None and keyword_argument(call, "pickle_module") is None
+            and not has_double_star(call) and count is not None and count <= _PICKLE_MODULE_POSITION[TORCH_LOAD])
+
+
 def ast_loads(view) -> list:
     """The loader calls of the file, through its imports (the sites of TL201 and TL209)."""
     imports = view.imports

@@ -10,7 +10,8 @@ np.asarray(...)`, `n = len(x)`), an expression is:
   pandas, scipy or `random`; the result of `.numpy()`, `.tolist()`, `.item()`; a
   subscript, attribute or method of a `HOST` value (`arr.T`, `arr.reshape(-1)`);
   arithmetic on `HOST` values only;
-- `TENSOR`: a torch call (`torch.from_numpy(a)`, `x.to(device)`, `x.cuda()`);
+- `TENSOR`: a torch call (`torch.from_numpy(a)`, `x.to(device)`, `x.cuda()`), arithmetic
+  with a `TENSOR`, a reduction or elementwise method of one (`t.sum()`, `t.abs()`);
 - `UNKNOWN`: anything else (a parameter, a loop variable, an attribute of `self`).
 
 Unknown stays unknown: rules report it where they would without this analysis. Only the
@@ -48,6 +49,12 @@ HOST_BUILTINS = frozenset(
 HOST_METHODS = frozenset({"numpy", "tolist", "item"})
 # methods whose result is a tensor on the receiver's device or another one
 TENSOR_METHODS = frozenset({"to", "cuda", "detach", "float", "half", "long", "int", "bool", "contiguous", "clone"})
+# methods whose result, on a tensor, is a tensor (reductions and elementwise maths; not
+# `max`/`min`, which give a pair with `dim`)
+OF_TENSOR_METHODS = frozenset(
+    {"sum", "mean", "abs", "exp", "log", "sqrt", "pow", "square", "neg", "clamp", "clamp_min", "clamp_max",
+     "sigmoid", "softmax", "log_softmax", "norm", "prod", "reciprocal", "squeeze", "unsqueeze", "flatten"}
+)
 _DEPTH = 6
 _OPEN_NAMES = 50
 
@@ -145,7 +152,8 @@ class NameKinds:
                     return module
                 if attr in TENSOR_METHODS:
                     return Kind.TENSOR
-                return _receiver(self.kind(func.value, depth + 1))
+                receiver = self.kind(func.value, depth + 1)
+                return Kind.TENSOR if receiver is Kind.TENSOR and attr in OF_TENSOR_METHODS else _receiver(receiver)
             return _module_kind(imports.qualified_name(func)) or Kind.UNKNOWN
         if name in ("Attribute", "Subscript"):
             module = _module_kind(imports.qualified_name(expression)) if name == "Attribute" else None
@@ -221,12 +229,13 @@ class NameKinds:
 # ---- a tensor just built on the CPU (both forms) -----------------------------------
 
 
-# torch factories that build a new tensor on the CPU unless given a `device`
+# torch factories that build a new tensor on the CPU unless given a `device` (not
+# `multinomial`, `poisson`, `bernoulli`: they sample from a tensor, on its device)
 _CPU_FACTORIES = frozenset(
     f"torch.{name}"
     for name in (
         "rand", "randn", "randint", "randperm", "tensor", "as_tensor", "empty", "zeros", "ones", "full",
-        "arange", "linspace", "logspace", "normal", "poisson", "bernoulli", "multinomial", "Tensor",
+        "arange", "linspace", "logspace", "normal", "Tensor",
         "FloatTensor", "LongTensor",
     )
 )

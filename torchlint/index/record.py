@@ -59,6 +59,8 @@ class FileRecord:
     flow: Optional[FlowFacts] = None
     # the modules imported at import time (absolute or relative dotted names)
     imported_modules: Tuple[str, ...] = ()
+    # the names taken from other modules, as `module.name` (`torchlint.analysis.names.ast_names_taken`)
+    names_taken: Tuple[str, ...] = ()
     # the heavy modules whose module-level import stays after every fix
     staying_imports: Tuple[str, ...] = ()
     # classes used as a submodule of another class, and the calls of submodules
@@ -67,6 +69,8 @@ class FileRecord:
     submodule_calls: Tuple[SubmoduleCall, ...] = ()
     # checkpoint sources this file loads with `weights_only=False` (or a pickle module)
     unrestricted_loads: Tuple[str, ...] = ()
+    # checkpoint destinations this file saves a whole object to (`torch.save(model, f)`)
+    object_saves: Tuple[str, ...] = ()
     # the file's import table, kept where a double-backward analysis ran on it (None: it did not)
     import_table: Optional[Mapping[str, str]] = None
     second_order_sites: Tuple[SecondOrderSite, ...] = ()
@@ -84,7 +88,8 @@ class FileRecord:
                 data[name] = getattr(self, name).to_json()
         if self.import_table is not None:
             data["import_table"] = self.import_table
-        for name in ("imported_modules", "staying_imports", "submodule_uses", "unrestricted_loads"):
+        for name in ("imported_modules", "names_taken", "staying_imports", "submodule_uses", "unrestricted_loads",
+                     "object_saves"):
             if getattr(self, name):
                 data[name] = list(getattr(self, name))
         if self.submodule_calls:
@@ -103,10 +108,12 @@ class FileRecord:
             loops=LoopFacts.from_json(data["loops"]) if "loops" in data else None,
             flow=FlowFacts.from_json(data["flow"]) if "flow" in data else None,
             imported_modules=tuple(data.get("imported_modules", ())),
+            names_taken=tuple(data.get("names_taken", ())),
             staying_imports=tuple(data.get("staying_imports", ())),
             submodule_uses=tuple(data.get("submodule_uses", ())),
             submodule_calls=tuple(SubmoduleCall.from_json(item) for item in data.get("submodule_calls", ())),
             unrestricted_loads=tuple(data.get("unrestricted_loads", ())),
+            object_saves=tuple(data.get("object_saves", ())),
             import_table=data.get("import_table"),
             second_order_sites=tuple(SecondOrderSite.from_json(item) for item in data.get("second_order_sites", ())),
             pending=[Pending.from_json(item) for item in data.get("pending", ())],

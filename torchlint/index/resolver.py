@@ -9,15 +9,17 @@ both from a class and from a loop is reported once). Decisions run in the order 
 Cost: the pending findings are grouped by condition kind once per rule (O(rules × kinds
 × pending)); each decision is linear in its findings plus the index it reads
 (`_skip_input` and `_model_input` read every record's submodule calls and uses once per
-rule).
+rule, `_name_taken` every record's names taken; a pending name is checked against the
+takers of names with its last part).
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Callable, Dict, List, Mapping, Sequence, Tuple
+from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from torchlint.analysis.hot_paths import hot_path_findings
+from torchlint.analysis.module_names import absolute_import, is_package, module_name, suffix_matches
 from torchlint.analysis.modules import RNN_LAYERS, torch_base
 from torchlint.analysis.submodule_calls import SubmoduleCall, passes_own_outputs
 from torchlint.core.config import Config
@@ -25,8 +27,8 @@ from torchlint.fixing.apply import without_unfixable
 from torchlint.core.diagnostics import Diagnostic
 from torchlint.index.import_graph import ImportGraph
 from torchlint.analysis.pending import (
-    ClassIs, HotPathReaches, ImportNotKeptElsewhere, LoopReaches, ModelInput, Pending, SecondOrderReaches, SkipInput,
-    SourceLoadedUnrestricted,
+    ClassIs, HotPathReaches, ImportNotKeptElsewhere, LoopReaches, ModelInput, NameNotTakenElsewhere, Pending,
+    SecondOrderReaches, SkipInput, SourceLoadedUnrestricted,
 )
 from torchlint.index.project import ProjectIndex
 from torchlint.index.record import FileRecord
@@ -122,19 +124,40 @@ def _import_not_kept(project: ProjectIndex, pending: Sequence[Located], rule: ty
 
 
 def _source_loaded(project: ProjectIndex, pending: Sequence[Located], rule: type, config: Config) -> List[Diagnostic]:
-    unrestricted: Dict[str, str] = {}
+    # source -> how another file shows it holds objects
+    holds_objects: Dict[str, str] = {}
     for display in sorted(project.records):
         for source in project.records[display].unrestricted_loads:
-            unrestricted.setdefault(source, display)
+            holds_objects.setdefault(source, f"is loaded with `weights_only=False` in {display}")
+        for source in project.records[display].object_saves:
+            holds_objects.setdefault(source, f"is where {display} saves a whole object with `torch.save`")
+    return [_unless_elsewhere(item, holds_objects.get(item.condition.source)) for _, item in pending]
+
+
+def _name_taken(project: ProjectIndex, pending: Sequence[Located], rule: type, config: Config) -> List[Diagnostic]:
+    # by last part: (the module and name taken, the file that takes it)
+    taken: Dict[str, List[Tuple[str, str]]] = {}
+    for display in sorted(project.records):
+        module, package = module_name(display), is_package(display)
+        for name in project.records[display].names_taken:
+            target = absolute_import(module, package, name) if name.startswith(".") else name
+            if target:
+                taken.setdefault(target.rsplit(".", 1)[-1], []).append((target, display))
     found = []
-    for _, item in pending:
-        where = unrestricted.get(item.condition.source)
-        if where is None:
-            found.append(item.diagnostic)
-        else:
-            otherwise = item.condition.otherwise
-            found.append(replace(otherwise, message=otherwise.message.replace("{where}", where)))
+    for display, item in pending:
+        own = f"{module_name(display)}.{item.condition.name}"
+        takers = taken.get(item.condition.name, ())
+        where = next((other for target, other in takers if other != display and suffix_matches(own, target)), None)
+        found.append(_unless_elsewhere(item, where))
     return found
+
+
+def _unless_elsewhere(item: Pending, where: Optional[str]) -> Diagnostic:
+    """The pending finding, or, if another file (`where`) decides it, its `otherwise`."""
+    if where is None:
+        return item.diagnostic
+    otherwise = item.condition.otherwise
+    return replace(otherwise, message=otherwise.message.replace("{where}", where))
 
 
 Decide = Callable[[ProjectIndex, Sequence[Located], type, Config], List[Diagnostic]]
@@ -146,4 +169,5 @@ DECISIONS: Tuple[Tuple[Tuple[type, ...], Decide], ...] = (
     ((HotPathReaches, LoopReaches), hot_path_findings),
     ((ImportNotKeptElsewhere,), _import_not_kept),
     ((SourceLoadedUnrestricted,), _source_loaded),
+    ((NameNotTakenElsewhere,), _name_taken),
 )

@@ -166,6 +166,15 @@ INVALID = (
         line=7,
         column=21,
     ),
+    # arithmetic with numbers only may feed a size or a record: a host value, no fix
+    Invalid(
+        "import torch\nfrom torch import nn\n\n\nclass Span(nn.Module):\n"
+        "    def forward(self, tokens, mask):\n        start = int(torch.nonzero(mask)[0].item())\n"
+        "        return tokens, (tokens.shape[0] - start,)\n",
+        line=7,
+        column=21,
+        options=(("check-host-values", True),),
+    ),
     # a size needs a host value: flagged only, and only with `check-host-values`
     Invalid(
         "from torch.nn.modules.loss import _Loss\n\nclass Balanced(_Loss):\n"

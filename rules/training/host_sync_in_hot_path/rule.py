@@ -94,9 +94,11 @@ class HostSyncInHotPath(HotPathRule):
     the progress bar reads it each batch anyway. Elsewhere (`self.log` of a plain `nn.Module` may need
     a number), or on a value plainly not a tensor, no fix.
 
-    Unsafe: `n = x.item()` or `n = int(x.item())`, `n` bound once and only an operand of arithmetic whose
-    result needs no Python number, becomes `n = x.detach()` (or `.long()`): a 0-dim tensor, so the
-    result's dtype can change and later formatting or branching syncs there. Other syncs: no fix.
+    Unsafe: `n = x.item()` or `n = int(x.item())`, `n` bound once and only an operand of arithmetic with
+    a tensor (so its result was a tensor already) that needs no Python number, becomes `n = x.detach()`
+    (or `.long()`): a 0-dim tensor, so the result's dtype can change and later formatting or branching
+    syncs there. Arithmetic with numbers only (`x.shape[0] - n`) may feed a size, a slice, NumPy or
+    JSON: no fix. Other syncs: no fix.
 
     ## Options
     - `check-host-values` (default `false`): also values needed on the host (`k = int(n.sum().item())`).
@@ -187,7 +189,7 @@ class HostSyncInHotPath(HotPathRule):
                     self._progress_bar.add(id(report))
                 yield report, True
                 continue
-            unsafe = arithmetic_only(node, parents, uses, memo) if method_name == "item" else None
+            unsafe = arithmetic_only(node, parents, uses, kinds, memo) if method_name == "item" else None
             if unsafe is not None:
                 fix = lambda positions, call=node, whole=unsafe: self._unsafe_fix(call, whole, positions)  # noqa: E731
                 yield Report(self, node, message, fix), False

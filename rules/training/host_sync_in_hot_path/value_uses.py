@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from torchlint.analysis.accumulation import climb
+from torchlint.analysis.value_kinds import Kind
 from torchlint.core.lazy import cst
 
 _HOST_BUILTINS = frozenset(
@@ -46,6 +47,7 @@ class UseMemo:
     arithmetic: Dict[str, Tuple[bool, int, int]] = field(default_factory=dict)
     climbed: Dict[int, Tuple[object, object]] = field(default_factory=dict)
     rewrites: Dict = field(default_factory=dict)  # `loss_paths.host_value_rewrite`'s memo
+    tensor_operand: Dict[int, bool] = field(default_factory=dict)  # `_meets_tensor`'s memo
 
 
 def recorded(call, parents: Dict, uses: Dict[str, List], memo: Optional[UseMemo] = None) -> bool:
@@ -125,10 +127,14 @@ def _binds(name, parents: Dict) -> bool:
     return isinstance(holder, (cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor)) and holder.target is name
 
 
-def arithmetic_only(call, parents: Dict, uses: Dict[str, List], memo: Optional[UseMemo] = None) -> Optional[object]:
+def arithmetic_only(call, parents: Dict, uses: Dict[str, List], kinds, memo: Optional[UseMemo] = None) -> Optional[object]:
     """For `n = x.item()` / `n = int(x.item())` with `n` bound once and read only as an
-    operand of arithmetic: the expression to replace (the call, or the `int(...)`).
-    Cost: O(1) around the call; O(the name's uses) the first time with a `memo`, O(1) after."""
+    operand of arithmetic with a tensor (`kinds`, the method's `NameKinds`), whose result
+    is therefore a tensor already: the expression to replace (the call, or the `int(...)`).
+    Arithmetic with numbers only (`x.shape[0] - n`) may become a size, a slice or a NumPy
+    argument, where a tensor will not do.
+    Cost: O(1) around the call; O(the name's uses and the arithmetic above them) the first
+    time with a `memo`, O(1) after."""
     whole = call
     parent = parents.get(call)
     if isinstance(parent, cst.Arg):
@@ -150,17 +156,17 @@ def arithmetic_only(call, parents: Dict, uses: Dict[str, List], memo: Optional[U
     name = parent.targets[0].target.value
     found = memo.arithmetic.get(name) if memo is not None else None
     if found is None:
-        found = _arithmetic_reads(uses.get(name, ()), parents)
+        found = _arithmetic_reads(uses.get(name, ()), parents, kinds, memo.tensor_operand if memo is not None else {})
         if memo is not None:
             memo.arithmetic[name] = found
     only_arithmetic, bindings, reads = found
     return whole if only_arithmetic and bindings == 1 and reads else None
 
 
-def _arithmetic_reads(nodes, parents: Dict) -> Tuple[bool, int, int]:
+def _arithmetic_reads(nodes, parents: Dict, kinds, tensor_operand: Dict[int, bool]) -> Tuple[bool, int, int]:
     """Whether every read among `nodes` (the uses of one name) is an operand of arithmetic
-    that needs no Python number, with how many bindings and reads they are (counted up to
-    the first other read)."""
+    with a tensor that needs no Python number, with how many bindings and reads they are
+    (counted up to the first other read)."""
     bindings = reads = 0
     for node in nodes:
         if _binds(node, parents):
@@ -171,10 +177,36 @@ def _arithmetic_reads(nodes, parents: Dict) -> Tuple[bool, int, int]:
             isinstance(holder, cst.BinaryOperation)
             and type(holder.operator).__name__ in _ARITHMETIC
             and not _needs_host_value(holder, parents)
+            and _meets_tensor(node, parents, kinds, tensor_operand)
         ):
             return False, bindings, reads
         reads += 1
     return True, bindings, reads
+
+
+def _meets_tensor(node, parents: Dict, kinds, memo: Dict[int, bool]) -> bool:
+    """Whether `node`, climbed through arithmetic, meets an operand that is a tensor: then
+    the result was a tensor already, whatever `node` is.
+    Cost: O(the operations climbed); with `memo`, each operation is climbed once."""
+    passed = []
+    answer = False
+    while True:
+        if id(node) in memo:
+            answer = memo[id(node)]
+            break
+        parent = parents.get(node)
+        if isinstance(parent, cst.UnaryOperation):
+            other = None
+        elif isinstance(parent, cst.BinaryOperation) and type(parent.operator).__name__ in _ARITHMETIC:
+            other = parent.right if parent.left is node else parent.left
+        else:
+            break
+        passed.append((node, other))
+        node = parent
+    for passed_node, other in reversed(passed):
+        answer = answer or (other is not None and kinds.kind(other) is Kind.TENSOR)
+        memo[id(passed_node)] = answer
+    return answer
 
 
 def _is_sink(call) -> bool:

@@ -4,13 +4,18 @@ and building their fixes. Each rule picks the rows it reports (`selects`).
 A name is found where it is written in full through the file's imports (`T.qr(...)` after
 `import torch as T`, `cuda.amp.autocast()` after `from torch import cuda`) and where it is
 imported by name (`from torch.cuda.amp import autocast`): that import is the finding, and
-its fix rewrites every use of the imported name, then drops the import.
+its fix rewrites every use of the imported name, then drops the import. A name the file
+never reads moves to its new home (`from torch.func import vmap`): other modules may
+import it from here. With no new home it is removed, except in a package `__init__`, and
+the project pass keeps it where another file takes the name (`NameNotTakenElsewhere`).
 
 Cost: finding is one traversal (O(1) per import, call, decorator and dotted name, the
 guard checks of `CompatGuarded` aside). A dotted use's fix is O(its rewrite); where the
 rewrites leave the imported head unread, the fix that rewrites every use of the head and
 drops its import is built once per head (O(its uses)) and shared by those uses' findings.
-An import's fix is O(the uses of its name).
+An import's fix is O(the uses of its name); whether an import's name is read is
+O(the file) per reported import. The names a file takes from others
+(`ast_names_taken`) are one pass over its imports and attributes.
 """
 
 from __future__ import annotations
@@ -37,10 +42,13 @@ from torchlint.fixing.import_edits import (
     spell,
 )
 from torchlint.core.lazy import cst
-from torchlint.analysis.names import ast_dotted_name, cst_dotted_name, cst_module_name, resolve
+from torchlint.analysis.names import ast_dotted_name, ast_names_taken, cst_dotted_name, cst_module_name, resolve
 from torchlint.rule_api.bases.compat_guarded import CompatGuarded
 from torchlint.analysis.source_view import SourceView
-from torchlint.rule_api.rule import Positions, Rule
+from torchlint.analysis.module_names import is_package
+from torchlint.analysis.pending import NameNotTakenElsewhere
+from torchlint.index.record import FileRecord
+from torchlint.rule_api.rule import Positions, Report, Rule
 from torchlint.fixing.torch_api_rewrites import REWRITES, code
 from torchlint.analysis.torch_api_table import API_PARTS, LAST_NAMES, TABLE, TorchApi, lookup
 
@@ -64,6 +72,7 @@ def at_target(version: Optional[str], config: Config) -> bool:
 
 class TorchApiRule(CompatGuarded, Rule):
     fixable = True
+    project_rule = True  # an import unread here stays while another file imports its name
     triggers = tuple(sorted(LAST_NAMES | {"functorch", "_six", "_utils"}))
     guard_probes = API_PARTS
 
@@ -76,6 +85,10 @@ class TorchApiRule(CompatGuarded, Rule):
         """The whole file (a fix rewrites every use of a name it imports), if it names a
         selected API."""
         return (view.tree,) if cls._names_selected(view, config) else ()
+
+    @classmethod
+    def ast_facts(cls, view: SourceView, config: Config, record: FileRecord) -> None:
+        record.names_taken = tuple(ast_names_taken(view.nodes_of(ast.ImportFrom), view.nodes_of(ast.Attribute), view.imports))
 
     @classmethod
     def _names_selected(cls, view: SourceView, config: Config) -> bool:
@@ -138,9 +151,19 @@ class TorchApiRule(CompatGuarded, Rule):
             qualified = f"{module}.{cst_module_name(alias.name)}"
             api = lookup(qualified)
             if api is not None and self.selects(api, self.context.config) and not self.guarded(alias):
-                self.report(
-                    alias, self.message(api, qualified), lambda p, a=alias, q=api: self._import_fix(p, line, node, a, q)
-                )
+                message = self.message(api, qualified)
+                fix = lambda p, a=alias, q=api: self._import_fix(p, line, node, a, q)  # noqa: E731
+                if self._unread_without_new_home(line, node, alias) and is_package(self.context.path):
+                    self.report(alias, message + "; no fix: a package `__init__` imports names to export them")
+                elif self._removable(line, node, alias):
+                    # the fix removes it: unless another file imports the name from here
+                    removed = Report(self, alias, message, fix)
+                    kept = Report(self, alias, message + "; no fix: {where} imports the name from this module")
+                    otherwise = self.context.diagnostic(kept)
+                    if otherwise is not None:
+                        self.context.defer(removed, NameNotTakenElsewhere(alias_name(alias), otherwise))
+                else:
+                    self.report(alias, message, fix)
 
     def visit_Decorator(self, node) -> None:
         decorator = node.decorator
@@ -299,25 +322,47 @@ class TorchApiRule(CompatGuarded, Rule):
     def _fix_message(self, api: TorchApi) -> str:
         return f"Use `{api.replacement}`" if api.replacement else "Use the value itself"
 
-    def _import_fix(self, positions: Positions, line, node, alias, api: TorchApi) -> Optional[Fix]:
+    def _module_level(self, line, node) -> bool:
         lengths = self._block_lengths
-        if line is None or id(line) not in lengths or not any(small is node for small in line.body):
-            return None  # not a module-level import
+        return line is not None and id(line) in lengths and any(small is node for small in line.body)
+
+    def _unread_without_new_home(self, line, node, alias) -> bool:
+        """A module-level import whose name this file never reads, with no new home to
+        import it from."""
+        if not self._module_level(line, node):
+            return False
+        api = lookup(f"{cst_module_name(node.module)}.{cst_module_name(alias.name)}")
+        if api is None or api.rewrite == "six" or self._rebinds_to(node, alias) is not None:
+            return False
+        return name_reads(self.context.view, alias_name(alias)) == 0
+
+    def _removable(self, line, node, alias) -> bool:
+        """Whether the fix of this import removes it (if no other file imports its name):
+        unread, no new home, outside a package `__init__` (which imports names to export
+        them)."""
+        return not is_package(self.context.path) and self._unread_without_new_home(line, node, alias)
+
+    def _import_fix(self, positions: Positions, line, node, alias, api: TorchApi) -> Optional[Fix]:
+        if not self._module_level(line, node):
+            return None
         local = alias_name(alias)
+        lengths = self._block_lengths
         lines = positions.lines
         if api.rewrite == "six":
             return self._six_fix(positions, line, node)
         uses = self.calls_by_name.get(local, []) + self.decorators_by_name.get(local, [])
-        read = name_reads(self.context.view, local)
         removal = remove_alias(line, node, alias, positions, lines, lengths[id(line)])
-        if read == 0:
+        if self._removable(line, node, alias):
+            # deferred: no other file imports the name (`NameNotTakenElsewhere`)
             return Fix("Remove the unused import", (removal,)) if removal is not None else None
         if not self._fixable(api):
             return None
         module = self._rebinds_to(node, alias)
         if module is not None:
+            # its new home, even where this file never reads it: another module may import it from here
             return self._rebind_fix(positions, line, node, alias, api, module, removal)
-        if removal is None or read != len(uses):
+        read = name_reads(self.context.view, local)
+        if removal is None or read != len(uses) or read == 0:
             return None  # the name is read where no rewrite reaches (passed as a value, say)
         edits = [removal]
         for use in uses:
