@@ -18,7 +18,7 @@ from torchlint.runtime.errors import GuardError
 from torchlint.runtime.indices import (check_class_targets, check_ctc_lengths, check_dim_indices, check_embedding,
                                       check_probabilities)
 from torchlint.runtime.layers import check_conv
-from torchlint.runtime.origin import source_line
+from torchlint.runtime.origin import call_name, source_line
 
 Check = Callable[[Any, str, str, Sequence[Any], Mapping[str, Any]], None]
 
@@ -142,17 +142,6 @@ class FunctionalChecks(TorchFunctionMode):
 
 
 _SCALER_CHECK = getattr(torch, "_amp_foreach_non_finite_check_and_unscale_", None)
-
-
-def call_name(func: Any) -> str:
-    """`torch.log`, `Tensor.__mul__`, `F.softmax`: how the printed messages name a torch call."""
-    name = getattr(func, "__name__", repr(func))
-    owner = getattr(func, "__qualname__", name).rpartition(".")[0]
-    if owner in ("Tensor", "TensorBase", "_TensorBase"):
-        return f"Tensor.{name}"
-    if getattr(func, "__module__", "") == "torch.nn.functional":
-        return f"F.{name}"
-    return f"torch.{name}"
 
 
 def _note_passed_through(error: BaseException, func: Any) -> None:

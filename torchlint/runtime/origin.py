@@ -13,15 +13,22 @@ Two ways, both paid for only where they are needed:
   (backward: `LogBackward0` turning a finite gradient into Inf at `log(0)`), so the
   operation is named where `torch.autograd.detect_anomaly` would name it, without
   recording a traceback for every node.
+- Inside a module, backward (`torch.sqrt(h - h)`: a finite forward, an infinite derivative):
+  on a value-check step the guard keeps each outermost module call's inputs and RNG state
+  and the gradient that reaches its outputs (`OuterCall`), until that backward ends. When a
+  parameter's gradient is found non-finite, the call is replayed, forward and backward with
+  the same gradient, with a hook on each operation's autograd node; the first node that turns
+  a finite gradient into NaN/Inf is named with the line that called its operation.
 """
 
 from __future__ import annotations
 
 import os
 import sys
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Dict, Iterable, List, Optional
 
 import torch
+from torch.overrides import TorchFunctionMode
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from torchlint.runtime.errors import GuardError
@@ -110,3 +117,123 @@ def _backward_hook(name: str, line: str, node_name: str,
            "norm at 0, pow with a negative base. Clamp the input away from the pole "
            "(`torch.log(p.clamp_min(1e-12))`), or mask with `torch.where` before the operation, not after."))
     return hook
+
+
+def call_name(func: Any) -> str:
+    """`torch.log`, `Tensor.__mul__`, `F.softmax`: how the printed messages name a torch call."""
+    name = getattr(func, "__name__", repr(func))
+    owner = getattr(func, "__qualname__", name).rpartition(".")[0]
+    if owner in ("Tensor", "TensorBase", "_TensorBase"):
+        return f"Tensor.{name}"
+    if getattr(func, "__module__", "") == "torch.nn.functional":
+        return f"F.{name}"
+    return f"torch.{name}"
+
+
+def _outputs_with_grad(value: Any) -> List[Any]:
+    # a model's output may be a dict (Hugging Face's ModelOutput) as well as a tuple
+    if isinstance(value, dict):
+        value = list(value.values())
+    if isinstance(value, (tuple, list)):
+        return [t for item in value for t in _outputs_with_grad(item)]
+    return [value] if isinstance(value, torch.Tensor) and value.requires_grad else []
+
+
+class OuterCall:
+    """An outermost module call of a value-check step, kept until its backward ends.
+
+    Holds the call's inputs and RNG state (references, no copy) and, once backward reaches the
+    call's outputs, the gradients they receive; `release` drops them when that backward ends."""
+
+    def __init__(self, module: Any, args: tuple, kwargs: dict, rng: Any) -> None:
+        self.module, self.args, self.kwargs, self.rng = module, args, kwargs, rng
+        self.grads: Dict[int, Any] = {}
+        self._release_queued = False
+
+    def watch(self, output: Any) -> bool:
+        """Hook the outputs that backward will reach; False when none will."""
+        outputs = _outputs_with_grad(output)
+        for index, tensor in enumerate(outputs):
+            tensor.register_hook(self._keep(index))
+        return bool(outputs)
+
+    def _keep(self, index: int) -> Callable[[Any], None]:
+        def keep(grad: Any) -> None:
+            self.grads[index] = grad
+            if not self._release_queued:
+                self._release_queued = True
+                torch.autograd.Variable._execution_engine.queue_callback(self.release)
+        return keep
+
+    def release(self) -> None:
+        self.module = self.args = self.kwargs = self.rng = None
+        self.grads = {}
+
+    def replay(self) -> Optional[str]:
+        """The operation whose backward turned the outputs' finite gradient into NaN/Inf, or None."""
+        module, grads = self.module, self.grads
+        if module is None or not grads or any(non_finite(g) for g in grads.values()):
+            return None  # released, not reached by this backward, or handed a non-finite gradient from outside
+        wrt = [p for p in module.parameters() if p.requires_grad]
+        if not wrt:
+            return None
+        buffers = {name: buffer.detach().clone() for name, buffer in module.named_buffers()}
+        tracer = _FirstFaultyBackward()
+        try:
+            with torch.random.fork_rng(devices=[]), torch.enable_grad():
+                torch.random.set_rng_state(self.rng)
+                with tracer:
+                    outputs = _outputs_with_grad(module.forward(*self.args, **self.kwargs))
+                pairs = [(outputs[index], grad) for index, grad in grads.items() if index < len(outputs)]
+                torch.autograd.grad([o for o, _ in pairs], wrt, [g for _, g in pairs], allow_unused=True)
+        except Exception as error:  # the replay is a diagnosis: it never replaces the finding
+            if tracer.found is None:
+                return f"(a replay of its forward and backward to find the operation failed: {type(error).__name__})"
+        finally:
+            with torch.no_grad():
+                for name, buffer in module.named_buffers():
+                    if name in buffers:
+                        buffer.copy_(buffers[name])
+        return tracer.found
+
+
+def replay_backward(calls: Iterable[OuterCall]) -> str:
+    """Name the operation whose backward made a non-finite gradient, replaying the calls (latest first)."""
+    failure = None
+    for call in calls:
+        found = call.replay()
+        if found is not None and found.startswith("("):
+            failure = found
+        elif found is not None:
+            return f"the operation whose backward made them: {found}"
+    return failure or "a replay of the model's forward and backward did not make them again (a random draw?)"
+
+
+class _Found(Exception):
+    pass
+
+
+class _FirstFaultyBackward(TorchFunctionMode):
+    """Hooks the autograd node of each call's output; the first node whose backward turns a finite
+    gradient into NaN/Inf is named with the call and its line, and stops the backward."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.found: Optional[str] = None
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        result = func(*args, **(kwargs or {}))
+        node = next((t.grad_fn for t in tensors_in(result) if t.grad_fn is not None), None)
+        if node is not None:
+            node.register_hook(self._hook(call_name(func), source_line(), node.name()))
+        return result
+
+    def _hook(self, name: str, line: str, node_name: str) -> Callable[..., None]:
+        def hook(grad_inputs: Any, grad_outputs: Any) -> None:
+            if self.found is not None:
+                return
+            if (any(non_finite(g) for g in tensors_in(list(grad_inputs)))
+                    and not any(non_finite(g) for g in tensors_in(list(grad_outputs)))):
+                self.found = f"{name} at {line} ({node_name} turned a finite gradient into NaN/Inf)"
+                raise _Found
+        return hook
