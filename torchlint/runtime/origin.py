@@ -33,7 +33,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 
 from torchlint.runtime.errors import GuardError
 from torchlint.runtime.finite import ADVICE_MADE_HERE, counts, faulty_value, non_finite
-from torchlint.runtime.tensors import describe, tensors_in
+from torchlint.runtime.tensors import describe, has_values, tensors_in
 
 # torch's frames and the guard's own
 _SKIPPED_DIRS = (os.path.dirname(torch.__file__) + os.sep, os.path.dirname(os.path.abspath(__file__)) + os.sep)
@@ -151,8 +151,11 @@ class OuterCall:
         self._release_queued = False
 
     def watch(self, output: Any) -> bool:
-        """Hook the outputs that backward will reach; False when none will."""
+        """Hook the outputs that backward will reach; False when none will, or when they are not plain
+        tensors (under `torch.func` transforms, FakeTensorMode, tensor subclasses nothing is replayed)."""
         outputs = _outputs_with_grad(output)
+        if not all(has_values(tensor) for tensor in outputs):
+            return False
         for index, tensor in enumerate(outputs):
             tensor.register_hook(self._keep(index))
         return bool(outputs)
