@@ -47,7 +47,7 @@ class Case:
     package: str
     build: Callable[[], Tuple[nn.Module, Callable[[int], Batch]]]
     image: bool = False  # channels_last applies
-    checkpointing: bool = False  # gradient_checkpointing_enable() (transformers) or enable_gradient_checkpointing() (diffusers)
+    checkpointing: bool = False  # transformers' gradient_checkpointing_enable(), diffusers' enable_...()
 
 
 def _hf_output_loss(out: Any) -> torch.Tensor:
@@ -162,6 +162,14 @@ def _segformer():
     return model, batch
 
 
+def _detection_batch(step: int) -> Batch:
+    """Two 64x64 images with two boxes of 3 classes each, as DETR-style models take their targets."""
+    generator = torch.Generator().manual_seed(step)
+    targets = [{"class_labels": torch.randint(0, 3, (2,), generator=generator),
+                "boxes": torch.rand(2, 4, generator=generator) * 0.5 + 0.25} for _ in range(2)]
+    return (), {"pixel_values": torch.randn(2, 3, 64, 64, generator=generator), "labels": targets}, _hf_output_loss
+
+
 def _detr():
     transformers = importlib.import_module("transformers")
     importlib.import_module("scipy")  # DETR's Hungarian matcher
@@ -172,14 +180,7 @@ def _detr():
                                      decoder_attention_heads=2, encoder_ffn_dim=64, decoder_ffn_dim=64,
                                      num_queries=8, num_labels=3)
     model = transformers.DetrForObjectDetection(config)
-
-    def batch(step: int) -> Batch:
-        generator = torch.Generator().manual_seed(step)
-        targets = [{"class_labels": torch.randint(0, 3, (2,), generator=generator),
-                    "boxes": torch.rand(2, 4, generator=generator) * 0.5 + 0.25} for _ in range(2)]
-        return (), {"pixel_values": torch.randn(2, 3, 64, 64, generator=generator), "labels": targets}, \
-            _hf_output_loss
-    return model, batch
+    return model, _detection_batch
 
 
 def _clip():
@@ -199,6 +200,16 @@ def _clip():
     return model, batch
 
 
+def _noise_prediction(scheduler: Any, channels: int, step: int, **kwargs: Any) -> Batch:
+    """DDPM training: noised images at random timesteps in, the noise to predict as the target."""
+    generator = torch.Generator().manual_seed(step)
+    clean = torch.randn(2, channels, 16, 16, generator=generator)
+    noise = torch.randn(2, channels, 16, 16, generator=generator)
+    timesteps = torch.randint(0, 100, (2,), generator=generator)
+    return (scheduler.add_noise(clean, noise, timesteps), timesteps), kwargs, \
+        lambda out: F.mse_loss(out.sample.float(), noise)
+
+
 def _diffusion_unet():
     diffusers = importlib.import_module("diffusers")
     model = diffusers.UNet2DModel(sample_size=16, in_channels=3, out_channels=3, layers_per_block=1,
@@ -207,14 +218,7 @@ def _diffusion_unet():
                                   up_block_types=("AttnUpBlock2D", "UpBlock2D"))
     scheduler = diffusers.DDPMScheduler(num_train_timesteps=100)
 
-    def batch(step: int) -> Batch:
-        generator = torch.Generator().manual_seed(step)
-        clean = torch.randn(2, 3, 16, 16, generator=generator)
-        noise = torch.randn(2, 3, 16, 16, generator=generator)
-        timesteps = torch.randint(0, 100, (2,), generator=generator)
-        noisy = scheduler.add_noise(clean, noise, timesteps)
-        return (noisy, timesteps), {}, lambda out: F.mse_loss(out.sample.float(), noise)
-    return model, batch
+    return model, lambda step: _noise_prediction(scheduler, 3, step)
 
 
 def _graph(layer_name: str) -> Callable[[], Any]:
@@ -343,14 +347,7 @@ def _yolos():
                                       intermediate_size=64, image_size=[64, 64], patch_size=16,
                                       num_detection_tokens=8, num_labels=3)
     model = transformers.YolosForObjectDetection(config)
-
-    def batch(step: int) -> Batch:
-        generator = torch.Generator().manual_seed(step)
-        targets = [{"class_labels": torch.randint(0, 3, (2,), generator=generator),
-                    "boxes": torch.rand(2, 4, generator=generator) * 0.5 + 0.25} for _ in range(2)]
-        return (), {"pixel_values": torch.randn(2, 3, 64, 64, generator=generator), "labels": targets}, \
-            _hf_output_loss
-    return model, batch
+    return model, _detection_batch
 
 
 def _speech2text():
@@ -402,13 +399,8 @@ def _conditional_unet():
     scheduler = diffusers.DDPMScheduler(num_train_timesteps=100)
 
     def batch(step: int) -> Batch:
-        generator = torch.Generator().manual_seed(step)
-        latents = torch.randn(2, 4, 16, 16, generator=generator)
-        noise = torch.randn(2, 4, 16, 16, generator=generator)
-        timesteps = torch.randint(0, 100, (2,), generator=generator)
-        text = torch.randn(2, 7, 24, generator=generator)  # a text encoder's hidden states
-        return (scheduler.add_noise(latents, noise, timesteps), timesteps), {"encoder_hidden_states": text}, \
-            lambda out: F.mse_loss(out.sample.float(), noise)
+        text = torch.randn(2, 7, 24, generator=torch.Generator().manual_seed(step + 1000))  # text encoder states
+        return _noise_prediction(scheduler, 4, step, encoder_hidden_states=text)
     return model, batch
 
 

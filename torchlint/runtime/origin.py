@@ -23,9 +23,10 @@ Two ways, both paid for only where they are needed:
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
-from typing import Any, Callable, Dict, Iterable, List, Optional
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional
 
 import torch
 from torch.overrides import TorchFunctionMode
@@ -62,20 +63,27 @@ class _FirstFaultyOperation(TorchDispatchMode):
         return out
 
 
-def replay_forward(module: Any, args: tuple, kwargs: dict) -> str:
-    """Run `module`'s forward again on the same inputs and name the first operation that makes NaN/+Inf."""
+@contextlib.contextmanager
+def _buffers_kept(module: Any) -> Iterator[None]:
+    """A replay leaves the module's buffers (batch norm's running statistics) as they were."""
     buffers = {name: buffer.detach().clone() for name, buffer in module.named_buffers()}
-    tracer = _FirstFaultyOperation()
     try:
-        with torch.random.fork_rng(devices=[]), torch.no_grad(), tracer:
-            module.forward(*args, **kwargs)
-    except Exception as error:  # the replay is a diagnosis: it never replaces the finding
-        return f"(a replay of its forward to find the operation failed: {type(error).__name__})"
+        yield
     finally:
         with torch.no_grad():
             for name, buffer in module.named_buffers():
                 if name in buffers:
                     buffer.copy_(buffers[name])
+
+
+def replay_forward(module: Any, args: tuple, kwargs: dict) -> str:
+    """Run `module`'s forward again on the same inputs and name the first operation that makes NaN/+Inf."""
+    tracer = _FirstFaultyOperation()
+    try:
+        with _buffers_kept(module), torch.random.fork_rng(devices=[]), torch.no_grad(), tracer:
+            module.forward(*args, **kwargs)
+    except Exception as error:  # the replay is a diagnosis: it never replaces the finding
+        return f"(a replay of its forward to find the operation failed: {type(error).__name__})"
     if tracer.found is None:
         return "a replay of its forward on the same input did not make them again (a random draw?)"
     return f"the first operation that made them: {tracer.found}"
@@ -180,23 +188,17 @@ class OuterCall:
         wrt = [p for p in module.parameters() if p.requires_grad]
         if not wrt:
             return None
-        buffers = {name: buffer.detach().clone() for name, buffer in module.named_buffers()}
         tracer = _FirstFaultyBackward()
         try:
-            with torch.random.fork_rng(devices=[]), torch.enable_grad():
+            with _buffers_kept(module), torch.random.fork_rng(devices=[]), torch.enable_grad():
                 torch.random.set_rng_state(self.rng)
                 with tracer:
                     outputs = _outputs_with_grad(module.forward(*self.args, **self.kwargs))
                 pairs = [(outputs[index], grad) for index, grad in grads.items() if index < len(outputs)]
                 torch.autograd.grad([o for o, _ in pairs], wrt, [g for _, g in pairs], allow_unused=True)
-        except Exception as error:  # the replay is a diagnosis: it never replaces the finding
+        except Exception as error:  # the replay is a diagnosis (its first finding stops it with _Found)
             if tracer.found is None:
                 return f"(a replay of its forward and backward to find the operation failed: {type(error).__name__})"
-        finally:
-            with torch.no_grad():
-                for name, buffer in module.named_buffers():
-                    if name in buffers:
-                        buffer.copy_(buffers[name])
         return tracer.found
 
 
