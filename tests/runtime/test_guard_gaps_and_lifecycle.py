@@ -91,6 +91,27 @@ def test_nan_born_in_a_modules_backward_is_named_at_its_operation_and_line(block
     assert torch.equal(model[2].weight.grad, unguarded)  # the replay accumulated no gradient
 
 
+def test_under_the_process_guard_a_model_called_with_keywords_is_replayed_with_them():
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.block = SqrtOfZero()
+
+        def forward(self, *, features):  # as Hugging Face models are called: by keyword
+            return self.block(features)
+
+    model = Model()
+    handle = guard(None)
+    try:
+        loss = model(features=torch.randn(2, 3)).sum()
+        with pytest.raises(GuardError) as caught:
+            loss.backward()
+    finally:
+        handle.remove()
+    assert caught.value.module == "Model.block.fc.bias"
+    assert caught.value.facts[-1].startswith(f"the operation whose backward made them: torch.sqrt at {__file__}:")
+
+
 def test_a_healthy_step_after_a_backward_fault_keeps_nothing_of_it():
     model = nn.Sequential(nn.Linear(3, 3), SqrtOfZero())
     with guard(model) as handle:

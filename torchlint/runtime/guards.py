@@ -143,8 +143,10 @@ class Guard:
             from torch.nn.modules.module import register_module_forward_hook, register_module_forward_pre_hook
 
             self._handles.append(register_module_forward_pre_hook(self._before))
-            # (global forward hooks are given no kwargs)
-            self._handles.append(register_module_forward_hook(self._after_without_kwargs, always_call=True))
+            try:  # keywords too: a replay calls the module as it was called
+                self._handles.append(register_module_forward_hook(self._after, with_kwargs=True, always_call=True))
+            except TypeError:  # a torch whose global forward hooks take no kwargs
+                self._handles.append(register_module_forward_hook(self._after_without_kwargs, always_call=True))
         else:
             for path, module in self.model.named_modules():
                 self._paths[module] = f"{self.name}.{path}" if path else self.name
