@@ -91,6 +91,41 @@ def test_nan_born_in_a_modules_backward_is_named_at_its_operation_and_line(block
     assert torch.equal(model[2].weight.grad, unguarded)  # the replay accumulated no gradient
 
 
+class Checkpointed(nn.Module):
+    """A block run through torch.utils.checkpoint, with the sqrt inside it or after it."""
+
+    def __init__(self, reentrant, sqrt_inside):
+        super().__init__()
+        self.fc, self.reentrant, self.sqrt_inside = nn.Linear(3, 3), reentrant, sqrt_inside
+
+    def block(self, h):
+        return torch.sqrt(h - h) + h if self.sqrt_inside else torch.tanh(h)
+
+    def forward(self, x):
+        h = torch.utils.checkpoint.checkpoint(self.block, self.fc(x), use_reentrant=self.reentrant)
+        return h if self.sqrt_inside else torch.sqrt(h - h) + h
+
+
+@pytest.mark.parametrize(("reentrant", "sqrt_inside", "named"), [(False, True, True), (True, False, True),
+                                                                 (True, True, False)])
+def test_backward_origin_through_gradient_checkpointing(reentrant, sqrt_inside, named):
+    torch.manual_seed(0)
+    model, x = nn.Sequential(nn.Linear(3, 3), Checkpointed(reentrant, sqrt_inside), nn.Linear(3, 2)), torch.randn(4, 3)
+    model(x).square().mean().backward()
+    unguarded = model[2].weight.grad.clone()
+    model.zero_grad(set_to_none=True)
+    with guard(model):
+        loss = model(x).square().mean()
+        with pytest.raises(GuardError) as caught:
+            loss.backward()
+    origin = caught.value.facts[-1]
+    if named:
+        assert origin.startswith(f"the operation whose backward made them: torch.sqrt at {__file__}:")
+    else:  # the recomputed forward of a reentrant checkpoint is out of the guard's sight, and it says so
+        assert "use_reentrant=False" in origin and "detect_anomaly" in origin
+    assert torch.equal(model[2].weight.grad, unguarded)  # a replay's backward accumulated nothing
+
+
 def test_under_the_process_guard_a_model_called_with_keywords_is_replayed_with_them():
     class Model(nn.Module):
         def __init__(self):

@@ -339,7 +339,7 @@ class Guard:
 
         def hook(grad: Any) -> None:
             owner = module_ref()
-            if self.values_now and owner is not None and not compiling():
+            if self.values_now and owner is not None and not self._replaying and not compiling():
                 error = gradient_error(f"{self._path(owner)}.{name}{self._rank}", grad)
                 if error is not None and not self._half_precision and not self._skipped(error):
                     error = error.with_fact(self._backward_origin())  # raised here: name the operation

@@ -190,16 +190,51 @@ class OuterCall:
             return None
         tracer = _FirstFaultyBackward()
         try:
-            with _buffers_kept(module), torch.random.fork_rng(devices=[]), torch.enable_grad():
-                torch.random.set_rng_state(self.rng)
-                with tracer:
-                    outputs = _outputs_with_grad(module.forward(*self.args, **self.kwargs))
-                pairs = [(outputs[index], grad) for index, grad in grads.items() if index < len(outputs)]
-                torch.autograd.grad([o for o, _ in pairs], wrt, [g for _, g in pairs], allow_unused=True)
+            try:
+                self._differentiate(module, tracer, lambda outputs, grads: torch.autograd.grad(
+                    outputs, wrt, grads, allow_unused=True))
+            except RuntimeError as error:
+                if tracer.found is not None or "heckpoint" not in str(error):
+                    raise
+                # torch.utils.checkpoint(use_reentrant=True) takes .backward() only: it accumulates into
+                # the parameters' .grad, which are put back as they were (the operations outside the
+                # checkpointed blocks are still hooked)
+                kept = [None if p.grad is None else (p.grad, p.grad.clone()) for p in wrt]
+                try:
+                    self._differentiate(module, tracer, torch.autograd.backward)
+                finally:
+                    with torch.no_grad():
+                        for parameter, grad in zip(wrt, kept):  # accumulated in place, or made anew
+                            parameter.grad = None if grad is None else grad[0].copy_(grad[1])
+                if tracer.found is None:  # what such a block runs again in backward is out of the mode's sight
+                    return ("(not found: the forward runs a block checkpointed with use_reentrant=True, whose "
+                            "backward runs its forward again where no hook is seen; checkpoint with "
+                            "use_reentrant=False, or run this step under torch.autograd.detect_anomaly())")
         except Exception as error:  # the replay is a diagnosis (its first finding stops it with _Found)
             if tracer.found is None:
                 return f"(a replay of its forward and backward to find the operation failed: {type(error).__name__})"
         return tracer.found
+
+    def _differentiate(self, module: Any, tracer: "_FirstFaultyBackward",
+                       differentiate: Callable[[list, list], Any]) -> None:
+        # the inputs are detached: the replay's backward stops at them, never reaching the real graph
+        args = [_detached(value) for value in self.args]
+        kwargs = {name: _detached(value) for name, value in self.kwargs.items()}
+        with _buffers_kept(module), torch.random.fork_rng(devices=[]), torch.enable_grad():
+            torch.random.set_rng_state(self.rng)
+            with tracer:  # on in backward too: a checkpointed block runs its forward again there
+                outputs = _outputs_with_grad(module.forward(*args, **kwargs))
+                pairs = [(outputs[index], grad) for index, grad in self.grads.items() if index < len(outputs)]
+                differentiate([o for o, _ in pairs], [g for _, g in pairs])
+
+
+def _detached(value: Any) -> Any:
+    """A tensor cut from its graph (a new leaf that requires grad if the tensor did), in tuples and lists too."""
+    if isinstance(value, torch.Tensor):
+        return value.detach().requires_grad_(value.requires_grad and value.is_floating_point())
+    if isinstance(value, (tuple, list)):
+        return type(value)(_detached(item) for item in value)
+    return value
 
 
 def replay_backward(calls: Iterable[OuterCall]) -> str:
