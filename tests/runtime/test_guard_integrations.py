@@ -238,3 +238,22 @@ def test_accelerates_real_cpu_offload_raises_no_alarm_and_still_checks_at_the_fu
                 model(torch.tensor([[1, 30]]))
     assert (caught.value.module, caught.value.check) == ("model.embed", "embedding-index")
     assert model.conv.weight.device.type == "meta"  # offloaded again after each call
+
+
+def test_torchs_graph_capture_beside_the_guard_works_where_docs_guard_md_says_and_fails_where_it_says():
+    model = nn.Sequential(nn.Linear(3, 3), nn.ReLU())
+    x = torch.randn(2, 3)
+    with guard(model):
+        assert torch.jit.trace(model, x)(x).shape == (2, 3)
+        exported = torch.export.export(model, (x,), strict=True)
+        with pytest.raises(Exception):  # TorchScript compiles a module's hooks: the guard's are Python
+            torch.jit.script(model)
+    assert torch.allclose(exported.module()(x), model(x))
+    process = guard(None)
+    try:
+        assert torch.allclose(torch.jit.script(model)(x), model(x))  # the process guard hooks no module itself
+        torch.export.export(model, (x,), strict=False)
+        with pytest.raises(Exception, match="marked as skipped"):  # any global module hook: a torch limit
+            torch.export.export(model, (x,), strict=True)
+    finally:
+        process.remove()
