@@ -47,7 +47,7 @@ class Case:
     package: str
     build: Callable[[], Tuple[nn.Module, Callable[[int], Batch]]]
     image: bool = False  # channels_last applies
-    checkpointing: bool = False  # model.gradient_checkpointing_enable() exists
+    checkpointing: bool = False  # transformers' gradient_checkpointing_enable(), diffusers' enable_...()
 
 
 def _hf_output_loss(out: Any) -> torch.Tensor:
@@ -162,6 +162,14 @@ def _segformer():
     return model, batch
 
 
+def _detection_batch(step: int) -> Batch:
+    """Two 64x64 images with two boxes of 3 classes each, as DETR-style models take their targets."""
+    generator = torch.Generator().manual_seed(step)
+    targets = [{"class_labels": torch.randint(0, 3, (2,), generator=generator),
+                "boxes": torch.rand(2, 4, generator=generator) * 0.5 + 0.25} for _ in range(2)]
+    return (), {"pixel_values": torch.randn(2, 3, 64, 64, generator=generator), "labels": targets}, _hf_output_loss
+
+
 def _detr():
     transformers = importlib.import_module("transformers")
     importlib.import_module("scipy")  # DETR's Hungarian matcher
@@ -172,14 +180,7 @@ def _detr():
                                      decoder_attention_heads=2, encoder_ffn_dim=64, decoder_ffn_dim=64,
                                      num_queries=8, num_labels=3)
     model = transformers.DetrForObjectDetection(config)
-
-    def batch(step: int) -> Batch:
-        generator = torch.Generator().manual_seed(step)
-        targets = [{"class_labels": torch.randint(0, 3, (2,), generator=generator),
-                    "boxes": torch.rand(2, 4, generator=generator) * 0.5 + 0.25} for _ in range(2)]
-        return (), {"pixel_values": torch.randn(2, 3, 64, 64, generator=generator), "labels": targets}, \
-            _hf_output_loss
-    return model, batch
+    return model, _detection_batch
 
 
 def _clip():
@@ -199,6 +200,16 @@ def _clip():
     return model, batch
 
 
+def _noise_prediction(scheduler: Any, channels: int, step: int, **kwargs: Any) -> Batch:
+    """DDPM training: noised images at random timesteps in, the noise to predict as the target."""
+    generator = torch.Generator().manual_seed(step)
+    clean = torch.randn(2, channels, 16, 16, generator=generator)
+    noise = torch.randn(2, channels, 16, 16, generator=generator)
+    timesteps = torch.randint(0, 100, (2,), generator=generator)
+    return (scheduler.add_noise(clean, noise, timesteps), timesteps), kwargs, \
+        lambda out: F.mse_loss(out.sample.float(), noise)
+
+
 def _diffusion_unet():
     diffusers = importlib.import_module("diffusers")
     model = diffusers.UNet2DModel(sample_size=16, in_channels=3, out_channels=3, layers_per_block=1,
@@ -207,14 +218,7 @@ def _diffusion_unet():
                                   up_block_types=("AttnUpBlock2D", "UpBlock2D"))
     scheduler = diffusers.DDPMScheduler(num_train_timesteps=100)
 
-    def batch(step: int) -> Batch:
-        generator = torch.Generator().manual_seed(step)
-        clean = torch.randn(2, 3, 16, 16, generator=generator)
-        noise = torch.randn(2, 3, 16, 16, generator=generator)
-        timesteps = torch.randint(0, 100, (2,), generator=generator)
-        noisy = scheduler.add_noise(clean, noise, timesteps)
-        return (noisy, timesteps), {}, lambda out: F.mse_loss(out.sample.float(), noise)
-    return model, batch
+    return model, lambda step: _noise_prediction(scheduler, 3, step)
 
 
 def _graph(layer_name: str) -> Callable[[], Any]:
@@ -321,6 +325,137 @@ def _rl_policy():
     return MaskedPolicy(), batch
 
 
+def _roberta_mlm():
+    # RoBERTa counts positions from padding_idx + 1: its position table is indexed with ids built from the input
+    transformers = importlib.import_module("transformers")
+    model = transformers.RobertaForMaskedLM(transformers.RobertaConfig(**SMALL_TEXT, max_position_embeddings=66,
+                                                                       pad_token_id=1))
+
+    def batch(step: int) -> Batch:
+        ids = _tokens(step, 2, 12, 100)
+        ids[1, -3:] = 1  # padding
+        labels = torch.full_like(ids, -100)
+        labels[:, ::3] = ids[:, ::3]
+        return (), {"input_ids": ids, "attention_mask": (ids != 1).long(), "labels": labels}, _hf_output_loss
+    return model, batch
+
+
+def _yolos():
+    transformers = importlib.import_module("transformers")
+    importlib.import_module("scipy")  # the Hungarian matcher
+    config = transformers.YolosConfig(hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+                                      intermediate_size=64, image_size=[64, 64], patch_size=16,
+                                      num_detection_tokens=8, num_labels=3)
+    model = transformers.YolosForObjectDetection(config)
+    return model, _detection_batch
+
+
+def _speech2text():
+    transformers = importlib.import_module("transformers")
+    config = transformers.Speech2TextConfig(vocab_size=100, d_model=32, encoder_layers=1, decoder_layers=1,
+                                            encoder_attention_heads=2, decoder_attention_heads=2,
+                                            encoder_ffn_dim=64, decoder_ffn_dim=64, input_feat_per_channel=16,
+                                            conv_channels=32, max_source_positions=64, max_target_positions=32,
+                                            pad_token_id=1, bos_token_id=0, eos_token_id=2,
+                                            decoder_start_token_id=2)
+    model = transformers.Speech2TextForConditionalGeneration(config)
+
+    def batch(step: int) -> Batch:
+        generator = torch.Generator().manual_seed(step)
+        features = torch.randn(2, 40, 16, generator=generator)
+        mask = torch.ones(2, 40, dtype=torch.long)
+        mask[1, -8:] = 0  # a shorter utterance, padded
+        labels = _tokens(step, 2, 6, 100)
+        labels[1, -2:] = -100
+        return (), {"input_features": features, "attention_mask": mask, "labels": labels}, _hf_output_loss
+    return model, batch
+
+
+def _vae():
+    diffusers = importlib.import_module("diffusers")
+    model = diffusers.AutoencoderKL(in_channels=3, out_channels=3, latent_channels=4, block_out_channels=(16, 32),
+                                    down_block_types=("DownEncoderBlock2D", "DownEncoderBlock2D"),
+                                    up_block_types=("UpDecoderBlock2D", "UpDecoderBlock2D"), norm_num_groups=8,
+                                    layers_per_block=1, sample_size=16)
+
+    def batch(step: int) -> Batch:
+        images = torch.randn(2, 3, 16, 16, generator=torch.Generator().manual_seed(step))
+
+        def vae_loss(out: Any) -> torch.Tensor:
+            # reconstruction plus the KL term of a VAE, the autoencoder of latent diffusion
+            posterior = model.encode(images).latent_dist
+            return F.mse_loss(out.sample.float(), images) + 1e-4 * posterior.kl().mean()
+        return (images,), {"sample_posterior": True, "generator": torch.Generator().manual_seed(step)}, vae_loss
+    return model, batch
+
+
+def _conditional_unet():
+    diffusers = importlib.import_module("diffusers")
+    model = diffusers.UNet2DConditionModel(sample_size=16, in_channels=4, out_channels=4, layers_per_block=1,
+                                           block_out_channels=(16, 32), norm_num_groups=8, cross_attention_dim=24,
+                                           attention_head_dim=8,
+                                           down_block_types=("CrossAttnDownBlock2D", "DownBlock2D"),
+                                           up_block_types=("UpBlock2D", "CrossAttnUpBlock2D"))
+    scheduler = diffusers.DDPMScheduler(num_train_timesteps=100)
+
+    def batch(step: int) -> Batch:
+        text = torch.randn(2, 7, 24, generator=torch.Generator().manual_seed(step + 1000))  # text encoder states
+        return _noise_prediction(scheduler, 4, step, encoder_hidden_states=text)
+    return model, batch
+
+
+def _graph_classifier():
+    # GIN over a batch of small graphs, pooled per graph: scatter-based message passing and pooling
+    pyg = importlib.import_module("torch_geometric.nn")
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.one = pyg.GINConv(nn.Sequential(nn.Linear(8, 16), nn.BatchNorm1d(16), nn.ReLU(), nn.Linear(16, 16)))
+            self.two = pyg.SAGEConv(16, 16)
+            self.head = nn.Linear(16, 3)
+
+        def forward(self, x, edge_index, graph):
+            x = F.relu(self.two(F.relu(self.one(x, edge_index)), edge_index))
+            return self.head(pyg.global_mean_pool(x, graph))
+
+    def batch(step: int) -> Batch:
+        generator = torch.Generator().manual_seed(step)
+        graph = torch.arange(4).repeat_interleave(10)  # 4 graphs of 10 nodes
+        edges = torch.randint(0, 10, (2, 80), generator=generator) + torch.arange(80) // 20 * 10  # within a graph
+        labels = torch.randint(0, 3, (4,), generator=generator)
+        return (torch.randn(40, 8, generator=generator), edges, graph), {}, lambda out: F.cross_entropy(out, labels)
+    return Net(), batch
+
+
+class DQN(nn.Module):
+    def __init__(self, observations: int = 8, actions: int = 4) -> None:
+        super().__init__()
+        self.net = nn.Sequential(nn.Linear(observations, 32), nn.ReLU(), nn.Linear(32, actions))
+
+    def forward(self, obs):
+        return self.net(obs)
+
+
+def _dqn():
+    # a DQN update: Q of the taken actions by gather, a target network's max, a Huber loss
+    target = DQN()
+
+    def batch(step: int) -> Batch:
+        generator = torch.Generator().manual_seed(step)
+        obs, following = torch.randn(16, 8, generator=generator), torch.randn(16, 8, generator=generator)
+        actions = torch.randint(0, 4, (16, 1), generator=generator)
+        rewards, done = torch.randn(16, generator=generator), torch.rand(16, generator=generator) < 0.1
+
+        def td_loss(q: Any) -> torch.Tensor:
+            with torch.no_grad():
+                best = target(following).max(1).values
+            wanted = rewards + 0.99 * best * (~done)
+            return F.smooth_l1_loss(q.float().gather(1, actions).squeeze(1), wanted)
+        return (obs,), {}, td_loss
+    return DQN(), batch
+
+
 def _torch_model(make: Callable[..., Any], **sizes: Any) -> Callable[[], Any]:
     def build():
         model, batch_for = make(**sizes)
@@ -373,6 +508,25 @@ CASES: List[Case] = [
     Case("diffusers UNet2D (DDPM noise loss)", "diffusers", _diffusion_unet, image=True),
     Case("GCN node classifier", "torch_geometric", _graph("GCNConv")),
     Case("GAT node classifier", "torch_geometric", _graph("GATConv")),
+    Case("Mistral LM", "transformers", _hf_lm("MistralConfig", "MistralForCausalLM", **SMALL_TEXT,
+                                              num_key_value_heads=1, max_position_embeddings=64, sliding_window=8),
+         checkpointing=True),
+    Case("RoBERTa masked LM (padded)", "transformers", _roberta_mlm, checkpointing=True),
+    Case("Swin classifier", "transformers", _hf_image_classifier("SwinConfig", "SwinForImageClassification",
+                                                                 image_size=32, patch_size=2, embed_dim=8,
+                                                                 depths=[1, 1], num_heads=[1, 2], window_size=4),
+         image=True, checkpointing=True),
+    Case("MobileNetV2 classifier", "transformers", _hf_image_classifier("MobileNetV2Config",
+                                                                        "MobileNetV2ForImageClassification",
+                                                                        depth_multiplier=0.25, image_size=32),
+         image=True),
+    Case("YOLOS detection with targets", "transformers", _yolos, image=True),
+    Case("Speech2Text (speech seq2seq)", "transformers", _speech2text, checkpointing=True),
+    Case("diffusers AutoencoderKL (VAE)", "diffusers", _vae, image=True, checkpointing=True),
+    Case("diffusers UNet2DCondition (text-conditioned)", "diffusers", _conditional_unet, image=True,
+         checkpointing=True),
+    Case("GIN+SAGE graph classifier", "torch_geometric", _graph_classifier),
+    Case("DQN with target network (RL)", "torch", _dqn),
 ]
 
 
@@ -395,8 +549,9 @@ def run_case(case: Case, setup: str, steps: int = 3) -> str:
     model.train()
     if setup == "channels_last":
         model = model.to(memory_format=torch.channels_last)
-    if setup == "checkpointing":
-        model.gradient_checkpointing_enable()
+    if setup == "checkpointing":  # transformers' name, then diffusers'
+        enable = getattr(model, "gradient_checkpointing_enable", None) or model.enable_gradient_checkpointing
+        enable()
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
     scaler = torch.amp.GradScaler("cpu") if setup == "fp16-scaler" else None
     dtype = {"bf16": torch.bfloat16, "fp16-scaler": torch.float16}.get(setup)
@@ -523,25 +678,98 @@ def _ddp_gloo() -> None:
         distributed.destroy_process_group()
 
 
+def _ddp_rank(rank: int, world: int, port: int, fault_rank: int, results: Any) -> None:
+    """One rank of a DDP (gloo) run: a ResNet layout and a token encoder, 3 guarded steps each, every check
+    on every step. On `fault_rank` the encoder's batch holds a token id equal to the vocabulary size.
+    Each rank's outcome goes to `results`; the ranks agree after each forward whether to go on, so a
+    rank whose forward is stopped by the guard leaves no other rank waiting in backward's all-reduce."""
+    import datetime
+
+    from guard_models import make_encoder
+
+    torch.set_num_threads(1)
+    torch.manual_seed(0)
+    distributed = torch.distributed
+    distributed.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=world,
+                                   timeout=datetime.timedelta(seconds=60))
+    outcome = "ok"
+    try:
+        for make, sizes in ((make_resnet, dict(batch=2, size=32, width=8)), (make_encoder, dict(batch=2, length=8))):
+            model, batch = make(**sizes)
+            parallel = nn.parallel.DistributedDataParallel(model)
+            optimizer = torch.optim.SGD(parallel.parameters(), lr=0.01)
+            with warnings.catch_warnings():
+                warnings.simplefilter("error", GuardWarning)
+                with guard(parallel, first=EVERY_STEP):
+                    for step in range(3):
+                        inputs, loss_fn = batch(step * world + rank)
+                        if rank == fault_rank and make is make_encoder:
+                            inputs[0][0, 0] = 1000  # == num_embeddings
+                        try:
+                            loss, failed = loss_fn(parallel(*inputs)), ""
+                        except (GuardError, GuardWarning) as alarm:
+                            loss, failed = None, "ALARM " + str(alarm).splitlines()[0]
+                        everyone = [""] * world
+                        distributed.all_gather_object(everyone, failed)
+                        if any(everyone):
+                            outcome = failed or "stopped: another rank's guard raised"
+                            raise StopIteration
+                        loss.backward()
+                        optimizer.step()
+                        optimizer.zero_grad()
+    except StopIteration:
+        pass
+    except Exception as error:
+        outcome = f"error (not the guard's): {type(error).__name__}: {str(error).splitlines()[0][:160]}"
+    finally:
+        results.put((rank, outcome))
+        distributed.destroy_process_group()
+
+
+def ddp_two_ranks(fault_rank: int = -1) -> Dict[int, str]:
+    """Each rank's outcome of a guarded DDP run at world size 2 (gloo, CPU, spawned processes)."""
+    import socket
+
+    context = torch.multiprocessing.get_context("spawn")
+    results = context.SimpleQueue()
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    torch.multiprocessing.spawn(_ddp_rank, args=(2, port, fault_rank, results), nprocs=2)
+    outcomes = {}
+    while not results.empty():
+        rank, outcome = results.get()
+        outcomes[rank] = outcome
+    return outcomes
+
+
+def _ddp_world_two() -> str:
+    outcomes = ddp_two_ranks()
+    if sorted(outcomes) != [0, 1]:
+        return f"error (not the guard's): outcomes of ranks {sorted(outcomes)} only"
+    return next((f"{outcome} (rank {rank})" for rank, outcome in sorted(outcomes.items()) if outcome != "ok"), "ok")
+
+
 FRAMEWORK_RUNS = [
     ("HF Trainer, BERT classifier, bf16", "transformers", _hf_trainer),
     ("Accelerate, GPT-2, bf16", "accelerate", _accelerate),
     ("Lightning, LSTM/GRU seq2seq, automatic optimisation (optimizer closure)", "lightning", _lightning),
     ("DDP (gloo, one process), ResNet layout", "torch", _ddp_gloo),
+    ("DDP (gloo, 2 processes), ResNet layout and token encoder", "torch", _ddp_world_two),
 ]
 
 
-def run_framework(run: Callable[[], None]) -> str:
+def run_framework(run: Callable[[], Optional[str]]) -> str:
     torch.manual_seed(0)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error", GuardWarning)
-            run()
+            outcome = run()  # a run in other processes says its outcome
     except (GuardError, GuardWarning) as alarm:
         return "ALARM " + str(alarm).splitlines()[0]
     except Exception as error:
         return f"error (not the guard's): {type(error).__name__}: {str(error).splitlines()[0][:160]}"
-    return "ok"
+    return outcome if isinstance(outcome, str) else "ok"
 
 
 def versions() -> Dict[str, str]:

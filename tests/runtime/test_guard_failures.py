@@ -262,6 +262,28 @@ def test_index_consumers_inside_a_module(call, name):
     assert caught.value.kind == f"{name} in Pick"
 
 
+def test_a_torch_function_another_library_replaced_is_still_checked(monkeypatch):
+    # torch_geometric (2.8, hash_tensor.py) replaces torch.index_select with a wrapper calling the original
+    # builtin: the function mode then receives the builtin, not the torch.index_select it was built with
+    original = torch.index_select
+
+    def index_select(input, dim, index, *, out=None):
+        return original(input, dim, index)
+
+    monkeypatch.setattr(torch, "index_select", index_select)
+
+    class Pick(nn.Module):
+        def forward(self, x):
+            return torch.index_select(x, 0, torch.tensor([2]))
+
+    model = nn.Sequential(nn.Linear(4, 4), Pick())
+    with guard(model):
+        with pytest.raises(GuardError) as caught:
+            model(torch.randn(2, 4))
+    assert (caught.value.module, caught.value.check, caught.value.kind) == ("model.1", "index-range",
+                                                                           "torch.index_select in Pick")
+
+
 def test_value_checks_follow_the_schedule_and_shape_checks_run_always():
     model = nn.Sequential(nn.Embedding(10, 4))
     bad = torch.tensor([[10]])

@@ -51,6 +51,112 @@ def test_nan_born_in_the_loss_backward_is_named_at_its_operation_and_line():
     assert f"{__file__}:" in error.kind and "test_nan_born_in_the_loss_backward" in error.kind
 
 
+class SqrtOfZero(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(3, 3)
+
+    def forward(self, x):
+        h = self.fc(x)
+        return torch.sqrt(h - h) + h  # a finite forward (0); SqrtBackward0 divides by 0
+
+
+class LogOfZero(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(3, 3)
+
+    def forward(self, x):
+        p = torch.softmax(self.fc(x) * 1e4, -1)  # saturated: exact zeros
+        return torch.log(p).clamp(min=-100)  # -inf clamped: finite output, 0/0 in LogBackward0
+
+
+@pytest.mark.parametrize(("block", "operation", "node"), [(SqrtOfZero, "torch.sqrt", "SqrtBackward0"),
+                                                         (LogOfZero, "torch.log", "LogBackward0")])
+def test_nan_born_in_a_modules_backward_is_named_at_its_operation_and_line(block, operation, node):
+    torch.manual_seed(0)
+    model, x = nn.Sequential(nn.Linear(3, 3), block(), nn.Linear(3, 2)), torch.randn(4, 3)
+    model(x).square().mean().backward()
+    unguarded = model[2].weight.grad.clone()  # reached before the fault
+    model.zero_grad(set_to_none=True)
+    with guard(model):
+        loss = model(x).square().mean()
+        with pytest.raises(GuardError) as caught:
+            loss.backward()
+    error = caught.value
+    assert error.check == "finite-gradient" and error.module.startswith("model.")
+    origin = error.facts[-1]
+    assert origin.startswith(f"the operation whose backward made them: {operation} at {__file__}:")
+    assert "in forward" in origin and node in origin
+    assert torch.equal(model[2].weight.grad, unguarded)  # the replay accumulated no gradient
+
+
+class Checkpointed(nn.Module):
+    """A block run through torch.utils.checkpoint, with the sqrt inside it or after it."""
+
+    def __init__(self, reentrant, sqrt_inside):
+        super().__init__()
+        self.fc, self.reentrant, self.sqrt_inside = nn.Linear(3, 3), reentrant, sqrt_inside
+
+    def block(self, h):
+        return torch.sqrt(h - h) + h if self.sqrt_inside else torch.tanh(h)
+
+    def forward(self, x):
+        h = torch.utils.checkpoint.checkpoint(self.block, self.fc(x), use_reentrant=self.reentrant)
+        return h if self.sqrt_inside else torch.sqrt(h - h) + h
+
+
+@pytest.mark.parametrize(("reentrant", "sqrt_inside", "named"), [(False, True, True), (True, False, True),
+                                                                 (True, True, False)])
+def test_backward_origin_through_gradient_checkpointing(reentrant, sqrt_inside, named):
+    torch.manual_seed(0)
+    model, x = nn.Sequential(nn.Linear(3, 3), Checkpointed(reentrant, sqrt_inside), nn.Linear(3, 2)), torch.randn(4, 3)
+    model(x).square().mean().backward()
+    unguarded = model[2].weight.grad.clone()
+    model.zero_grad(set_to_none=True)
+    with guard(model):
+        loss = model(x).square().mean()
+        with pytest.raises(GuardError) as caught:
+            loss.backward()
+    origin = caught.value.facts[-1]
+    if named:
+        assert origin.startswith(f"the operation whose backward made them: torch.sqrt at {__file__}:")
+    else:  # the recomputed forward of a reentrant checkpoint is out of the guard's sight, and it says so
+        assert "use_reentrant=False" in origin and "detect_anomaly" in origin
+    assert torch.equal(model[2].weight.grad, unguarded)  # a replay's backward accumulated nothing
+
+
+def test_under_the_process_guard_a_model_called_with_keywords_is_replayed_with_them():
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.block = SqrtOfZero()
+
+        def forward(self, *, features):  # as Hugging Face models are called: by keyword
+            return self.block(features)
+
+    model = Model()
+    handle = guard(None)
+    try:
+        loss = model(features=torch.randn(2, 3)).sum()
+        with pytest.raises(GuardError) as caught:
+            loss.backward()
+    finally:
+        handle.remove()
+    assert caught.value.module == "Model.block.fc.bias"
+    assert caught.value.facts[-1].startswith(f"the operation whose backward made them: torch.sqrt at {__file__}:")
+
+
+def test_a_healthy_step_after_a_backward_fault_keeps_nothing_of_it():
+    model = nn.Sequential(nn.Linear(3, 3), SqrtOfZero())
+    with guard(model) as handle:
+        with pytest.raises(GuardError):
+            model(torch.randn(2, 3)).sum().backward()
+        model[1].forward = lambda x: x  # healed: the same model, no sqrt
+        model(torch.randn(2, 3)).sum().backward()
+        assert all(call.module is None for call in handle._outer_calls)  # released when backward ended
+
+
 def test_nan_made_inside_a_module_is_named_at_the_operation_that_made_it():
     class Entropy(nn.Module):
         def forward(self, p):

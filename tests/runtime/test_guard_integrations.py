@@ -202,3 +202,58 @@ def test_with_accelerate_installed_a_prepared_model_is_guarded_through_the_accel
         with pytest.raises(GuardError) as caught:
             model(torch.tensor([[1, 30]]))
     assert (caught.value.module, caught.value.check) == ("model.0", "embedding-index")
+
+
+def test_accelerates_real_cpu_offload_raises_no_alarm_and_still_checks_at_the_functional_call():
+    accelerate = pytest.importorskip("accelerate")
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.embed = nn.Embedding(30, 8)
+            self.conv = nn.Conv1d(8, 8, 3, padding=1)
+            self.norm = nn.BatchNorm1d(8)
+            self.head = nn.Linear(8, 3)
+
+        def forward(self, tokens):
+            x = self.norm(self.conv(self.embed(tokens).transpose(1, 2)))
+            return self.head(x.mean(-1))
+
+    torch.manual_seed(0)
+    model = Net()
+    tokens = torch.randint(0, 30, (4, 6))
+    expected = model.eval()(tokens)
+    accelerate.cpu_offload(model, execution_device=torch.device("cpu"))
+    assert model.conv.weight.device.type == "meta"  # in the pre-hook the weights are still on meta
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", runtime.GuardWarning)
+        with guard(model, first=10**9):
+            for _ in range(3):
+                with torch.no_grad():
+                    assert torch.allclose(model(tokens), expected)
+            model.train()
+            model(tokens).square().mean().backward()
+            model.eval()
+            with pytest.raises(GuardError) as caught:
+                model(torch.tensor([[1, 30]]))
+    assert (caught.value.module, caught.value.check) == ("model.embed", "embedding-index")
+    assert model.conv.weight.device.type == "meta"  # offloaded again after each call
+
+
+def test_torchs_graph_capture_beside_the_guard_works_where_docs_guard_md_says_and_fails_where_it_says():
+    model = nn.Sequential(nn.Linear(3, 3), nn.ReLU())
+    x = torch.randn(2, 3)
+    with guard(model):
+        assert torch.jit.trace(model, x)(x).shape == (2, 3)
+        exported = torch.export.export(model, (x,), strict=True)
+        with pytest.raises(Exception):  # TorchScript compiles a module's hooks: the guard's are Python
+            torch.jit.script(model)
+    assert torch.allclose(exported.module()(x), model(x))
+    process = guard(None)
+    try:
+        assert torch.allclose(torch.jit.script(model)(x), model(x))  # the process guard hooks no module itself
+        torch.export.export(model, (x,), strict=False)
+        with pytest.raises(Exception, match="marked as skipped"):  # any global module hook: a torch limit
+            torch.export.export(model, (x,), strict=True)
+    finally:
+        process.remove()

@@ -24,6 +24,10 @@ class GuardError(RuntimeError):
         lines.append(f"  what to do: {advice}")
         super().__init__("\n".join(lines))
 
+    def with_fact(self, fact: str) -> "GuardError":
+        """The same finding with one more fact."""
+        return GuardError(self.module, self.kind, self.check, self.facts + (fact,), self.advice)
+
 
 
 class GuardWarning(UserWarning):

@@ -18,7 +18,7 @@ from torchlint.runtime.errors import GuardError
 from torchlint.runtime.indices import (check_class_targets, check_ctc_lengths, check_dim_indices, check_embedding,
                                       check_probabilities)
 from torchlint.runtime.layers import check_conv
-from torchlint.runtime.origin import source_line
+from torchlint.runtime.origin import call_name, source_line
 
 Check = Callable[[Any, str, str, Sequence[Any], Mapping[str, Any]], None]
 
@@ -73,9 +73,10 @@ def build_table(families: Sequence[str]) -> Dict[Any, Entry]:
     """The checked functions of the enabled families, keyed by the function object the mode receives."""
     entries = []
     for dims in (1, 2, 3):
-        entries.append((getattr(torch, f"conv{dims}d"), "conv", f"F.conv{dims}d", _conv(dims, False)))
-        entries.append((getattr(torch, f"conv_transpose{dims}d"), "conv", f"F.conv_transpose{dims}d",
-                        _conv(dims, True)))
+        for function in _torch_function(f"conv{dims}d"):
+            entries.append((function, "conv", f"F.conv{dims}d", _conv(dims, False)))
+        for function in _torch_function(f"conv_transpose{dims}d"):
+            entries.append((function, "conv", f"F.conv_transpose{dims}d", _conv(dims, True)))
     entries += [
         (F.embedding, "index", "F.embedding", _embedding),
         (F.embedding_bag, "index", "F.embedding_bag", _embedding),
@@ -86,12 +87,19 @@ def build_table(families: Sequence[str]) -> Dict[Any, Entry]:
     ]
     for name in ("gather", "index_select", "scatter", "scatter_add", "scatter_reduce", "index_add",
                  "index_copy", "index_fill"):
-        for owner, prefix in ((torch, "torch"), (torch.Tensor, "Tensor")):
-            for variant in (name, name + "_"):
-                function = getattr(owner, variant, None)
-                if function is not None:
-                    entries.append((function, "index", f"{prefix}.{variant}", _dim_index))
+        for variant in (name, name + "_"):
+            entries += [(function, "index", f"torch.{variant}", _dim_index) for function in _torch_function(variant)]
+            function = getattr(torch.Tensor, variant, None)
+            if function is not None:
+                entries.append((function, "index", f"Tensor.{variant}", _dim_index))
     return {function: Entry(family, name, check) for function, family, name, check in entries if family in families}
+
+
+def _torch_function(name: str) -> Sequence[Any]:
+    """What the mode receives for `torch.<name>`: torch's builtin, and the function now at `torch.<name>` when
+    a library replaced it (torch_geometric wraps `torch.index_select`; its wrapper calls the builtin)."""
+    found = [getattr(torch._C._VariableFunctions, name, None), getattr(torch, name, None)]
+    return [function for index, function in enumerate(found) if function is not None and function not in found[:index]]
 
 
 class FunctionalChecks(TorchFunctionMode):
@@ -142,17 +150,6 @@ class FunctionalChecks(TorchFunctionMode):
 
 
 _SCALER_CHECK = getattr(torch, "_amp_foreach_non_finite_check_and_unscale_", None)
-
-
-def call_name(func: Any) -> str:
-    """`torch.log`, `Tensor.__mul__`, `F.softmax`: how the printed messages name a torch call."""
-    name = getattr(func, "__name__", repr(func))
-    owner = getattr(func, "__qualname__", name).rpartition(".")[0]
-    if owner in ("Tensor", "TensorBase", "_TensorBase"):
-        return f"Tensor.{name}"
-    if getattr(func, "__module__", "") == "torch.nn.functional":
-        return f"F.{name}"
-    return f"torch.{name}"
 
 
 def _note_passed_through(error: BaseException, func: Any) -> None:

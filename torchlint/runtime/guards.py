@@ -34,7 +34,7 @@ from torchlint.runtime.functional import Entry, FunctionalChecks, build_table
 from torchlint.runtime.indices import check_embedding
 from torchlint.runtime.layers import check_batch_norm, check_conv
 from torchlint.runtime.options import VALUE_FAMILIES, GuardOptions
-from torchlint.runtime.origin import replay_forward, watch_call
+from torchlint.runtime.origin import OuterCall, replay_backward, replay_forward, watch_call
 from torchlint.runtime.rnn import watch_rnn_outputs
 from torchlint.runtime.skips import Skips
 
@@ -123,6 +123,10 @@ class Guard:
         self._half_precision = False
         self._pending_gradient: Optional[GuardError] = None
         self._replaying = False
+        # a value-check step's outermost calls and the RNG state before the latest one: replayed to name
+        # the operation when a NaN is born in a module's backward
+        self._outer_calls: List[OuterCall] = []
+        self._outer_rng: Any = None
         self._stop_compile_warning: Optional[Callable[[], None]] = None
         if model is not None and is_compiled(model, self.model):
             warnings.warn(COMPILED_MESSAGE.format(what=f"`{name}`"), GuardWarning, stacklevel=3)
@@ -139,8 +143,10 @@ class Guard:
             from torch.nn.modules.module import register_module_forward_hook, register_module_forward_pre_hook
 
             self._handles.append(register_module_forward_pre_hook(self._before))
-            # (global forward hooks are given no kwargs)
-            self._handles.append(register_module_forward_hook(self._after_without_kwargs, always_call=True))
+            try:  # keywords too: a replay calls the module as it was called
+                self._handles.append(register_module_forward_hook(self._after, with_kwargs=True, always_call=True))
+            except TypeError:  # a torch whose global forward hooks take no kwargs
+                self._handles.append(register_module_forward_hook(self._after_without_kwargs, always_call=True))
         else:
             for path, module in self.model.named_modules():
                 self._paths[module] = f"{self.name}.{path}" if path else self.name
@@ -173,6 +179,7 @@ class Guard:
             self._stop_compile_warning = None
         self._mode_paused = False
         self._pending_gradient = None
+        self._outer_calls.clear()
         self._stack.clear()
 
     def __enter__(self) -> "Guard":
@@ -266,6 +273,8 @@ class Guard:
             self._half_precision = _half_precision(module)
             if not self._manual_steps and self._counts_steps(module):
                 self._next_step()
+            if self._watch_calls and torch.is_grad_enabled():
+                self._outer_rng = torch.random.get_rng_state()
         self._stack.append(module)
         plan = self._plan_of(module)
         if plan.before is not None and args and (plan.before_family not in VALUE_FAMILIES or self.values_now):
@@ -283,6 +292,8 @@ class Guard:
             if self.values_now and "finite" in self.options.checks:
                 self._failing(check_output, self._path(module), type(module).__name__,
                               args + tuple(kwargs.values()), output, lambda: self._replay(module, args, kwargs))
+            if self._stack and self._stack[0] is module and self._outer_rng is not None:
+                self._keep_outer_call(module, args, kwargs, output)
         finally:
             if module in self._stack:
                 while self._stack.pop() is not module:
@@ -295,6 +306,20 @@ class Guard:
         self._replaying = True
         try:
             return replay_forward(module, args, kwargs)
+        finally:
+            self._replaying = False
+
+    def _keep_outer_call(self, module: nn.Module, args: tuple, kwargs: dict, output: Any) -> None:
+        call = OuterCall(module, args, kwargs, self._outer_rng)
+        self._outer_rng = None
+        if call.watch(output):
+            del self._outer_calls[:-3]  # a step makes a few outermost calls (model, loss module); keep the last
+            self._outer_calls.append(call)
+
+    def _backward_origin(self) -> str:
+        self._replaying = True
+        try:
+            return replay_backward(reversed(self._outer_calls))
         finally:
             self._replaying = False
 
@@ -314,8 +339,10 @@ class Guard:
 
         def hook(grad: Any) -> None:
             owner = module_ref()
-            if self.values_now and owner is not None and not compiling():
+            if self.values_now and owner is not None and not self._replaying and not compiling():
                 error = gradient_error(f"{self._path(owner)}.{name}{self._rank}", grad)
+                if error is not None and not self._half_precision and not self._skipped(error):
+                    error = error.with_fact(self._backward_origin())  # raised here: name the operation
                 if error is not None:
                     self._report_gradient(error)
         keep_out_of_dynamo(hook)
@@ -332,6 +359,7 @@ class Guard:
     # bookkeeping -------------------------------------------------------------------------------
     def _next_step(self) -> None:
         pending, self._pending_gradient = self._pending_gradient, None
+        self._outer_calls.clear()
         self.step += 1
         self.values_now = (bool(set(VALUE_FAMILIES) & self.options.checks)
                            and self.options.value_step(self.step))

@@ -13,20 +13,28 @@ Two ways, both paid for only where they are needed:
   (backward: `LogBackward0` turning a finite gradient into Inf at `log(0)`), so the
   operation is named where `torch.autograd.detect_anomaly` would name it, without
   recording a traceback for every node.
+- Inside a module, backward (`torch.sqrt(h - h)`: a finite forward, an infinite derivative):
+  on a value-check step the guard keeps each outermost module call's inputs and RNG state
+  and the gradient that reaches its outputs (`OuterCall`), until that backward ends. When a
+  parameter's gradient is found non-finite, the call is replayed, forward and backward with
+  the same gradient, with a hook on each operation's autograd node; the first node that turns
+  a finite gradient into NaN/Inf is named with the line that called its operation.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional
 
 import torch
+from torch.overrides import TorchFunctionMode
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from torchlint.runtime.errors import GuardError
 from torchlint.runtime.finite import ADVICE_MADE_HERE, counts, faulty_value, non_finite
-from torchlint.runtime.tensors import describe, tensors_in
+from torchlint.runtime.tensors import describe, has_values, tensors_in
 
 # torch's frames and the guard's own
 _SKIPPED_DIRS = (os.path.dirname(torch.__file__) + os.sep, os.path.dirname(os.path.abspath(__file__)) + os.sep)
@@ -55,20 +63,27 @@ class _FirstFaultyOperation(TorchDispatchMode):
         return out
 
 
-def replay_forward(module: Any, args: tuple, kwargs: dict) -> str:
-    """Run `module`'s forward again on the same inputs and name the first operation that makes NaN/+Inf."""
+@contextlib.contextmanager
+def _buffers_kept(module: Any) -> Iterator[None]:
+    """A replay leaves the module's buffers (batch norm's running statistics) as they were."""
     buffers = {name: buffer.detach().clone() for name, buffer in module.named_buffers()}
-    tracer = _FirstFaultyOperation()
     try:
-        with torch.random.fork_rng(devices=[]), torch.no_grad(), tracer:
-            module.forward(*args, **kwargs)
-    except Exception as error:  # the replay is a diagnosis: it never replaces the finding
-        return f"(a replay of its forward to find the operation failed: {type(error).__name__})"
+        yield
     finally:
         with torch.no_grad():
             for name, buffer in module.named_buffers():
                 if name in buffers:
                     buffer.copy_(buffers[name])
+
+
+def replay_forward(module: Any, args: tuple, kwargs: dict) -> str:
+    """Run `module`'s forward again on the same inputs and name the first operation that makes NaN/+Inf."""
+    tracer = _FirstFaultyOperation()
+    try:
+        with _buffers_kept(module), torch.random.fork_rng(devices=[]), torch.no_grad(), tracer:
+            module.forward(*args, **kwargs)
+    except Exception as error:  # the replay is a diagnosis: it never replaces the finding
+        return f"(a replay of its forward to find the operation failed: {type(error).__name__})"
     if tracer.found is None:
         return "a replay of its forward on the same input did not make them again (a random draw?)"
     return f"the first operation that made them: {tracer.found}"
@@ -110,3 +125,155 @@ def _backward_hook(name: str, line: str, node_name: str,
            "norm at 0, pow with a negative base. Clamp the input away from the pole "
            "(`torch.log(p.clamp_min(1e-12))`), or mask with `torch.where` before the operation, not after."))
     return hook
+
+
+def call_name(func: Any) -> str:
+    """`torch.log`, `Tensor.__mul__`, `F.softmax`: how the printed messages name a torch call."""
+    name = getattr(func, "__name__", repr(func))
+    owner = getattr(func, "__qualname__", name).rpartition(".")[0]
+    if owner in ("Tensor", "TensorBase", "_TensorBase"):
+        return f"Tensor.{name}"
+    if getattr(func, "__module__", "") == "torch.nn.functional":
+        return f"F.{name}"
+    return f"torch.{name}"
+
+
+def _outputs_with_grad(value: Any) -> List[Any]:
+    # a model's output may be a dict (Hugging Face's ModelOutput) as well as a tuple
+    if isinstance(value, dict):
+        value = list(value.values())
+    if isinstance(value, (tuple, list)):
+        return [t for item in value for t in _outputs_with_grad(item)]
+    return [value] if isinstance(value, torch.Tensor) and value.requires_grad else []
+
+
+class OuterCall:
+    """An outermost module call of a value-check step, kept until its backward ends.
+
+    Holds the call's inputs and RNG state (references, no copy) and, once backward reaches the
+    call's outputs, the gradients they receive; `release` drops them when that backward ends."""
+
+    def __init__(self, module: Any, args: tuple, kwargs: dict, rng: Any) -> None:
+        self.module, self.args, self.kwargs, self.rng = module, args, kwargs, rng
+        self.grads: Dict[int, Any] = {}
+        self._release_queued = False
+
+    def watch(self, output: Any) -> bool:
+        """Hook the outputs that backward will reach; False when none will, or when they are not plain
+        tensors (under `torch.func` transforms, FakeTensorMode, tensor subclasses nothing is replayed)."""
+        outputs = _outputs_with_grad(output)
+        if not all(has_values(tensor) for tensor in outputs):
+            return False
+        for index, tensor in enumerate(outputs):
+            tensor.register_hook(self._keep(index))
+        return bool(outputs)
+
+    def _keep(self, index: int) -> Callable[[Any], None]:
+        def keep(grad: Any) -> None:
+            self.grads[index] = grad
+            if not self._release_queued:
+                self._release_queued = True
+                torch.autograd.Variable._execution_engine.queue_callback(self.release)
+        return keep
+
+    def release(self) -> None:
+        self.module = self.args = self.kwargs = self.rng = None
+        self.grads = {}
+
+    def replay(self) -> Optional[str]:
+        """The operation whose backward turned the outputs' finite gradient into NaN/Inf, or None."""
+        module, grads = self.module, self.grads
+        if module is None or not grads or any(non_finite(g) for g in grads.values()):
+            return None  # released, not reached by this backward, or handed a non-finite gradient from outside
+        wrt = [p for p in module.parameters() if p.requires_grad]
+        if not wrt:
+            return None
+        tracer = _FirstFaultyBackward()
+        try:
+            try:
+                self._differentiate(module, tracer, lambda outputs, grads: torch.autograd.grad(
+                    outputs, wrt, grads, allow_unused=True))
+            except RuntimeError as error:
+                if tracer.found is not None or "heckpoint" not in str(error):
+                    raise
+                # torch.utils.checkpoint(use_reentrant=True) takes .backward() only: it accumulates into
+                # the parameters' .grad, which are put back as they were (the operations outside the
+                # checkpointed blocks are still hooked)
+                kept = [None if p.grad is None else (p.grad, p.grad.clone()) for p in wrt]
+                try:
+                    self._differentiate(module, tracer, torch.autograd.backward)
+                finally:
+                    with torch.no_grad():
+                        for parameter, grad in zip(wrt, kept):  # accumulated in place, or made anew
+                            parameter.grad = None if grad is None else grad[0].copy_(grad[1])
+                if tracer.found is None:  # what such a block runs again in backward is out of the mode's sight
+                    return ("(not found: the forward runs a block checkpointed with use_reentrant=True, whose "
+                            "backward runs its forward again where no hook is seen; checkpoint with "
+                            "use_reentrant=False, or run this step under torch.autograd.detect_anomaly())")
+        except Exception as error:  # the replay is a diagnosis (its first finding stops it with _Found)
+            if tracer.found is None:
+                return f"(a replay of its forward and backward to find the operation failed: {type(error).__name__})"
+        return tracer.found
+
+    def _differentiate(self, module: Any, tracer: "_FirstFaultyBackward",
+                       differentiate: Callable[[list, list], Any]) -> None:
+        # the inputs are detached: the replay's backward stops at them, never reaching the real graph
+        args = [_detached(value) for value in self.args]
+        kwargs = {name: _detached(value) for name, value in self.kwargs.items()}
+        with _buffers_kept(module), torch.random.fork_rng(devices=[]), torch.enable_grad():
+            torch.random.set_rng_state(self.rng)
+            with tracer:  # on in backward too: a checkpointed block runs its forward again there
+                outputs = _outputs_with_grad(module.forward(*args, **kwargs))
+                pairs = [(outputs[index], grad) for index, grad in self.grads.items() if index < len(outputs)]
+                differentiate([o for o, _ in pairs], [g for _, g in pairs])
+
+
+def _detached(value: Any) -> Any:
+    """A tensor cut from its graph (a new leaf that requires grad if the tensor did), in tuples and lists too."""
+    if isinstance(value, torch.Tensor):
+        return value.detach().requires_grad_(value.requires_grad and value.is_floating_point())
+    if isinstance(value, (tuple, list)):
+        return type(value)(_detached(item) for item in value)
+    return value
+
+
+def replay_backward(calls: Iterable[OuterCall]) -> str:
+    """Name the operation whose backward made a non-finite gradient, replaying the calls (latest first)."""
+    failure = None
+    for call in calls:
+        found = call.replay()
+        if found is not None and found.startswith("("):
+            failure = found
+        elif found is not None:
+            return f"the operation whose backward made them: {found}"
+    return failure or "a replay of the model's forward and backward did not make them again (a random draw?)"
+
+
+class _Found(Exception):
+    pass
+
+
+class _FirstFaultyBackward(TorchFunctionMode):
+    """Hooks the autograd node of each call's output; the first node whose backward turns a finite
+    gradient into NaN/Inf is named with the call and its line, and stops the backward."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.found: Optional[str] = None
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        result = func(*args, **(kwargs or {}))
+        node = next((t.grad_fn for t in tensors_in(result) if t.grad_fn is not None), None)
+        if node is not None:
+            node.register_hook(self._hook(call_name(func), source_line(), node.name()))
+        return result
+
+    def _hook(self, name: str, line: str, node_name: str) -> Callable[..., None]:
+        def hook(grad_inputs: Any, grad_outputs: Any) -> None:
+            if self.found is not None:
+                return
+            if (any(non_finite(g) for g in tensors_in(list(grad_inputs)))
+                    and not any(non_finite(g) for g in tensors_in(list(grad_outputs)))):
+                self.found = f"{name} at {line} ({node_name} turned a finite gradient into NaN/Inf)"
+                raise _Found
+        return hook
