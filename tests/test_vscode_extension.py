@@ -72,12 +72,13 @@ def test_node_modules_and_the_vsix_are_never_committed():
         assert tracked and not [path for path in tracked if "node_modules/" in path or path.endswith(".vsix")]
 
 
-def test_the_server_command_in_node():
-    """The part of the client that needs no VS Code: which process runs the server."""
+def test_the_client_in_node_with_stand_ins_for_vscode():
+    """The client's logic without VS Code or npm: which process runs the server (the
+    Python extension's interpreter, the settings), restarts, `torchlint.fixAll`."""
     node = shutil.which("node")
     if node is None:
         pytest.skip("node is not installed")
     result = subprocess.run(
-        [node, "--test", "test/server-command.test.js"], cwd=EXTENSION, capture_output=True, text=True, timeout=120
+        [node, "--test", "test/server-command.test.js", "test/extension.test.js"], cwd=EXTENSION, capture_output=True, text=True, timeout=120
     )
     assert result.returncode == 0, result.stdout + result.stderr
