@@ -1,6 +1,6 @@
 """The VS Code extension end to end in a real VS Code (slow): editors/vscode/test/e2e.js
 installs the .vsix into code-server, drives it from a headless Chromium, shows TL001,
-applies its quick fix and a fix all on save.
+applies its quick fix and a fix all on save, and none with `torchlint.fixAll` off.
 
 Needs what CI does not have, so it is skipped without it: node, `npm ci` run in
 editors/vscode (vsce, playwright-core), a Chromium (Debian's `chromium`, or

@@ -2,8 +2,9 @@
 // End to end in a real VS Code: the .vsix installed into code-server, code-server driven
 // by a headless Chromium (playwright-core). A workspace holds `import wandb` used only in
 // a function (TL001, with a safe fix); the test waits for the diagnostic, applies the
-// quick fix through the editor's Quick Fix menu, then saves a second file with
-// `source.fixAll.torchlint` on save, and checks the texts each time.
+// quick fix through the editor's Quick Fix menu, saves a second file with
+// `source.fixAll.torchlint` on save, then a third with `torchlint.fixAll` off, and checks
+// the texts each time.
 //
 //   node test/e2e.js --vsix torchlint-0.1.0.vsix --code-server PATH --chromium PATH \
 //     --python PATH [--screenshots DIR]
@@ -59,16 +60,34 @@ function writeJson(file, data) {
   fs.writeFileSync(file, JSON.stringify(data, null, 2));
 }
 
+function workspaceSettings(opts, fixAll) {
+  return {
+    'torchlint.interpreter': opts.python,
+    'torchlint.fixAll': fixAll,
+    '[python]': { 'editor.codeActionsOnSave': { 'source.fixAll.torchlint': 'explicit' } },
+  };
+}
+
+/** Edit `name` and save it; its text on disk once the save is done. */
+async function editAndSave(page, file) {
+  await page.keyboard.press('Control+End');
+  await page.keyboard.type('# saved\n');
+  await page.keyboard.press('Control+S');
+  const deadline = Date.now() + STEP;
+  while (fs.readFileSync(file, 'utf8') === HEAVY_IMPORT && Date.now() < deadline) {
+    await page.waitForTimeout(250);
+  }
+  return fs.readFileSync(file, 'utf8');
+}
+
 /** A workspace, and code-server's profile with the extension installed. */
 function prepare(opts, root) {
   const workspace = path.join(root, 'project');
   fs.mkdirSync(workspace, { recursive: true });
   fs.writeFileSync(path.join(workspace, 'train.py'), HEAVY_IMPORT);
   fs.writeFileSync(path.join(workspace, 'on_save.py'), HEAVY_IMPORT);
-  writeJson(path.join(workspace, '.vscode', 'settings.json'), {
-    'torchlint.interpreter': opts.python,
-    '[python]': { 'editor.codeActionsOnSave': { 'source.fixAll.torchlint': 'explicit' } },
-  });
+  fs.writeFileSync(path.join(workspace, 'fix_all_off.py'), HEAVY_IMPORT);
+  writeJson(path.join(workspace, '.vscode', 'settings.json'), workspaceSettings(opts, true));
   const profile = { extensions: path.join(root, 'extensions'), data: path.join(root, 'data') };
   writeJson(path.join(profile.data, 'User', 'settings.json'), {
     'workbench.startupEditor': 'none',
@@ -197,17 +216,18 @@ async function main() {
     // fix all on save (editor.codeActionsOnSave: source.fixAll.torchlint)
     await openFile(page, 'on_save.py');
     await waitForFinding(page, 'on_save.py');
-    await page.keyboard.press('Control+End');
-    await page.keyboard.type('# saved\n');
-    await page.keyboard.press('Control+S');
-    const onDisk = path.join(workspace, 'on_save.py');
-    const deadline = Date.now() + STEP;
-    while (fs.readFileSync(onDisk, 'utf8') === HEAVY_IMPORT && Date.now() < deadline) {
-      await page.waitForTimeout(250);
-    }
-    assert.strictEqual(fs.readFileSync(onDisk, 'utf8'), `${LAZY_IMPORT}# saved\n`);
+    assert.strictEqual(await editAndSave(page, path.join(workspace, 'on_save.py')), `${LAZY_IMPORT}# saved\n`);
     console.log('on_save.py: saving applied "Fix all torchlint"');
     await shot('fix-all-on-save');
+
+    // torchlint.fixAll off (the client restarts with the setting): saving leaves the import
+    writeJson(path.join(workspace, '.vscode', 'settings.json'), workspaceSettings(opts, false));
+    await page.waitForTimeout(3000);
+    await openFile(page, 'fix_all_off.py');
+    await waitForFinding(page, 'fix_all_off.py');
+    assert.strictEqual(await editAndSave(page, path.join(workspace, 'fix_all_off.py')), `${HEAVY_IMPORT}# saved\n`);
+    await page.locator('.markers-panel').getByText('TL001').first().waitFor({ timeout: STEP });
+    console.log('fix_all_off.py: with torchlint.fixAll off, saving kept the import (TL001 still shown)');
     console.log('e2e: passed');
   } catch (error) {
     if (page) {
