@@ -1,7 +1,10 @@
 """`torchlint explain` end to end."""
 
 import json
+import re
+from pathlib import Path
 
+import pytest
 
 from torchlint.explain.cli import main
 
@@ -76,3 +79,33 @@ def test_a_closed_pipe_is_not_an_error(samples_dir, monkeypatch, capsys):
             monkeypatch.setattr("sys.stdout", closed_pipe)
             code = main([str(samples_dir / "nccl-timeout.log")])
     assert code == 0
+
+
+# Logs of other frameworks (written for issue 33, not taken from samples/): their advice is theirs, or neutral.
+FRAMEWORK_LOGS = Path(__file__).resolve().parent / "frameworks"
+TORCH_ADVICE = re.compile(r"\btorch\b|PyTorch|TORCH_|pytorch\.org")
+
+
+@pytest.mark.parametrize("log, framework, own_advice", [
+    ("tensorflow-cudnn-version.log", "TensorFlow", 'pip install "tensorflow[and-cuda]"'),
+    ("jax-cudnn-version.log", "JAX", 'pip install -U "jax[cuda12]"'),
+    ("onnxruntime-no-libcudnn.log", "onnxruntime", "ONNX Runtime requirements table"),
+])
+def test_another_frameworks_log_gets_no_torch_advice(run_explain, log, framework, own_advice):
+    out = run_explain(["--format", "json", str(FRAMEWORK_LOGS / log)])
+    data = json.loads(out.stdout)
+    advice = [text for m in data["matches"] for text in m["workarounds"] + m["dead_ends"] + [m["docs"] or ""]]
+    assert data["matched"] and own_advice in " ".join(data["matches"][0]["workarounds"])
+    # torch may be named only beside the log's own framework ("or `import torch` first")
+    assert [text for text in advice if TORCH_ADVICE.search(text) and framework not in text] == []
+    assert "nvidia-cudnn-cu12==<the version torch requires>" not in out.stdout
+    if framework == "JAX":  # TensorFlow's memory-growth switch is not JAX's
+        assert "set_memory_growth" not in out.stdout and "XLA_PYTHON_CLIENT_PREALLOCATE=false" in out.stdout
+
+
+def test_a_torch_log_keeps_the_torch_cudnn_advice(run_explain):
+    log = ("  File \"/venv/lib/python3.11/site-packages/torch/nn/modules/conv.py\", line 456, in _conv_forward\n"
+           "RuntimeError: cuDNN version incompatibility: PyTorch was compiled  against (9, 1, 0) but found runtime "
+           "version (8, 9, 2).\n")
+    data = json.loads(run_explain(["--format", "json"], stdin=log).stdout)
+    assert any("nvidia-cudnn-cu12==" in text for text in data["matches"][0]["workarounds"])

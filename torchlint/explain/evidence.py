@@ -124,7 +124,8 @@ FEATURES = _compiled((
     # the product and runtime that printed the log
     ("product:ctranslate2", r"ctranslate2|faster[-_ ]?whisper|whisper[-_ ]faster|WhisperModel", re.I),
     ("product:onnxruntime", r"onnxruntime|OrtException|OrtSession|CUDAExecutionProvider", 0),
-    ("product:tensorflow", r"tensorflow|stream_executor|\bkeras\b", 0),
+    # XLA's own stream_executor (external/xla/xla/stream_executor) is JAX's as much as TensorFlow's
+    ("product:tensorflow", r"tensorflow|(?<!xla/)stream_executor|\bkeras\b", 0),
     ("product:jax", r"\bjaxlib\b|\bjax\b|XlaRuntimeError", 0),
     ("product:torch", r"site-packages[/\\]torch[/\\]|\bimport torch\b|\btorch\.(?:cuda|nn|distributed|utils)\b", 0),
     ("runtime:java", r"\bat [\w.$]+\([\w$]+\.java:\d+\)|\.java:\d+\)", 0),
