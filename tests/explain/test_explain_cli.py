@@ -109,3 +109,21 @@ def test_a_torch_log_keeps_the_torch_cudnn_advice(run_explain):
            "version (8, 9, 2).\n")
     data = json.loads(run_explain(["--format", "json"], stdin=log).stdout)
     assert any("nvidia-cudnn-cu12==" in text for text in data["matches"][0]["workarounds"])
+
+
+@pytest.mark.parametrize("assertion", [
+    "/pytorch/aten/src/ATen/native/cuda/Loss.cu:102: operator(): block: [0,0,0], thread: [32,0,0] "
+    "Assertion `input_val >= zero && input_val <= one` failed.",
+    "/pytorch/aten/src/THCUNN/generic/BCECriterion.cu:42: Acc_t bce_updateOutput_no_reduce_functor<Dtype, Acc_t>"
+    "::operator()(const Dtype &, const Dtype &) [with Dtype = float, Acc_t = float]: block: [0,0,0], "
+    "thread: [3,0,0] Assertion `input >= 0. && input <= 1.` failed.",
+])
+def test_a_bce_range_assert_is_about_the_input_not_the_target(run_explain, assertion):
+    log = (assertion + "\nTraceback (most recent call last):\n  File \"train.py\", line 88, in <module>\n"
+           "    loss = criterion(outputs, labels)\nRuntimeError: CUDA error: device-side assert triggered\n")
+    data = json.loads(run_explain(["--format", "json"], stdin=log).stdout)
+    first = data["matches"][0]
+    assert data["top"] == "bce-input-out-of-range"
+    assert "INPUT" in first["root_cause"] and "not the target" in first["root_cause"]
+    assert "BCEWithLogitsLoss" in first["workarounds"][0] and "sigmoid" in first["workarounds"][0]
+    assert "Loss.cu means loss targets" not in json.dumps(data)
