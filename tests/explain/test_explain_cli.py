@@ -127,3 +127,37 @@ def test_a_bce_range_assert_is_about_the_input_not_the_target(run_explain, asser
     assert "INPUT" in first["root_cause"] and "not the target" in first["root_cause"]
     assert "BCEWithLogitsLoss" in first["workarounds"][0] and "sigmoid" in first["workarounds"][0]
     assert "Loss.cu means loss targets" not in json.dumps(data)
+
+
+def test_the_driver_too_old_warning_without_the_is_matched_and_diagnosed(run_explain):
+    log = ("torch 2.1.0+cu121\n/usr/lib/python3/dist-packages/torch/cuda/__init__.py:138: UserWarning: CUDA "
+           "initialization: NVIDIA driver on your system is too old (found version 11040). Please update your GPU "
+           "driver\n  return torch._C._cuda_getDeviceCount() > 0\n")
+    data = json.loads(run_explain(["--format", "json"], stdin=log).stdout)
+    assert data["matches"][0]["id"] == "cuda-driver-too-old"
+    assert data["top"] == "diag:driver" and "CUDA <= 11.4" in data["diagnoses"][0]["cause"]
+
+
+def test_all_devices_busy_is_exclusive_compute_mode(run_explain):
+    log = ("  File \"run.py\", line 9, in <module>\n    x = torch.zeros(4, device=\"cuda\")\n"
+           "RuntimeError: CUDA error: all CUDA-capable devices are busy or unavailable\n")
+    data = json.loads(run_explain(["--format", "json"], stdin=log).stdout)
+    assert data["top"] == "cuda-device-busy" and "Exclusive_Process" in data["matches"][0]["root_cause"]
+
+
+@pytest.mark.parametrize("line", [
+    "RuntimeError: DataLoader worker (pid 231) is killed by signal: Bus error. It is possible that dataloader's "
+    "workers are out of shared memory. Please try to raise your shared memory limit.",
+    "RuntimeError: unable to write to file </torch_1487_3215480217>: No space left on device (28)",
+    "OSError: [Errno 28] No space left on device: '/dev/shm/torch_8812_1207931_0'",
+])
+def test_dataloader_shared_memory_in_docker(run_explain, line):
+    data = json.loads(run_explain(["--format", "json"], stdin="docker run --gpus all trainer\n" + line + "\n").stdout)
+    first = data["matches"][0]
+    assert data["top"] == "dataloader-shm-exhausted" and "--shm-size" in first["workarounds"][0]
+    assert "64 MB" in first["root_cause"] and data["gpu_claim"] is False
+
+
+def test_a_full_disk_is_not_read_as_shared_memory(run_explain):
+    out = run_explain(["--format", "json"], stdin="OSError: [Errno 28] No space left on device: '/data/ckpt.pt'\n")
+    assert "dataloader-shm-exhausted" not in out.stdout
