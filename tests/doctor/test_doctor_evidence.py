@@ -145,3 +145,49 @@ def test_collect_env_formats(text, expected):
     for key, value in expected.items():
         got = [(gpu.name, gpu.capability) for gpu in facts.gpus] if key == "gpus" else getattr(facts, key)
         assert got == value, key
+
+
+# A collect_env paste as it lands in issues: torch's warning first, then the report (issue 33).
+DRIVER_TOO_OLD_PASTE = """\
+/opt/conda/lib/python3.10/site-packages/torch/cuda/__init__.py:138: UserWarning: CUDA initialization: {the}NVIDIA \
+driver on your system is too old (found version 11040). Please update your GPU driver by downloading and installing a \
+new version from the URL: http://www.nvidia.com/Download/index.aspx Alternatively, go to: https://pytorch.org to \
+install a PyTorch version that has been compiled with your version of the CUDA driver. (Triggered internally at \
+../c10/cuda/CUDAFunctions.cpp:108.)
+  return torch._C._cuda_getDeviceCount() > 0
+Collecting environment information...
+PyTorch version: 2.1.0+cu121
+Is debug build: False
+CUDA used to build PyTorch: 12.1
+ROCM used to build PyTorch: N/A
+
+OS: Ubuntu 20.04.6 LTS (x86_64)
+Python version: 3.10.13 (main, Sep 11 2023, 13:44:35) [GCC 11.2.0] (64-bit runtime)
+Python platform: Linux-5.4.0-162-generic-x86_64-with-glibc2.31
+Is CUDA available: False
+CUDA runtime version: 11.4.152
+GPU models and configuration: Could not collect
+Nvidia driver version: Could not collect
+cuDNN version: Could not collect
+"""
+
+
+@pytest.mark.parametrize("the", ["The ", ""])
+def test_the_driver_too_old_warning_in_a_paste_fails_the_driver_check(run_python, tmp_path, the):
+    out = doctor(run_python, tmp_path, "--facts", "-", "--format", "json", stdin=DRIVER_TOO_OLD_PASTE.format(the=the))
+    data = json.loads(out.stdout)
+    row = next(r for r in data["results"] if r["name"] == "driver-for-cuda")
+    assert out.returncode == 1 and row["status"] == "fail", row
+    assert "CUDA <= 11.4" in row["found"] and ">= 525.60.13" in row["advice"]
+
+
+def test_cuda_available_without_a_gpu_line_is_not_reported_as_unavailable(run_python, tmp_path):
+    text = ("PyTorch version: 2.3.0+cu121\nIs debug build: False\nCUDA used to build PyTorch: 12.1\n"
+            "OS: Ubuntu 22.04.4 LTS (x86_64)\nIs CUDA available: True\nCUDA runtime version: 12.1.105\n"
+            "Nvidia driver version: 535.104.05\n")
+    out = doctor(run_python, tmp_path, "--facts", "-", "--format", "json", stdin=text)
+    rows = {r["name"]: r for r in json.loads(out.stdout)["results"]}
+    assert "is_available() is False" not in out.stdout and "no GPU" not in out.stdout
+    assert rows["gpu"]["status"] == "pass" and "not in the evidence" in rows["gpu"]["found"]
+    assert rows["kernel-image"]["status"] == "skip" and "not in the evidence" in rows["kernel-image"]["found"]
+    assert out.returncode == 0

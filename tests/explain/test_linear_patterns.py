@@ -20,7 +20,7 @@ from typing import Iterator, Tuple
 import pytest
 
 from cli_support import run_torchlint_process
-from torchlint.doctor import collect_env
+from torchlint.doctor import check_basics, collect_env
 from torchlint.explain.evidence import _PATTERNS, FEATURES
 from torchlint.explain.knowledge import load_knowledge
 
@@ -62,6 +62,9 @@ def _all_patterns():
         yield f"feature:{name}", pattern, lambda p, text: p.search(text)
     for signature in load_knowledge().signatures:
         yield f"signature:{signature.id}", signature.pattern, lambda p, text: p.search(text)
+    for framework in load_knowledge().frameworks:
+        yield f"framework:{framework.name}", framework.advice, lambda p, text: p.search(text)
+    yield "doctor:driver-too-old", check_basics._DRIVER_TOO_OLD, lambda p, text: p.search(text)
     for name in ("_FIELD", "_GPU_LINE", "_PACKAGE_LINE"):
         yield f"collect_env:{name}", getattr(collect_env, name), lambda p, text: p.match(text)
 

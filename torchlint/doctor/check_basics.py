@@ -10,7 +10,7 @@ from packaging.specifiers import SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from torchlint.doctor.facts import Facts, Gpu
-from torchlint.doctor.results import SKIP, CheckResult
+from torchlint.doctor.results import NOT_IN_EVIDENCE, NOT_JUDGED, SKIP, CheckResult
 
 INSTALL_PAGE = "https://pytorch.org/get-started/locally/"
 
@@ -44,6 +44,31 @@ def gpu_label(gpu: Gpu) -> str:
     return f"GPU {gpu.index} {gpu.name or '(name unknown)'}"
 
 
+def gpus_unstated(facts: Facts) -> bool:
+    """CUDA is available but the evidence names no GPU and no count (a collect_env paste cut short)."""
+    return bool(facts.cuda_available) and not facts.gpus and not facts.device_count
+
+
+def no_gpu_found(facts: Facts) -> str:
+    """The `found` of a row skipped for want of a GPU: "no GPU", or not judged when the GPUs are unstated."""
+    return f"{NOT_JUDGED}: CUDA is available, the GPUs are {NOT_IN_EVIDENCE}" if gpus_unstated(facts) else "no GPU"
+
+
+# torch's warning when cudaGetDeviceCount fails with cudaErrorInsufficientDriver; the number is
+# cudaDriverGetVersion's: 1000 * major + 10 * minor of the newest CUDA the driver runs (11040 -> 11.4).
+_DRIVER_TOO_OLD = re.compile(r"driver on your system is too old \(found version (\d{4,6})\)")
+
+
+def driver_cuda_from_warnings(facts: Facts) -> Optional[str]:
+    """The newest CUDA the driver runs, as torch's "driver ... is too old (found version 11040)" warning says."""
+    for message in facts.torch_warnings:
+        found = _DRIVER_TOO_OLD.search(message)
+        if found:
+            number = int(found.group(1))
+            return f"{number // 1000}.{number % 1000 // 10}"
+    return None
+
+
 def no_gpu_reason(facts: Facts) -> str:
     visible = facts.env.get("CUDA_VISIBLE_DEVICES")
     if facts.torch_build == "cpu":
@@ -54,6 +79,8 @@ def no_gpu_reason(facts: Facts) -> str:
         return "torch is not importable"
     if "cuda_available" in facts.unknown:
         return f"CUDA could not be queried: {facts.unknown['cuda_available']}"
+    if facts.cuda_available:
+        return f"CUDA is available; the GPUs are {NOT_IN_EVIDENCE}"
     return "torch.cuda.is_available() is False"
 
 

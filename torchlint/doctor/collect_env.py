@@ -23,6 +23,9 @@ from torchlint.doctor.results import NOT_IN_EVIDENCE
 _FIELD = re.compile(r"^([A-Za-z][A-Za-z0-9 _./()-]{1,60}?):(.*)")
 _GPU_LINE = re.compile(r"^\s*GPU\s+(\d{1,4})\s*:(.*)")
 _PACKAGE_LINE = re.compile(r"^\s*\[(?:pip\d?|conda)\]\s+(\S+?)(?:==|\s+)(\S+)")
+# torch's warnings printed above or inside the report ("UserWarning: CUDA initialization: The NVIDIA driver on
+# your system is too old (found version 11040)"): kept as torch_warnings, which the checks read as the probe's.
+_WARNING_MARKS = ("CUDA initialization:", "driver on your system is too old")
 _NOTHING = ("n/a", "none", "could not collect", "", "no cuda")
 # Labels that start a field; any of them ends a multi-line GPU list.
 MARKERS = ("PyTorch version:", "CUDA used to build PyTorch:", "Is CUDA available:")
@@ -63,6 +66,17 @@ def _fields(lines: List[str]) -> Tuple[Dict[str, str], List[Tuple[int, str]], Di
     return fields, gpus, packages
 
 
+def _torch_warnings(lines: List[str]) -> List[str]:
+    found: List[str] = []
+    for line in lines:
+        if not any(mark in line for mark in _WARNING_MARKS):
+            continue
+        message = line.split("UserWarning:", 1)[-1].strip()
+        if message not in found:
+            found.append(message)
+    return found
+
+
 def _gpu(line: str) -> Optional[Tuple[int, str]]:
     """(index, name) of a `GPU 0: NVIDIA H100` line, or None."""
     found = _GPU_LINE.match(line)
@@ -96,8 +110,9 @@ def _platform(os_line: str, python_platform: str) -> Optional[str]:
 
 def parse_collect_env(text: str) -> Facts:
     """The facts a collect_env report states; everything else is unknown."""
-    fields, gpus, packages = _fields(text.splitlines())
-    facts = Facts(packages=packages)
+    lines = text.splitlines()
+    fields, gpus, packages = _fields(lines)
+    facts = Facts(packages=packages, torch_warnings=_torch_warnings(lines))
     unknown = facts.unknown
 
     torch_version = fields.get("pytorch version", "")
@@ -122,6 +137,8 @@ def parse_collect_env(text: str) -> Facts:
         unknown["cuda_available"] = NOT_IN_EVIDENCE
     facts.gpus = [Gpu(index=index, name=name, capability=capability_of(name)) for index, name in gpus]
     facts.device_count = len(gpus) if gpus else None
+    if not gpus:
+        unknown["gpus"] = NOT_IN_EVIDENCE
 
     driver = fields.get("nvidia driver version", "")
     if driver and driver.lower() not in _NOTHING:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import List
 
-from torchlint.doctor.check_basics import ANY, satisfies, skipped_without_torch
+from torchlint.doctor.check_basics import ANY, no_gpu_found, satisfies, skipped_without_torch
 from torchlint.doctor.facts import Facts
 from torchlint.core.runtime_requirements import Requirements
 from torchlint.doctor.results import FAIL, NOT_JUDGED, PASS, SKIP, WARN, CheckResult
@@ -20,7 +20,7 @@ def check_cudnn(facts: Facts, req: Requirements) -> List[CheckResult]:
         return skipped
     if facts.cudnn_version is None:
         if not facts.has_gpu:  # as driver and compute-capability: nothing to judge without a GPU
-            return [CheckResult("cudnn", SKIP, "no GPU", str(req.cudnn))]
+            return [CheckResult("cudnn", SKIP, no_gpu_found(facts), str(req.cudnn))]
         if facts.cudnn_available is False:
             reason = facts.unknown.get("cudnn_version", "torch reports no cuDNN (cuDNN failed to load).")
             return [CheckResult("cudnn", FAIL, "none", str(req.cudnn), reason)]
@@ -36,7 +36,8 @@ def check_cudnn(facts: Facts, req: Requirements) -> List[CheckResult]:
 def check_cudnn_enabled(facts: Facts, req: Requirements) -> List[CheckResult]:
     name = "cudnn-enabled"
     if not facts.has_gpu or facts.torch_build != "cuda":
-        return [CheckResult(name, SKIP, "no CUDA GPU", "-")]
+        found = no_gpu_found(facts) if facts.torch_build == "cuda" else "no CUDA GPU"
+        return [CheckResult(name, SKIP, "no CUDA GPU" if found == "no GPU" else found, "-")]
     if facts.cudnn_available is None:
         return [CheckResult(name, SKIP, f"{NOT_JUDGED}: unknown", "available and enabled",
                             facts.unknown.get("cudnn_available", "cuDNN availability was not recorded"))]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import List
 
-from torchlint.doctor.check_basics import parse_version, satisfies
+from torchlint.doctor.check_basics import driver_cuda_from_warnings, gpus_unstated, parse_version, satisfies
 from torchlint.doctor.compat import COMPATIBILITY_DOC, minimum_driver
 from torchlint.doctor.facts import Facts
 from torchlint.core.runtime_requirements import Requirements
@@ -34,7 +34,19 @@ def check_driver_for_cuda(facts: Facts, req: Requirements) -> List[CheckResult]:
         return [CheckResult(name, WARN, facts.driver_version or "unknown", f"(no data for CUDA {facts.torch_cuda})",
                             f"torchlint has no driver floor for CUDA {facts.torch_cuda}; see {COMPATIBILITY_DOC}")]
     expected = f">={floor} for CUDA {facts.torch_cuda} ({platform})"
+    warned = driver_cuda_from_warnings(facts)
+    torch_cuda = parse_version(facts.torch_cuda)
+    if warned and torch_cuda is not None and parse_version(warned) < torch_cuda:
+        return [CheckResult(name, FAIL, f"{facts.driver_version or 'the driver'} runs CUDA <= {warned} "
+                            "(torch warned: \"driver on your system is too old\")", expected,
+                            f"torch {facts.torch_version} bundles the CUDA {facts.torch_cuda} runtime and torch "
+                            f"itself warned that the driver is too old for it: the driver runs CUDA {warned} at most. "
+                            f"Upgrade the driver to >= {floor}, or install a torch wheel built for CUDA {warned} or "
+                            f"older. Installing a CUDA toolkit does not help: the runtime comes with torch "
+                            f"({COMPATIBILITY_DOC}).")]
     if facts.driver_version is None:
+        if gpus_unstated(facts):
+            return [CheckResult(name, SKIP, f"{NOT_JUDGED}: driver version unknown", expected)]
         if not facts.has_gpu:
             return [CheckResult(name, SKIP, "no driver found", expected, "No GPU; nothing to check.")]
         if facts.unknown.get("driver_version") == NOT_IN_EVIDENCE:

@@ -6,11 +6,11 @@ from __future__ import annotations
 from typing import List, Optional
 
 from torchlint.doctor.archs import kernel_coverage, parse_arch
-from torchlint.doctor.check_basics import INSTALL_PAGE, gpu_label, no_gpu_reason, satisfies
+from torchlint.doctor.check_basics import INSTALL_PAGE, gpu_label, gpus_unstated, no_gpu_found, no_gpu_reason, satisfies
 from torchlint.doctor.compat import CUDA_RELEASE_NOTES, cuda_builds_for
 from torchlint.doctor.facts import Facts, Gpu
 from torchlint.core.runtime_requirements import Requirements
-from torchlint.doctor.results import FAIL, NOT_JUDGED, PASS, SKIP, WARN, CheckResult
+from torchlint.doctor.results import FAIL, NOT_IN_EVIDENCE, NOT_JUDGED, PASS, SKIP, WARN, CheckResult
 from torchlint.doctor.wheels import Shipped, cuda_install_advice, runs_on, shipped
 
 
@@ -22,6 +22,8 @@ def check_gpu(facts: Facts, req: Requirements) -> List[CheckResult]:
     expected = "at least one" if req.require_gpu else "not required"
     if facts.has_gpu:
         return [CheckResult("gpu", PASS, _gpu_names(facts), expected)]
+    if gpus_unstated(facts):  # is_available() is True: torch sees at least one GPU, which the text does not name
+        return [CheckResult("gpu", PASS, f"CUDA available; GPU models {NOT_IN_EVIDENCE}", expected)]
     if facts.gpus and facts.torch_build == "cpu":
         return [CheckResult("gpu", FAIL if req.require_gpu else WARN, f"{_gpu_names(facts)} (CPU-only torch build)",
                             expected, "The machine has an NVIDIA GPU but this torch build cannot use it; "
@@ -46,7 +48,7 @@ def check_gpu_name(facts: Facts, req: Requirements) -> List[CheckResult]:
         return []
     expected = " or ".join(repr(name) for name in req.gpu_name)
     if not facts.has_gpu:
-        return [CheckResult("gpu-name", SKIP, "no GPU", expected)]
+        return [CheckResult("gpu-name", SKIP, no_gpu_found(facts), expected)]
     results = []
     for gpu in facts.gpus:
         name = gpu.name or ""
@@ -62,7 +64,7 @@ def check_compute_capability(facts: Facts, req: Requirements) -> List[CheckResul
     if spec is None:
         return []
     if not facts.has_gpu:
-        return [CheckResult("compute-capability", SKIP, "no GPU", str(spec))]
+        return [CheckResult("compute-capability", SKIP, no_gpu_found(facts), str(spec))]
     results = []
     for gpu in facts.gpus:
         found = f"{gpu.capability or 'unknown'} ({gpu_label(gpu)})"
@@ -78,7 +80,7 @@ def check_compute_capability(facts: Facts, req: Requirements) -> List[CheckResul
 
 def check_kernel_image(facts: Facts, req: Requirements) -> List[CheckResult]:
     if not facts.has_gpu:
-        return [CheckResult("kernel-image", SKIP, "no GPU", "-")]
+        return [CheckResult("kernel-image", SKIP, no_gpu_found(facts), "-")]
     if facts.torch_build != "cuda":
         return [CheckResult("kernel-image", SKIP, f"{facts.torch_build} build", "CUDA build")]
     arch_list = facts.arch_list or []

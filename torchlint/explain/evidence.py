@@ -41,6 +41,7 @@ class Evidence:
     conda: bool = False
     amp: bool = False  # autocast / fp16 in use
     nvidia_smi_cuda: Optional[str] = None  # "CUDA Version: 11.4" of nvidia-smi: the newest the driver runs
+    driver_cuda_source: str = "nvidia-smi"  # or torch's "driver ... is too old (found version 11040)" warning
     minimum_capability: Optional[str] = None  # torch's "minimum cuda capability supported ... is 3.7"
     features: Set[str] = field(default_factory=set)  # FEATURES seen anywhere in the regions read
 
@@ -77,6 +78,8 @@ _PATTERNS = _compiled((
     ("pytorch-cuda", _START + r"pytorch-cuda" + _ASSIGNED + r"(\d+\.\d+)", re.I),
     ("driver", r"(?:Driver Version|driver version)\s*(?:[:：]\s*)?(\d{3}\.\d+(?:\.\d+)?)", 0),
     ("smi-cuda", r"CUDA Version\s*:\s*(\d+\.\d+)\s*\|?", 0),
+    # torch's warning: cudaDriverGetVersion's number, 1000 * major + 10 * minor of the newest CUDA the driver runs
+    ("driver-too-old", r"driver on your system is too old \(found version (\d{4,6})\)", 0),
     ("capability-sm", r"with CUDA capability sm_(\d+)(\d)\b", 0),
     ("capability-found", r"Found GPU\d+ (.{1,200}?) which is of cuda capability (\d+)\.(\d+)", 0),
     ("arch-list", r"supports CUDA capabilities ((?:sm_\d+[a-z]?\s*)+)", 0),
@@ -124,7 +127,8 @@ FEATURES = _compiled((
     # the product and runtime that printed the log
     ("product:ctranslate2", r"ctranslate2|faster[-_ ]?whisper|whisper[-_ ]faster|WhisperModel", re.I),
     ("product:onnxruntime", r"onnxruntime|OrtException|OrtSession|CUDAExecutionProvider", 0),
-    ("product:tensorflow", r"tensorflow|stream_executor|\bkeras\b", 0),
+    # XLA's own stream_executor (external/xla/xla/stream_executor) is JAX's as much as TensorFlow's
+    ("product:tensorflow", r"tensorflow|(?<!xla/)stream_executor|\bkeras\b", 0),
     ("product:jax", r"\bjaxlib\b|\bjax\b|XlaRuntimeError", 0),
     ("product:torch", r"site-packages[/\\]torch[/\\]|\bimport torch\b|\btorch\.(?:cuda|nn|distributed|utils)\b", 0),
     ("runtime:java", r"\bat [\w.$]+\([\w$]+\.java:\d+\)|\.java:\d+\)", 0),
@@ -218,6 +222,11 @@ def _take(evidence: Evidence, name: str, hit: "re.Match[str]", text: str) -> Non
     elif name == "smi-cuda" and evidence.nvidia_smi_cuda is None and "Driver" in text[max(0, at - 200):at]:
         evidence.nvidia_smi_cuda = group
         _clue(evidence, text, "driver", f"supports CUDA <= {group} (nvidia-smi)", at)
+    elif name == "driver-too-old" and evidence.nvidia_smi_cuda is None:
+        number = int(group)
+        evidence.nvidia_smi_cuda = f"{number // 1000}.{number % 1000 // 10}"
+        evidence.driver_cuda_source = f"torch's warning: found version {group}"
+        _clue(evidence, text, "driver", f"supports CUDA <= {evidence.nvidia_smi_cuda} (torch's warning)", at)
     elif name == "capability-sm":
         _add_gpu(evidence, text, None, f"{group}.{hit.group(2)}", at)
     elif name == "capability-found":

@@ -68,10 +68,29 @@ class Signature:
 
 
 @dataclass(frozen=True)
+class Framework:
+    """A framework a log can come from: the evidence feature that names it in a log, and the
+    pattern that names it in a piece of advice (its API, its variables, its install commands)."""
+
+    name: str
+    feature: str
+    advice: "re.Pattern[str]"
+
+
+@dataclass(frozen=True)
 class KnowledgeBase:
     signatures: Tuple[Signature, ...]
     rule_names: Mapping[str, str] = field(default_factory=dict)
     asynchronous_note: str = ""
+    frameworks: Tuple[Framework, ...] = ()
+
+    def fits(self, advice: str, features: "frozenset[str] | set[str]") -> bool:
+        """False for advice that names only frameworks other than those the log names, when it names
+        any (torch's `pip install nvidia-cudnn-cu12==...` for a TensorFlow log); a log that names
+        no framework keeps every piece of advice."""
+        in_log = {framework.name for framework in self.frameworks if framework.feature in features}
+        named = {framework.name for framework in self.frameworks if framework.advice.search(advice)}
+        return not in_log or not named or bool(named & in_log)
 
 
 @dataclass(frozen=True)
@@ -134,7 +153,19 @@ def parse_knowledge(data: Mapping[str, Any]) -> KnowledgeBase:
             docs=entry["docs"], sources=tuple(entry["sources"]), causes=causes, gpu=entry.get("gpu", True),
         ))
     rule_names: Dict[str, str] = dict(data.get("rules", {}))
-    return KnowledgeBase(tuple(signatures), rule_names, data.get("asynchronous_note", ""))
+    frameworks = tuple(_framework(entry) for entry in data.get("framework", []))
+    return KnowledgeBase(tuple(signatures), rule_names, data.get("asynchronous_note", ""), frameworks)
+
+
+def _framework(entry: Mapping[str, Any]) -> Framework:
+    if not all(isinstance(entry.get(key), str) for key in ("name", "feature", "advice")):
+        raise KnowledgeError("each [[framework]] needs string `name`, `feature` and `advice`")
+    if entry["feature"] not in FEATURE_NAMES:
+        raise KnowledgeError(f"framework {entry['name']}: unknown evidence feature {entry['feature']!r}")
+    try:
+        return Framework(entry["name"], entry["feature"], re.compile(entry["advice"]))
+    except re.error as error:
+        raise KnowledgeError(f"framework {entry['name']}: bad advice regex: {error}") from None
 
 
 def _cause(where: str, entry: Mapping[str, Any]) -> Cause:

@@ -168,8 +168,8 @@ def _driver(evidence: Evidence) -> List[Diagnosis]:
     if smi is not None and (smi.major < cuda.major or (cuda.major < 11 and smi < cuda)):
         return [Diagnosis(
             DRIVER,
-            f"nvidia-smi says this driver runs CUDA <= {evidence.nvidia_smi_cuda}, but torch was built with "
-            f"CUDA {facts.torch_cuda}.",
+            f"This driver runs CUDA <= {evidence.nvidia_smi_cuda} ({evidence.driver_cuda_source}), but torch was "
+            f"built with CUDA {facts.torch_cuda}.",
             f"Upgrade the driver, or install a torch build for CUDA {evidence.nvidia_smi_cuda} or older "
             f"({COMPATIBILITY_DOC}).",
             clues)]

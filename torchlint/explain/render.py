@@ -28,10 +28,10 @@ def _clue_text(clue: Clue) -> str:
     return f"{clue.value} (line {clue.line}: {clue.excerpt})"
 
 
-def _dead_ends(match: Match, evidence: Evidence) -> List[str]:
-    if not evidence.conda:
-        return list(match.signature.dead_ends)
-    return [text for text in match.signature.dead_ends if PIP_ONLY not in text]
+def _dead_ends(explanation: Explanation, match: Match, knowledge: KnowledgeBase) -> List[str]:
+    evidence = explanation.evidence
+    return [text for text in match.signature.dead_ends
+            if not (evidence.conda and PIP_ONLY in text) and knowledge.fits(text, evidence.features)]
 
 
 def _cause_lines(explanation: Explanation, found: Match) -> List[Tuple[str, str]]:
@@ -40,12 +40,19 @@ def _cause_lines(explanation: Explanation, found: Match) -> List[Tuple[str, str]
     return [(cause.text, ", ".join(sorted(set(cause.when) & features))) for cause in explanation.causes(found)]
 
 
-def _workarounds(explanation: Explanation, found: Match) -> List[str]:
-    """The leading cause's own advice and that of every cause the log supports, then the signature's."""
+def _workarounds(explanation: Explanation, found: Match, knowledge: KnowledgeBase) -> List[str]:
+    """The leading cause's own advice and that of every cause the log supports, then the signature's,
+    without the advice for another framework than the log's."""
     features = explanation.evidence.features
     causes = explanation.causes(found)
     chosen = [cause for index, cause in enumerate(causes) if index == 0 or set(cause.when) & features]
-    return [text for cause in chosen for text in cause.workarounds] + list(found.signature.workarounds)
+    advice = [text for cause in chosen for text in cause.workarounds] + list(found.signature.workarounds)
+    return [text for text in advice if knowledge.fits(text, features)]
+
+
+def _docs(explanation: Explanation, found: Match, knowledge: KnowledgeBase) -> str:
+    docs = found.signature.docs
+    return docs if docs and knowledge.fits(docs, explanation.evidence.features) else ""
 
 
 def _reraise_broken_pipe() -> None:
@@ -105,9 +112,9 @@ def render_text(explanation: Explanation, knowledge: KnowledgeBase, stream: IO[s
             say("Asynchronous error", "bold", 3)
             say(knowledge.asynchronous_note, "", 5)
         say("Try first", "bold", 3)
-        for step, text in enumerate(_workarounds(explanation, found), 1):
+        for step, text in enumerate(_workarounds(explanation, found, knowledge), 1):
             say(text, "", 5, f"{step}. ")
-        dead_ends = _dead_ends(found, explanation.evidence)
+        dead_ends = _dead_ends(explanation, found, knowledge)
         if dead_ends:
             say("Dead ends", "bold", 3)
             for text in dead_ends:
@@ -123,8 +130,9 @@ def render_text(explanation: Explanation, knowledge: KnowledgeBase, stream: IO[s
             say("Prevented by", "bold", 3)
             for text in prevented:
                 say(text, "", 5, "- ")
-        if signature.docs:
-            say(f"Docs: {signature.docs}", "", 3)
+        docs = _docs(explanation, found, knowledge)
+        if docs:
+            say(f"Docs: {docs}", "", 3)
         if signature.sources:
             say("Sources", "dim", 3)
             for source in signature.sources:
@@ -163,12 +171,12 @@ def render_json(explanation: Explanation, knowledge: KnowledgeBase) -> str:
                     "causes": [{"id": cause.id, "text": cause.text,
                                 "supported_by": sorted(set(cause.when) & explanation.evidence.features)}
                                for cause in explanation.causes(m)],
-                    "workarounds": _workarounds(explanation, m),
-                    "dead_ends": _dead_ends(m, explanation.evidence),
+                    "workarounds": _workarounds(explanation, m, knowledge),
+                    "dead_ends": _dead_ends(explanation, m, knowledge),
                     "rules": [{"code": code, "name": knowledge.rule_names.get(code)} for code in m.signature.rules],
                     "doctor_checks": list(m.signature.doctor_checks),
                     "guard": guard_line(m.signature.id),
-                    "docs": m.signature.docs or None,
+                    "docs": _docs(explanation, m, knowledge) or None,
                     "sources": list(m.signature.sources),
                 }
                 for m in matches
