@@ -10,14 +10,18 @@ import pytest
 from cli_support import write_tree
 from torchlint import cli
 
-MODELS = (
-    "from torch import nn\n\n\n"
+CRITIC = (  # an LSTM critic, as other TL004 tests use it
     "class Critic(nn.Module):\n"
     "    def __init__(self):\n"
     "        super().__init__()\n"
     "        self.rnn = nn.LSTM(8, 8, batch_first=True)\n\n"
     "    def forward(self, x):\n"
-    "        return self.rnn(x)[0].mean()\n\n\n"
+    "        return self.rnn(x)[0].mean()\n"
+)
+MODELS = (
+    "from torch import nn\n\n\n"
+    + CRITIC
+    + "\n\n"
     "class Generator(nn.Module):\n"
     "    def __init__(self):\n"
     "        super().__init__()\n"

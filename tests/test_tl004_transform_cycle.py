@@ -8,16 +8,13 @@ from __future__ import annotations
 import json
 
 from cli_support import run_torchlint, write_tree
+from test_tl004_binding_forms import CRITIC
 
 SOURCE = (
     "import torch\n"
     "from torch import nn\n\n\n"
-    "class Critic(nn.Module):\n"
-    "    def __init__(self):\n"
-    "        super().__init__()\n"
-    "        self.rnn = nn.LSTM(8, 8, batch_first=True)\n\n"
-    "    def forward(self, x):\n"
-    "        return self.rnn(x)[0].mean()\n\n\n"
+    + CRITIC
+    + "\n\n"
     "def penalty(critic, x):\n"
     "    (grads,) = torch.autograd.grad(critic(x), x, create_graph=True)\n"
     "    return grads.norm()\n\n\n"
