@@ -14,14 +14,9 @@ from torchlint.run.baseline import BaselineError
 from torchlint.commands import adoption
 from torchlint.commands.parser import OneLineParser, UsageError
 from torchlint.core.config import Config, glob_patterns, load_config, selector_problem
-from torchlint.core.config_files import ConfigError
+from torchlint.core.config_files import ConfigError, tomllib
 from torchlint.core.console import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, error, warning
 from torchlint.core.visible import visible
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on Python < 3.11 only
-    import tomli as tomllib
 
 FORMATS = ("full", "concise", "json", "json-lines", "github", "sarif", "junit")
 

@@ -111,7 +111,8 @@ def rules_for(display: str, settings: RunSettings) -> List[type]:
 
 def relative_path(display: str, config: Config) -> str:
     """The file's path relative to the project root (absolute outside it): what
-    `per-file-ignores` match and the cache is keyed by, whatever the working directory."""
+    `per-file-ignores` match, the cache is keyed by and the file is linted under (its findings,
+    records and module names), so that all of them are the same whatever the working directory."""
     # string operations: pathlib costs more than the warm run's cache lookup itself
     absolute = os.path.abspath(display)
     root = os.path.join(str(config.root), "")

@@ -76,19 +76,11 @@ def process_file(job: Job, settings: RunSettings) -> FileOutcome:
         elif settings.mode != "check":
             outcome = _fix_file(outcome, path, data, rules, settings)
         else:
-            result = lint_bytes(data, analysed_as(display, settings), settings.config, rules)
+            result = lint_bytes(data, relative_path(display, settings.config), settings.config, rules)
             outcome = _with_result(outcome, result, data if settings.keep_sources else None)
     except Exception as error:  # e.g. RecursionError deep inside LibCST: this file only
         outcome.errors.append(f"{display}: internal error: {describe(error)}")
     return outcome
-
-
-def analysed_as(display: str, settings: RunSettings) -> str:
-    """The name a file is linted under: its path relative to the project root, the name its
-    cache entry has, so that what is found and recorded of it (module names, findings that
-    wait for other files) is the same wherever the run starts; `_with_result` puts the
-    display name back on its findings."""
-    return relative_path(display, settings.config)
 
 
 def _has_fix(result: FileResult, unsafe: bool) -> bool:
@@ -130,6 +122,7 @@ def _stored_record(cache: Cache, name: str, job: Job, key: str, settings: RunSet
 
 
 def _with_result(outcome: FileOutcome, result: FileResult, data: Optional[bytes]) -> FileOutcome:
+    # linted under its path from the project root (`relative_path`), shown under its display name
     outcome.diagnostics = [replace(d, filename=outcome.display) for d in result.diagnostics]
     outcome.record = RecordText.of(result.facts)  # text: what the parent keeps of every file
     outcome.errors = list(result.errors)
@@ -156,13 +149,14 @@ def _fix_file(outcome, path, data, rules, settings: RunSettings) -> FileOutcome:
     try:
         source = decode_source(data)
     except DecodeError:
-        return _with_result(outcome, lint_bytes(data, analysed_as(display, settings), settings.config, rules), None)
+        result = lint_bytes(data, relative_path(display, settings.config), settings.config, rules)
+        return _with_result(outcome, result, None)
     return _fix_source(outcome, data, source, rules, settings)
 
 
 def _fix_source(outcome: FileOutcome, data: bytes, source, rules, settings: RunSettings) -> FileOutcome:
     """Fix a decoded file (a `SourceFile` or a `Notebook`) in memory."""
-    name = analysed_as(outcome.display, settings)
+    name = relative_path(outcome.display, settings.config)
     fixed = fixed_to_fixpoint(source.text, name, rules, source.newline, settings, outcome.layout)
     _with_result(outcome, fixed.result, None)
     outcome.original = source
@@ -184,7 +178,7 @@ def _notebook_file(outcome: FileOutcome, data: bytes, rules, settings: RunSettin
         return outcome
     if settings.mode != "check":
         return _fix_source(outcome, data, notebook, rules, settings)
-    name = analysed_as(outcome.display, settings)
+    name = relative_path(outcome.display, settings.config)
     result = lint_text(notebook.text, name, settings.config, rules, newline=notebook.newline)
     return _with_result(outcome, result, None)
 
