@@ -156,6 +156,8 @@ class _ScopeIndex:
                 self.assigned.setdefault(id(node.value), []).extend(
                     target.target.value for target in node.targets if isinstance(target.target, cst.Name)
                 )
+            elif isinstance(node, cst.AnnAssign) and node.value is not None and isinstance(node.target, cst.Name):
+                self.assigned.setdefault(id(node.value), []).append(node.target.value)  # `m: nn.Module = load(...)`
             holder = getattr(node, "value", None)
             if isinstance(holder, cst.Call):
                 self.holding.setdefault(id(holder), []).append((position, node))
