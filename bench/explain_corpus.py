@@ -1,32 +1,77 @@
-"""Score `torchlint explain` on the real-log corpus: `python bench/explain_corpus.py dev|held-back [--table]`.
+"""Score `torchlint explain` on the real-log corpora.
 
-Prints the hit rate of the split and, with --table, one row per log (id, URL, expected, got, pass).
+`python bench/explain_corpus.py splits` prints every split side by side: the development and
+held-back parts of tests/explain/real/ (together "rest") and the held-out logs of
+tests/explain/heldout/, each with its verdicts (right, partial, wrong, nothing) and over-claims.
+`python bench/explain_corpus.py dev|held-back|held-out [--table]` prints one split's hit rate and,
+with --table, one row per log (id, URL, expected, got, verdict, over-claims).
 """
 
 import sys
+from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "explain"))
 
-from corpus import score  # noqa: E402
+from corpus import DEV, HELD_BACK, HELD_OUT, RIGHT, SPLITS, VERDICTS, score  # noqa: E402
+
+REST = "rest"  # every split but the held-out one
+
+
+def _percent(part, whole):
+    return f"{100 * part / whole:.1f} %" if whole else "-"
+
+
+def splits_table(by_split):
+    """Markdown: one column per split (and "rest"), one row per verdict and kind of over-claim."""
+    columns = list(by_split)
+    verdicts = {name: Counter(o.verdict for o in outcomes) for name, outcomes in by_split.items()}
+    claims = {name: Counter(claim for o in outcomes for claim in o.over_claims) for name, outcomes in by_split.items()}
+    rows = [("logs", {name: len(outcomes) for name, outcomes in by_split.items()})]
+    rows += [(verdict, {name: verdicts[name][verdict] for name in columns}) for verdict in VERDICTS]
+    rows.append(("right %", {name: _percent(verdicts[name][RIGHT], len(by_split[name])) for name in columns}))
+    rows.append(("logs with an over-claim", {name: sum(bool(o.over_claims) for o in by_split[name])
+                                             for name in columns}))
+    kinds = sorted({kind for counter in claims.values() for kind in counter})
+    rows += [(f"  {kind}", {name: claims[name][kind] for name in columns}) for kind in kinds]
+    lines = ["| | " + " | ".join(columns) + " |", "|---" * (len(columns) + 1) + "|"]
+    lines += [f"| {label} | " + " | ".join(str(values[name]) for name in columns) + " |" for label, values in rows]
+    return "\n".join(lines)
+
+
+def split_table(outcomes):
+    """Markdown: one row per log of a split."""
+    lines = ["| id | URL | expected | got | verdict | over-claims |", "|---|---|---|---|---|---|"]
+    for o in outcomes:
+        expected = f"`{o.case.expect}`" if o.case.gpu else "no GPU claim"
+        got = o.got if o.case.gpu else ("GPU claim: " + str(o.got) if o.gpu_claim else f"no claim ({o.got})")
+        lines.append(f"| {o.case.id} | {o.case.url} | {expected} | {got} | {o.verdict} | "
+                     f"{', '.join(o.over_claims) or '-'} |")
+    return "\n".join(lines)
+
+
+def summary(split, outcomes):
+    gpu = [o for o in outcomes if o.case.gpu]
+    non_gpu = [o for o in outcomes if not o.case.gpu]
+    passed = sum(o.passed for o in outcomes)
+    return (f"{split}: {passed}/{len(outcomes)} = {_percent(passed, len(outcomes))} "
+            f"(GPU logs {sum(o.passed for o in gpu)}/{len(gpu)}, non-GPU logs without a GPU claim "
+            f"{sum(o.passed for o in non_gpu)}/{len(non_gpu)}, logs with an over-claim "
+            f"{sum(bool(o.over_claims) for o in outcomes)})")
 
 
 def main(argv):
-    split = argv[0] if argv else "dev"
+    split = argv[0] if argv else DEV
+    if split == "splits":
+        by_split = {name: score(name) for name in SPLITS}
+        by_split = {DEV: by_split[DEV], HELD_BACK: by_split[HELD_BACK],
+                    REST: by_split[DEV] + by_split[HELD_BACK], HELD_OUT: by_split[HELD_OUT]}
+        print(splits_table(by_split))
+        return
     outcomes = score(split)
-    gpu = [o for o in outcomes if o.case.gpu]
-    non_gpu = [o for o in outcomes if not o.case.gpu]
     if "--table" in argv:
-        print("| id | URL | expected | got | pass |")
-        print("|---|---|---|---|---|")
-        for o in outcomes:
-            expected = f"`{o.case.expect}`" if o.case.gpu else "no GPU claim"
-            got = o.got if o.case.gpu else ("GPU claim: " + str(o.got) if o.gpu_claim else f"no claim ({o.got})")
-            print(f"| {o.case.id} | {o.case.url} | {expected} | {got} | {'yes' if o.passed else 'NO'} |")
-    passed = sum(o.passed for o in outcomes)
-    print(f"{split}: {passed}/{len(outcomes)} = {100 * passed / len(outcomes):.1f} % "
-          f"(GPU logs {sum(o.passed for o in gpu)}/{len(gpu)}, non-GPU logs without a GPU claim "
-          f"{sum(o.passed for o in non_gpu)}/{len(non_gpu)})")
+        print(split_table(outcomes))
+    print(summary(split, outcomes))
 
 
 if __name__ == "__main__":

@@ -1,8 +1,14 @@
-"""The real-log corpus of explain (tests/explain/real/) and how an answer is scored.
+"""The real-log corpora of explain and how an answer is scored.
 
-corpus.toml holds the logs collected for issue 24, split by a hash of their URL before any
-signature was written from them; issue_logs.json holds the earlier logs the signatures were
-first written from, which are development logs by construction.
+real/corpus.toml holds the logs collected for issue 24, split by a hash of their URL before any
+signature was written from them; real/issue_logs.json holds the earlier logs the signatures were
+first written from, which are development logs by construction. heldout/corpus.toml holds logs
+from threads the project never cites, collected for issue 33: scored, never written from.
+
+An answer is right (the expected family leads), partial (a neighbouring family leads, or the
+expected one is shown but not first), wrong (another answer leads) or nothing (no answer). It
+over-claims when it gives advice or a docs link for another framework than the log's, or makes a
+GPU claim on a log that is not a GPU problem.
 """
 
 from __future__ import annotations
@@ -13,7 +19,7 @@ import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import List, Optional
+from typing import Dict, List, Optional, Tuple
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -21,9 +27,26 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 from torchlint.explain.explanation import Explanation, explain
+from torchlint.explain.knowledge import load_knowledge
+from torchlint.explain.render import render_json
 
 REAL = Path(__file__).resolve().parent / "real"
-DEV, HELD_BACK = "dev", "held-back"
+HELDOUT = Path(__file__).resolve().parent / "heldout"
+DEV, HELD_BACK, HELD_OUT = "dev", "held-back", "held-out"
+SPLITS = (DEV, HELD_BACK, HELD_OUT)
+RIGHT, PARTIAL, WRONG, NOTHING = "right", "partial", "wrong", "nothing"
+VERDICTS = (RIGHT, PARTIAL, WRONG, NOTHING)
+# How a piece of advice or a docs link names a framework. Written here, not taken from the
+# knowledge base's [[framework]] table, so that the scorer does not share the blind spots of the
+# code it scores.
+FRAMEWORK_NAMES: Dict[str, "re.Pattern[str]"] = {
+    "torch": re.compile(r"\btorch\b|PyTorch|pytorch\.org|\bTORCH_"),
+    "tensorflow": re.compile(r"(?i:tensorflow)|\btf\.[a-z]|\bkeras\b"),
+    "jax": re.compile(r"\bJAX\b|\bjax(?:lib)?\b|XLA_PYTHON_CLIENT|docs\.jax\.dev|jax\.readthedocs"),
+    "onnxruntime": re.compile(r"ONNX Runtime|onnxruntime"),
+    "ctranslate2": re.compile(r"(?i:ctranslate2)|faster-whisper|opennmt\.net"),
+}
+NO_FRAMEWORK = "none"  # a log no framework printed (nvidia-smi): no advice is another framework's
 
 
 @dataclass(frozen=True)
@@ -34,6 +57,8 @@ class Case:
     truth: str
     log: str
     expect: Optional[str]  # regex on Explanation.top; None for a non-GPU log
+    framework: Optional[str] = None  # the framework that printed the log, where it is labelled
+    partial: Optional[str] = None  # regex on Explanation.top for a neighbouring family
 
     @property
     def gpu(self) -> bool:
@@ -45,12 +70,39 @@ class Outcome:
     case: Case
     got: Optional[str]
     gpu_claim: bool
+    shown: Tuple[str, ...] = ()  # every other answer the explanation shows, in its order
+    advice: Tuple[str, ...] = ()  # every piece of advice and docs link it shows
+
+    @property
+    def verdict(self) -> str:
+        if not self.case.gpu:
+            return WRONG if self.gpu_claim else RIGHT
+        if self.got is None:
+            return NOTHING
+        if re.search(self.case.expect or "", self.got):
+            return RIGHT
+        neighbour = self.case.partial is not None and re.search(self.case.partial, self.got)
+        if neighbour or any(re.search(self.case.expect or "", other) for other in self.shown):
+            return PARTIAL
+        return WRONG
 
     @property
     def passed(self) -> bool:
-        if not self.case.gpu:
-            return not self.gpu_claim
-        return self.got is not None and re.search(self.case.expect or "", self.got) is not None
+        return self.verdict == RIGHT
+
+    @property
+    def over_claims(self) -> List[str]:
+        """What the explanation claims beyond the log: a GPU claim on a non-GPU log, and each
+        framework other than the log's that its advice or docs links name."""
+        claims = ["GPU claim on a non-GPU log"] if not self.case.gpu and self.gpu_claim else []
+        if self.case.framework in (None, NO_FRAMEWORK):
+            return claims
+        others = set()
+        for text in self.advice:
+            named = {name for name, pattern in FRAMEWORK_NAMES.items() if pattern.search(text)}
+            if named and self.case.framework not in named:
+                others |= named
+        return claims + [f"{name} advice" for name in sorted(others)]
 
 
 def split_of(url: str) -> str:
@@ -58,9 +110,25 @@ def split_of(url: str) -> str:
     return HELD_BACK if hashlib.sha256(url.encode()).digest()[0] % 2 else DEV
 
 
+def _logs(corpus: Path) -> List[dict]:
+    return tomllib.loads(corpus.read_text(encoding="utf-8"))["log"]
+
+
+def held_out_cases() -> List[Case]:
+    """The logs of threads the project never cites (tests/explain/heldout/README.md)."""
+    return [Case(entry["id"], entry["url"], HELD_OUT, entry["truth"], entry["log"], entry.get("expect"),
+                 entry["framework"], entry.get("partial"))
+            for entry in _logs(HELDOUT / "corpus.toml")]
+
+
 def cases() -> List[Case]:
+    """Every log of every split: the real corpus, the earlier issue logs, the held-out logs."""
+    return real_cases() + held_out_cases()
+
+
+def real_cases() -> List[Case]:
     found = [Case(entry["id"], entry["url"], entry["split"], entry["truth"], entry["log"], entry.get("expect"))
-             for entry in tomllib.loads((REAL / "corpus.toml").read_text(encoding="utf-8"))["log"]]
+             for entry in _logs(REAL / "corpus.toml")]
     prior = json.loads((REAL / "issue_logs.json").read_text(encoding="utf-8"))
     for kind in ("gpu", "non_gpu"):
         for entry in prior[kind]:
@@ -74,7 +142,15 @@ def cases() -> List[Case]:
 
 def outcome(case: Case) -> Outcome:
     explanation: Explanation = explain(case.log)
-    return Outcome(case, explanation.top, explanation.gpu_claim)
+    shown = [f"diag:{diagnosis.kind}" for diagnosis in explanation.diagnoses]
+    for found in explanation.matches:
+        shown += [found.signature.id] + [f"{found.signature.id}/{cause.id}" for cause in explanation.causes(found)]
+    rendered = json.loads(render_json(explanation, load_knowledge()))
+    advice = [diagnosis["advice"] for diagnosis in rendered["diagnoses"]]
+    for found in rendered["matches"]:
+        advice += found["workarounds"] + found["dead_ends"] + ([found["docs"]] if found["docs"] else [])
+    return Outcome(case, explanation.top, explanation.gpu_claim,
+                   tuple(answer for answer in shown if answer != explanation.top), tuple(advice))
 
 
 def score(split: str) -> List[Outcome]:
