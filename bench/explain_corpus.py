@@ -43,7 +43,7 @@ def split_table(outcomes):
     """Markdown: one row per log of a split."""
     lines = ["| id | URL | expected | got | verdict | over-claims |", "|---|---|---|---|---|---|"]
     for o in outcomes:
-        expected = f"`{o.case.expect}`" if o.case.gpu else "no GPU claim"
+        expected = "`" + o.case.expect.replace("|", "\\|") + "`" if o.case.expect else "no GPU claim"
         got = o.got if o.case.gpu else ("GPU claim: " + str(o.got) if o.gpu_claim else f"no claim ({o.got})")
         lines.append(f"| {o.case.id} | {o.case.url} | {expected} | {got} | {o.verdict} | "
                      f"{', '.join(o.over_claims) or '-'} |")
