@@ -9,9 +9,19 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-
-from corpus import (DEV, FRAMEWORK_NAMES, HELD_BACK, NOTHING, RIGHT, SPLITS, WRONG, held_out_cases, real_cases,
-                    score, split_of)
+from corpus import (
+    DEV,
+    FRAMEWORK_NAMES,
+    HELD_BACK,
+    NOTHING,
+    RIGHT,
+    SPLITS,
+    WRONG,
+    held_out_cases,
+    real_cases,
+    score,
+    split_of,
+)
 
 REPO = Path(__file__).resolve().parents[2]
 REAL_CASES = real_cases()
