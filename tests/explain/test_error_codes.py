@@ -11,7 +11,9 @@ the name.
 
 from __future__ import annotations
 
+import importlib.util
 import json
+from pathlib import Path
 
 import pytest
 
@@ -70,6 +72,7 @@ WRAPPERS = {
         ("name", "torch.distributed.DistBackendError: NCCL error: {name}\n"),
     ),
 }
+REPO = Path(__file__).resolve().parents[2]
 _GROUP = {"cudnn-9": "cudnn", "cudnn-8": "cudnn"}
 CODES = all_codes(code_table())
 OWNERS = family_of_codes(load_families(), CODES)
@@ -105,3 +108,39 @@ def test_each_code_as_each_framework_prints_it_names_its_family(code, run_explai
         found = [match["id"] for match in json.loads(out.stdout)["matches"]]
         assert found[:1] in ([family], [first]), f"{framework}: {log!r} -> {found}"
         assert family in found, f"{framework}: {log!r} -> {found}"
+
+
+# each NCCL WARN format the table checked in libnccl, as NCCL logs it, and the family that answers it
+NCCL_WARN_FAMILIES = {
+    "Cuda failure %d '%s'": "nccl-unhandled-cuda-error",
+    "Cuda failure '%s'": "nccl-unhandled-cuda-error",
+    "Error while %s shared memory segment %s (size %ld), error: %s (%d)": "nccl-system-error",
+    "NET/Socket : No usable listening interface found": "nccl-system-error",
+    "Bootstrap : no socket interface found": "nccl-system-error",
+    "Message truncated : received %d bytes instead of %d": "nccl-invalid-usage",
+    "Failed to load libibverbs: %s": "nccl-system-error",
+    "Could not enable P2P between dev %d(=%lx) and dev %d(=%lx)": "cuda-peer-access",
+    "HINT: In many cases this error indicates that the GPU peer-mapping (BAR1 P2P) resources are exhausted, "
+    "which can happen on nodes with more than 8 GPUs.": "cuda-peer-access",
+}
+_PRINTF = {"%d": "1", "%ld": "4194304", "%lx": "1a000", "%s": "creating"}
+
+
+@pytest.mark.parametrize("warn_format", code_table()["nccl_warn"]["formats"])
+def test_each_nccl_warn_line_names_its_family(warn_format, run_explain):
+    line = warn_format
+    for spec, value in _PRINTF.items():
+        line = line.replace(spec, value)
+    log = f"node1:2345:2390 [0] transport/shm.cc:114 NCCL WARN {line}\n"
+    found = [match["id"] for match in json.loads(run_explain(["--format", "json"], stdin=log).stdout)["matches"]]
+    assert found[:1] == [NCCL_WARN_FAMILIES[warn_format]], (log, found)
+
+
+def test_the_docs_table_is_what_the_tool_renders():
+    spec = importlib.util.spec_from_file_location("error_codes_doc", REPO / "tools" / "error_codes_doc.py")
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    page = (REPO / "docs" / "gpu-error-codes.md").read_text(encoding="utf-8")
+    assert page == tool.render(code_table(), list(load_families())), "run python tools/error_codes_doc.py"
+    for code in CODES:
+        assert f"`[{code.library}:{code.name}]`" in page
