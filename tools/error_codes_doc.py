@@ -29,7 +29,8 @@ library's own message function for each value through ctypes; no GPU is needed) 
 
 Each code is tested by feeding it, wrapped as every framework that prints it does, through
 `torchlint explain` (`{test}[<library>:<name>]`); the first explanation must be its family. The wrappers,
-from each framework's source: torch `CUDA error: <message>` (c10 `C10_CUDA_CHECK`), `cuDNN error:
+from each framework's source: torch `CUDA error: <message>` (c10 `C10_CUDA_CHECK`), `Unexpected error
+from cudaGetDeviceCount() ... Error <value>: <message>` (its CUDA initialization warning), `cuDNN error:
 <name>` (`AT_CUDNN_CHECK`), `CUDA error: <name> when calling \\`...\\`` (`TORCH_CUDABLAS_CHECK`), `cusolver
 error: <name>, when calling ...`, `cuFFT error: <name>`, `CUDA error: <message> when calling \\`cusparse...\\``,
 `NCCL error in: <file>:<line>, <message>, NCCL version ...`; ONNX Runtime `<LIB> failure <value>:

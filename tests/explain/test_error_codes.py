@@ -27,6 +27,10 @@ WRAPPERS = {
     "cuda-runtime": (
         ("torch", "Traceback (most recent call last):\n  File \"train.py\", line 40, in <module>\n    loss.backward()\n"
                   "RuntimeError: CUDA error: {message}\n" + ASYNC),
+        ("torch-device-count", "/usr/lib/python3/site-packages/torch/cuda/__init__.py:128: UserWarning: CUDA "
+                               "initialization: Unexpected error from cudaGetDeviceCount(). Did you run some cuda "
+                               "functions before calling NumCudaDevices() that might have already set an error? Error "
+                               "{value}: {message} (Triggered internally at ../c10/cuda/CUDAFunctions.cpp:108.)\n"),
         ("onnxruntime", "onnxruntime.capi.onnxruntime_pybind11_state.Fail: [ONNXRuntimeError] : 1 : FAIL : "
                         "CUDA failure {value}: {message}" + ORT.format(expr="cudaDeviceSynchronize()")),
         ("ctranslate2", "  File \"transcribe.py\", line 12, in <module>\n    segments = model.transcribe(audio)\n"

@@ -42,6 +42,7 @@ MESSAGE_PREFIXES: Mapping[str, Tuple[Tuple[str, str], ...]] = {
         ("cuda runtime error", r"cuda runtime error \(\d{1,6}\) : "),  # torch < 1.0 (THC)
         ("Status:", r"Status: "),  # TensorFlow "... failed. Status: <text>"
         ("Check failed: error == cudaSuccess", r"Check failed: error == cudaSuccess \(\d{1,6} vs\. 0\)[ \t]{1,2}"),  # Caffe
+        ("Error ", r"Error \d{1,6}: "),  # torch's "Unexpected error from cudaGetDeviceCount() ... Error 802: <text>"
     ),
     "cusparse": (("CUDA error", r"CUDA error:[ \t]?"),),  # torch TORCH_CUDASPARSE_CHECK
     "nccl": (
@@ -50,8 +51,10 @@ MESSAGE_PREFIXES: Mapping[str, Tuple[Tuple[str, str], ...]] = {
         ("NCCL error:", r"NCCL error: "),
     ),
 }
-# a message is matched only where it ends: "invalid argument" is not "invalid argument list"
+# a message is matched only where it ends (the line, ONNX Runtime's " ; GPU=", THC's " at <file>",
+# punctuation): "operation not permitted" is not "operation not permitted when stream is capturing"
 _MESSAGE_END = {"cusparse": r" when calling `"}
+_LINE_END = r"(?=[ \t]{0,4}(?:$|[;.,:()'\"\]]|at\b))"
 # every name of a library starts with one of these: the names' anchors
 NAME_HEADS = ("cudaError", "CUDA_ERROR_", "CUDNN_STATUS_", "CUBLAS_STATUS_", "CUFFT_", "CUSOLVER_STATUS_",
               "CUSPARSE_STATUS_", "nccl")
@@ -113,7 +116,7 @@ def code_pattern(held: List[Code], phrases: Iterable[str] = ()) -> Tuple[str, Li
                         and code.message != code.name}, key=lambda text: (-len(text), text))
         if not texts:
             continue
-        end = _MESSAGE_END.get(library, r"(?![A-Za-z])")
+        end = _MESSAGE_END.get(library, _LINE_END)
         parts.append("(?:" + "|".join(regex for _, regex in prefixes) + ")(?:"
                      + "|".join(map(re.escape, texts)) + ")" + end)
         anchors += [literal for literal, _ in prefixes]
