@@ -35,7 +35,8 @@ from cudaGetDeviceCount() ... Error <value>: <message>` (its CUDA initialization
 error: <name>, when calling ...`, `cuFFT error: <name>`, `CUDA error: <message> when calling \\`cusparse...\\``,
 `NCCL error in: <file>:<line>, <message>, NCCL version ...`; ONNX Runtime `<LIB> failure <value>:
 <message> ; GPU=... ; hostname=...` (`CudaCall`); CTranslate2 `CUDA failed with error <message>`, `cuBLAS
-failed with status <name>`; TensorFlow/XLA `failed call to cuInit: <CUresult name>`, `Could not create
+failed with status <name>`; TensorFlow/XLA `failed call to cuInit: <CUresult name>`, `CUDA error: <detail>:
+<CUresult name>`, `CUDA Runtime error: <detail>: <cudaError name>: <message>`, `Could not create
 cudnn handle: <name>`, `failed to create cublas handle: <name>`, `... failed. Status: <message>`; Caffe
 `Check failed: error == cudaSuccess (<value> vs. 0)  <message>`. TensorFlow's `Could not create cudnn
 handle` line is a signature of its own (`tensorflow-cudnn-init`), which may come first.

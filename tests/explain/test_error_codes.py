@@ -39,13 +39,17 @@ WRAPPERS = {
                        "CUDA runtime implicit initialization on GPU:0 failed. Status: {message}\n"),
         ("caffe", "F0301 10:00:00.000000  4242 syncedmem.cpp:71] Check failed: error == cudaSuccess ({value} vs. 0)  "
                   "{message}\n*** Check failure stack trace: ***\n"),
-        ("xla", "jaxlib.xla_extension.XlaRuntimeError: INTERNAL: CUDA error: {name} : {message}\n"),
+        # xla/stream_executor/cuda/cuda_status.cc: "CUDA Runtime error: <detail>: <name>: <message>"
+        ("xla", "jaxlib.xla_extension.XlaRuntimeError: INTERNAL: CUDA Runtime error: Failed call to "
+                "cudaMemcpyAsync: {name}: {message}\n"),
     ),
     "cuda-driver": (
         ("tensorflow", "2019-03-21 22:15:59.118132: E tensorflow/stream_executor/cuda/cuda_driver.cc:300] "
                        "failed call to cuInit: {name}\n"),
+        # cuda_status.cc: "CUDA error: <detail>: <name>[: <cuGetErrorString text>]"
         ("jax", "E0301 10:00:00.000000 1234 cuda_platform.cc:52] failed call to cuInit: INTERNAL: CUDA error: "
                 "Failed call to cuInit: {name}\n"),
+        ("xla", "jaxlib.xla_extension.XlaRuntimeError: INTERNAL: CUDA error: Failed to launch CUDA kernel: {name}\n"),
     ),
     "cudnn": (
         ("torch", "  File \"/usr/lib/python3/site-packages/torch/nn/modules/conv.py\", line 456, in _conv_forward\n"
