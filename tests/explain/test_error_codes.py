@@ -152,3 +152,16 @@ def test_the_docs_table_is_what_the_tool_renders():
     assert page == tool.render(code_table(), list(load_families())), "run python tools/error_codes_doc.py"
     for code in CODES:
         assert f"`[{code.library}:{code.name}]`" in page
+
+
+def test_a_family_that_holds_no_code_or_extends_with_foreign_fields_is_rejected():
+    from torchlint.explain.code_families import CodeFamilyError, apply_families
+
+    data = {"signature": [{"id": "known", "regex": "x", "anchors": ["x"], "workarounds": []}]}
+    with pytest.raises(CodeFamilyError, match="holds no code"):
+        apply_families(data, [{"id": "empty", "codes": ["CUDNN_STATUS_NO_SUCH_NAME"]}], CODES)
+    with pytest.raises(CodeFamilyError, match="unexpected"):
+        apply_families(data, [{"id": "known", "cuda": [700], "title": "a second title"}], CODES)
+    extended = apply_families(data, [{"id": "known", "cuda": [700]}], CODES)["signature"][0]
+    assert "cudaErrorIllegalAddress" in extended["regex"] and "CUDA error" in extended["anchors"]
+    assert data["signature"][0]["regex"] == "x"  # the document it was given is left as it was

@@ -9,6 +9,8 @@ the codes a family holds, its pattern is built: the code names as frameworks pri
 message text after the prefixes frameworks wrap it in (torch's `CUDA error: `, ONNX Runtime's
 `CUDA failure 700: `, CTranslate2's `CUDA failed with error `, Caffe's `Check failed: error == cudaSuccess`).
 Every pattern is alternations of escaped literals behind bounded prefixes: linear in the text it reads.
+Building the families costs O(families x codes) once per process (about 50 x 370), when the knowledge
+base is loaded.
 """
 
 from __future__ import annotations
