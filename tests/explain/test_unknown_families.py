@@ -107,4 +107,10 @@ def test_the_first_explanation_names_the_family(name, run_explain):
 def test_a_log_of_another_framework_gets_no_torch_install_advice(name, run_explain):
     text, _ = _explain(run_explain, CASES[name][0])
     assert "pip install torch" not in text and "nvidia-cudnn-cu12==" not in text
-    assert "torch.cuda" not in text and "torch.backends" not in text
+    assert "torch.cuda" not in text and "torch.backends" not in text and "PYTORCH_" not in text
+
+
+def test_a_tensorflow_log_lists_no_other_framework_as_a_cause(run_explain):
+    _, data = _explain(run_explain, CASES["tensorflow-dnn-not-found"][0])
+    assert [cause["id"] for cause in data["matches"][0]["causes"]][:1] == ["tensorflow-cudnn-missing"]
+    assert not {"ctranslate2", "onnxruntime", "torch"} & {cause["id"] for cause in data["matches"][0]["causes"]}
