@@ -114,3 +114,22 @@ def test_a_tensorflow_log_lists_no_other_framework_as_a_cause(run_explain):
     _, data = _explain(run_explain, CASES["tensorflow-dnn-not-found"][0])
     assert [cause["id"] for cause in data["matches"][0]["causes"]][:1] == ["tensorflow-cudnn-missing"]
     assert not {"ctranslate2", "onnxruntime", "torch"} & {cause["id"] for cause in data["matches"][0]["causes"]}
+
+
+# Triton's launcher (gpuAssert) prints "Triton Error [CUDA]: " + cuGetErrorString: the driver's texts, which
+# no wheel ships; these are texts it is seen printing, each the runtime's text for the same value.
+TRITON = {
+    "an illegal memory access was encountered": "cuda-illegal-memory-access",
+    "out of memory": "cuda-out-of-memory",
+    "invalid argument": "cuda-invalid-argument",
+    "operation not permitted": "cuda-not-supported-here",
+    "invalid device context": "cuda-context-state",
+}
+
+
+@pytest.mark.parametrize("text", sorted(TRITON))
+def test_triton_launcher_errors_name_the_family_of_their_code(text, run_explain):
+    log = ("  File \"/usr/lib/python3/site-packages/triton/backends/nvidia/driver.py\", line 444, in __call__\n"
+           f"    self.launch(*args, **kwargs)\nRuntimeError: Triton Error [CUDA]: {text}\n")
+    _, data = _explain(run_explain, log)
+    assert [match["id"] for match in data["matches"]][:1] == [TRITON[text]]
