@@ -69,6 +69,8 @@ ALSO_MATCHES = {
     "amp-cudnn-failure": {"cudnn-execution-failed"},
     # the kernel's assert is the cause; "device-side assert triggered" the report of it
     "bce-input-out-of-range": {"device-side-assert"},
+    # a GPU used by two ranks is the cause; NCCL's ncclInvalidUsage the report of it
+    "nccl-duplicate-gpu": {"nccl-invalid-usage"},
 }
 
 

@@ -130,12 +130,16 @@ FEATURES = _compiled((
     # XLA's own stream_executor (external/xla/xla/stream_executor) is JAX's as much as TensorFlow's
     ("product:tensorflow", r"tensorflow|(?<!xla/)stream_executor|\bkeras\b", 0),
     ("product:jax", r"\bjaxlib\b|\bjax\b|XlaRuntimeError", 0),
+    # Caffe's glog CHECK macros around CUDA calls: "Check failed: error == cudaSuccess (2 vs. 0)"
+    ("product:caffe", r"\b[Cc]affe\b|Check failed: (?:error|status) == (?:cudaSuccess|CUDNN_STATUS_SUCCESS|CUBLAS_STATUS_SUCCESS)", 0),
     ("product:torch", r"site-packages[/\\]torch[/\\]|\bimport torch\b|\btorch\.(?:cuda|nn|distributed|utils)\b", 0),
     ("runtime:java", r"\bat [\w.$]+\([\w$]+\.java:\d+\)|\.java:\d+\)", 0),
     ("os:linux", r"\blib\w+\.so\b|\.so\.\d|/home/|/usr/|/opt/|\bUbuntu\b|\bLinux\b", 0),
     # where it ran
     ("container", r"\bdocker\b|--shm-size|--ipc=host|\bkubernetes\b|\bk8s\b|\bcontainer\b|\bpodman\b", re.I),
     ("shm", r"/dev/shm|shm_open|posix_fallocate|shared memory segment|ncclShmOpen|--ipc=host|shm-size|\bshm\.h\b", 0),
+    # processes made with fork(): DataLoader workers, multiprocessing, pre-forking servers
+    ("fork", r"\bfork(?:ed)?\b|\bmultiprocessing\b|DataLoader worker|_MultiProcessingDataLoaderIter|\bgunicorn\b|\bcelery\b", 0),
     ("visible-devices-set", r"CUDA_VISIBLE_DEVICES['\"]?\]?\s*=\s*['\"]?\d|--gpu[-_](?:ids?|devices)|gpu_id", 0),
 ))
 FEATURE_NAMES = tuple(name for name, _ in FEATURES) + ("os:windows",)  # os:windows is the `windows` fact

@@ -9,6 +9,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any, Dict, List, Mapping, Optional, Tuple, TypeVar
 
+from torchlint.explain.code_families import all_codes, apply_families, code_table, load_families
 from torchlint.explain.evidence import FEATURE_NAMES
 
 if sys.version_info >= (3, 11):
@@ -107,9 +108,9 @@ class KnowledgeError(ValueError):
 
 @lru_cache(maxsize=1)
 def load_knowledge() -> KnowledgeBase:
-    """The knowledge base shipped with torchlint."""
+    """The knowledge base shipped with torchlint: signatures.toml with the code families applied."""
     data = tomllib.loads(resources.files("torchlint.explain").joinpath(KNOWLEDGE_FILE).read_text("utf-8"))
-    return parse_knowledge(data)
+    return parse_knowledge(apply_families(data, load_families(), all_codes(code_table())))
 
 
 def parse_knowledge(data: Mapping[str, Any]) -> KnowledgeBase:
