@@ -1,10 +1,12 @@
 """Score `torchlint explain` on the real-log corpora.
 
 `python bench/explain_corpus.py splits` prints every split side by side: the development and
-held-back parts of tests/explain/real/ (together "rest") and the held-out logs of
-tests/explain/heldout/, each with its verdicts (right, partial, wrong, nothing) and over-claims.
-`python bench/explain_corpus.py dev|held-back|held-out [--table]` prints one split's hit rate and,
-with --table, one row per log (id, URL, expected, got, verdict, over-claims).
+held-back parts of tests/explain/real/ (together "rest") and each held-out split (held-out-1 in
+tests/explain/heldout/, held-out-2 in tests/explain/heldout2/, ...), each with its verdicts (right,
+partial, wrong, nothing) and over-claims, and under the table how each held-out split was used.
+`python bench/explain_corpus.py dev|held-back|held-out|held-out-N [--table]` prints one split's hit
+rate and, with --table, one row per log (id, URL, expected, got, verdict, over-claims); `held-out`
+is the newest held-out split not yet used to write knowledge.
 """
 
 import sys
@@ -13,9 +15,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "explain"))
 
-from corpus import DEV, HELD_BACK, HELD_OUT, RIGHT, SPLITS, VERDICTS, score  # noqa: E402
+from corpus import DEV, HELD_BACK, HELD_OUT, HELD_OUT_SPLITS, RIGHT, VERDICTS, score, split_name  # noqa: E402
 
-REST = "rest"  # every split but the held-out one
+REST = "rest"  # the development and held-back parts together
 
 
 def _percent(part, whole):
@@ -60,18 +62,28 @@ def summary(split, outcomes):
             f"{sum(bool(o.over_claims) for o in outcomes)})")
 
 
+def held_out_notes():
+    """One line per held-out split: how it was used, or that it is the live one."""
+    live = split_name(HELD_OUT)
+    return "\n".join(f"{split.name}: {split.used}" if split.used else
+                     f"{split.name}: {'live, never written from (`held-out` names it)' if split.name == live else 'unused'}"
+                     for split in HELD_OUT_SPLITS)
+
+
 def main(argv):
     split = argv[0] if argv else DEV
     if split == "splits":
-        by_split = {name: score(name) for name in SPLITS}
-        by_split = {DEV: by_split[DEV], HELD_BACK: by_split[HELD_BACK],
-                    REST: by_split[DEV] + by_split[HELD_BACK], HELD_OUT: by_split[HELD_OUT]}
+        dev, held_back = score(DEV), score(HELD_BACK)
+        by_split = {DEV: dev, HELD_BACK: held_back, REST: dev + held_back}
+        by_split.update((held_out.name, score(held_out.name)) for held_out in HELD_OUT_SPLITS)
         print(splits_table(by_split))
+        print()
+        print(held_out_notes())
         return
     outcomes = score(split)
     if "--table" in argv:
         print(split_table(outcomes))
-    print(summary(split, outcomes))
+    print(summary(split_name(split), outcomes))
 
 
 if __name__ == "__main__":
