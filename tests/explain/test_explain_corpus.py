@@ -1,7 +1,8 @@
 """Scores on the real-log corpora (tests/explain/corpus.py): the development part the signatures were
 written from and the held-back part no signature was written from, both at 85 % or more with no GPU
-claim on a non-GPU log; and the held-out logs of threads the project never cites, which are scored
-(`python bench/explain_corpus.py splits`), never tuned on, and must stay uncited."""
+claim on a non-GPU log; and the held-out splits of threads the project never cited, which are scored
+(`python bench/explain_corpus.py splits`), never tuned on, and must stay uncited while they are live
+(not yet marked used)."""
 
 import re
 from collections import Counter
@@ -13,6 +14,8 @@ from corpus import (
     DEV,
     FRAMEWORK_NAMES,
     HELD_BACK,
+    HELD_OUT,
+    HELD_OUT_SPLITS,
     NOTHING,
     RIGHT,
     SPLITS,
@@ -20,12 +23,14 @@ from corpus import (
     held_out_cases,
     real_cases,
     score,
+    split_name,
     split_of,
 )
 
 REPO = Path(__file__).resolve().parents[2]
 REAL_CASES = real_cases()
-HELD_OUT_CASES = held_out_cases()
+HELD_OUT_CASES = {split.name: held_out_cases(split) for split in HELD_OUT_SPLITS}
+LIVE_SPLITS = [split for split in HELD_OUT_SPLITS if split.used is None]
 # a thread named by URL (github.com/owner/repo/issues/N, /pull/N) or as owner/repo#N
 THREAD = re.compile(r"([\w.-]+/[\w.-]+)(?:/(?:issues|pull|discussions)/|#)(\d+)")
 
@@ -57,25 +62,49 @@ def test_at_least_85_percent_of_each_split_is_explained_and_non_gpu_logs_get_no_
     assert all(o.passed for o in scored if not o.case.gpu), missed
 
 
-def test_the_held_out_split_is_large_labelled_and_apart_from_the_rest():
-    urls = [case.url for case in HELD_OUT_CASES]
-    assert len(urls) >= 50 and len(set(urls)) == len(urls)
-    assert not {_thread(url) for url in urls} & {_thread(case.url) for case in REAL_CASES}
-    assert sum(not case.gpu for case in HELD_OUT_CASES) >= 5
-    assert len({case.framework for case in HELD_OUT_CASES}) >= 5
-    assert all(case.truth and case.log.strip() for case in HELD_OUT_CASES)
+@pytest.mark.parametrize("split", HELD_OUT_SPLITS, ids=lambda split: split.name)
+def test_each_held_out_split_is_large_labelled_and_apart_from_the_rest_and_the_other_splits(split):
+    cases = HELD_OUT_CASES[split.name]
+    urls = [case.url for case in cases]
+    assert len(urls) >= 45 and len(set(urls)) == len(urls)
+    elsewhere = [case.url for case in REAL_CASES]
+    elsewhere += [case.url for other, others in HELD_OUT_CASES.items() if other != split.name for case in others]
+    assert not {_thread(url) for url in urls} & {_thread(url) for url in elsewhere}
+    assert sum(not case.gpu for case in cases) >= 5
+    assert len({case.framework for case in cases}) >= 5
+    assert all(case.truth and case.log.strip() and case.split == split.name for case in cases)
 
 
-def test_no_held_out_thread_is_cited_in_the_knowledge_docs_or_the_real_corpus():
-    named = {}  # thread -> the first file that names it
-    for folder in ("torchlint", "docs", "tests/explain/real"):
+def test_held_out_names_the_newest_split_not_yet_used_and_the_used_ones_say_how():
+    assert LIVE_SPLITS and split_name(HELD_OUT) == LIVE_SPLITS[-1].name == HELD_OUT_SPLITS[-1].name
+    assert [outcome.case.url for outcome in score(HELD_OUT)] == [case.url for case in HELD_OUT_CASES[LIVE_SPLITS[-1].name]]
+    for split in HELD_OUT_SPLITS:
+        if split.used is not None:  # a used split keeps its scores from before it was written from
+            scores = re.findall(r"\d+\.\d %", split.used)
+            readme = (split.folder / "README.md").read_text(encoding="utf-8")
+            assert len(scores) >= 2 and all(found in readme for found in scores) and "Used for writing" in readme
+
+
+def _cited_threads(folders):
+    """thread -> the first file of the folders that names it (URL or owner/repo#N). Cost: one read of
+    each text file under the folders, linear in their size."""
+    named = {}
+    for folder in folders:
         for path in sorted((REPO / folder).rglob("*")):
             if path.is_file() and path.suffix in {".py", ".toml", ".json", ".md", ".txt", ".rst", ".log"}:
                 text = path.read_text(encoding="utf-8", errors="replace")
                 for repo, number in THREAD.findall(text):
                     named.setdefault((repo.lower(), number), str(path.relative_to(REPO)))
+    return named
+
+
+@pytest.mark.parametrize("split", LIVE_SPLITS, ids=lambda split: split.name)
+def test_no_live_held_out_thread_is_cited_in_the_knowledge_docs_the_real_corpus_or_another_split(split):
+    others = [str(other.folder.relative_to(REPO)) for other in HELD_OUT_SPLITS if other != split]
+    named = _cited_threads(["torchlint", "docs", "tests/explain/real"] + others)
     assert {_thread(case.url) for case in REAL_CASES} <= set(named)  # the scan sees every cited thread
-    assert not [(case.url, named[_thread(case.url)]) for case in HELD_OUT_CASES if _thread(case.url) in named]
+    cases = HELD_OUT_CASES[split.name]
+    assert not [(case.url, named[_thread(case.url)]) for case in cases if _thread(case.url) in named]
 
 
 def test_the_scorer_cannot_pass_a_wrong_label(outcomes):
