@@ -24,6 +24,7 @@ from torchlint.analysis.source_view import SourceView
 from torchlint.rule_api.rule import Positions, Report
 from torchlint.rules.training.host_sync_in_hot_path import examples
 from torchlint.rules.training.host_sync_in_hot_path.lightning_log import logged_values
+from torchlint.rules.training.host_sync_in_hot_path.mining_fix import MiningPlan, mining_plan
 from torchlint.rules.training.host_sync_in_hot_path.syncs import (
     SYNCHRONIZE,
     after_sync,
@@ -158,6 +159,9 @@ class HostSyncInHotPath(HotPathRule):
         memo = UseMemo()  # what the uses of each name say, asked once per name
         owner_names = OwnerNames(body, parents)  # the accumulators' names, indexed once
         kinds = NameKinds(imports, cst_bindings(nodes))
+        counts = None
+        if loss_path or criterion:  # the counts a loss reads on the host, rewritten once per function
+            counts = mining_plan(function, parents, uses, kinds, imports, self.context.module)
         for node in nodes:
             if type(node) is not cst.Call:
                 continue
@@ -207,9 +211,11 @@ class HostSyncInHotPath(HotPathRule):
                 yield Report(self, node, message), False
             elif host_values or criterion:
                 hint = host_value_rewrite(node, parents, uses, memo.rewrites) if loss_path or not host_values else None
+                mined = counts is not None and id(node) in counts.syncs
                 if hint is not None:
-                    message += f"; {hint} (no automatic fix)"
-                report = Report(self, node, message)
+                    message += f"; {hint}" + ("" if mined else " (no automatic fix)")
+                fix = (lambda positions, plan=counts: self._mining_fix(plan, positions)) if mined else None
+                report = Report(self, node, message, fix)
                 if not host_values:
                     self.criterion_only.add(id(report))
                 yield report, False
@@ -240,6 +246,18 @@ class HostSyncInHotPath(HotPathRule):
             f"Accumulate the tensor and read `{plan.name}` once after the loop",
             (positions.replace(call, content), after),
             applicability,
+        )
+
+    def _mining_fix(self, plan: MiningPlan, positions: Positions) -> Fix:
+        edits = []
+        for node, text in plan.edits:
+            if isinstance(text, tuple):  # lines at the statement's indentation
+                text = (self.context.newline + positions.indent_of(node)).join(text)
+            edits.append(positions.replace(node, text))
+        return Fix(
+            "Keep the counts on the GPU: sort once and mask by rank, clamp for min/max, torch.where for the branch",
+            tuple(edits),
+            Applicability.UNSAFE,
         )
 
     def _unsafe_fix(self, call, whole, positions: Positions) -> Fix:

@@ -1,0 +1,460 @@
+"""TL003's unsafe fix for the counts a loss reads on the host (hard-negative mining, `max(n, 1)`
+divisors, a branch on a count): the same loss computed without the wait.
+
+The forms, in the top-level statements of one loss function:
+
+- a count: `n = int(t.item())` -> `n = t.detach().long()` (`t.item()` -> `t.detach()`); `int(e)` of
+  a count or of a tensor -> `e.long()` (both truncate toward zero);
+- a bound: `min(a, b)` / `max(a, b)` with a count -> `a.clamp_max(b)` / `a.clamp_min(b)`;
+- a branch on a count: `a if c else b`, or `if c:` / `else:` each assigning the name,
+  -> `torch.where(c, a, b)`;
+- the selection: `v, _ = x.topk(k)` (or `torch.topk(x, k)`, `[0]`, `.values`) with a count in `k`:
+  sort once and mask by rank, `x.sort(descending=True).values` then `.where(rank < k, 0)`; `v` read
+  only as `v.sum()` (kept) or `v.mean()` (-> `v.sum() / k`).
+
+A count may also be read by arithmetic that meets a tensor (its result was a tensor already). Any
+other read (a size, an index, a record, a loop) leaves the function without this fix.
+
+Cost: one pass over the function's top-level statements and their nodes; each binding's value is
+rewritten once (O(its size)); each read of a count or a selected name is looked at once
+(O(depth) to its statement).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Dict, FrozenSet, List, Optional, Set, Tuple
+
+from torchlint.analysis.scopes import own_nodes
+from torchlint.analysis.value_kinds import Kind
+from torchlint.core.lazy import cst
+from torchlint.rules.training.host_sync_in_hot_path.syncs import sync_method
+from torchlint.rules.training.host_sync_in_hot_path.value_uses import ARITHMETIC, binds, meets_tensor
+
+_COMPARISONS = ("Equal", "NotEqual", "LessThan", "LessThanEqual", "GreaterThan", "GreaterThanEqual")
+_REDUCTIONS = ("sum", "mean")
+_PURE_METHODS = frozenset({"view", "reshape", "flatten", "contiguous", "float"})
+
+
+@dataclass(frozen=True)
+class MiningPlan:
+    """The `.item()` calls the rewrite removes (by id) and its edits (node, new text)."""
+
+    syncs: FrozenSet[int]
+    edits: Tuple[Tuple[object, str], ...]
+
+
+class _NoRewrite(Exception):
+    """A count is used where the rewrite does not know the tensor form."""
+
+
+@dataclass(frozen=True)
+class _Code:
+    text: Optional[str]  # None: the node's own text
+    tensor: bool  # a tensor after the rewrite
+    atomic: bool  # takes a trailing `.method()` without parentheses
+
+
+class _Rewriter:
+    def __init__(self, module, kinds, imports, torch_name: Optional[str]) -> None:
+        self.module = module
+        self.kinds = kinds
+        self.imports = imports
+        self.torch = torch_name
+        self.counts: Set[str] = set()
+        self.syncs: List = []
+        self.reads: Set[int] = set()  # ids of the count reads a rewrite consumed
+
+    def text(self, node, code: _Code) -> str:
+        return code.text if code.text is not None else self.module.code_for_node(node)
+
+    def atom(self, node, code: _Code) -> str:
+        text = self.text(node, code)
+        atomic = code.atomic if code.text is not None else _atomic(node)
+        return text if atomic else f"({text})"
+
+    def rewrite(self, node) -> _Code:
+        kind = type(node)
+        if kind is cst.Name:
+            if node.value in self.counts:
+                self.reads.add(id(node))
+                return _Code(None, True, True)
+            return _Code(None, self._tensor(node), True)
+        if kind is cst.Call:
+            return self._call(node)
+        if kind is cst.BinaryOperation and type(node.operator).__name__ in ARITHMETIC:
+            return self._joined(node, (node.left, node.operator, node.right))
+        if kind is cst.UnaryOperation and isinstance(node.operator, (cst.Minus, cst.Plus)):
+            return self._joined(node, (node.operator, node.expression))
+        if kind is cst.Comparison and all(type(t.operator).__name__ in _COMPARISONS for t in node.comparisons):
+            parts: list = [node.left]
+            for target in node.comparisons:
+                parts += [target.operator, target.comparator]
+            return self._joined(node, tuple(parts))
+        if kind is cst.IfExp:
+            return self._branch(node.test, node.body, node.orelse)
+        if self._mentions(node):
+            raise _NoRewrite
+        return _Code(None, self._tensor(node), _atomic(node))
+
+    def branch_text(self, test, body, orelse) -> str:
+        code = self._branch(test, body, orelse)
+        if code.text is None:
+            raise _NoRewrite
+        return code.text
+
+    def _branch(self, test, body, orelse) -> _Code:
+        condition, first, second = self.rewrite(test), self.rewrite(body), self.rewrite(orelse)
+        if not condition.tensor:
+            if (condition.text, first.text, second.text) != (None, None, None):
+                raise _NoRewrite
+            return _Code(None, first.tensor and second.tensor, False)
+        if self.torch is None or not (first.tensor or second.tensor):
+            raise _NoRewrite
+        texts = (self.text(test, condition), self.text(body, first), self.text(orelse, second))
+        return _Code(f"{self.torch}.where({', '.join(texts)})", True, True)
+
+    def _joined(self, node, parts: tuple) -> _Code:
+        """Arithmetic or a comparison: its operands rewritten, its operators as written."""
+        codes = [None if isinstance(part, cst.CSTNode) and _is_operator(part) else self.rewrite(part) for part in parts]
+        tensor = any(code is not None and code.tensor for code in codes)
+        if all(code is None or code.text is None for code in codes):
+            return _Code(None, tensor, bool(node.lpar))
+        body = "".join(
+            self.module.code_for_node(part) if code is None else self.text(part, code) for part, code in zip(parts, codes)
+        )
+        if node.lpar:
+            return _Code(f"({body})", tensor, True)
+        return _Code(body, tensor, False)
+
+    def _call(self, node) -> _Code:
+        func = node.func
+        if self._sync(node):
+            if self._mentions(func.value):
+                raise _NoRewrite
+            self.syncs.append(node)
+            return _Code(f"{self.module.code_for_node(func.value)}.detach()", True, True)
+        plain = all(arg.keyword is None and not arg.star for arg in node.args)
+        if isinstance(func, cst.Name) and plain and self.imports.qualified_name(func) is None:
+            if func.value == "int" and len(node.args) == 1:
+                value = node.args[0].value
+                inner = self.rewrite(value)
+                if inner.tensor:
+                    return _Code(f"{self.atom(value, inner)}.long()", True, True)
+                if inner.text is None:
+                    return _Code(None, False, True)
+                raise _NoRewrite
+            if func.value in ("min", "max") and len(node.args) == 2:
+                return self._bound(func.value, node.args[0].value, node.args[1].value)
+        if self._mentions(node):
+            raise _NoRewrite
+        return _Code(None, self._tensor(node), True)
+
+    def _bound(self, which: str, first, second) -> _Code:
+        codes = [self.rewrite(first), self.rewrite(second)]
+        if not any(code.tensor for code in codes):
+            if codes[0].text is None and codes[1].text is None:
+                return _Code(None, False, True)
+            raise _NoRewrite
+        nodes = [first, second]
+        if not codes[0].tensor:
+            nodes.reverse()
+            codes.reverse()
+        method = "clamp_max" if which == "min" else "clamp_min"
+        return _Code(f"{self.atom(nodes[0], codes[0])}.{method}({self.text(nodes[1], codes[1])})", True, True)
+
+    def _sync(self, call) -> bool:
+        return sync_method(call) == "item" and self.kinds.kind(call.func.value) is not Kind.HOST
+
+    def _tensor(self, node) -> bool:
+        return self.kinds.kind(node) is Kind.TENSOR
+
+    def _mentions(self, node) -> bool:
+        """Whether a subtree left as written holds a count or a sync this rewrite must change."""
+        for inner in own_nodes(node):
+            if type(inner) is cst.Name and inner.value in self.counts:
+                return True
+            if type(inner) is cst.Call and self._sync(inner):
+                return True
+        return False
+
+
+def _atomic(node) -> bool:
+    return isinstance(node, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)) or bool(getattr(node, "lpar", None))
+
+
+def _is_operator(node) -> bool:
+    return isinstance(node, (cst.BaseBinaryOp, cst.BaseUnaryOp, cst.BaseCompOp))
+
+
+def _pure(node) -> bool:
+    """Whether an expression may be written three times: names, attributes, constant indices and
+    `view`/`reshape`/`flatten` with constant arguments (`loss.view(-1)`, `scores[:, 0]`)."""
+    while True:
+        if isinstance(node, cst.Name):
+            return True
+        if isinstance(node, cst.Attribute):
+            node = node.value
+        elif isinstance(node, cst.Subscript):
+            if any(type(inner) is cst.Call for element in node.slice for inner in own_nodes(element)):
+                return False
+            node = node.value
+        elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in _PURE_METHODS:
+            if any(not isinstance(arg.value, (cst.Integer, cst.UnaryOperation)) for arg in node.args):
+                return False
+            node = node.func.value
+        else:
+            return False
+
+
+class _SelectedKinds:
+    """The function's value kinds, knowing that a `topk` result's `.sum()` was a tensor."""
+
+    def __init__(self, kinds, selected: Set[str]) -> None:
+        self._kinds = kinds
+        self._selected = selected
+
+    def kind(self, node) -> Kind:
+        if (
+            type(node) is cst.Call
+            and isinstance(node.func, cst.Attribute)
+            and node.func.attr.value in _REDUCTIONS
+            and isinstance(node.func.value, cst.Name)
+            and node.func.value.value in self._selected
+        ):
+            return Kind.TENSOR
+        return self._kinds.kind(node)
+
+
+def mining_plan(function, parents: Dict, uses: Dict[str, List], kinds, imports, module) -> Optional[MiningPlan]:
+    """The rewrite of a loss function's counts and selections, or None where a count has a use it
+    cannot rewrite. Cost: see the module."""
+    block = function.body
+    if not isinstance(block, cst.IndentedBlock):
+        return None
+    torch_name = next((local for local, target in imports.table.items() if target == "torch"), None)
+    rewriter = _Rewriter(module, kinds, imports, torch_name)
+    edits: List[Tuple[object, str]] = []
+    selected: Dict[str, int] = {}  # a selection's name -> its statement's position
+    mean_edits: List[Tuple[str, str, int]] = []  # (name, the count text, position)
+    positions = {id(statement): index for index, statement in enumerate(block.body)}
+    try:
+        for index, statement in enumerate(block.body):
+            binding = _count_binding(statement, uses, parents)
+            if binding is not None:
+                name, replaced, text = _rewrite_binding(binding, rewriter)
+                if text is not None:
+                    rewriter.counts.add(name)
+                    edits.append((replaced, text))
+                    continue
+            if not rewriter.counts:
+                continue
+            for node in own_nodes(statement):
+                if type(node) is cst.Call and _topk_parts(node, imports) is not None:
+                    selection = _selection(node, statement, rewriter, imports, parents)
+                    if selection is not None:
+                        edit, name, count = selection
+                        edits.append(edit)
+                        if name is not None:
+                            selected[name] = index
+                            mean_edits.append((name, count, index))
+    except _NoRewrite:
+        return None
+    if not rewriter.syncs:
+        return None
+    for name, count, index in mean_edits:
+        found = _reduced_reads(name, count, index, uses, parents, positions)
+        if found is None:
+            return None
+        edits += found
+    adapter, memo = _SelectedKinds(kinds, set(selected)), {}
+    for name in rewriter.counts:
+        for node in uses.get(name, ()):
+            if binds(node, parents) or id(node) in rewriter.reads:
+                continue
+            holder = parents.get(node)
+            arithmetic = isinstance(holder, cst.BinaryOperation) and type(holder.operator).__name__ in ARITHMETIC
+            if not (arithmetic and meets_tensor(node, parents, adapter, memo)):
+                return None
+    return MiningPlan(frozenset(id(call) for call in rewriter.syncs), tuple(edits))
+
+
+def _count_binding(statement, uses: Dict[str, List], parents: Dict):
+    """`n = value` (one small statement, `n` bound once) or `if c: n = a` / `else: n = b` (`n`
+    bound there only): (name, the node to replace, value or (test, a, b))."""
+    if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1:
+        assign = statement.body[0]
+        name = _single_target(assign)
+        if name is not None and _bindings(name, uses, parents) == 1:
+            return name, assign.value, assign.value
+        return None
+    if not isinstance(statement, cst.If) or not isinstance(statement.orelse, cst.Else):
+        return None
+    first, second = _only_assign(statement.body), _only_assign(statement.orelse.body)
+    if first is None or second is None:
+        return None
+    name = _single_target(first)
+    if name is None or name != _single_target(second) or _bindings(name, uses, parents) != 2:
+        return None
+    return name, statement, (statement.test, first.value, second.value)
+
+
+def _rewrite_binding(binding, rewriter: _Rewriter) -> Tuple[str, object, Optional[str]]:
+    name, replaced, value = binding
+    if isinstance(value, tuple):
+        try:
+            return name, replaced, f"{name} = {rewriter.branch_text(*value)}"
+        except _NoRewrite:
+            return name, replaced, None
+    if not rewriter._mentions(value):
+        return name, replaced, None
+    code = rewriter.rewrite(value)
+    return name, replaced, code.text if code.tensor else None
+
+
+def _single_target(assign) -> Optional[str]:
+    if isinstance(assign, cst.Assign) and len(assign.targets) == 1 and type(assign.targets[0].target) is cst.Name:
+        return assign.targets[0].target.value
+    return None
+
+
+def _only_assign(block):
+    statements = block.body if isinstance(block, cst.IndentedBlock) else ()
+    if len(statements) == 1 and isinstance(statements[0], cst.SimpleStatementLine) and len(statements[0].body) == 1:
+        return statements[0].body[0]
+    return None
+
+
+def _bindings(name: str, uses: Dict[str, List], parents: Dict) -> int:
+    return sum(1 for node in uses.get(name, ()) if binds(node, parents))
+
+
+def _topk_parts(call, imports):
+    """(x, k) of `torch.topk(x, k)` or `x.topk(k)` with positional arguments only, else None."""
+    if any(arg.keyword is not None or arg.star for arg in call.args):
+        return None
+    func = call.func
+    if imports.qualified_name(func) == "torch.topk" and len(call.args) == 2:
+        return call.args[0].value, call.args[1].value
+    if isinstance(func, cst.Attribute) and func.attr.value == "topk" and len(call.args) == 1:
+        if imports.qualified_name(func) is None:
+            return func.value, call.args[0].value
+    return None
+
+
+def _selection(call, statement, rewriter: _Rewriter, imports, parents: Dict):
+    """The edit for one `topk` of a count: (edit, the name bound to the values or None, the
+    count's text); None for a `topk` of no count; `_NoRewrite` for one read in another way."""
+    values, k = _topk_parts(call, imports)
+    count = rewriter.rewrite(k)
+    if not count.tensor:
+        return None
+    if rewriter.torch is None or rewriter._mentions(values):
+        raise _NoRewrite
+    torch_name, count_text = rewriter.torch, rewriter.atom(k, count)
+    source = rewriter.module.code_for_node(values)
+    holder = parents.get(call)
+    tuple_target = isinstance(holder, cst.Assign) and holder.value is call
+    selected = call
+    if not tuple_target:
+        selected = holder
+        if not (_first_of(selected, call) or _values_of(selected, call)):
+            raise _NoRewrite
+        holder = parents.get(selected)
+    if isinstance(holder, cst.Assign) and holder.value is selected:
+        name = _selected_name(holder, tuple_target)
+        if name is None or parents.get(holder) is not statement or len(statement.body) != 1:
+            raise _NoRewrite
+        lines = (
+            f"{name} = {_atomic_text(values, source)}.sort(descending=True).values",
+            f"{name} = {name}.where({torch_name}.arange({name}.shape[-1], device={name}.device) < {count_text}, 0)",
+        )
+        return (holder, lines), name, count_text
+    if not _pure(values):
+        raise _NoRewrite
+    masked = (
+        f"{_atomic_text(values, source)}.sort(descending=True).values"
+        f".where({torch_name}.arange({source}.shape[-1], device={source}.device) < {count_text}, 0)"
+    )
+    reduction = _reduction_call(selected, parents)
+    if reduction is None:
+        raise _NoRewrite
+    call_node, which = reduction
+    if which == "sum":
+        return (selected, masked), None, count_text
+    return (call_node, f"({masked}.sum() / {count_text})"), None, count_text
+
+
+def _atomic_text(node, text: str) -> str:
+    return text if _atomic(node) else f"({text})"
+
+
+def _first_of(node, call) -> bool:
+    """`call[0]`."""
+    if not (isinstance(node, cst.Subscript) and node.value is call and len(node.slice) == 1):
+        return False
+    index = node.slice[0].slice
+    return isinstance(index, cst.Index) and isinstance(index.value, cst.Integer) and index.value.value == "0"
+
+
+def _values_of(node, call) -> bool:
+    return isinstance(node, cst.Attribute) and node.value is call and node.attr.value == "values"
+
+
+def _selected_name(assign, tuple_target: bool) -> Optional[str]:
+    if len(assign.targets) != 1:
+        return None
+    target = assign.targets[0].target
+    if not tuple_target:
+        return target.value if type(target) is cst.Name else None
+    if not (isinstance(target, (cst.Tuple, cst.List)) and len(target.elements) == 2):
+        return None
+    first, second = (element.value for element in target.elements)
+    if type(first) is cst.Name and type(second) is cst.Name and second.value == "_":
+        return first.value
+    return None
+
+
+def _reduction_call(node, parents: Dict):
+    """(the call, "sum" or "mean") for `node.sum()` / `node.mean()` without arguments, else None."""
+    attribute = parents.get(node)
+    if not (isinstance(attribute, cst.Attribute) and attribute.value is node and attribute.attr.value in _REDUCTIONS):
+        return None
+    call = parents.get(attribute)
+    if not (isinstance(call, cst.Call) and call.func is attribute and not call.args):
+        return None
+    return call, attribute.attr.value
+
+
+def _reduced_reads(name: str, count: str, index: int, uses: Dict[str, List], parents: Dict, positions: Dict[int, int]):
+    """The edits for the reads of a selected name after its selection, up to its next binding:
+    `v.sum()` kept, `v.mean()` -> `(v.sum() / k)`; None if one is read in another way."""
+    placed = [(_position(node, parents, positions), node) for node in uses.get(name, ())]
+    rebindings = [(where, node) for where, node in placed if where > index and binds(node, parents)]
+    if any(not _top_level_assign(node, parents, positions) for _, node in rebindings):
+        return None  # a conditional rebinding: later reads may see either value
+    rebound = min((where for where, _ in rebindings), default=None)
+    edits = []
+    for where, node in placed:
+        if where <= index or (rebound is not None and where > rebound) or binds(node, parents):
+            continue
+        reduction = _reduction_call(node, parents)
+        if reduction is None:
+            return None
+        call, which = reduction
+        if which == "mean":
+            edits.append((call, f"({name}.sum() / {count})"))
+    return edits
+
+
+def _position(node, parents: Dict, positions: Dict[int, int]) -> int:
+    """The position of the top-level statement holding `node` (O(depth))."""
+    while node is not None and id(node) not in positions:
+        node = parents.get(node)
+    return positions.get(id(node), -1) if node is not None else -1
+
+
+def _top_level_assign(name, parents: Dict, positions: Dict[int, int]) -> bool:
+    target = parents.get(name)
+    assign = parents.get(target)
+    return isinstance(target, cst.AssignTarget) and id(parents.get(assign)) in positions
