@@ -215,6 +215,9 @@ class _SelectedKinds:
         self._selected = selected
 
     def kind(self, node) -> Kind:
+        if type(node) is cst.BinaryOperation:
+            sides = (self.kind(node.left), self.kind(node.right))
+            return Kind.TENSOR if Kind.TENSOR in sides else self._kinds.kind(node)
         if (
             type(node) is cst.Call
             and isinstance(node.func, cst.Attribute)
@@ -372,9 +375,10 @@ def _selection(call, statement, rewriter: _Rewriter, imports, parents: Dict):
         return (holder, lines), name, count_text
     if not _pure(values):
         raise _NoRewrite
+    length, device = _length_and_device(values, source, rewriter.module)
     masked = (
         f"{_atomic_text(values, source)}.sort(descending=True).values"
-        f".where({torch_name}.arange({source}.shape[-1], device={source}.device) < {count_text}, 0)"
+        f".where({torch_name}.arange({length}, device={device}) < {count_text}, 0)"
     )
     reduction = _reduction_call(selected, parents)
     if reduction is None:
@@ -383,6 +387,20 @@ def _selection(call, statement, rewriter: _Rewriter, imports, parents: Dict):
     if which == "sum":
         return (selected, masked), None, count_text
     return (call_node, f"({masked}.sum() / {count_text})"), None, count_text
+
+
+def _length_and_device(values, source: str, module) -> Tuple[str, str]:
+    """How to write the length of the sorted dimension and the device: of `x` itself for
+    `x.view(-1)`, `x.reshape(-1)`, `x.flatten()` (a name or attribute)."""
+    func = values.func if isinstance(values, cst.Call) else None
+    if isinstance(func, cst.Attribute) and isinstance(func.value, (cst.Name, cst.Attribute)):
+        flat = func.attr.value == "flatten" and not values.args
+        flat = flat or (func.attr.value in ("view", "reshape") and len(values.args) == 1
+                        and module.code_for_node(values.args[0].value).strip() == "-1")
+        if flat:
+            base = module.code_for_node(func.value)
+            return f"{base}.numel()", f"{base}.device"
+    return f"{source}.shape[-1]", f"{source}.device"
 
 
 def _atomic_text(node, text: str) -> str:
