@@ -21,6 +21,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Dict, FrozenSet, List, Mapping, Optional, Sequence, Set, Tuple
 
+from torchlint.analysis.flow_graph import InstanceFlow
+from torchlint.analysis.instance_flow import PARAM
 from torchlint.analysis.loss_paths import CRITERION_METHODS
 from torchlint.analysis.loop_graph import CriterionUse, LoopGraph
 from torchlint.analysis.loop_reach import loop_findings
@@ -181,19 +183,34 @@ class Reach:
 # ---- rules that report what a hot path reaches (TL003, TL005) ----------------------
 
 
-def criterion_methods(reach: Reach, loops: LoopGraph) -> Dict[Tuple[str, str], CriterionUse]:
+def criterion_methods(reach: Reach, loops: LoopGraph, flow: Optional[InstanceFlow] = None) -> Dict[Tuple[str, str], CriterionUse]:
     """(class, method) -> how a hot loop uses it as its criterion: the `forward` or
-    `__call__` an instance of a class of the tree runs (its own or a base's)."""
+    `__call__` an instance of a class of the tree runs (its own or a base's). With the
+    tree's instance `flow`, a criterion that is a parameter of the loop's owner is what its
+    callers pass (`train(model, loader, FocalLoss())`), and one a factory builds is what
+    the factory returns (`criterion = build_loss(cfg)`).
+    Cost: one class lookup per source; with `flow`, its `instances_into` / `returned` per
+    parameter or function source."""
     found: Dict[Tuple[str, str], CriterionUse] = {}
     for source, use in loops.criteria().items():
-        facts = reach.index.find(source)
-        if facts is None:
-            continue  # a function's result, or a class from outside the tree
-        for method in CRITERION_METHODS:
-            owner = reach.lookup(facts.name, method)
-            if owner is not None:
-                found.setdefault((owner, method), use)
+        for built in _criterion_sources(source, flow):
+            facts = reach.index.find(built)
+            if facts is None:
+                continue  # a function's result, or a class from outside the tree
+            for method in CRITERION_METHODS:
+                owner = reach.lookup(facts.name, method)
+                if owner is not None:
+                    found.setdefault((owner, method), use)
     return found
+
+
+def _criterion_sources(source: str, flow: Optional[InstanceFlow]) -> Set[str]:
+    if flow is None:
+        return {source}
+    if source.startswith(PARAM):  # `param:NAME@FUNCTION`
+        name, _, function = source[len(PARAM):].partition("@")
+        return flow.instances_into(function, name)[0]
+    return flow.returned(source, 0)
 
 
 def hot_path_findings(project, pending: Sequence[Tuple[str, Pending]], rule: type, config: Config) -> List[Diagnostic]:
@@ -204,7 +221,7 @@ def hot_path_findings(project, pending: Sequence[Tuple[str, Pending]], rule: typ
     criteria: Dict[Tuple[str, str], CriterionUse] = {}
     if rule.training_loops:
         loops = project.loops(bool(config.options_for(rule.name).get("check-evaluation-loops", False)))
-        criteria = criterion_methods(reach, loops)
+        criteria = criterion_methods(reach, loops, project.flow)
     found = []
     for display, item in pending:
         candidate, diagnostic = item.condition, item.diagnostic

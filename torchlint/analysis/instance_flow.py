@@ -135,8 +135,9 @@ class FlowBuilder:
     def bound_sources(self, expression: ast.AST, function, class_node: Optional[ast.ClassDef]) -> Set[str]:
         """What a name or `self.<attr>` bound in the code of `function` (None: the module's
         own code; a method of `class_node`) holds: the absolute names of the classes and
-        functions of the tree it is built by. A class named directly (`Focal(...)` is a
-        construction, not a call of an instance) and a parameter hold nothing here.
+        functions of the tree it is built by, or `param:NAME@OWNER` for a parameter of the
+        module-level function (`OWNER`, whose callers the project pass follows). A class named directly
+        (`Focal(...)` is a construction, not a call of an instance) holds nothing here.
 
         Cost: the function is collected once for all queries (O(function)); a query
         expands each name it reaches once, at most `FLOW_DEPTH` deep."""
@@ -155,6 +156,8 @@ class FlowBuilder:
         first = head.split(".")[0]
         bound = first in self.module_assigns or (scope is not None and (first in scope.assigns or first == scope.instance))
         if not bound:
+            if scope is not None and class_node is None and head == first and first in scope.params:
+                return {f"{PARAM}{first}@{self._qualify(function.name)}"}  # the tree's calls of a function
             return set()
         self._cache = {}
         return {source for source in self._sources(expression, scope, 0) if not source.startswith(PARAM)}

@@ -99,7 +99,18 @@ class HostSyncInHotPath(HotPathRule):
     a tensor (so its result was a tensor already) that needs no Python number, becomes `n = x.detach()`
     (or `.long()`): a 0-dim tensor, so the result's dtype can change and later formatting or branching
     syncs there. Arithmetic with numbers only (`x.shape[0] - n`) may feed a size, a slice, NumPy or
-    JSON: no fix. Other syncs: no fix.
+    JSON: no fix.
+
+    Unsafe, in loss code: the counts of hard-negative mining (`k = int(m.sum().item())`,
+    `min(..., int(k * ratio))`, `max(n, 1)`, a branch on a count as `a if c else b` or an `if`/`else`
+    assigning one name, `v, _ = x.topk(k)` read only as `v.sum()` / `v.mean()`) become tensor code:
+    `.detach().long()`, `clamp_max` / `clamp_min`, `torch.where`, and the selection sorts once and masks
+    by rank (`x.sort(descending=True).values.where(torch.arange(n) < k, 0)`, a mean becomes the sum over
+    `k`). The loss and its gradients stay the same, except: a count above the number of elements takes
+    them all where `topk` raised; among tied values the gradient may go to another of the ties; the
+    sort is O(n log n) over the whole row; a count is an integer 0-dim tensor, so a divisor built from
+    it is float32, not float64. Only where every count is read so or in arithmetic with a tensor.
+    Other syncs: no fix.
 
     ## Options
     - `check-host-values` (default `false`): also values needed on the host (`k = int(n.sum().item())`).
