@@ -21,6 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Dict, FrozenSet, List, Mapping, Optional, Sequence, Set, Tuple
 
+from torchlint.analysis.class_graph import SUBMODULE_CALL
 from torchlint.analysis.flow_graph import InstanceFlow
 from torchlint.analysis.instance_flow import PARAM
 from torchlint.analysis.loss_paths import CRITERION_METHODS
@@ -155,12 +156,14 @@ class Reach:
 
     def _walk(self, origin: str, hot: str, lightning: bool, owner: str, routes: Dict) -> None:
         """Breadth first from one hot path; which method `self.name()` runs depends on the
-        instance's class (`origin`), so each origin walks on its own."""
+        instance's class (`origin`, or the class of the submodule a method was called on),
+        so each origin walks on its own."""
         seen: Set[Tuple[str, str]] = set()
-        frontier: List[Tuple[str, str, Tuple[str, ...]]] = [(owner, hot, ())]
+        # (the instance's class, the class defining the method, the method, the calls on the way)
+        frontier: List[Tuple[str, str, str, Tuple[str, ...]]] = [(origin, owner, hot, ())]
         for level in range(self.depth + 1):
             following = []
-            for owner_name, method_name, via in frontier:
+            for instance, owner_name, method_name, via in frontier:
                 key = (owner_name, method_name)
                 if key in seen:
                     continue
@@ -174,9 +177,12 @@ class Reach:
                 if level == self.depth:
                     continue
                 for callee in self.calls.get(owner_name, {}).get(method_name, ()):
-                    defined = self.lookup(origin, callee)
+                    held, _, method = callee.rpartition(SUBMODULE_CALL)
+                    receiver = held or instance  # a submodule's method runs on the submodule
+                    defined = self.lookup(receiver, method)
                     if defined is not None:
-                        following.append((defined, callee, via + (callee,)))
+                        step = f"{held.rsplit('.', 1)[-1]}.{method}" if held else method
+                        following.append((receiver, defined, method, via + (step,)))
             frontier = following
 
 

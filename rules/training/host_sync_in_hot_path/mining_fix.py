@@ -12,8 +12,8 @@ The forms, in the top-level statements of one loss function:
   sort once and mask by rank, `x.sort(descending=True).values` then `.where(rank < k, 0)`; `v` read
   only as `v.sum()` (kept) or `v.mean()` (-> `v.sum() / k`).
 
-A count may also be read by arithmetic that meets a tensor (its result was a tensor already). Any
-other read (a size, an index, a record, a loop) leaves the function without this fix.
+A count may also be read by arithmetic that meets a tensor (its result was a tensor already), itself
+or bounded (`loss.sum() / max(n, 1)`). Any other read (a size, an index, a record, a loop) leaves the function without this fix.
 
 Cost: one pass over the function's top-level statements and their nodes; each binding's value is
 rewritten once (O(its size)); each read of a count or a selected name is looked at once
@@ -271,15 +271,36 @@ def mining_plan(function, parents: Dict, uses: Dict[str, List], kinds, imports, 
             return None
         edits += found
     adapter, memo = _SelectedKinds(kinds, set(selected)), {}
-    for name in rewriter.counts:
+    for name in sorted(rewriter.counts):
         for node in uses.get(name, ()):
             if binds(node, parents) or id(node) in rewriter.reads:
                 continue
+            bound = _bound_call(node, parents, imports)
+            if bound is not None:  # `loss / max(n, 1)`: the bound is the operand
+                try:
+                    edits.append((bound, rewriter.rewrite(bound).text))
+                except _NoRewrite:
+                    return None
+                node = bound
             holder = parents.get(node)
             arithmetic = isinstance(holder, cst.BinaryOperation) and type(holder.operator).__name__ in ARITHMETIC
             if not (arithmetic and meets_tensor(node, parents, adapter, memo)):
                 return None
     return MiningPlan(frozenset(id(call) for call in rewriter.syncs), tuple(edits))
+
+
+def _bound_call(node, parents: Dict, imports):
+    """The builtin `min(...)` / `max(...)` of two arguments whose argument holds `node`
+    (directly or through arithmetic), else None. Cost: O(the arithmetic climbed)."""
+    holder = parents.get(node)
+    while isinstance(holder, (cst.BinaryOperation, cst.UnaryOperation)):
+        holder = parents.get(holder)
+    call = parents.get(holder) if isinstance(holder, cst.Arg) else None
+    if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and len(call.args) == 2):
+        return None
+    if call.func.value not in ("min", "max") or imports.qualified_name(call.func) is not None:
+        return None
+    return call
 
 
 def _count_binding(statement, uses: Dict[str, List], parents: Dict):
