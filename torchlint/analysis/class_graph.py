@@ -42,7 +42,8 @@ def submodule_call(class_name: str, method: str) -> str:
 @dataclass(frozen=True)
 class ClassGraph:
     """One file's classes (with the evidence of what a class's body shows it to be) and
-    `self_calls` (class -> method -> the methods it calls on `self`, and `Class:method` for a
+    `self_calls` (class -> method -> the methods it calls on `self` or hands to a call as
+    `self.method`, and `Class:method` for a
     method called on an attribute `__init__` builds as `Class(...)`)."""
 
     classes: Tuple[ClassFacts, ...]
@@ -102,6 +103,11 @@ class ClassGraphBuilder:
                     elif isinstance(inner.func, ast.Attribute):  # `self.head.loss_fn(...)`
                         holder = ast_self_attribute(inner.func.value, instance)
                         called.extend(submodule_call(built, inner.func.attr) for built in held.get(holder, ()))
+                    # a method handed to a call runs there (`redirect(model, self._compute_loss, batch)`)
+                    for argument in (*inner.args, *(keyword.value for keyword in inner.keywords)):
+                        passed = ast_self_attribute(argument, instance)
+                        if passed is not None:
+                            called.append(passed)
                 elif isinstance(inner, ast.Assign) and function.name == "__init__" and not layers:
                     layers = any(ast_self_attribute(t, instance) for t in inner.targets) and self._builds_layer(
                         inner.value
