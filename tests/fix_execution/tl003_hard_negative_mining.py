@@ -82,6 +82,20 @@ class HardestMeanLoss(nn.Module):
         return torch.topk(losses, k)[0].mean()
 
 
+class OhemCrossEntropy(nn.Module):
+    def __init__(self, keep_ratio=0.25, min_kept=4):
+        super().__init__()
+        self.keep_ratio = keep_ratio
+        self.min_kept = min_kept
+
+    def forward(self, logits, target):
+        pixel_losses = nn.functional.cross_entropy(logits, target, reduction="none").view(-1)
+        valid = int((target >= 0).sum().item())
+        kept = max(int(valid * self.keep_ratio), self.min_kept)
+        hardest, _ = torch.topk(pixel_losses, kept)
+        return hardest.mean()
+
+
 def shown(value):
     return [round(v, 5) for v in value.reshape(-1).tolist()]
 
@@ -104,6 +118,7 @@ for case, positives in (("none", 0.0), ("few", 0.1), ("half", 0.5), ("all", 1.0)
     print(f"masked mean {case}:", *run(MaskedMeanLoss(), pred, gt, gt))
     scores, labels = torch.randn(12, 3), (torch.rand(12) > positives).long() * torch.randint(0, 3, (12,))
     print(f"hardest {case}:", *run(HardestMeanLoss(), scores, labels))
+    print(f"ohem {case}:", *run(OhemCrossEntropy(keep_ratio=positives), torch.randn(2, 3, 4, 4), torch.randint(0, 3, (2, 4, 4))))
 try:
     beyond = run(HardestMeanLoss(ratio=1.5), torch.randn(6, 3), torch.zeros(6, dtype=torch.long))
 except RuntimeError as error:

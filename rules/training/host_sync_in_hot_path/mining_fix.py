@@ -13,25 +13,26 @@ The forms, in the top-level statements of one loss function:
   only as `v.sum()` (kept) or `v.mean()` (-> `v.sum() / k`).
 
 A count may also be read by arithmetic that meets a tensor (its result was a tensor already), itself
-or bounded (`loss.sum() / max(n, 1)`). Any other read (a size, an index, a record, a loop) leaves the function without this fix.
+or bounded (`loss.sum() / max(n, 1)`). Any other read (a size, an index, a record, a loop) leaves
+the function without this fix. The expressions are rewritten by `count_rewrite`.
 
 Cost: one pass over the function's top-level statements and their nodes; each binding's value is
-rewritten once (O(its size)); each read of a count or a selected name is looked at once
-(O(depth) to its statement).
+rewritten once (O(its size)); each read of a count or a selected name is placed once (O(depth) to
+its statement), a selected name's reads sorted and each matched to its binding by bisection.
 """
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass
 from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 
 from torchlint.analysis.scopes import own_nodes
 from torchlint.analysis.value_kinds import Kind
 from torchlint.core.lazy import cst
-from torchlint.rules.training.host_sync_in_hot_path.syncs import sync_method
+from torchlint.rules.training.host_sync_in_hot_path.count_rewrite import CountRewriter, NoRewrite, atomic
 from torchlint.rules.training.host_sync_in_hot_path.value_uses import ARITHMETIC, binds, meets_tensor
 
-_COMPARISONS = ("Equal", "NotEqual", "LessThan", "LessThanEqual", "GreaterThan", "GreaterThanEqual")
 _REDUCTIONS = ("sum", "mean")
 _PURE_METHODS = frozenset({"view", "reshape", "flatten", "contiguous", "float"})
 
@@ -42,149 +43,6 @@ class MiningPlan:
 
     syncs: FrozenSet[int]
     edits: Tuple[Tuple[object, str], ...]
-
-
-class _NoRewrite(Exception):
-    """A count is used where the rewrite does not know the tensor form."""
-
-
-@dataclass(frozen=True)
-class _Code:
-    text: Optional[str]  # None: the node's own text
-    tensor: bool  # a tensor after the rewrite
-    atomic: bool  # takes a trailing `.method()` without parentheses
-
-
-class _Rewriter:
-    def __init__(self, module, kinds, imports, torch_name: Optional[str]) -> None:
-        self.module = module
-        self.kinds = kinds
-        self.imports = imports
-        self.torch = torch_name
-        self.counts: Set[str] = set()
-        self.syncs: List = []
-        self.reads: Set[int] = set()  # ids of the count reads a rewrite consumed
-
-    def text(self, node, code: _Code) -> str:
-        return code.text if code.text is not None else self.module.code_for_node(node)
-
-    def atom(self, node, code: _Code) -> str:
-        text = self.text(node, code)
-        atomic = code.atomic if code.text is not None else _atomic(node)
-        return text if atomic else f"({text})"
-
-    def rewrite(self, node) -> _Code:
-        kind = type(node)
-        if kind is cst.Name:
-            if node.value in self.counts:
-                self.reads.add(id(node))
-                return _Code(None, True, True)
-            return _Code(None, self._tensor(node), True)
-        if kind is cst.Call:
-            return self._call(node)
-        if kind is cst.BinaryOperation and type(node.operator).__name__ in ARITHMETIC:
-            return self._joined(node, (node.left, node.operator, node.right))
-        if kind is cst.UnaryOperation and isinstance(node.operator, (cst.Minus, cst.Plus)):
-            return self._joined(node, (node.operator, node.expression))
-        if kind is cst.Comparison and all(type(t.operator).__name__ in _COMPARISONS for t in node.comparisons):
-            parts: list = [node.left]
-            for target in node.comparisons:
-                parts += [target.operator, target.comparator]
-            return self._joined(node, tuple(parts))
-        if kind is cst.IfExp:
-            return self._branch(node.test, node.body, node.orelse)
-        if self._mentions(node):
-            raise _NoRewrite
-        return _Code(None, self._tensor(node), _atomic(node))
-
-    def branch_text(self, test, body, orelse) -> str:
-        code = self._branch(test, body, orelse)
-        if code.text is None:
-            raise _NoRewrite
-        return code.text
-
-    def _branch(self, test, body, orelse) -> _Code:
-        condition, first, second = self.rewrite(test), self.rewrite(body), self.rewrite(orelse)
-        if not condition.tensor:
-            if (condition.text, first.text, second.text) != (None, None, None):
-                raise _NoRewrite
-            return _Code(None, first.tensor and second.tensor, False)
-        if self.torch is None or not (first.tensor or second.tensor):
-            raise _NoRewrite
-        texts = (self.text(test, condition), self.text(body, first), self.text(orelse, second))
-        return _Code(f"{self.torch}.where({', '.join(texts)})", True, True)
-
-    def _joined(self, node, parts: tuple) -> _Code:
-        """Arithmetic or a comparison: its operands rewritten, its operators as written."""
-        codes = [None if isinstance(part, cst.CSTNode) and _is_operator(part) else self.rewrite(part) for part in parts]
-        tensor = any(code is not None and code.tensor for code in codes)
-        if all(code is None or code.text is None for code in codes):
-            return _Code(None, tensor, bool(node.lpar))
-        body = "".join(
-            self.module.code_for_node(part) if code is None else self.text(part, code) for part, code in zip(parts, codes)
-        )
-        if node.lpar:
-            return _Code(f"({body})", tensor, True)
-        return _Code(body, tensor, False)
-
-    def _call(self, node) -> _Code:
-        func = node.func
-        if self._sync(node):
-            if self._mentions(func.value):
-                raise _NoRewrite
-            self.syncs.append(node)
-            return _Code(f"{self.module.code_for_node(func.value)}.detach()", True, True)
-        plain = all(arg.keyword is None and not arg.star for arg in node.args)
-        if isinstance(func, cst.Name) and plain and self.imports.qualified_name(func) is None:
-            if func.value == "int" and len(node.args) == 1:
-                value = node.args[0].value
-                inner = self.rewrite(value)
-                if inner.tensor:
-                    return _Code(f"{self.atom(value, inner)}.long()", True, True)
-                if inner.text is None:
-                    return _Code(None, False, True)
-                raise _NoRewrite
-            if func.value in ("min", "max") and len(node.args) == 2:
-                return self._bound(func.value, node.args[0].value, node.args[1].value)
-        if self._mentions(node):
-            raise _NoRewrite
-        return _Code(None, self._tensor(node), True)
-
-    def _bound(self, which: str, first, second) -> _Code:
-        codes = [self.rewrite(first), self.rewrite(second)]
-        if not any(code.tensor for code in codes):
-            if codes[0].text is None and codes[1].text is None:
-                return _Code(None, False, True)
-            raise _NoRewrite
-        nodes = [first, second]
-        if not codes[0].tensor:
-            nodes.reverse()
-            codes.reverse()
-        method = "clamp_max" if which == "min" else "clamp_min"
-        return _Code(f"{self.atom(nodes[0], codes[0])}.{method}({self.text(nodes[1], codes[1])})", True, True)
-
-    def _sync(self, call) -> bool:
-        return sync_method(call) == "item" and self.kinds.kind(call.func.value) is not Kind.HOST
-
-    def _tensor(self, node) -> bool:
-        return self.kinds.kind(node) is Kind.TENSOR
-
-    def _mentions(self, node) -> bool:
-        """Whether a subtree left as written holds a count or a sync this rewrite must change."""
-        for inner in own_nodes(node):
-            if type(inner) is cst.Name and inner.value in self.counts:
-                return True
-            if type(inner) is cst.Call and self._sync(inner):
-                return True
-        return False
-
-
-def _atomic(node) -> bool:
-    return isinstance(node, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)) or bool(getattr(node, "lpar", None))
-
-
-def _is_operator(node) -> bool:
-    return isinstance(node, (cst.BaseBinaryOp, cst.BaseUnaryOp, cst.BaseCompOp))
 
 
 def _pure(node) -> bool:
@@ -236,10 +94,9 @@ def mining_plan(function, parents: Dict, uses: Dict[str, List], kinds, imports, 
     if not isinstance(block, cst.IndentedBlock):
         return None
     torch_name = next((local for local, target in imports.table.items() if target == "torch"), None)
-    rewriter = _Rewriter(module, kinds, imports, torch_name)
+    rewriter = CountRewriter(module, kinds, imports, torch_name)
     edits: List[Tuple[object, str]] = []
-    selected: Dict[str, int] = {}  # a selection's name -> its statement's position
-    mean_edits: List[Tuple[str, str, int]] = []  # (name, the count text, position)
+    selected: Dict[str, Dict[int, str]] = {}  # a selection's name -> its positions -> the count's text
     positions = {id(statement): index for index, statement in enumerate(block.body)}
     try:
         for index, statement in enumerate(block.body):
@@ -259,27 +116,26 @@ def mining_plan(function, parents: Dict, uses: Dict[str, List], kinds, imports, 
                         edit, name, count = selection
                         edits.append(edit)
                         if name is not None:
-                            selected[name] = index
-                            mean_edits.append((name, count, index))
-    except _NoRewrite:
+                            selected.setdefault(name, {})[index] = count
+    except NoRewrite:
         return None
     if not rewriter.syncs:
         return None
-    for name, count, index in mean_edits:
-        found = _reduced_reads(name, count, index, uses, parents, positions)
+    for name, counts in selected.items():
+        found = _reduced_reads(name, counts, uses, parents, positions)
         if found is None:
             return None
         edits += found
     adapter, memo = _SelectedKinds(kinds, set(selected)), {}
     for name in sorted(rewriter.counts):
         for node in uses.get(name, ()):
-            if binds(node, parents) or id(node) in rewriter.reads:
+            if _binds(node, parents) or id(node) in rewriter.reads:
                 continue
             bound = _bound_call(node, parents, imports)
             if bound is not None:  # `loss / max(n, 1)`: the bound is the operand
                 try:
                     edits.append((bound, rewriter.rewrite(bound).text))
-                except _NoRewrite:
+                except NoRewrite:
                     return None
                 node = bound
             holder = parents.get(node)
@@ -323,14 +179,14 @@ def _count_binding(statement, uses: Dict[str, List], parents: Dict):
     return name, statement, (statement.test, first.value, second.value)
 
 
-def _rewrite_binding(binding, rewriter: _Rewriter) -> Tuple[str, object, Optional[str]]:
+def _rewrite_binding(binding, rewriter: CountRewriter) -> Tuple[str, object, Optional[str]]:
     name, replaced, value = binding
     if isinstance(value, tuple):
         try:
             return name, replaced, f"{name} = {rewriter.branch_text(*value)}"
-        except _NoRewrite:
+        except NoRewrite:
             return name, replaced, None
-    if not rewriter._mentions(value):
+    if not rewriter.mentions(value):
         return name, replaced, None
     code = rewriter.rewrite(value)
     return name, replaced, code.text if code.tensor else None
@@ -350,7 +206,7 @@ def _only_assign(block):
 
 
 def _bindings(name: str, uses: Dict[str, List], parents: Dict) -> int:
-    return sum(1 for node in uses.get(name, ()) if binds(node, parents))
+    return sum(1 for node in uses.get(name, ()) if _binds(node, parents))
 
 
 def _topk_parts(call, imports):
@@ -366,15 +222,15 @@ def _topk_parts(call, imports):
     return None
 
 
-def _selection(call, statement, rewriter: _Rewriter, imports, parents: Dict):
+def _selection(call, statement, rewriter: CountRewriter, imports, parents: Dict):
     """The edit for one `topk` of a count: (edit, the name bound to the values or None, the
-    count's text); None for a `topk` of no count; `_NoRewrite` for one read in another way."""
+    count's text); None for a `topk` of no count; `NoRewrite` for one read in another way."""
     values, k = _topk_parts(call, imports)
     count = rewriter.rewrite(k)
     if not count.tensor:
         return None
-    if rewriter.torch is None or rewriter._mentions(values):
-        raise _NoRewrite
+    if rewriter.torch is None or rewriter.mentions(values):
+        raise NoRewrite
     torch_name, count_text = rewriter.torch, rewriter.atom(k, count)
     source = rewriter.module.code_for_node(values)
     holder = parents.get(call)
@@ -383,19 +239,19 @@ def _selection(call, statement, rewriter: _Rewriter, imports, parents: Dict):
     if not tuple_target:
         selected = holder
         if not (_first_of(selected, call) or _values_of(selected, call)):
-            raise _NoRewrite
+            raise NoRewrite
         holder = parents.get(selected)
     if isinstance(holder, cst.Assign) and holder.value is selected:
         name = _selected_name(holder, tuple_target)
         if name is None or parents.get(holder) is not statement or len(statement.body) != 1:
-            raise _NoRewrite
+            raise NoRewrite
         lines = (
             f"{name} = {_atomic_text(values, source)}.sort(descending=True).values",
             f"{name} = {name}.where({torch_name}.arange({name}.shape[-1], device={name}.device) < {count_text}, 0)",
         )
         return (holder, lines), name, count_text
     if not _pure(values):
-        raise _NoRewrite
+        raise NoRewrite
     length, device = _length_and_device(values, source, rewriter.module)
     masked = (
         f"{_atomic_text(values, source)}.sort(descending=True).values"
@@ -403,7 +259,7 @@ def _selection(call, statement, rewriter: _Rewriter, imports, parents: Dict):
     )
     reduction = _reduction_call(selected, parents)
     if reduction is None:
-        raise _NoRewrite
+        raise NoRewrite
     call_node, which = reduction
     if which == "sum":
         return (selected, masked), None, count_text
@@ -425,7 +281,7 @@ def _length_and_device(values, source: str, module) -> Tuple[str, str]:
 
 
 def _atomic_text(node, text: str) -> str:
-    return text if _atomic(node) else f"({text})"
+    return text if atomic(node) else f"({text})"
 
 
 def _first_of(node, call) -> bool:
@@ -465,24 +321,34 @@ def _reduction_call(node, parents: Dict):
     return call, attribute.attr.value
 
 
-def _reduced_reads(name: str, count: str, index: int, uses: Dict[str, List], parents: Dict, positions: Dict[int, int]):
-    """The edits for the reads of a selected name after its selection, up to its next binding:
-    `v.sum()` kept, `v.mean()` -> `(v.sum() / k)`; None if one is read in another way."""
-    placed = [(_position(node, parents, positions), node) for node in uses.get(name, ())]
-    rebindings = [(where, node) for where, node in placed if where > index and binds(node, parents)]
-    if any(not _top_level_assign(node, parents, positions) for _, node in rebindings):
-        return None  # a conditional rebinding: later reads may see either value
-    rebound = min((where for where, _ in rebindings), default=None)
+def _reduced_reads(name: str, counts: Dict[int, str], uses: Dict[str, List], parents: Dict, positions: Dict[int, int]):
+    """The edits for the reads of a selected name (`counts`: the position of each selection of it
+    -> its count's text) that see a selection: `v.sum()` kept, `v.mean()` -> `(v.sum() / k)`;
+    None if one is read in another way or rebound under a condition.
+    Cost: O(its uses × depth) to place them, then a bisection per read."""
+    placed = sorted(((_position(node, parents, positions), index, node) for index, node in enumerate(uses.get(name, ()))),
+                    key=lambda item: item[:2])
+    first = min(counts)
+    bindings = set(counts)
+    for where, _, node in placed:
+        if _binds(node, parents) and where not in counts:
+            if where > first and not _top_level_assign(node, parents, positions):
+                return None  # a conditional rebinding: later reads may see either value
+            bindings.add(where)
+    bindings = sorted(bindings)
     edits = []
-    for where, node in placed:
-        if where <= index or (rebound is not None and where > rebound) or binds(node, parents):
+    for where, _, node in placed:
+        if _binds(node, parents):
+            continue
+        seen = bisect.bisect_left(bindings, where) - 1  # the binding a read sees: the last one before it
+        if seen < 0 or bindings[seen] not in counts:
             continue
         reduction = _reduction_call(node, parents)
         if reduction is None:
             return None
         call, which = reduction
         if which == "mean":
-            edits.append((call, f"({name}.sum() / {count})"))
+            edits.append((call, f"({name}.sum() / {counts[bindings[seen]]})"))
     return edits
 
 
@@ -497,3 +363,11 @@ def _top_level_assign(name, parents: Dict, positions: Dict[int, int]) -> bool:
     target = parents.get(name)
     assign = parents.get(target)
     return isinstance(target, cst.AssignTarget) and id(parents.get(assign)) in positions
+
+
+def _binds(name, parents: Dict) -> bool:
+    """Whether a name is bound here, also as an element of a tuple or list target (`v, _ = ...`)."""
+    node = name
+    while isinstance(parents.get(node), (cst.Element, cst.StarredElement)):
+        node = parents.get(parents.get(node))
+    return binds(node, parents)
