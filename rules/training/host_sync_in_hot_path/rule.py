@@ -42,7 +42,9 @@ class HostSyncInHotPath(HotPathRule):
     ## What it does
     Flags `.item()`, `.tolist()`, `.numpy()` and `torch.cuda.synchronize()` on every step: in a hot
     path or what it calls on `self` (up to three calls deep, through the class and its bases in any
-    file); the message names the route ("reached from `Model.training_step` via `_shared_step`").
+    file; also a method of a submodule `__init__` builds, `self.head.loss_fn(...)`, and a method handed
+    to a call, `redirect(model, self._compute_loss, batch)`); the message names the route ("reached
+    from `Model.training_step` via `_shared_step`").
     Hot paths: `forward` of a module; `training_step`, `validation_step`, `test_step`, `predict_step`
     of a `LightningModule`; `forward` / `backward` of an `autograd.Function`; `training_step` /
     `compute_loss` of a Hugging Face `Trainer` subclass. A class is a module if a base resolves, across
@@ -58,7 +60,8 @@ class HostSyncInHotPath(HotPathRule):
     on the tensor (`x / x.sum().item()`); `torch.cuda.synchronize()` except around a timer. A value
     needed on the host (a size, an index, a split, a loop, a branch, a returned number, a dict handed
     to another function) only with `check-host-values`, except in loss code (`forward` of a class
-    named `...Loss`, a function named `...loss`, a criterion a training loop differentiates), where the
+    named `...Loss`, a function named `...loss` or `loss_...`, a criterion a training loop differentiates,
+    built there, passed in as a parameter or returned by a factory of the tree), where the
     message gives the sync-free rewrite that fits (sort once and mask by rank instead of `topk` of a
     count; `clamp_min`/`clamp_max` for Python `min`/`max`; `torch.where` for a branch).
 
