@@ -190,10 +190,11 @@ def test_loss_code_reports_host_values_by_default_with_the_rewrite(tmp_path, cap
     assert "`torch.where` instead of a Python branch" in rows[13] and "no automatic fix" in rows[13]
     assert "`clamp_min`" in rows[19] and "(reached from the training loop in `train` via `dice_loss`)" in rows[19]
     fixes = {f[1]: f[3] for f in found}
-    # the counts and the selection rewritten together (unsafe); the branch's own sync and a
-    # divisor not known to meet a tensor (`pred` may be anything) keep theirs
-    assert fixes[9] == fixes[10] and fixes[9]["applicability"] == "unsafe"
-    assert fixes[13] is None and fixes[19] is None
+    # the counts and the selection rewritten together by one unsafe fix, carried by the first
+    # sync; the branch's own sync and a divisor not known to meet a tensor (`pred` may be
+    # anything) keep theirs
+    assert fixes[9]["applicability"] == "unsafe" and len(fixes[9]["edits"]) == 3
+    assert fixes[10] is None and fixes[13] is None and fixes[19] is None
 
 
 def test_host_values_elsewhere_stay_behind_the_option(tmp_path, capsys):

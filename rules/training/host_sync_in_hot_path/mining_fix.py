@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import bisect
 from dataclasses import dataclass
-from typing import Dict, FrozenSet, List, Optional, Set, Tuple
+from typing import Container, Dict, FrozenSet, List, Optional, Tuple
 
 from torchlint.analysis.scopes import own_nodes
 from torchlint.analysis.value_kinds import Kind
@@ -39,8 +39,10 @@ _PURE_METHODS = frozenset({"view", "reshape", "flatten", "contiguous", "float"})
 
 @dataclass(frozen=True)
 class MiningPlan:
-    """The `.item()` calls the rewrite removes (by id) and its edits (node, new text)."""
+    """The `.item()` calls the rewrite removes (by id), the one that carries the fix (the first:
+    one fix for all, or n findings would each carry all n edits) and its edits (node, new text)."""
 
+    first: int
     syncs: FrozenSet[int]
     edits: Tuple[Tuple[object, str], ...]
 
@@ -68,7 +70,7 @@ def _pure(node) -> bool:
 class _SelectedKinds:
     """The function's value kinds, knowing that a `topk` result's `.sum()` was a tensor."""
 
-    def __init__(self, kinds, selected: Set[str]) -> None:
+    def __init__(self, kinds, selected: Container[str]) -> None:
         self._kinds = kinds
         self._selected = selected
 
@@ -98,9 +100,13 @@ def mining_plan(function, parents: Dict, uses: Dict[str, List], kinds, imports, 
     edits: List[Tuple[object, str]] = []
     selected: Dict[str, Dict[int, str]] = {}  # a selection's name -> its positions -> the count's text
     positions = {id(statement): index for index, statement in enumerate(block.body)}
+    adapter = _SelectedKinds(kinds, selected)
+    bindings: Dict[str, int] = {}  # how often a name is bound, counted once per name
     try:
         for index, statement in enumerate(block.body):
-            binding = _count_binding(statement, uses, parents)
+            binding = _count_binding(statement, uses, parents, bindings)
+            if binding is not None and adapter.kind(binding[2]) is Kind.TENSOR:
+                binding = None  # a tensor already (`avg = hard.mean() / max(k, 1)`): its counts are reads
             if binding is not None:
                 name, replaced, text = _rewrite_binding(binding, rewriter)
                 if text is not None:
@@ -126,7 +132,7 @@ def mining_plan(function, parents: Dict, uses: Dict[str, List], kinds, imports, 
         if found is None:
             return None
         edits += found
-    adapter, memo = _SelectedKinds(kinds, set(selected)), {}
+    memo: Dict[int, bool] = {}
     for name in sorted(rewriter.counts):
         for node in uses.get(name, ()):
             if _binds(node, parents) or id(node) in rewriter.reads:
@@ -142,7 +148,22 @@ def mining_plan(function, parents: Dict, uses: Dict[str, List], kinds, imports, 
             arithmetic = isinstance(holder, cst.BinaryOperation) and type(holder.operator).__name__ in ARITHMETIC
             if not (arithmetic and meets_tensor(node, parents, adapter, memo)):
                 return None
-    return MiningPlan(frozenset(id(call) for call in rewriter.syncs), tuple(edits))
+    if _nested(edits, parents):
+        return None
+    return MiningPlan(id(rewriter.syncs[0]), frozenset(id(call) for call in rewriter.syncs), tuple(edits))
+
+
+def _nested(edits: List[Tuple[object, str]], parents: Dict) -> bool:
+    """Whether one edit's node lies inside another's (the edits of one fix must not overlap).
+    Cost: O(edits × depth)."""
+    replaced = {id(node) for node, _ in edits}
+    for node, _ in edits:
+        parent = parents.get(node)
+        while parent is not None:
+            if id(parent) in replaced:
+                return True
+            parent = parents.get(parent)
+    return False
 
 
 def _bound_call(node, parents: Dict, imports):
@@ -159,13 +180,13 @@ def _bound_call(node, parents: Dict, imports):
     return call
 
 
-def _count_binding(statement, uses: Dict[str, List], parents: Dict):
+def _count_binding(statement, uses: Dict[str, List], parents: Dict, bindings: Dict[str, int]):
     """`n = value` (one small statement, `n` bound once) or `if c: n = a` / `else: n = b` (`n`
     bound there only): (name, the node to replace, value or (test, a, b))."""
     if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1:
         assign = statement.body[0]
         name = _single_target(assign)
-        if name is not None and _bindings(name, uses, parents) == 1:
+        if name is not None and _bindings(name, uses, parents, bindings) == 1:
             return name, assign.value, assign.value
         return None
     if not isinstance(statement, cst.If) or not isinstance(statement.orelse, cst.Else):
@@ -174,7 +195,7 @@ def _count_binding(statement, uses: Dict[str, List], parents: Dict):
     if first is None or second is None:
         return None
     name = _single_target(first)
-    if name is None or name != _single_target(second) or _bindings(name, uses, parents) != 2:
+    if name is None or name != _single_target(second) or _bindings(name, uses, parents, bindings) != 2:
         return None
     return name, statement, (statement.test, first.value, second.value)
 
@@ -205,8 +226,10 @@ def _only_assign(block):
     return None
 
 
-def _bindings(name: str, uses: Dict[str, List], parents: Dict) -> int:
-    return sum(1 for node in uses.get(name, ()) if _binds(node, parents))
+def _bindings(name: str, uses: Dict[str, List], parents: Dict, memo: Dict[str, int]) -> int:
+    if name not in memo:
+        memo[name] = sum(1 for node in uses.get(name, ()) if _binds(node, parents))
+    return memo[name]
 
 
 def _topk_parts(call, imports):

@@ -228,7 +228,8 @@ class HostSyncInHotPath(HotPathRule):
                 mined = counts is not None and id(node) in counts.syncs
                 if hint is not None:
                     message += f"; {hint}" + ("" if mined else " (no automatic fix)")
-                fix = (lambda positions, plan=counts: self._mining_fix(plan, positions)) if mined else None
+                carries = mined and id(node) == counts.first  # the others are fixed with it
+                fix = (lambda positions, plan=counts: self._mining_fix(plan, positions)) if carries else None
                 report = Report(self, node, message, fix)
                 if not host_values:
                     self.criterion_only.add(id(report))
