@@ -1,8 +1,9 @@
 # fix: TL003 --unsafe-fixes
 # expect: differs beyond
 # Hard-negative mining as detection and OCR losses write it, run on random maps (no positives,
-# few, many) with the loss and its gradient printed: the same before and after. Only a count
-# beyond the elements differs, as the doc says: `topk` raises, the masked sort takes them all.
+# few, many) with the loss and its gradient printed: the same before and after (a slice past the
+# end included). Only a `topk` count beyond the elements differs, as the doc says: `topk` raises,
+# the masked sort takes them all.
 import torch
 from torch import nn
 
@@ -96,6 +97,21 @@ class OhemCrossEntropy(nn.Module):
         return hardest.mean()
 
 
+class SortedMiningLoss(nn.Module):
+    def forward(self, loss, positive, negative):
+        positive_count = int(positive.sum().item())
+        ranked, _ = torch.sort((loss * negative).view(-1), descending=True)
+        hardest = ranked[:3 * positive_count]
+        return (loss * positive).sum() / max(positive_count, 1) + hardest.mean()
+
+
+class InlineSliceLoss(nn.Module):
+    def forward(self, loss, negative):
+        k = int(negative.sum().item() * 0.5)
+        ranked = loss.flatten().sort(descending=True).values
+        return ranked[:k].sum()
+
+
 def shown(value):
     return [round(v, 5) for v in value.reshape(-1).tolist()]
 
@@ -118,6 +134,8 @@ for case, positives in (("none", 0.0), ("few", 0.1), ("half", 0.5), ("all", 1.0)
     print(f"masked mean {case}:", *run(MaskedMeanLoss(), pred, gt, gt))
     scores, labels = torch.randn(12, 3), (torch.rand(12) > positives).long() * torch.randint(0, 3, (12,))
     print(f"hardest {case}:", *run(HardestMeanLoss(), scores, labels))
+    print(f"sorted slice {case}:", *run(SortedMiningLoss(), pred, gt, 1 - gt))
+    print(f"inline slice {case}:", *run(InlineSliceLoss(), pred, 1 - gt))
     print(f"ohem {case}:", *run(OhemCrossEntropy(keep_ratio=positives), torch.randn(2, 3, 4, 4), torch.randint(0, 3, (2, 4, 4))))
 try:
     beyond = run(HardestMeanLoss(ratio=1.5), torch.randn(6, 3), torch.zeros(6, dtype=torch.long))

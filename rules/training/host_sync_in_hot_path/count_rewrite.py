@@ -9,7 +9,7 @@ Cost: `rewrite` is O(the expression): each node is rewritten or, left as written
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import List, Optional, Set
+from typing import List, Optional, Set, Tuple
 
 from torchlint.analysis.scopes import own_nodes
 from torchlint.analysis.value_kinds import Kind
@@ -43,6 +43,16 @@ class CountRewriter:
         self.counts: Set[str] = set()
         self.syncs: List = []
         self.reads: Set[int] = set()  # ids of the count reads a rewrite consumed
+        self._read_log: List[int] = []  # the same, in order, for `undo`
+
+    def mark(self) -> Tuple[int, int]:
+        return len(self.syncs), len(self._read_log)
+
+    def undo(self, mark: Tuple[int, int]) -> None:
+        """Forget the syncs and reads a failed rewrite recorded since `mark`."""
+        del self.syncs[mark[0]:]
+        while len(self._read_log) > mark[1]:
+            self.reads.discard(self._read_log.pop())
 
     def text(self, node, code: _Code) -> str:
         return code.text if code.text is not None else self.module.code_for_node(node)
@@ -57,6 +67,7 @@ class CountRewriter:
         if kind is cst.Name:
             if node.value in self.counts:
                 self.reads.add(id(node))
+                self._read_log.append(id(node))
                 return _Code(None, True, True)
             return _Code(None, self._tensor(node), True)
         if kind is cst.Call:

@@ -124,6 +124,18 @@ INVALID = (
         line=6,
         column=30,
     ),
+    # sort once, then a slice of a count: masked by rank the same way
+    Invalid(
+        "import torch\nfrom torch import nn\n\nclass SortedLoss(nn.Module):\n    def forward(self, loss, negative):\n"
+        "        k = int(negative.sum().item())\n        ranked = loss.flatten().sort(descending=True).values\n"
+        "        return ranked[:k].sum()\n",
+        unsafe_fixed="import torch\nfrom torch import nn\n\nclass SortedLoss(nn.Module):\n"
+        "    def forward(self, loss, negative):\n        k = negative.sum().detach().long()\n"
+        "        ranked = loss.flatten().sort(descending=True).values\n"
+        "        return ranked.where(torch.arange(ranked.numel(), device=ranked.device) < k, 0).sum()\n",
+        line=6,
+        column=17,
+    ),
     # the selected losses are read as a size: reported, no fix
     Invalid(
         "import torch\nfrom torch import nn\n\nclass HardestLoss(nn.Module):\n"

@@ -10,7 +10,8 @@ The forms, in the top-level statements of one loss function:
   -> `torch.where(c, a, b)`;
 - the selection: `v, _ = x.topk(k)` (or `torch.topk(x, k)`, `[0]`, `.values`) with a count in `k`:
   sort once and mask by rank, `x.sort(descending=True).values` then `.where(rank < k, 0)`; `v` read
-  only as `v.sum()` (kept) or `v.mean()` (-> `v.sum() / k`).
+  only as `v.sum()` (kept) or `v.mean()` (-> `v.sum() / k`); and `s[:k]` of a flat tensor sorted
+  largest first (`s = x.view(-1).sort(descending=True)[0]`) masked by rank the same way.
 
 A count may also be read by arithmetic that meets a tensor (its result was a tensor already), itself
 or bounded (`loss.sum() / max(n, 1)`). Any other read (a size, an index, a record, a loop) leaves
@@ -102,13 +103,23 @@ def mining_plan(function, parents: Dict, uses: Dict[str, List], kinds, imports, 
     positions = {id(statement): index for index, statement in enumerate(block.body)}
     adapter = _SelectedKinds(kinds, selected)
     bindings: Dict[str, int] = {}  # how often a name is bound, counted once per name
+    flat_sorted: set = set()  # names bound once to a flat tensor sorted in descending order
     try:
         for index, statement in enumerate(block.body):
+            ranked = _flat_sort_binding(statement, imports)
+            if ranked is not None and _bindings(ranked, uses, parents, bindings) == 1:
+                flat_sorted.add(ranked)
+                continue
             binding = _count_binding(statement, uses, parents, bindings)
             if binding is not None and adapter.kind(binding[2]) is Kind.TENSOR:
                 binding = None  # a tensor already (`avg = hard.mean() / max(k, 1)`): its counts are reads
             if binding is not None:
-                name, replaced, text = _rewrite_binding(binding, rewriter)
+                mark = rewriter.mark()
+                try:
+                    name, replaced, text = _rewrite_binding(binding, rewriter)
+                except NoRewrite:  # no count (`hard = ranked[:k]`): its count reads are checked below
+                    rewriter.undo(mark)
+                    text = None
                 if text is not None:
                     rewriter.counts.add(name)
                     edits.append((replaced, text))
@@ -116,9 +127,12 @@ def mining_plan(function, parents: Dict, uses: Dict[str, List], kinds, imports, 
             if not rewriter.counts:
                 continue
             for node in own_nodes(statement):
+                selection = None
                 if type(node) is cst.Call and _topk_parts(node, imports) is not None:
                     selection = _selection(node, statement, rewriter, imports, parents)
-                    if selection is not None:
+                elif type(node) is cst.Subscript and _first_slice(node, flat_sorted) is not None:
+                    selection = _slice_selection(node, statement, rewriter, parents)
+                if selection is not None:
                         edit, name, count = selection
                         edits.append(edit)
                         if name is not None:
@@ -286,6 +300,91 @@ def _selection(call, statement, rewriter: CountRewriter, imports, parents: Dict)
     call_node, which = reduction
     if which == "sum":
         return (selected, masked), None, count_text
+    return (call_node, f"({masked}.sum() / {count_text})"), None, count_text
+
+
+def _flat_sort_binding(statement, imports) -> Optional[str]:
+    """The name in `s = x.view(-1).sort(descending=True)[0]` (`.values`, `s, _ = ...`,
+    `torch.sort(x.flatten(), descending=True)`): a flat tensor, largest first; else None."""
+    if not (isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1):
+        return None
+    assign = statement.body[0]
+    if not isinstance(assign, cst.Assign) or len(assign.targets) != 1:
+        return None
+    value, tuple_target = assign.value, isinstance(assign.targets[0].target, (cst.Tuple, cst.List))
+    if not tuple_target:
+        if isinstance(value, cst.Subscript) and _first_of(value, value.value):
+            value = value.value
+        elif isinstance(value, cst.Attribute) and _values_of(value, value.value):
+            value = value.value
+        else:
+            return None
+    if not isinstance(value, cst.Call) or not value.args:
+        return None
+    function = imports.qualified_name(value.func) == "torch.sort"
+    if len(value.args) != (2 if function else 1):
+        return None
+    descending = value.args[-1]
+    if not (descending.keyword is not None and descending.keyword.value == "descending"
+            and isinstance(descending.value, cst.Name) and descending.value.value == "True"):
+        return None
+    if function:
+        flat = value.args[0].value if value.args[0].keyword is None else None
+    elif isinstance(value.func, cst.Attribute) and value.func.attr.value == "sort" and imports.qualified_name(value.func) is None:
+        flat = value.func.value
+    else:
+        return None
+    if flat is None or not _flat(flat):
+        return None
+    return _selected_name(assign, tuple_target)
+
+
+def _flat(node) -> bool:
+    """`x.view(-1)`, `x.reshape(-1)`, `x.flatten()`: one dimension."""
+    if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)):
+        return False
+    name, args = node.func.attr.value, node.args
+    if name == "flatten":
+        return not args
+    return name in ("view", "reshape") and len(args) == 1 and isinstance(args[0].value, cst.UnaryOperation) and (
+        isinstance(args[0].value.operator, cst.Minus) and getattr(args[0].value.expression, "value", None) == "1"
+    )
+
+
+def _first_slice(node, flat_sorted: set):
+    """`k` of `s[:k]` for a name of `flat_sorted`, else None."""
+    if not (isinstance(node.value, cst.Name) and node.value.value in flat_sorted and len(node.slice) == 1):
+        return None
+    part = node.slice[0].slice
+    if not isinstance(part, cst.Slice) or part.lower is not None or part.step is not None:
+        return None
+    return part.upper
+
+
+def _slice_selection(node, statement, rewriter: CountRewriter, parents: Dict):
+    """The edit for `s[:k]` of a count, `s` sorted largest first: mask by rank (`s.where(rank < k, 0)`),
+    as `_selection` does for `topk`."""
+    k = _first_slice(node, set([node.value.value]))
+    count = rewriter.rewrite(k)
+    if not count.tensor:
+        return None
+    if rewriter.torch is None:
+        raise NoRewrite
+    name, count_text = node.value.value, rewriter.atom(k, count)
+    masked = f"{name}.where({rewriter.torch}.arange({name}.numel(), device={name}.device) < {count_text}, 0)"
+    count_text = f"{count_text}.clamp_max({name}.numel())"  # a slice past the end keeps what there is
+    holder = parents.get(node)
+    if isinstance(holder, cst.Assign) and holder.value is node:
+        target = _selected_name(holder, False)
+        if target is None or parents.get(holder) is not statement or len(statement.body) != 1:
+            raise NoRewrite
+        return (node, masked), target, count_text
+    reduction = _reduction_call(node, parents)
+    if reduction is None:
+        raise NoRewrite
+    call_node, which = reduction
+    if which == "sum":
+        return (node, masked), None, count_text
     return (call_node, f"({masked}.sum() / {count_text})"), None, count_text
 
 

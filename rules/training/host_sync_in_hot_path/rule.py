@@ -106,7 +106,8 @@ class HostSyncInHotPath(HotPathRule):
 
     Unsafe, in loss code: the counts of hard-negative mining (`k = int(m.sum().item())`,
     `min(..., int(k * ratio))`, `max(n, 1)`, a branch on a count as `a if c else b` or an `if`/`else`
-    assigning one name, `v, _ = x.topk(k)` read only as `v.sum()` / `v.mean()`) become tensor code:
+    assigning one name, `v, _ = x.topk(k)` or `s[:k]` of `s = x.view(-1).sort(descending=True)[0]`, read
+    only as `v.sum()` / `v.mean()`) become tensor code:
     `.detach().long()`, `clamp_max` / `clamp_min`, `torch.where`, and the selection sorts once and masks
     by rank (`x.sort(descending=True).values.where(torch.arange(n) < k, 0)`, a mean becomes the sum over
     `k`). The loss and its gradients stay the same, except: a count above the number of elements takes
