@@ -9,21 +9,19 @@ from torch import nn
 
 
 class BalanceCrossEntropyLoss(nn.Module):
-    def __init__(self, negative_ratio=3.0, eps=1e-6):
-        super().__init__()
-        self.negative_ratio = negative_ratio
-        self.eps = eps
+    """The DBNet form with byte masks (easyocr's, mmocr's and the OCR fixture's share it)."""
+
+    ratio = 3.0
 
     def forward(self, pred, gt, mask):
-        positive = (gt * mask).byte()
-        negative = ((1 - gt) * mask).byte()
-        positive_count = int(positive.float().sum().item())
-        negative_count = min(int(negative.float().sum().item()), int(positive_count * self.negative_ratio))
-        loss = nn.functional.binary_cross_entropy(pred, gt, reduction="none")
-        positive_loss = loss * positive.float()
-        negative_loss = loss * negative.float()
-        negative_loss, _ = torch.topk(negative_loss.view(-1), negative_count)
-        return (positive_loss.sum() + negative_loss.sum()) / (positive_count + negative_count + self.eps)
+        pos = (gt * mask).byte()
+        neg = ((1 - gt) * mask).byte()
+        pos_count = int(pos.float().sum().item())
+        neg_count = min(int(neg.float().sum().item()), int(pos_count * self.ratio))
+        bce = nn.functional.binary_cross_entropy(pred, gt, reduction="none")
+        pos_loss = bce * pos.float()
+        neg_loss, _ = torch.topk((bce * neg.float()).view(-1), neg_count)
+        return (pos_loss.sum() + neg_loss.sum()) / (pos_count + neg_count + 1e-6)
 
 
 class BalanceL1Loss(nn.Module):

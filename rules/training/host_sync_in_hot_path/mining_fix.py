@@ -294,13 +294,7 @@ def _selection(call, statement, rewriter: CountRewriter, imports, parents: Dict)
         f"{_atomic_text(values, source)}.sort(descending=True).values"
         f".where({torch_name}.arange({length}, device={device}) < {count_text}, 0)"
     )
-    reduction = _reduction_call(selected, parents)
-    if reduction is None:
-        raise NoRewrite
-    call_node, which = reduction
-    if which == "sum":
-        return (selected, masked), None, count_text
-    return (call_node, f"({masked}.sum() / {count_text})"), None, count_text
+    return _inline_edit(selected, masked, count_text, parents)
 
 
 def _flat_sort_binding(statement, imports) -> Optional[str]:
@@ -379,6 +373,12 @@ def _slice_selection(node, statement, rewriter: CountRewriter, parents: Dict):
         if target is None or parents.get(holder) is not statement or len(statement.body) != 1:
             raise NoRewrite
         return (node, masked), target, count_text
+    return _inline_edit(node, masked, count_text, parents)
+
+
+def _inline_edit(node, masked: str, count_text: str, parents: Dict):
+    """The edit for a selection read where it is made: `.sum()` of it kept, `.mean()` -> the sum
+    over the count; another read: `NoRewrite`."""
     reduction = _reduction_call(node, parents)
     if reduction is None:
         raise NoRewrite
