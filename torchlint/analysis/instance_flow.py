@@ -43,7 +43,13 @@ _FLOW_NODES = (ast.Assign, ast.AnnAssign, ast.NamedExpr, ast.Return, ast.For, as
 
 def instance_flow(view) -> Optional[FlowFacts]:
     """The file's calls of functions of the tree, its module-level functions and, for a
-    package `__init__`, its import table; None if the file has none of them."""
+    package `__init__`, its import table; None if the file has none of them. Built once per
+    file (`FileAnalysis.instance_flow`) for the rules that record it (TL004, TL003, TL005)."""
+    return view.analysis.instance_flow
+
+
+def build_instance_flow(view) -> Optional[FlowFacts]:
+    """`instance_flow`, computed."""
     builder = FlowBuilder(view)
     calls = [node for node in view.nodes_of(ast.Call) if _may_call_tree(node, view)]
     if calls or is_package(view.path):
