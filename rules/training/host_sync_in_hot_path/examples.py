@@ -136,6 +136,14 @@ INVALID = (
         line=6,
         column=17,
     ),
+    # a comment inside the branch the fix would write on one line: no fix
+    Invalid(
+        "import torch\nfrom torch import nn\n\nclass FallbackLoss(nn.Module):\n    def forward(self, loss, positive):\n"
+        "        k = int(positive.sum().item())\n        if k == 0:\n            # no positives: a fixed number\n"
+        "            n = 5\n        else:\n            n = 3 * k\n        return torch.topk(loss.view(-1), n)[0].sum()\n",
+        line=6,
+        column=17,
+    ),
     # the selected losses are read as a size: reported, no fix
     Invalid(
         "import torch\nfrom torch import nn\n\nclass HardestLoss(nn.Module):\n"

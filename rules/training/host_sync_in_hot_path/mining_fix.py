@@ -162,8 +162,8 @@ def mining_plan(function, parents: Dict, uses: Dict[str, List], kinds, imports, 
             arithmetic = isinstance(holder, cst.BinaryOperation) and type(holder.operator).__name__ in ARITHMETIC
             if not (arithmetic and meets_tensor(node, parents, adapter, memo)):
                 return None
-    if _nested(edits, parents):
-        return None
+    if _nested(edits, parents) or any("#" in module.code_for_node(node) for node, _ in edits):
+        return None  # overlapping edits, or a comment inside what a one-line rewrite replaces
     return MiningPlan(id(rewriter.syncs[0]), frozenset(id(call) for call in rewriter.syncs), tuple(edits))
 
 
