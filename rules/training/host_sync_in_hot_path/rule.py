@@ -113,7 +113,8 @@ class HostSyncInHotPath(HotPathRule):
     `k`). The loss and its gradients stay the same, except: a count above the number of elements takes
     them all where `topk` raised; among tied values the gradient may go to another of the ties; the
     sort is O(n log n) over the whole row; a count is an integer 0-dim tensor, so a divisor built from
-    it is float32, not float64. Only where every count is read so or in arithmetic with a tensor.
+    it is float32, not float64. Only where every count is read so or in arithmetic with a tensor, and
+    no comment sits in what becomes one line.
     Other syncs: no fix.
 
     ## Options
