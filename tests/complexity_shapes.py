@@ -402,6 +402,35 @@ def critics_across_files(n: int) -> Project:
     }
 
 
+def hard_negative_mining(n: int) -> Project:
+    """A loss with n rounds of hard-negative mining: chained counts, one name selected n times
+    (TL003's mining fix rewrites them all)."""
+    rounds = "".join(
+        f"        k_{i} = min(int(masks[{i}].sum().item()), int(k_{i - 1} * 3)) + 0 * k_{i - 1}\n"
+        f"        hard, _ = loss.view(-1).topk(k_{i})\n"
+        f"        total = total + hard.mean() / max(k_{i}, 1)\n"
+        for i in range(1, n)
+    )
+    return {"losses.py": HEADER + "\n\nclass MiningLoss(nn.Module):\n    def forward(self, loss, masks):\n"
+            "        total = loss.sum() * 0\n        k_0 = int(masks[0].sum().item())\n" + rounds + "        return total\n"}
+
+
+def submodule_losses(n: int) -> Project:
+    """A policy calling `loss_fn` on n heads built in `__init__`, each with a host count."""
+    heads = "".join(
+        f"class Head{i}(nn.Module):\n    def forward(self, x):\n        return x\n\n"
+        f"    def loss_fn(self, x, y):\n        valid = int((y >= {i}).sum().item())\n"
+        f"        return (x - y).abs().sum() / max(valid, 1)\n\n\n"
+        for i in range(n)
+    )
+    built = "".join(f"        self.head_{i} = Head{i}()\n" for i in range(n))
+    used = "".join(f"        loss = loss + self.head_{i}.loss_fn(x, batch)\n" for i in range(n))
+    return {"policy.py": HEADER + "import lightning as L\n\n\n" + heads
+            + "class Policy(L.LightningModule):\n    def __init__(self):\n        super().__init__()\n" + built
+            + "\n    def training_step(self, batch, batch_idx):\n        x = self.head_0(batch)\n        loss = 0\n"
+            + used + "        return loss\n"}
+
+
 SHAPES: Dict[str, Callable[[int], Project]] = {
     shape.__name__: shape
     for shape in (
@@ -410,6 +439,6 @@ SHAPES: Dict[str, Callable[[int], Project]] = {
         many_heavy_imports, rnn_double_backward, long_trainer, nested_loops_forward, transform_aliases, many_loads,
         local_criteria, rnn_penalty_chain, function_call_chain, sibling_loops, many_accumulators, long_boolean_or,
         rebound_host_values, many_nonzero, forward_many_inputs, deprecated_head_uses, nested_guards,
-        critics_across_files,
+        critics_across_files, hard_negative_mining, submodule_losses,
     )
 }

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Dict, List, Mapping, Sequence, Set, Tuple
 
 from torchlint.analysis.classes import ast_class_methods, ast_self_attribute, ast_self_name
-from torchlint.analysis.modules import ClassFacts, Kind, ast_bases, root_kind
+from torchlint.analysis.modules import ClassFacts, Kind, ast_bases, resolve_base, root_kind
 from torchlint.analysis.names import ast_dotted_name, resolve
 from torchlint.analysis.scopes import ast_own_nodes
 from torchlint.core.walk import blocks
@@ -30,10 +30,21 @@ _LIGHTNING_SELF_CALLS = frozenset({"log", "log_dict", "manual_backward", "optimi
 _MODULE_SELF_CALLS = frozenset({"register_buffer", "register_parameter", "register_module", "add_module"})
 
 
+SUBMODULE_CALL = ":"  # `pkg.heads.ActionHead:loss_fn`, a method called on an attribute built in `__init__`
+
+
+def submodule_call(class_name: str, method: str) -> str:
+    """How `self_calls` records a method called on an attribute holding an instance of
+    `class_name`: the walk goes on in that class."""
+    return f"{class_name}{SUBMODULE_CALL}{method}"
+
+
 @dataclass(frozen=True)
 class ClassGraph:
     """One file's classes (with the evidence of what a class's body shows it to be) and
-    `self_calls` (class -> method -> the methods it calls on `self`)."""
+    `self_calls` (class -> method -> the methods it calls on `self` or hands to a call as
+    `self.method`, and `Class:method` for a
+    method called on an attribute `__init__` builds as `Class(...)`)."""
 
     classes: Tuple[ClassFacts, ...]
     self_calls: Mapping[str, Mapping[str, List[str]]]
@@ -78,6 +89,7 @@ class ClassGraphBuilder:
         calls: Dict[str, List[str]] = {}
         self_calls: Set[str] = set()
         layers = False
+        held = self._held_classes(functions)
         for function in functions:
             instance = ast_self_name(function)
             if instance is None:
@@ -88,6 +100,14 @@ class ClassGraphBuilder:
                     attribute = ast_self_attribute(inner.func, instance)
                     if attribute is not None:
                         called.append(attribute)
+                    elif isinstance(inner.func, ast.Attribute):  # `self.head.loss_fn(...)`
+                        holder = ast_self_attribute(inner.func.value, instance)
+                        called.extend(submodule_call(built, inner.func.attr) for built in held.get(holder, ()))
+                    # a method handed to a call runs there (`redirect(model, self._compute_loss, batch)`)
+                    for argument in (*inner.args, *(keyword.value for keyword in inner.keywords)):
+                        passed = ast_self_attribute(argument, instance)
+                        if passed is not None:
+                            called.append(passed)
                 elif isinstance(inner, ast.Assign) and function.name == "__init__" and not layers:
                     layers = any(ast_self_attribute(t, instance) for t in inner.targets) and self._builds_layer(
                         inner.value
@@ -105,6 +125,25 @@ class ClassGraphBuilder:
         self.classes.append(facts)
         if calls:
             self.calls[name] = calls
+
+    def _held_classes(self, functions) -> Dict[str, List[str]]:
+        """`self.attr = Class(...)` in `__init__`: attr -> the absolute names of the classes
+        built there (resolved as bases are). Cost: one walk of `__init__`."""
+        held: Dict[str, List[str]] = {}
+        for function in functions:
+            instance = ast_self_name(function)
+            if function.name != "__init__" or instance is None:
+                continue
+            for inner in ast_own_nodes(function):
+                if isinstance(inner, ast.Assign) and isinstance(inner.value, ast.Call):
+                    built = resolve_base(
+                        ast_dotted_name(inner.value.func), self.table, self.module, self.package, self.top_level
+                    )
+                    for target in inner.targets:
+                        attribute = ast_self_attribute(target, instance)
+                        if attribute is not None and built is not None:
+                            held.setdefault(attribute, []).append(built)
+        return held
 
     def _builds_layer(self, value: ast.AST) -> bool:
         """`nn.Linear(...)`, `nn.Parameter(...)`, `nn.ModuleList([...])`: a torch.nn class."""

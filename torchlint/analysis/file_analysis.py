@@ -12,7 +12,8 @@ from functools import cached_property
 from typing import Optional, Sequence, Set, Tuple
 
 from torchlint.analysis.class_graph import ClassGraph, ClassGraphBuilder
-from torchlint.analysis.instance_flow import FlowBuilder, bound_flow, top_level_names
+from torchlint.analysis.flow_facts import FlowFacts
+from torchlint.analysis.instance_flow import FlowBuilder, bound_flow, build_instance_flow, top_level_names
 from torchlint.analysis.scopes import AST_SCOPES, ScopeTable
 from torchlint.analysis.loop_facts import LoopFacts
 from torchlint.analysis.criterion_calls import CriterionCalls, with_criteria
@@ -40,6 +41,10 @@ class FileAnalysis:
     @cached_property
     def top_level_names(self) -> Set[str]:
         return top_level_names(self.view.tree)
+
+    @cached_property
+    def instance_flow(self) -> Optional[FlowFacts]:
+        return build_instance_flow(self.view)
 
     @cached_property
     def bound_flow(self) -> FlowBuilder:

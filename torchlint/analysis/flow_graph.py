@@ -7,7 +7,7 @@ Cost: indexing is linear in the facts (calls by the last part of their callee, f
 by the last part of their name); `function` is memoized and a miss looks only at the
 functions sharing the name's last part (and at most 4 re-exports deep);
 `instances_into` is a search over (function, parameter) pairs with a `seen` set, each
-looking at the calls sharing the function's last name part; `_returned` follows what a
+looking at the calls sharing the function's last name part; `returned` follows what a
 factory returns, unmemoized, at most `FLOW_DEPTH` deep."""
 
 from __future__ import annotations
@@ -90,10 +90,10 @@ class InstanceFlow:
                         if source.startswith(PARAM):
                             stack.append((call.caller, source[len(PARAM):], depth + 1))
                         else:
-                            found |= self._returned(source, depth)
+                            found |= self.returned(source, depth)
         return found, bound
 
-    def _returned(self, source: str, depth: int) -> Set[str]:
+    def returned(self, source: str, depth: int) -> Set[str]:
         """A source, and for a function of the tree what it returns (a factory's model)."""
         function = self.function(source)
         if function is None or depth > FLOW_DEPTH:
@@ -101,5 +101,5 @@ class InstanceFlow:
         found = {source}
         for returned in self.functions[function].returns:
             if not returned.startswith(PARAM):
-                found |= self._returned(returned, depth + 1)
+                found |= self.returned(returned, depth + 1)
         return found

@@ -21,6 +21,9 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Dict, FrozenSet, List, Mapping, Optional, Sequence, Set, Tuple
 
+from torchlint.analysis.class_graph import SUBMODULE_CALL
+from torchlint.analysis.flow_graph import InstanceFlow
+from torchlint.analysis.instance_flow import PARAM
 from torchlint.analysis.loss_paths import CRITERION_METHODS
 from torchlint.analysis.loop_graph import CriterionUse, LoopGraph
 from torchlint.analysis.loop_reach import loop_findings
@@ -153,12 +156,14 @@ class Reach:
 
     def _walk(self, origin: str, hot: str, lightning: bool, owner: str, routes: Dict) -> None:
         """Breadth first from one hot path; which method `self.name()` runs depends on the
-        instance's class (`origin`), so each origin walks on its own."""
+        instance's class (`origin`, or the class of the submodule a method was called on),
+        so each origin walks on its own."""
         seen: Set[Tuple[str, str]] = set()
-        frontier: List[Tuple[str, str, Tuple[str, ...]]] = [(owner, hot, ())]
+        # (the instance's class, the class defining the method, the method, the calls on the way)
+        frontier: List[Tuple[str, str, str, Tuple[str, ...]]] = [(origin, owner, hot, ())]
         for level in range(self.depth + 1):
             following = []
-            for owner_name, method_name, via in frontier:
+            for instance, owner_name, method_name, via in frontier:
                 key = (owner_name, method_name)
                 if key in seen:
                     continue
@@ -172,28 +177,46 @@ class Reach:
                 if level == self.depth:
                     continue
                 for callee in self.calls.get(owner_name, {}).get(method_name, ()):
-                    defined = self.lookup(origin, callee)
+                    held, _, method = callee.rpartition(SUBMODULE_CALL)
+                    receiver = held or instance  # a submodule's method runs on the submodule
+                    defined = self.lookup(receiver, method)
                     if defined is not None:
-                        following.append((defined, callee, via + (callee,)))
+                        step = f"{held.rsplit('.', 1)[-1]}.{method}" if held else method
+                        following.append((receiver, defined, method, via + (step,)))
             frontier = following
 
 
 # ---- rules that report what a hot path reaches (TL003, TL005) ----------------------
 
 
-def criterion_methods(reach: Reach, loops: LoopGraph) -> Dict[Tuple[str, str], CriterionUse]:
+def criterion_methods(reach: Reach, loops: LoopGraph, flow: Optional[InstanceFlow] = None) -> Dict[Tuple[str, str], CriterionUse]:
     """(class, method) -> how a hot loop uses it as its criterion: the `forward` or
-    `__call__` an instance of a class of the tree runs (its own or a base's)."""
+    `__call__` an instance of a class of the tree runs (its own or a base's). With the
+    tree's instance `flow`, a criterion that is a parameter of the loop's owner is what its
+    callers pass (`train(model, loader, FocalLoss())`), and one a factory builds is what
+    the factory returns (`criterion = build_loss(cfg)`).
+    Cost: one class lookup per source; with `flow`, its `instances_into` / `returned` per
+    parameter or function source."""
     found: Dict[Tuple[str, str], CriterionUse] = {}
     for source, use in loops.criteria().items():
-        facts = reach.index.find(source)
-        if facts is None:
-            continue  # a function's result, or a class from outside the tree
-        for method in CRITERION_METHODS:
-            owner = reach.lookup(facts.name, method)
-            if owner is not None:
-                found.setdefault((owner, method), use)
+        for built in _criterion_sources(source, flow):
+            facts = reach.index.find(built)
+            if facts is None:
+                continue  # a function's result, or a class from outside the tree
+            for method in CRITERION_METHODS:
+                owner = reach.lookup(facts.name, method)
+                if owner is not None:
+                    found.setdefault((owner, method), use)
     return found
+
+
+def _criterion_sources(source: str, flow: Optional[InstanceFlow]) -> Set[str]:
+    if flow is None:
+        return {source}
+    if source.startswith(PARAM):  # `param:NAME@FUNCTION`
+        name, _, function = source[len(PARAM):].partition("@")
+        return flow.instances_into(function, name)[0]
+    return flow.returned(source, 0)
 
 
 def hot_path_findings(project, pending: Sequence[Tuple[str, Pending]], rule: type, config: Config) -> List[Diagnostic]:
@@ -204,7 +227,7 @@ def hot_path_findings(project, pending: Sequence[Tuple[str, Pending]], rule: typ
     criteria: Dict[Tuple[str, str], CriterionUse] = {}
     if rule.training_loops:
         loops = project.loops(bool(config.options_for(rule.name).get("check-evaluation-loops", False)))
-        criteria = criterion_methods(reach, loops)
+        criteria = criterion_methods(reach, loops, project.flow)
     found = []
     for display, item in pending:
         candidate, diagnostic = item.condition, item.diagnostic

@@ -43,7 +43,13 @@ _FLOW_NODES = (ast.Assign, ast.AnnAssign, ast.NamedExpr, ast.Return, ast.For, as
 
 def instance_flow(view) -> Optional[FlowFacts]:
     """The file's calls of functions of the tree, its module-level functions and, for a
-    package `__init__`, its import table; None if the file has none of them."""
+    package `__init__`, its import table; None if the file has none of them. Built once per
+    file (`FileAnalysis.instance_flow`) for the rules that record it (TL004, TL003, TL005)."""
+    return view.analysis.instance_flow
+
+
+def build_instance_flow(view) -> Optional[FlowFacts]:
+    """`instance_flow`, computed."""
     builder = FlowBuilder(view)
     calls = [node for node in view.nodes_of(ast.Call) if _may_call_tree(node, view)]
     if calls or is_package(view.path):
@@ -135,8 +141,9 @@ class FlowBuilder:
     def bound_sources(self, expression: ast.AST, function, class_node: Optional[ast.ClassDef]) -> Set[str]:
         """What a name or `self.<attr>` bound in the code of `function` (None: the module's
         own code; a method of `class_node`) holds: the absolute names of the classes and
-        functions of the tree it is built by. A class named directly (`Focal(...)` is a
-        construction, not a call of an instance) and a parameter hold nothing here.
+        functions of the tree it is built by, or `param:NAME@OWNER` for a parameter of the
+        module-level function (`OWNER`, whose callers the project pass follows). A class named directly
+        (`Focal(...)` is a construction, not a call of an instance) holds nothing here.
 
         Cost: the function is collected once for all queries (O(function)); a query
         expands each name it reaches once, at most `FLOW_DEPTH` deep."""
@@ -155,6 +162,8 @@ class FlowBuilder:
         first = head.split(".")[0]
         bound = first in self.module_assigns or (scope is not None and (first in scope.assigns or first == scope.instance))
         if not bound:
+            if scope is not None and class_node is None and head == first and first in scope.params:
+                return {f"{PARAM}{first}@{self._qualify(function.name)}"}  # the tree's calls of a function
             return set()
         self._cache = {}
         return {source for source in self._sources(expression, scope, 0) if not source.startswith(PARAM)}

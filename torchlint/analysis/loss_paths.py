@@ -5,7 +5,7 @@ Python `min`/`max`, a branch) makes each step wait for the GPU, and is where a C
 fault launched earlier surfaces (the OCR detector's hard-negative mining, issue 22).
 Loss code is the `forward` of a loss module (a class whose name or base's name ends in
 `Loss`, as torch's `_Loss` and `_WeightedLoss` do) and a function or method whose name
-ends in `loss` (`dice_loss`, `compute_loss`). It is also what the instance a hot loop
+ends in `loss` or has `loss` as a word (`dice_loss`, `compute_loss`, `loss_fn`). It is also what the instance a hot loop
 calls as its criterion runs (`criterion = FocalCriterion()`, then `loss = criterion(out,
 y); loss.backward()`): that class's `forward` (or `__call__`). Only the training loop
 facts of every file can tell (`loop_graph.LoopGraph.criteria`), so a host value in a
@@ -30,8 +30,8 @@ _REWRITES = {
 
 
 def is_loss_code(function, class_node) -> bool:
-    name = function.name.value
-    if name.lower().endswith("loss"):  # `dice_loss`, `compute_loss`, `_get_loss`
+    name = function.name.value.lower()
+    if name.endswith("loss") or "loss" in name.split("_"):  # `dice_loss`, `compute_loss`, `loss_fn`
         return True
     if class_node is None or name != "forward":
         return False

@@ -92,10 +92,63 @@ INVALID = (
         line=9,
         column=15,
     ),
-    # hard-negative mining in a loss: a host value, reported by default with the rewrite
+    # hard-negative mining in a loss: a host value, reported by default; the unsafe fix sorts
+    # once and masks by rank (the mean becomes the sum over the count)
     Invalid(
         "import torch\nfrom torch import nn\n\nclass BalanceLoss(nn.Module):\n    def forward(self, loss, positive):\n"
         "        k = int(positive.sum().item())\n        return torch.topk(loss.view(-1), 3 * k)[0].mean()\n",
+        unsafe_fixed="import torch\nfrom torch import nn\n\nclass BalanceLoss(nn.Module):\n"
+        "    def forward(self, loss, positive):\n        k = positive.sum().detach().long()\n"
+        "        return (loss.view(-1).sort(descending=True).values"
+        ".where(torch.arange(loss.numel(), device=loss.device) < (3 * k), 0).sum() / (3 * k))\n",
+        line=6,
+        column=17,
+    ),
+    # the detection/OCR form: counts bounded by `min`, `topk` bound to a name, a divisor
+    Invalid(
+        "import torch\nfrom torch import nn\n\nclass BalanceBCELoss(nn.Module):\n"
+        "    def forward(self, loss, positive, negative):\n"
+        "        positive_count = int(positive.sum().item())\n"
+        "        negative_count = min(int(negative.sum().item()), int(positive_count * 3.0))\n"
+        "        negative_loss, _ = (loss * negative).view(-1).topk(negative_count)\n"
+        "        return ((loss * positive).sum() + negative_loss.sum()) / (positive_count + negative_count + 1e-6)\n",
+        unsafe_fixed="import torch\nfrom torch import nn\n\nclass BalanceBCELoss(nn.Module):\n"
+        "    def forward(self, loss, positive, negative):\n"
+        "        positive_count = positive.sum().detach().long()\n"
+        "        negative_count = negative.sum().detach().long().clamp_max(\n"
+        "            (positive_count * 3.0).long()\n        )\n"
+        "        negative_loss = (loss * negative).view(-1).sort(descending=True).values\n"
+        "        negative_loss = negative_loss.where(torch.arange(negative_loss.shape[-1], "
+        "device=negative_loss.device) < negative_count, 0)\n"
+        "        return ((loss * positive).sum() + negative_loss.sum()) / (positive_count + negative_count + 1e-6)\n",
+        line=6,
+        column=30,
+    ),
+    # sort once, then a slice of a count: masked by rank the same way
+    Invalid(
+        "import torch\nfrom torch import nn\n\nclass SortedLoss(nn.Module):\n    def forward(self, loss, negative):\n"
+        "        k = int(negative.sum().item())\n        ranked = loss.flatten().sort(descending=True).values\n"
+        "        return ranked[:k].sum()\n",
+        unsafe_fixed="import torch\nfrom torch import nn\n\nclass SortedLoss(nn.Module):\n"
+        "    def forward(self, loss, negative):\n        k = negative.sum().detach().long()\n"
+        "        ranked = loss.flatten().sort(descending=True).values\n"
+        "        return ranked.where(torch.arange(ranked.numel(), device=ranked.device) < k, 0).sum()\n",
+        line=6,
+        column=17,
+    ),
+    # a comment inside the branch the fix would write on one line: no fix
+    Invalid(
+        "import torch\nfrom torch import nn\n\nclass FallbackLoss(nn.Module):\n    def forward(self, loss, positive):\n"
+        "        k = int(positive.sum().item())\n        if k == 0:\n            # no positives: a fixed number\n"
+        "            n = 5\n        else:\n            n = 3 * k\n        return torch.topk(loss.view(-1), n)[0].sum()\n",
+        line=6,
+        column=17,
+    ),
+    # the selected losses are read as a size: reported, no fix
+    Invalid(
+        "import torch\nfrom torch import nn\n\nclass HardestLoss(nn.Module):\n"
+        "    def forward(self, loss, negative):\n        k = int(negative.sum().item())\n"
+        "        hard = (loss * negative).topk(k).values\n        return hard.sum() / max(len(hard), 1)\n",
         line=6,
         column=17,
     ),
@@ -103,6 +156,12 @@ INVALID = (
     Invalid(
         "import torch\nfrom torch import nn\n\nclass Focal(nn.Module):\n    def forward(self, loss, positive):\n"
         "        k = int(positive.sum().item())\n        return torch.topk(loss.view(-1), 3 * k)[0].mean()\n\n"
+        "def train(model, loader, opt):\n    criterion = Focal()\n    for x, y in loader:\n"
+        "        loss = criterion(model(x), y)\n        loss.backward()\n        opt.step()\n",
+        unsafe_fixed="import torch\nfrom torch import nn\n\nclass Focal(nn.Module):\n    def forward(self, loss, positive):\n"
+        "        k = positive.sum().detach().long()\n"
+        "        return (loss.view(-1).sort(descending=True).values"
+        ".where(torch.arange(loss.numel(), device=loss.device) < (3 * k), 0).sum() / (3 * k))\n\n"
         "def train(model, loader, opt):\n    criterion = Focal()\n    for x, y in loader:\n"
         "        loss = criterion(model(x), y)\n        loss.backward()\n        opt.step()\n",
         line=6,

@@ -24,6 +24,7 @@ from torchlint.analysis.source_view import SourceView
 from torchlint.rule_api.rule import Positions, Report
 from torchlint.rules.training.host_sync_in_hot_path import examples
 from torchlint.rules.training.host_sync_in_hot_path.lightning_log import logged_values
+from torchlint.rules.training.host_sync_in_hot_path.mining_fix import MiningPlan, mining_plan
 from torchlint.rules.training.host_sync_in_hot_path.syncs import (
     SYNCHRONIZE,
     after_sync,
@@ -41,7 +42,9 @@ class HostSyncInHotPath(HotPathRule):
     ## What it does
     Flags `.item()`, `.tolist()`, `.numpy()` and `torch.cuda.synchronize()` on every step: in a hot
     path or what it calls on `self` (up to three calls deep, through the class and its bases in any
-    file); the message names the route ("reached from `Model.training_step` via `_shared_step`").
+    file; also a method of a submodule `__init__` builds, `self.head.loss_fn(...)`, and a method handed
+    to a call, `redirect(model, self._compute_loss, batch)`); the message names the route ("reached
+    from `Model.training_step` via `_shared_step`").
     Hot paths: `forward` of a module; `training_step`, `validation_step`, `test_step`, `predict_step`
     of a `LightningModule`; `forward` / `backward` of an `autograd.Function`; `training_step` /
     `compute_loss` of a Hugging Face `Trainer` subclass. A class is a module if a base resolves, across
@@ -57,7 +60,8 @@ class HostSyncInHotPath(HotPathRule):
     on the tensor (`x / x.sum().item()`); `torch.cuda.synchronize()` except around a timer. A value
     needed on the host (a size, an index, a split, a loop, a branch, a returned number, a dict handed
     to another function) only with `check-host-values`, except in loss code (`forward` of a class
-    named `...Loss`, a function named `...loss`, a criterion a training loop differentiates), where the
+    named `...Loss`, a function named `...loss` or `loss_...`, a criterion a training loop differentiates,
+    built there, passed in as a parameter or returned by a factory of the tree), where the
     message gives the sync-free rewrite that fits (sort once and mask by rank instead of `topk` of a
     count; `clamp_min`/`clamp_max` for Python `min`/`max`; `torch.where` for a branch).
 
@@ -98,7 +102,20 @@ class HostSyncInHotPath(HotPathRule):
     a tensor (so its result was a tensor already) that needs no Python number, becomes `n = x.detach()`
     (or `.long()`): a 0-dim tensor, so the result's dtype can change and later formatting or branching
     syncs there. Arithmetic with numbers only (`x.shape[0] - n`) may feed a size, a slice, NumPy or
-    JSON: no fix. Other syncs: no fix.
+    JSON: no fix.
+
+    Unsafe, in loss code: the counts of hard-negative mining (`k = int(m.sum().item())`,
+    `min(..., int(k * ratio))`, `max(n, 1)`, a branch on a count as `a if c else b` or an `if`/`else`
+    assigning one name, `v, _ = x.topk(k)` or `s[:k]` of `s = x.view(-1).sort(descending=True)[0]`, read
+    only as `v.sum()` / `v.mean()`) become tensor code:
+    `.detach().long()`, `clamp_max` / `clamp_min`, `torch.where`, and the selection sorts once and masks
+    by rank (`x.sort(descending=True).values.where(torch.arange(n) < k, 0)`, a mean becomes the sum over
+    `k`). The loss and its gradients stay the same, except: a count above the number of elements takes
+    them all where `topk` raised; among tied values the gradient may go to another of the ties; the
+    sort is O(n log n) over the whole row; a count is an integer 0-dim tensor, so a divisor built from
+    it is float32, not float64. Only where every count is read so or in arithmetic with a tensor, and
+    no comment sits in what becomes one line.
+    Other syncs: no fix.
 
     ## Options
     - `check-host-values` (default `false`): also values needed on the host (`k = int(n.sum().item())`).
@@ -158,6 +175,9 @@ class HostSyncInHotPath(HotPathRule):
         memo = UseMemo()  # what the uses of each name say, asked once per name
         owner_names = OwnerNames(body, parents)  # the accumulators' names, indexed once
         kinds = NameKinds(imports, cst_bindings(nodes))
+        counts = None
+        if loss_path or criterion:  # the counts a loss reads on the host, rewritten once per function
+            counts = mining_plan(function, parents, uses, kinds, imports, self.context.module)
         for node in nodes:
             if type(node) is not cst.Call:
                 continue
@@ -207,9 +227,12 @@ class HostSyncInHotPath(HotPathRule):
                 yield Report(self, node, message), False
             elif host_values or criterion:
                 hint = host_value_rewrite(node, parents, uses, memo.rewrites) if loss_path or not host_values else None
+                mined = counts is not None and id(node) in counts.syncs
                 if hint is not None:
-                    message += f"; {hint} (no automatic fix)"
-                report = Report(self, node, message)
+                    message += f"; {hint}" + ("" if mined else " (no automatic fix)")
+                carries = mined and id(node) == counts.first  # the others are fixed with it
+                fix = (lambda positions, plan=counts: self._mining_fix(plan, positions)) if carries else None
+                report = Report(self, node, message, fix)
                 if not host_values:
                     self.criterion_only.add(id(report))
                 yield report, False
@@ -240,6 +263,18 @@ class HostSyncInHotPath(HotPathRule):
             f"Accumulate the tensor and read `{plan.name}` once after the loop",
             (positions.replace(call, content), after),
             applicability,
+        )
+
+    def _mining_fix(self, plan: MiningPlan, positions: Positions) -> Fix:
+        edits = []
+        for node, text in plan.edits:
+            if isinstance(text, tuple):  # lines at the statement's indentation
+                text = (self.context.newline + positions.indent_of(node)).join(text)
+            edits.append(positions.replace(node, text))
+        return Fix(
+            "Keep the counts on the GPU: sort once and mask by rank, clamp for min/max, torch.where for the branch",
+            tuple(edits),
+            Applicability.UNSAFE,
         )
 
     def _unsafe_fix(self, call, whole, positions: Positions) -> Fix:

@@ -19,7 +19,7 @@ from torchlint.core.lazy import cst
 _HOST_BUILTINS = frozenset(
     {"int", "float", "bool", "range", "min", "max", "round", "len", "str", "print", "format", "divmod", "abs"}
 )
-_ARITHMETIC = ("Add", "Subtract", "Multiply", "Divide", "FloorDivide", "Power", "Modulo")
+ARITHMETIC = ("Add", "Subtract", "Multiply", "Divide", "FloorDivide", "Power", "Modulo")
 # tensor methods and torch functions whose arguments are sizes, counts or indices
 _SIZE_ARGUMENTS = frozenset(
     {
@@ -47,7 +47,7 @@ class UseMemo:
     arithmetic: Dict[str, Tuple[bool, int, int]] = field(default_factory=dict)
     climbed: Dict[int, Tuple[object, object]] = field(default_factory=dict)
     rewrites: Dict = field(default_factory=dict)  # `loss_paths.host_value_rewrite`'s memo
-    tensor_operand: Dict[int, bool] = field(default_factory=dict)  # `_meets_tensor`'s memo
+    tensor_operand: Dict[int, bool] = field(default_factory=dict)  # `meets_tensor`'s memo
 
 
 def recorded(call, parents: Dict, uses: Dict[str, List], memo: Optional[UseMemo] = None) -> bool:
@@ -77,7 +77,7 @@ def recorded(call, parents: Dict, uses: Dict[str, List], memo: Optional[UseMemo]
             # the answer is the name's (`target`, a binding, is no read): kept per name
             known = memo.recorded.get(target.value) if memo is not None else None
             if known is None:
-                reads = [name for name in uses.get(target.value, ()) if name is not target and not _binds(name, parents)]
+                reads = [name for name in uses.get(target.value, ()) if name is not target and not binds(name, parents)]
                 known = bool(reads) and all(_recorded_use(name, parents, climbed) for name in reads)
                 if memo is not None:
                     memo.recorded[target.value] = known
@@ -120,7 +120,7 @@ def name_uses(nodes: Sequence, parents: Dict) -> Dict[str, List]:
     return uses
 
 
-def _binds(name, parents: Dict) -> bool:
+def binds(name, parents: Dict) -> bool:
     holder = parents.get(name)
     if isinstance(holder, (cst.AssignTarget, cst.AsName, cst.NamedExpr)):
         return True
@@ -169,22 +169,22 @@ def _arithmetic_reads(nodes, parents: Dict, kinds, tensor_operand: Dict[int, boo
     (counted up to the first other read)."""
     bindings = reads = 0
     for node in nodes:
-        if _binds(node, parents):
+        if binds(node, parents):
             bindings += 1
             continue
         holder = parents.get(node)
         if not (
             isinstance(holder, cst.BinaryOperation)
-            and type(holder.operator).__name__ in _ARITHMETIC
+            and type(holder.operator).__name__ in ARITHMETIC
             and not _needs_host_value(holder, parents)
-            and _meets_tensor(node, parents, kinds, tensor_operand)
+            and meets_tensor(node, parents, kinds, tensor_operand)
         ):
             return False, bindings, reads
         reads += 1
     return True, bindings, reads
 
 
-def _meets_tensor(node, parents: Dict, kinds, memo: Dict[int, bool]) -> bool:
+def meets_tensor(node, parents: Dict, kinds, memo: Dict[int, bool]) -> bool:
     """Whether `node`, climbed through arithmetic, meets an operand that is a tensor: then
     the result was a tensor already, whatever `node` is.
     Cost: O(the operations climbed); with `memo`, each operation is climbed once."""
@@ -197,7 +197,7 @@ def _meets_tensor(node, parents: Dict, kinds, memo: Dict[int, bool]) -> bool:
         parent = parents.get(node)
         if isinstance(parent, cst.UnaryOperation):
             other = None
-        elif isinstance(parent, cst.BinaryOperation) and type(parent.operator).__name__ in _ARITHMETIC:
+        elif isinstance(parent, cst.BinaryOperation) and type(parent.operator).__name__ in ARITHMETIC:
             other = parent.right if parent.left is node else parent.left
         else:
             break

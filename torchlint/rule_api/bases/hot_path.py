@@ -19,6 +19,7 @@ from torchlint.analysis.every_step import (
     ClassSettings, StepScope, class_settings, in_error_path, in_periodic_branch, step_scope,
 )
 from torchlint.analysis.hot_paths import Reach, criterion_methods
+from torchlint.analysis.instance_flow import instance_flow
 from torchlint.analysis.loop_reach import LoopPass, loop_candidate_nodes
 from torchlint.analysis.modules import ClassIndex
 from torchlint.analysis.scopes import ast_own_nodes, own_nodes
@@ -92,6 +93,8 @@ class HotPathRule(LoopPass, Rule):
         record.classes, record.self_calls = graph.classes, graph.self_calls
         if cls.training_loops:
             record.loops = loop_facts(view, criteria=True)
+            if record.flow is None:  # what reaches a criterion parameter, or a factory returns
+                record.flow = instance_flow(view)
 
     @classmethod
     def ast_candidate(cls, node: ast.AST, view: SourceView) -> bool:
