@@ -8,7 +8,7 @@ import re
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Dict, Iterator, List, Optional, Tuple
+from typing import Callable, Dict, FrozenSet, Iterator, List, Optional, Tuple
 
 from lsprotocol import types
 
@@ -20,6 +20,7 @@ from torchlint.fixing.apply import fix_text
 from torchlint.core.diagnostics import SYNTAX_CODE, FileResult, RuleInfo
 from torchlint.rule_api.registry import all_rules
 from torchlint.run.jobs import RunSettings, rules_for
+from torchlint.integrations.server import reuse
 from torchlint.integrations.server.protocol import Findings, findings_in
 from torchlint.integrations.server.settings import SettingsByDirectory
 from torchlint.core.incremental_parse import StatementParser
@@ -30,11 +31,14 @@ WARM_UP = "def reset(optimizer):\n    optimizer.zero_grad(set_to_none=False)\n"
 
 @dataclass(frozen=True)
 class Linted:
-    """One version of a document and what the per-file pass found in it."""
+    """One version of a document and what the per-file pass found in it; or, not
+    `complete`, the findings carried over from the version before (`reuse`): the same,
+    but without their fixes or the file's facts."""
 
     version: Optional[int]
     result: FileResult
     findings: Findings
+    complete: bool = True
 
     @property
     def parses(self) -> bool:
@@ -49,6 +53,8 @@ class OpenDocument:
     settings: Optional[RunSettings] = None  # None while its config file is wrong
     latest: Optional[Linted] = None
     good: Optional[Linted] = None  # the latest version that parsed
+    settled: Optional[Linted] = None  # the latest complete version that parsed
+    strings: Optional[FrozenSet[int]] = None  # the rows inside strings of the latest version, once asked
     parser: StatementParser = field(default_factory=StatementParser)  # used by one lint at a time
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
@@ -63,6 +69,10 @@ class OpenDocument:
         self.latest = linted
         if linted.parses:
             self.good = linted
+        if linted.complete:
+            self.strings = None  # carried versions keep the strings (and rows) of the one before
+            if linted.parses:
+                self.settled = linted
 
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
@@ -137,21 +147,29 @@ class OpenDocuments:
         self._settings.forget()
         for document in self._open.values():
             self._configure(document)
-            document.latest = document.good = None
+            document.latest = document.good = document.settled = None
 
-    async def refresh(self, uri: str) -> Optional[OpenDocument]:
-        """The document with its newest text linted (and reported to `linted`)."""
+    async def refresh(self, uri: str, complete: bool = False) -> Optional[OpenDocument]:
+        """The document with its newest text linted (and reported to `linted`): its
+        findings carried over from the version before where they are the same, unless
+        `complete` (fixes and facts are wanted)."""
         document = self._open.get(uri)
         if document is None:
             return None
         async with document.lock:
             text, version = self._current(uri)
             latest = document.latest
-            if document.settings is None or (latest and latest.version == version and latest.findings.text == text):
+            if document.settings is None or (
+                latest and latest.version == version and latest.findings.text == text and (latest.complete or not complete)
+            ):
                 return document
             loop = asyncio.get_running_loop()
             try:
-                linted = await loop.run_in_executor(self._executor, self._lint, document, text, version, self._encoding())
+                linted = None if complete else await self._carried(document, text, version)
+                if linted is None:
+                    linted = await loop.run_in_executor(
+                        self._executor, self._lint, document, text, version, self._encoding()
+                    )
             except Exception as error:  # an engine bug: this version goes unreported, the server goes on
                 self._failed(f"{document.display}: internal error: {describe(error)}")
                 return document
@@ -159,6 +177,33 @@ class OpenDocuments:
                 document.record(linted)
                 self._linted(document)
         return document
+
+    async def actionable(self, uri: str) -> Optional[OpenDocument]:
+        """The document ready for code actions: complete if it has findings to act on."""
+        document = await self.refresh(uri)
+        if document is not None and document.latest is not None and not document.latest.complete:
+            if document.latest.result.diagnostics:
+                document = await self.refresh(uri, complete=True)
+        return document
+
+    async def _carried(self, document: OpenDocument, text: str, version: Optional[int]) -> Optional[Linted]:
+        """This version's findings carried over from the latest one, if `reuse` shows them the same."""
+        base = document.latest
+        if base is None or not base.parses:
+            return None
+        before = base.findings.text
+        changed = reuse.comment_rows_changed(before, text)
+        if changed is None:
+            return None
+        if document.strings is None:
+            loop = asyncio.get_running_loop()
+            document.strings = await loop.run_in_executor(self._executor, reuse.string_rows, lintable(before))
+        if not reuse.may_carry(before, text, changed, base.result.diagnostics, document.strings):
+            return None
+        diagnostics = reuse.without_fixes(base.result.diagnostics)
+        shown = self.not_baselined(diagnostics, document.display, text, document.settings.config)
+        result = FileResult(document.display, diagnostics, parsed=base.result.parsed)
+        return Linted(version, result, findings_in(text, shown, self._encoding(), self._infos), complete=False)
 
     async def fixed(self, document: OpenDocument, text: str) -> str:
         loop = asyncio.get_running_loop()

@@ -1,0 +1,88 @@
+"""When a new version of a document has the findings of the version before it, without
+running the per-file pass again: the edit only touched comments that no finding can see.
+
+The findings of `torchlint check` depend on a comment only through
+- `# noqa` and `# torchlint: noqa` (`torchlint.core.noqa`);
+- the substring prefilters (rule triggers, gates' text markers), which are necessary
+  conditions: passing one because of a comment leads to the analysis of the trees, which
+  finds what the code holds;
+- fixes (`has_comment`, the comments an import carries when it moves, the layout of the
+  edited lines), which the carried findings leave out (`Carried.complete` is False: a
+  code action or the project pass lints the text again first);
+- the file's size bounds (`torchlint.core.large_files`) and the encoding cookie.
+So a version whose lines are those of the last one except own-line comments (not inside a
+string, not on the first two rows, without `noqa` or `torchlint` before or after, on no
+finding's first or last row, the line endings unchanged) has the same findings, at the
+same rows and columns. tests/test_server_reuse.py compares them with the CLI's.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import replace
+from typing import FrozenSet, List, Optional, Sequence
+
+from torchlint.core import large_files
+from torchlint.core.diagnostics import Diagnostic
+from torchlint.core.source import split_lines
+
+_DIRECTIVES = ("noqa", "torchlint")
+_COOKIE_ROWS = 2  # a shebang or a PEP 263 encoding cookie
+
+
+def comment_rows_changed(before: str, after: str) -> Optional[List[int]]:
+    """The rows (from 1) where `after` differs from `before` if each holds an own-line
+    comment in both, with the same line ending and no directive; else None. Cost: linear
+    in the texts."""
+    old, new = split_lines(before), split_lines(after)
+    if len(old) != len(new):
+        return None
+    changed = []
+    for row, (was, now) in enumerate(zip(old, new), 1):
+        if was == now:
+            continue
+        if row <= _COOKIE_ROWS or not (_plain_comment(was) and _plain_comment(now)) or _ending(was) != _ending(now):
+            return None
+        changed.append(row)
+    return changed
+
+
+def may_carry(before: str, after: str, changed: Sequence[int], diagnostics: Sequence[Diagnostic], strings: FrozenSet[int]) -> bool:
+    """Whether `after`, which differs from `before` on the comment rows `changed`, has the
+    findings `diagnostics` of `before` (`strings`: the rows inside its strings)."""
+    if any(row in strings for row in changed):
+        return False
+    ends = {row for d in diagnostics for row in (d.location.row, d.end_location.row)}
+    if ends.intersection(changed):
+        return False
+    return large_files.beyond_bound(after) is None and not large_files.is_large(after) and not large_files.is_large(before)
+
+
+def without_fixes(diagnostics: Sequence[Diagnostic]) -> List[Diagnostic]:
+    return [replace(d, fix=None) if d.fix is not None else d for d in diagnostics]
+
+
+def string_rows(text: str) -> FrozenSet[int]:
+    """The rows that continue a string begun on a row above (a `#` there is no comment).
+    Cost: one parse and walk of the text."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):  # no row can be shown to be outside a string
+        return frozenset(range(1, len(split_lines(text)) + 1))
+    rows = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Constant, ast.JoinedStr)) and node.end_lineno and node.end_lineno > node.lineno:
+            rows.update(range(node.lineno + 1, node.end_lineno + 1))
+    return frozenset(rows)
+
+
+def _plain_comment(line: str) -> bool:
+    """An own-line comment that is no directive."""
+    if not line.lstrip(" \t\f").startswith("#"):
+        return False
+    folded = line.casefold()
+    return not any(word in folded for word in _DIRECTIVES)
+
+
+def _ending(line: str) -> str:
+    return line[len(line.rstrip("\r\n")) :]
