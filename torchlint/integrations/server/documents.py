@@ -54,7 +54,7 @@ class OpenDocument:
     latest: Optional[Linted] = None
     good: Optional[Linted] = None  # the latest version that parsed
     settled: Optional[Linted] = None  # the latest complete version that parsed
-    strings: Optional[FrozenSet[int]] = None  # the rows inside strings of the latest version, once asked
+    strings: Optional["asyncio.Future[FrozenSet[int]]"] = None  # the rows inside strings of the latest version
     parser: StatementParser = field(default_factory=StatementParser)  # used by one lint at a time
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
@@ -65,7 +65,7 @@ class OpenDocument:
             return list(self.latest.findings.published)
         return list(self.good.findings.published) + list(self.latest.findings.published)
 
-    def record(self, linted: Linted) -> None:
+    def record(self, linted: Linted, executor: Executor) -> None:
         self.latest = linted
         if linted.parses:
             self.good = linted
@@ -73,6 +73,10 @@ class OpenDocument:
             self.strings = None  # carried versions keep the strings (and rows) of the one before
             if linted.parses:
                 self.settled = linted
+                # found while the user reads, before the first edit wants them
+                self.strings = asyncio.get_running_loop().run_in_executor(
+                    executor, reuse.string_rows, lintable(linted.findings.text)
+                )
 
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
@@ -174,7 +178,7 @@ class OpenDocuments:
                 self._failed(f"{document.display}: internal error: {describe(error)}")
                 return document
             if self._open.get(uri) is document:
-                document.record(linted)
+                document.record(linted, self._executor)
                 self._linted(document)
         return document
 
@@ -195,10 +199,9 @@ class OpenDocuments:
         changed = reuse.comment_rows_changed(before, text)
         if changed is None:
             return None
-        if document.strings is None:
-            loop = asyncio.get_running_loop()
-            document.strings = await loop.run_in_executor(self._executor, reuse.string_rows, lintable(before))
-        if not reuse.may_carry(before, text, changed, base.result.diagnostics, document.strings):
+        if document.strings is None or not reuse.may_carry(
+            before, text, changed, base.result.diagnostics, await document.strings
+        ):
             return None
         diagnostics = reuse.without_fixes(base.result.diagnostics)
         shown = self.not_baselined(diagnostics, document.display, text, document.settings.config)

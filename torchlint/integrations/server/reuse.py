@@ -67,7 +67,7 @@ def string_rows(text: str) -> FrozenSet[int]:
     Cost: one parse and walk of the text."""
     try:
         tree = ast.parse(text)
-    except (SyntaxError, ValueError):  # no row can be shown to be outside a string
+    except (SyntaxError, ValueError, RecursionError, MemoryError):  # no row can be shown to be outside a string
         return frozenset(range(1, len(split_lines(text)) + 1))
     rows = set()
     for node in ast.walk(tree):

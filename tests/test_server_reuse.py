@@ -1,0 +1,199 @@
+"""The language server carries a version's findings over from the version before only
+where they are the same: after every edit of a series (comments, `# noqa` comments added
+and removed, code, lines added), its findings are `torchlint check`'s on the same text."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("pygls")
+
+from cli_support import run_torchlint  # noqa: E402
+from lsp_support import Session, run  # noqa: E402
+from torchlint.integrations.server import reuse  # noqa: E402
+from torchlint.integrations.server.documents import OpenDocuments  # noqa: E402
+from torchlint.rule_api.registry import rule_infos  # noqa: E402
+
+SOURCE = '''import torch
+from torch import nn
+
+
+class Block(nn.Module):
+    """A block.
+    # not a comment: this line is inside the docstring
+    """
+
+    def __init__(self):
+        super().__init__()
+        # the layers
+        self.conv = nn.Conv2d(3, 8, 3)
+
+    def forward(self, x):
+        # the input is not checked
+        return self.conv(x)
+
+
+def train(model, loader, optimizer):
+    # one epoch
+    for images, targets in loader:
+        optimizer.zero_grad(set_to_none=False)
+        loss = (model(images) - targets).pow(2).mean()
+        loss.backward()
+        optimizer.step()
+        # report the loss
+        print(loss.item())
+'''
+
+
+def _replaced(old: str, new: str):
+    def edit(text: str) -> str:
+        assert old in text, old
+        return text.replace(old, new, 1)
+
+    return edit
+
+
+# (what the edit does, the edit, whether the findings may be carried over)
+EDITS = [
+    ("a comment grows", _replaced("# one epoch", "# one epoch!"), True),
+    ("a comment above a finding changes", _replaced("# report the loss", "# report the loss now"), True),
+    ("an own-line noqa comment", _replaced("# one epoch!", "# noqa: TL003"), False),
+    ("it goes again", _replaced("# noqa: TL003", "# one epoch"), False),
+    ("a noqa on the finding's line", _replaced("print(loss.item())", "print(loss.item())  # noqa: TL003"), False),
+    ("it goes again", _replaced("print(loss.item())  # noqa: TL003", "print(loss.item())"), False),
+    ("a line inside a docstring that looks like a comment", _replaced("# not a comment:", "# still not a comment:"), False),
+    ("a comment line added: the findings move down", _replaced("    # one epoch\n", "    # one epoch\n    # two\n"), False),
+    ("a comment after lines moved", _replaced("# two", "# two epochs"), True),
+    ("a file-wide noqa", _replaced("# the layers", "# torchlint: noqa"), False),
+    ("it goes again", _replaced("# torchlint: noqa", "# the layers"), False),
+    ("code: the host sync goes", _replaced("print(loss.item())", "print(loss.detach())"), False),
+    ("a comment once the finding went", _replaced("# the input is not checked", "# unchecked"), True),
+    ("code: set_to_none=True", _replaced("set_to_none=False", "set_to_none=True"), False),
+]
+
+
+def cli_findings(root: Path, text: str) -> list:
+    (root / "model.py").write_text(text, encoding="utf-8")
+    result = run_torchlint("check", "--no-cache", "--output-format", "json", "model.py", cwd=root)
+    assert result.returncode in (0, 1), result.stderr
+    return sorted(
+        (d["code"], d["location"]["row"], d["location"]["column"], d["end_location"]["row"], d["end_location"]["column"], d["message"])
+        for d in json.loads(result.stdout)
+    )
+
+
+def texts():
+    text = SOURCE
+    yield "opened", text, False
+    for what, edit, carried in EDITS:
+        text = edit(text)
+        yield what, text, carried
+
+
+def test_every_edit_of_the_series_changes_the_text():
+    seen = [text for _, text, _ in texts()]
+    assert all(before != after for before, after in zip(seen, seen[1:]))
+
+
+def test_each_versions_findings_are_the_clis_and_comment_edits_are_carried(tmp_path):
+    document_root = tmp_path / "server"
+    document_root.mkdir()
+    cli_root = tmp_path / "cli"
+    cli_root.mkdir()
+    buffer = {}
+    uri = "file://model"
+
+    async def scenario():
+        with ThreadPoolExecutor(1) as executor:
+            documents = OpenDocuments(
+                executor,
+                lambda _: buffer[uri],
+                lambda: "utf-16",
+                rule_infos(),
+                lambda document: None,
+                lambda error: pytest.fail(str(error)),
+                pytest.fail,
+            )
+            documents.open(uri, document_root / "model.py", "model.py")
+            seen = []
+            for version, (what, text, _) in enumerate(texts(), 1):
+                buffer[uri] = (text, version)
+                latest = (await documents.refresh(uri)).latest
+                assert latest.version == version
+                found = sorted(
+                    (d.code, d.location.row, d.location.column, d.end_location.row, d.end_location.column, d.message)
+                    for d in latest.findings.diagnostics
+                )
+                seen.append((what, found, not latest.complete))
+            for text in (SOURCE, SOURCE.replace("# one epoch", "# one epoch!")):
+                version += 1
+                buffer[uri] = (text, version)
+                last = (await documents.refresh(uri)).latest
+            return seen, last, (await documents.actionable(uri)).latest
+
+    seen, last, actionable = run(scenario())
+    for (what, found, carried), (_, text, may_carry) in zip(seen, texts()):
+        assert found == cli_findings(cli_root, text), what
+        assert carried == may_carry, what
+    assert sum(bool(found) for _, found, carried in seen if carried) >= 2  # carried findings were compared
+    # a carried version has no fixes; code actions lint it through for them
+    assert not last.complete and not any(d.fix for d in last.result.diagnostics)
+    assert actionable.complete and actionable.version == last.version
+    assert any(d.fix for d in actionable.result.diagnostics)
+
+
+@pytest.mark.slow
+def test_the_servers_published_diagnostics_after_each_edit_are_the_clis(tmp_path):
+    """The same series through a real server process, as an editor sends it."""
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    (workspace / "model.py").write_text(SOURCE, encoding="utf-8")
+    cli_root = tmp_path / "cli"
+    cli_root.mkdir()
+
+    async def scenario():
+        async with Session(workspace) as session:
+            uri = session.open("model.py")
+            published = [await session.diagnostics(uri, version=1)]
+            for _, text, _ in list(texts())[1:]:
+                version = session.replace_all(uri, text)
+                published.append(await session.diagnostics(uri, version=version))
+            return published
+
+    published = run(scenario(), timeout=300)
+    for diagnostics, (what, text, _) in zip(published, texts()):
+        found = sorted(
+            (d.code, d.range.start.line + 1, d.range.start.character + 1, d.range.end.line + 1, d.range.end.character + 1, d.message)
+            for d in diagnostics
+        )
+        assert found == cli_findings(cli_root, text), what
+
+
+# ---- the criterion on its own ----------------------------------------------------------
+
+
+def test_only_own_line_comments_without_directives_count_as_comment_edits():
+    before = "import torch\n\n# a\nx = 1  # b\n# c\n"
+    assert reuse.comment_rows_changed(before, before.replace("# a", "# a!")) == [3]
+    assert reuse.comment_rows_changed(before, before.replace("# c", "# see")) == [5]
+    assert reuse.comment_rows_changed(before, before) == []
+    assert reuse.comment_rows_changed(before, before.replace("# b", "# bb")) is None  # a code line
+    assert reuse.comment_rows_changed(before, before.replace("# a", "# noqa")) is None
+    assert reuse.comment_rows_changed(before, before.replace("# a", "# NoQA: TL003")) is None
+    assert reuse.comment_rows_changed(before, before.replace("# a", "# torchlint: noqa")) is None
+    assert reuse.comment_rows_changed(before, before.replace("# a\n", "# a\r\n")) is None
+    assert reuse.comment_rows_changed(before, before.replace("# a\n", "# a\n# a2\n")) is None
+    assert reuse.comment_rows_changed(before, before.replace("# a", "y = 2")) is None
+    cookie = "# -*- coding: utf-8 -*-\nimport torch\n"
+    assert reuse.comment_rows_changed(cookie, cookie.replace("utf-8", "latin-1")) is None
+
+
+def test_rows_inside_strings_are_found_and_no_row_is_trusted_in_a_text_that_does_not_parse():
+    text = 'x = """\n# in\n"""\ny = f"""{x}\n# in too\n"""\n# out\n'
+    assert reuse.string_rows(text) == {2, 3, 5, 6}
+    assert reuse.string_rows("def f(:\n# c\n") == {1, 2}
