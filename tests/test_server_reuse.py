@@ -191,6 +191,11 @@ def test_only_own_line_comments_without_directives_count_as_comment_edits():
     assert reuse.comment_rows_changed(before, before.replace("# a", "y = 2")) is None
     cookie = "# -*- coding: utf-8 -*-\nimport torch\n"
     assert reuse.comment_rows_changed(cookie, cookie.replace("utf-8", "latin-1")) is None
+    assert reuse.comment_rows_changed(cookie, cookie.replace("# -*- coding: utf-8 -*-", "# licence")) is None
+    shebang = "#!/usr/bin/env python\nimport torch\n"
+    assert reuse.comment_rows_changed(shebang, shebang.replace("python", "python3")) is None
+    licence = "# Copyright 2025\nimport torch\n"
+    assert reuse.comment_rows_changed(licence, licence.replace("2025", "2026")) == [1]
 
 
 def test_rows_inside_strings_are_found_and_no_row_is_trusted_in_a_text_that_does_not_parse():

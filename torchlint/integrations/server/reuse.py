@@ -11,7 +11,7 @@ The findings of `torchlint check` depend on a comment only through
   code action or the project pass lints the text again first);
 - the file's size bounds (`torchlint.core.large_files`) and the encoding cookie.
 So a version whose lines are those of the last one except own-line comments (not inside a
-string, not on the first two rows, without `noqa` or `torchlint` before or after, on no
+string, no shebang or encoding cookie, without `noqa` or `torchlint` before or after, on no
 finding's first or last row, the line endings unchanged) has the same findings, at the
 same rows and columns. tests/test_server_reuse.py compares them with the CLI's.
 """
@@ -19,6 +19,7 @@ same rows and columns. tests/test_server_reuse.py compares them with the CLI's.
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import replace
 from typing import FrozenSet, List, Optional, Sequence
 
@@ -27,7 +28,7 @@ from torchlint.core.diagnostics import Diagnostic
 from torchlint.core.source import split_lines
 
 _DIRECTIVES = ("noqa", "torchlint")
-_COOKIE_ROWS = 2  # a shebang or a PEP 263 encoding cookie
+_COOKIE = re.compile(r"^[ \t\f]*#.*?coding[:=]")  # PEP 263, on one of the first two rows
 
 
 def comment_rows_changed(before: str, after: str) -> Optional[List[int]]:
@@ -41,7 +42,7 @@ def comment_rows_changed(before: str, after: str) -> Optional[List[int]]:
     for row, (was, now) in enumerate(zip(old, new), 1):
         if was == now:
             continue
-        if row <= _COOKIE_ROWS or not (_plain_comment(was) and _plain_comment(now)) or _ending(was) != _ending(now):
+        if not (_plain_comment(was, row) and _plain_comment(now, row)) or _ending(was) != _ending(now):
             return None
         changed.append(row)
     return changed
@@ -76,9 +77,11 @@ def string_rows(text: str) -> FrozenSet[int]:
     return frozenset(rows)
 
 
-def _plain_comment(line: str) -> bool:
-    """An own-line comment that is no directive."""
+def _plain_comment(line: str, row: int) -> bool:
+    """An own-line comment that is no directive (nor a shebang or encoding cookie)."""
     if not line.lstrip(" \t\f").startswith("#"):
+        return False
+    if row <= 2 and (line.startswith("#!") or _COOKIE.match(line)):
         return False
     folded = line.casefold()
     return not any(word in folded for word in _DIRECTIVES)
