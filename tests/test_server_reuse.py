@@ -202,3 +202,36 @@ def test_rows_inside_strings_are_found_and_no_row_is_trusted_in_a_text_that_does
     text = 'x = """\n# in\n"""\ny = f"""{x}\n# in too\n"""\n# out\n'
     assert reuse.string_rows(text) == {2, 3, 5, 6}
     assert reuse.string_rows("def f(:\n# c\n") == {1, 2}
+
+
+def test_a_file_opened_as_it_is_on_disk_shows_what_the_cli_cached_for_it(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # the server's working directory is the workspace's
+    (tmp_path / "model.py").write_text(SOURCE, encoding="utf-8")
+    checked = run_torchlint("check", "--output-format", "json", "model.py", cwd=tmp_path)  # fills the cache
+    expected = sorted((d["code"], d["location"]["row"], d["message"]) for d in json.loads(checked.stdout))
+    (tmp_path / "stale.py").write_text(SOURCE, encoding="utf-8")
+    run_torchlint("check", "stale.py", cwd=tmp_path)
+    (tmp_path / "stale.py").write_text(SOURCE.replace("print(loss.item())", "print(loss)"), encoding="utf-8")
+    buffers = {"model": (SOURCE, 1), "edited": (SOURCE.replace("# one epoch", "# one epoch!"), 1), "stale": (SOURCE, 1)}
+
+    async def scenario():
+        with ThreadPoolExecutor(1) as executor:
+            documents = OpenDocuments(
+                executor,
+                lambda uri: buffers[uri],
+                lambda: "utf-16",
+                rule_infos(),
+                lambda document: None,
+                lambda error: pytest.fail(str(error)),
+                pytest.fail,
+            )
+            documents.open("model", tmp_path / "model.py", "model.py")
+            documents.open("edited", tmp_path / "model.py", "model.py")  # unsaved changes
+            documents.open("stale", tmp_path / "stale.py", "stale.py")  # changed on disk since the check
+            return [(await documents.refresh(uri)).latest for uri in ("model", "edited", "stale")]
+
+    cached, edited, stale = run(scenario())
+    assert expected and sorted((d.code, d.location.row, d.message) for d in cached.findings.diagnostics) == expected
+    assert not cached.complete
+    assert edited.complete and stale.complete
+    assert sorted((d.code, d.location.row, d.message) for d in stale.findings.diagnostics) == expected

@@ -69,14 +69,15 @@ class OpenDocument:
         self.latest = linted
         if linted.parses:
             self.good = linted
-        if linted.complete:
-            self.strings = None  # carried versions keep the strings (and rows) of the one before
+        if linted.complete or self.strings is None:  # a carried version keeps the strings (and rows) of the one before
+            self.strings = None
             if linted.parses:
-                self.settled = linted
                 # found while the user reads, before the first edit wants them
                 self.strings = asyncio.get_running_loop().run_in_executor(
                     executor, reuse.string_rows, lintable(linted.findings.text)
                 )
+        if linted.complete and linted.parses:
+            self.settled = linted
 
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
@@ -193,7 +194,9 @@ class OpenDocuments:
     async def _carried(self, document: OpenDocument, text: str, version: Optional[int]) -> Optional[Linted]:
         """This version's findings carried over from the latest one, if `reuse` shows them the same."""
         base = document.latest
-        if base is None or not base.parses:
+        if base is None:
+            return await self._cached(document, text, version)
+        if not base.parses:
             return None
         before = base.findings.text
         changed = reuse.comment_rows_changed(before, text)
@@ -203,9 +206,21 @@ class OpenDocuments:
             before, text, changed, base.result.diagnostics, await document.strings
         ):
             return None
-        diagnostics = reuse.without_fixes(base.result.diagnostics)
+        return self._known(document, text, version, base.result.diagnostics)
+
+    async def _cached(self, document: OpenDocument, text: str, version: Optional[int]) -> Optional[Linted]:
+        """The findings `torchlint check` cached for this text of the file, if any."""
+        loop = asyncio.get_running_loop()
+        found = await loop.run_in_executor(
+            self._executor, reuse.cached_findings, document.path, document.display, text, document.settings
+        )
+        return None if found is None else self._known(document, text, version, found)
+
+    def _known(self, document: OpenDocument, text: str, version: Optional[int], diagnostics) -> Linted:
+        """A version whose findings are known (without their fixes: see `reuse`)."""
+        diagnostics = reuse.without_fixes(diagnostics)
         shown = self.not_baselined(diagnostics, document.display, text, document.settings.config)
-        result = FileResult(document.display, diagnostics, parsed=base.result.parsed)
+        result = FileResult(document.display, diagnostics)
         return Linted(version, result, findings_in(text, shown, self._encoding(), self._infos), complete=False)
 
     async def fixed(self, document: OpenDocument, text: str) -> str:

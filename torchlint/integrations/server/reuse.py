@@ -1,5 +1,7 @@
-"""When a new version of a document has the findings of the version before it, without
-running the per-file pass again: the edit only touched comments that no finding can see.
+"""When a version of a document has findings known without running the per-file pass:
+those of the version before it, if the edit only touched comments that no finding can
+see; those `torchlint check` cached for the file (the project pass fills that cache before
+a file is opened), if the buffer holds the file's text.
 
 The findings of `torchlint check` depend on a comment only through
 - `# noqa` and `# torchlint: noqa` (`torchlint.core.noqa`);
@@ -21,11 +23,15 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import replace
+from pathlib import Path
 from typing import FrozenSet, List, Optional, Sequence
 
 from torchlint.core import large_files
+from torchlint.core.bounded_read import ReadRefused
 from torchlint.core.diagnostics import Diagnostic
-from torchlint.core.source import split_lines
+from torchlint.core.source import DecodeError, decode_source, read_source, split_lines
+from torchlint.run.jobs import RunSettings
+from torchlint.run.per_file import lookup, run_cache
 
 _DIRECTIVES = ("noqa", "torchlint")
 _COOKIE = re.compile(r"^[ \t\f]*#.*?coding[:=]")  # PEP 263, on one of the first two rows
@@ -57,6 +63,22 @@ def may_carry(before: str, after: str, changed: Sequence[int], diagnostics: Sequ
     if ends.intersection(changed):
         return False
     return large_files.beyond_bound(after) is None and not large_files.is_large(after) and not large_files.is_large(before)
+
+
+def cached_findings(path: Path, display: str, text: str, settings: RunSettings) -> Optional[List[Diagnostic]]:
+    """The findings `torchlint check` cached for the file at `path`, if `text` is its
+    decoded content (the cache's key: its bytes, config, rules and torchlint's code);
+    else None. Cost: reading the file and its directory's cache entries."""
+    if not settings.use_cache:
+        return None
+    try:
+        data = read_source(path)
+        if decode_source(data).text != text:
+            return None
+    except (OSError, ReadRefused, DecodeError):
+        return None
+    outcome, _, _ = lookup((display, path, data), settings, run_cache(settings))
+    return None if outcome is None or not outcome.cached else outcome.diagnostics
 
 
 def without_fixes(diagnostics: Sequence[Diagnostic]) -> List[Diagnostic]:
