@@ -252,9 +252,8 @@ class TorchlintServer(LanguageServer):
     async def _project_pass(self) -> None:
         if not self.roots:
             return
-        for document in self.documents:  # a carried version has no facts: lint it through
-            if document.latest is not None and not document.latest.complete:
-                await self.documents.refresh(document.uri, complete=True)
+        # the latest complete version's facts (a carried one has none; it differs only in
+        # comments); a document never linted through is read from disk, as it still is
         texts = {d.display: d.settled.findings.text for d in self.documents if d.settled is not None}
         facts = {d.display: d.settled.result.facts for d in self.documents if d.settled is not None}
         request = ProjectRequest(os.getcwd(), self.roots, facts)
