@@ -235,3 +235,37 @@ def test_a_file_opened_as_it_is_on_disk_shows_what_the_cli_cached_for_it(tmp_pat
     assert not cached.complete
     assert edited.complete and stale.complete
     assert sorted((d.code, d.location.row, d.message) for d in stale.findings.diagnostics) == expected
+
+
+def _rows_changed_line_by_line(before: str, after: str):
+    """The reference: every line of both texts compared."""
+    from torchlint.core.source import split_lines
+
+    old, new = split_lines(before), split_lines(after)
+    if len(old) != len(new):
+        return None
+    changed = []
+    for row, (was, now) in enumerate(zip(old, new), 1):
+        if was != now:
+            if not all(reuse._plain_comment(line, row) for line in (was, now)) or reuse._ending(was) != reuse._ending(now):
+                return None
+            changed.append(row)
+    return changed
+
+
+def test_the_rows_changed_are_those_a_line_by_line_comparison_finds():
+    import random
+
+    pieces = ["# c", "#", "x = 1", "  # d", "", "\n", "\r\n", "\r", "!", "noqa", "y"]
+    generator = random.Random(30)
+    for _ in range(3000):
+        before = "".join(generator.choice(pieces) for _ in range(generator.randint(0, 12)))
+        after = list(before)
+        for _ in range(generator.randint(1, 3)):
+            at = generator.randint(0, len(after))
+            if after and generator.random() < 0.4:
+                del after[min(at, len(after) - 1)]
+            else:
+                after[at:at] = generator.choice(pieces)
+        after = "".join(after)
+        assert reuse.comment_rows_changed(before, after) == _rows_changed_line_by_line(before, after), (before, after)

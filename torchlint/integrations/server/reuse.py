@@ -24,7 +24,7 @@ import ast
 import re
 from dataclasses import replace
 from pathlib import Path
-from typing import FrozenSet, List, Optional, Sequence
+from typing import FrozenSet, List, Optional, Sequence, Tuple
 
 from torchlint.core import large_files
 from torchlint.core.bounded_read import ReadRefused
@@ -39,19 +39,55 @@ _COOKIE = re.compile(r"^[ \t\f]*#.*?coding[:=]")  # PEP 263, on one of the first
 
 def comment_rows_changed(before: str, after: str) -> Optional[List[int]]:
     """The rows (from 1) where `after` differs from `before` if each holds an own-line
-    comment in both, with the same line ending and no directive; else None. Cost: linear
-    in the texts."""
-    old, new = split_lines(before), split_lines(after)
+    comment in both, with the same line ending and no directive; else None. Cost: a
+    comparison of the texts in C, then linear in the lines around the difference."""
+    first, old_end, new_end = _differing_lines(before, after)
+    old, new = split_lines(before[first:old_end]), split_lines(after[first:new_end])
     if len(old) != len(new):
         return None
+    above = before.count("\n", 0, first)
     changed = []
-    for row, (was, now) in enumerate(zip(old, new), 1):
+    for row, (was, now) in enumerate(zip(old, new), above + 1):
         if was == now:
             continue
         if not (_plain_comment(was, row) and _plain_comment(now, row)) or _ending(was) != _ending(now):
             return None
         changed.append(row)
     return changed
+
+
+def _differing_lines(before: str, after: str) -> Tuple[int, int, int]:
+    """Where the whole lines holding every difference start (in both texts) and end (in
+    each); the whole texts if a lone or \\r\\n line ending could blur a line's bounds."""
+    if "\r" in before or "\r" in after:
+        return 0, len(before), len(after)
+    prefix = _common_length(before, after, lambda text, start, end: text[start:end], str.startswith)
+    longest = min(len(before), len(after)) - prefix
+    suffix = _common_length(
+        before, after, lambda text, start, end: text[len(text) - end : len(text) - start],
+        lambda text, part, start: text.endswith(part, 0, len(text) - start), longest,
+    )
+    first = before.rfind("\n", 0, prefix) + 1
+    return first, _line_end(before, len(before) - suffix), _line_end(after, len(after) - suffix)
+
+
+def _common_length(before: str, after: str, part, holds, bound: Optional[int] = None) -> int:
+    """The length of the longest common prefix (or, with `part` and `holds` taking
+    offsets from the end, suffix) up to `bound`: a binary search that compares each
+    character about twice."""
+    low, high = 0, min(len(before), len(after)) if bound is None else bound
+    while low < high:
+        middle = (low + high + 1) // 2
+        if holds(before, part(after, low, middle), low):
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def _line_end(text: str, offset: int) -> int:
+    newline = text.find("\n", offset)
+    return len(text) if newline < 0 else newline + 1
 
 
 def may_carry(before: str, after: str, changed: Sequence[int], diagnostics: Sequence[Diagnostic], strings: FrozenSet[int]) -> bool:
