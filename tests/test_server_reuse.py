@@ -269,3 +269,48 @@ def test_the_rows_changed_are_those_a_line_by_line_comparison_finds():
                 after[at:at] = generator.choice(pieces)
         after = "".join(after)
         assert reuse.comment_rows_changed(before, after) == _rows_changed_line_by_line(before, after), (before, after)
+
+
+def test_a_project_pass_that_caches_the_file_while_it_is_linted_shows_its_findings_first(tmp_path, monkeypatch):
+    import threading
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "model.py").write_text(SOURCE, encoding="utf-8")
+    busy = threading.Event()  # the lint thread is held until the pass has filled the cache
+    shown = []
+
+    async def scenario():
+        with ThreadPoolExecutor(1) as executor:
+            executor.submit(busy.wait, 60)
+            project = asyncio.get_running_loop().create_future()
+            documents = OpenDocuments(
+                executor,
+                lambda _: (SOURCE, 1),
+                lambda: "utf-16",
+                rule_infos(),
+                lambda document: shown.append(document.latest),
+                lambda error: pytest.fail(str(error)),
+                pytest.fail,
+                lambda: project,
+            )
+            documents.open("model", tmp_path / "model.py", "model.py")
+            refreshed = asyncio.ensure_future(documents.refresh("model"))
+            await asyncio.sleep(0.2)
+            assert not shown  # nothing cached yet: the lint waits
+            checked = run_torchlint("check", "--output-format", "json", "model.py", cwd=tmp_path)
+            project.set_result(None)
+            for _ in range(100):
+                if shown:
+                    break
+                await asyncio.sleep(0.05)
+            early = list(shown)
+            busy.set()
+            await refreshed
+            return checked, early, list(shown)
+
+    checked, early, shown = run(scenario())
+    expected = sorted((d["code"], d["location"]["row"], d["message"]) for d in json.loads(checked.stdout))
+    assert len(early) == 1 and not early[0].complete
+    assert sorted((d.code, d.location.row, d.message) for d in early[0].findings.diagnostics) == expected
+    assert shown[-1].complete and any(d.fix for d in shown[-1].result.diagnostics)
+    assert sorted((d.code, d.location.row, d.message) for d in shown[-1].findings.diagnostics) == expected

@@ -53,6 +53,7 @@ class TorchlintServer(LanguageServer):
             self._linted,
             self._config_error,
             lambda message: self._tell(message, types.MessageType.Error, show=True),
+            lambda: self.project.running(),
         )
         self.roots: Tuple[str, ...] = ()
         self.worker = ProjectWorker()

@@ -8,7 +8,7 @@ import re
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Dict, FrozenSet, Iterator, List, Optional, Tuple
+from typing import Awaitable, Callable, Dict, FrozenSet, Iterator, List, Optional, Tuple
 
 from lsprotocol import types
 
@@ -121,6 +121,7 @@ class OpenDocuments:
         linted: Callable[[OpenDocument], None],
         config_error: Callable[[ConfigError], None],
         failed: Callable[[str], None],
+        project_running: Callable[[], Optional[Awaitable]] = lambda: None,
     ) -> None:
         self._executor = executor
         self._current = current
@@ -129,6 +130,7 @@ class OpenDocuments:
         self._linted = linted
         self._config_error = config_error
         self._failed = failed
+        self._project_running = project_running
         self._settings = SettingsByDirectory()
         self._open: Dict[str, OpenDocument] = {}
 
@@ -172,9 +174,10 @@ class OpenDocuments:
             try:
                 linted = None if complete else await self._carried(document, text, version)
                 if linted is None:
-                    linted = await loop.run_in_executor(
-                        self._executor, self._lint, document, text, version, self._encoding()
-                    )
+                    lint = loop.run_in_executor(self._executor, self._lint, document, text, version, self._encoding())
+                    if document.latest is None and not complete:
+                        await self._while_linting(document, text, version, lint)
+                    linted = await lint
             except Exception as error:  # an engine bug: this version goes unreported, the server goes on
                 self._failed(f"{document.display}: internal error: {describe(error)}")
                 return document
@@ -208,11 +211,25 @@ class OpenDocuments:
             return None
         return self._known(document, text, version, base.result.diagnostics)
 
+    async def _while_linting(self, document: OpenDocument, text: str, version: Optional[int], lint) -> None:
+        """If the project pass under way caches the file's findings before `lint` is done
+        (it began before the file was opened), show those at once."""
+        running = self._project_running()
+        if running is None:
+            return
+        await asyncio.wait({lint, asyncio.ensure_future(running)}, return_when=asyncio.FIRST_COMPLETED)
+        if lint.done():
+            return
+        known = await self._cached(document, text, version)
+        if known is not None and self._open.get(document.uri) is document:
+            document.record(known, self._executor)
+            self._linted(document)
+
     async def _cached(self, document: OpenDocument, text: str, version: Optional[int]) -> Optional[Linted]:
         """The findings `torchlint check` cached for this text of the file, if any."""
         loop = asyncio.get_running_loop()
-        found = await loop.run_in_executor(
-            self._executor, reuse.cached_findings, document.path, document.display, text, document.settings
+        found = await loop.run_in_executor(  # not in the executor: a lint there may be long
+            None, reuse.cached_findings, document.path, document.display, text, document.settings
         )
         return None if found is None else self._known(document, text, version, found)
 
