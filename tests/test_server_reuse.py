@@ -87,6 +87,20 @@ def cli_findings(root: Path, text: str) -> list:
     )
 
 
+def open_documents(executor, current, linted=lambda document: None, project_running=lambda: None) -> OpenDocuments:
+    """The server's open documents, in this process (`current`: uri -> (text, version))."""
+    return OpenDocuments(
+        executor,
+        current,
+        lambda: "utf-16",
+        rule_infos(),
+        linted,
+        lambda error: pytest.fail(str(error)),
+        pytest.fail,
+        project_running,
+    )
+
+
 def texts():
     text = SOURCE
     yield "opened", text, False
@@ -110,15 +124,7 @@ def test_each_versions_findings_are_the_clis_and_comment_edits_are_carried(tmp_p
 
     async def scenario():
         with ThreadPoolExecutor(1) as executor:
-            documents = OpenDocuments(
-                executor,
-                lambda _: buffer[uri],
-                lambda: "utf-16",
-                rule_infos(),
-                lambda document: None,
-                lambda error: pytest.fail(str(error)),
-                pytest.fail,
-            )
+            documents = open_documents(executor, lambda _: buffer[uri])
             documents.open(uri, document_root / "model.py", "model.py")
             seen = []
             for version, (what, text, _) in enumerate(texts(), 1):
@@ -216,15 +222,7 @@ def test_a_file_opened_as_it_is_on_disk_shows_what_the_cli_cached_for_it(tmp_pat
 
     async def scenario():
         with ThreadPoolExecutor(1) as executor:
-            documents = OpenDocuments(
-                executor,
-                lambda uri: buffers[uri],
-                lambda: "utf-16",
-                rule_infos(),
-                lambda document: None,
-                lambda error: pytest.fail(str(error)),
-                pytest.fail,
-            )
+            documents = open_documents(executor, lambda uri: buffers[uri])
             documents.open("model", tmp_path / "model.py", "model.py")
             documents.open("edited", tmp_path / "model.py", "model.py")  # unsaved changes
             documents.open("stale", tmp_path / "stale.py", "stale.py")  # changed on disk since the check
@@ -283,15 +281,8 @@ def test_a_project_pass_that_caches_the_file_while_it_is_linted_shows_its_findin
         with ThreadPoolExecutor(1) as executor:
             executor.submit(busy.wait, 60)
             project = asyncio.get_running_loop().create_future()
-            documents = OpenDocuments(
-                executor,
-                lambda _: (SOURCE, 1),
-                lambda: "utf-16",
-                rule_infos(),
-                lambda document: shown.append(document.latest),
-                lambda error: pytest.fail(str(error)),
-                pytest.fail,
-                lambda: project,
+            documents = open_documents(
+                executor, lambda _: (SOURCE, 1), lambda document: shown.append(document.latest), lambda: project
             )
             documents.open("model", tmp_path / "model.py", "model.py")
             refreshed = asyncio.ensure_future(documents.refresh("model"))
