@@ -209,7 +209,7 @@ class OpenDocuments:
             before, text, changed, base.result.diagnostics, await document.strings
         ):
             return None
-        return self._known(document, text, version, base.result.diagnostics)
+        return self._known(document, text, version, base.result.diagnostics, base.findings)
 
     async def _while_linting(self, document: OpenDocument, text: str, version: Optional[int], lint) -> None:
         """If the project pass under way caches the file's findings before `lint` is done
@@ -233,12 +233,20 @@ class OpenDocuments:
         )
         return None if found is None else self._known(document, text, version, found)
 
-    def _known(self, document: OpenDocument, text: str, version: Optional[int], diagnostics) -> Linted:
-        """A version whose findings are known (without their fixes: see `reuse`)."""
+    def _known(
+        self, document: OpenDocument, text: str, version: Optional[int], diagnostics, before: Optional[Findings] = None
+    ) -> Linted:
+        """A version whose findings are known (without their fixes: see `reuse`); `before`,
+        those shown in the version they were carried from, whose LSP positions hold here
+        (no finding starts or ends on a row that changed)."""
         diagnostics = reuse.without_fixes(diagnostics)
         shown = self.not_baselined(diagnostics, document.display, text, document.settings.config)
         result = FileResult(document.display, diagnostics)
-        return Linted(version, result, findings_in(text, shown, self._encoding(), self._infos), complete=False)
+        if before is not None and shown == reuse.without_fixes(before.diagnostics):
+            findings = Findings(text, tuple(shown), before.published)
+        else:
+            findings = findings_in(text, shown, self._encoding(), self._infos)
+        return Linted(version, result, findings, complete=False)
 
     async def fixed(self, document: OpenDocument, text: str) -> str:
         loop = asyncio.get_running_loop()
