@@ -154,7 +154,7 @@ class OpenDocuments:
         self._settings.forget()
         for document in self._open.values():
             self._configure(document)
-            document.latest = document.good = document.settled = None
+            document.latest = document.good = document.settled = document.strings = None
 
     async def refresh(self, uri: str, complete: bool = False) -> Optional[OpenDocument]:
         """The document with its newest text linted (and reported to `linted`): its
