@@ -32,8 +32,8 @@ WARM_UP = "def reset(optimizer):\n    optimizer.zero_grad(set_to_none=False)\n"
 @dataclass(frozen=True)
 class Linted:
     """One version of a document and what the per-file pass found in it; or, not
-    `complete`, the findings carried over from the version before (`reuse`): the same,
-    but without their fixes or the file's facts."""
+    `complete`, its findings known without that pass (`reuse`: carried over from the
+    version before, or cached by `torchlint check`): the same, without fixes or facts."""
 
     version: Optional[int]
     result: FileResult
