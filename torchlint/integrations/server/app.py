@@ -53,6 +53,7 @@ class TorchlintServer(LanguageServer):
             self._linted,
             self._config_error,
             lambda message: self._tell(message, types.MessageType.Error, show=True),
+            lambda: self.project.running(),
         )
         self.roots: Tuple[str, ...] = ()
         self.worker = ProjectWorker()
@@ -210,7 +211,7 @@ class TorchlintServer(LanguageServer):
 
     async def on_code_action(self, params: types.CodeActionParams) -> List[types.CodeAction]:
         uri = params.text_document.uri
-        document = await self.documents.refresh(uri)
+        document = await self.documents.actionable(uri)
         if document is None or document.latest is None:
             return []
         latest = document.latest
@@ -234,7 +235,7 @@ class TorchlintServer(LanguageServer):
     async def on_code_action_resolve(self, action: types.CodeAction) -> types.CodeAction:
         if action.kind != actions.FIX_ALL or not isinstance(action.data, dict):
             return action
-        document = await self.documents.refresh(action.data.get("uri", ""))
+        document = await self.documents.refresh(action.data.get("uri", ""), complete=True)
         if document is None or document.latest is None or document.latest.version != action.data.get("version"):
             return action  # the document changed since: no edit, rather than a wrong one
         before = document.latest.findings.text
@@ -252,8 +253,10 @@ class TorchlintServer(LanguageServer):
     async def _project_pass(self) -> None:
         if not self.roots:
             return
-        texts = {d.display: d.good.findings.text for d in self.documents if d.good is not None}
-        facts = {d.display: d.good.result.facts for d in self.documents if d.good is not None}
+        # the latest complete version's facts (a carried one has none; it differs only in
+        # comments); a document never linted through is read from disk, as it still is
+        texts = {d.display: d.settled.findings.text for d in self.documents if d.settled is not None}
+        facts = {d.display: d.settled.result.facts for d in self.documents if d.settled is not None}
         request = ProjectRequest(os.getcwd(), self.roots, facts)
         try:
             answer = await asyncio.get_running_loop().run_in_executor(self.pass_thread, self.worker.ask, request)

@@ -8,7 +8,7 @@ import re
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Dict, Iterator, List, Optional, Tuple
+from typing import Awaitable, Callable, Dict, FrozenSet, Iterator, List, Optional, Tuple
 
 from lsprotocol import types
 
@@ -20,6 +20,7 @@ from torchlint.fixing.apply import fix_text
 from torchlint.core.diagnostics import SYNTAX_CODE, FileResult, RuleInfo
 from torchlint.rule_api.registry import all_rules
 from torchlint.run.jobs import RunSettings, rules_for
+from torchlint.integrations.server import reuse
 from torchlint.integrations.server.protocol import Findings, findings_in
 from torchlint.integrations.server.settings import SettingsByDirectory
 from torchlint.core.incremental_parse import StatementParser
@@ -30,11 +31,14 @@ WARM_UP = "def reset(optimizer):\n    optimizer.zero_grad(set_to_none=False)\n"
 
 @dataclass(frozen=True)
 class Linted:
-    """One version of a document and what the per-file pass found in it."""
+    """One version of a document and what the per-file pass found in it; or, not
+    `complete`, its findings known without that pass (`reuse`: carried over from the
+    version before, or cached by `torchlint check`): the same, without fixes or facts."""
 
     version: Optional[int]
     result: FileResult
     findings: Findings
+    complete: bool = True
 
     @property
     def parses(self) -> bool:
@@ -49,6 +53,8 @@ class OpenDocument:
     settings: Optional[RunSettings] = None  # None while its config file is wrong
     latest: Optional[Linted] = None
     good: Optional[Linted] = None  # the latest version that parsed
+    settled: Optional[Linted] = None  # the latest complete version that parsed
+    strings: Optional["asyncio.Future[FrozenSet[int]]"] = None  # the rows inside strings of the latest version
     parser: StatementParser = field(default_factory=StatementParser)  # used by one lint at a time
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
@@ -59,10 +65,19 @@ class OpenDocument:
             return list(self.latest.findings.published)
         return list(self.good.findings.published) + list(self.latest.findings.published)
 
-    def record(self, linted: Linted) -> None:
+    def record(self, linted: Linted, executor: Executor) -> None:
         self.latest = linted
         if linted.parses:
             self.good = linted
+        if linted.complete or self.strings is None:  # a carried version keeps the strings (and rows) of the one before
+            self.strings = None
+            if linted.parses:
+                # found while the user reads, before the first edit wants them
+                self.strings = asyncio.get_running_loop().run_in_executor(
+                    executor, reuse.string_rows, lintable(linted.findings.text)
+                )
+        if linted.complete and linted.parses:
+            self.settled = linted
 
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
@@ -106,6 +121,7 @@ class OpenDocuments:
         linted: Callable[[OpenDocument], None],
         config_error: Callable[[ConfigError], None],
         failed: Callable[[str], None],
+        project_running: Callable[[], Optional[Awaitable]] = lambda: None,
     ) -> None:
         self._executor = executor
         self._current = current
@@ -114,6 +130,7 @@ class OpenDocuments:
         self._linted = linted
         self._config_error = config_error
         self._failed = failed
+        self._project_running = project_running
         self._settings = SettingsByDirectory()
         self._open: Dict[str, OpenDocument] = {}
 
@@ -137,28 +154,99 @@ class OpenDocuments:
         self._settings.forget()
         for document in self._open.values():
             self._configure(document)
-            document.latest = document.good = None
+            document.latest = document.good = document.settled = document.strings = None
 
-    async def refresh(self, uri: str) -> Optional[OpenDocument]:
-        """The document with its newest text linted (and reported to `linted`)."""
+    async def refresh(self, uri: str, complete: bool = False) -> Optional[OpenDocument]:
+        """The document with its newest text linted (and reported to `linted`): its
+        findings carried over from the version before where they are the same, unless
+        `complete` (fixes and facts are wanted)."""
         document = self._open.get(uri)
         if document is None:
             return None
         async with document.lock:
             text, version = self._current(uri)
             latest = document.latest
-            if document.settings is None or (latest and latest.version == version and latest.findings.text == text):
+            if document.settings is None or (
+                latest and latest.version == version and latest.findings.text == text and (latest.complete or not complete)
+            ):
                 return document
             loop = asyncio.get_running_loop()
             try:
-                linted = await loop.run_in_executor(self._executor, self._lint, document, text, version, self._encoding())
+                linted = None if complete else await self._carried(document, text, version)
+                if linted is None:
+                    lint = loop.run_in_executor(self._executor, self._lint, document, text, version, self._encoding())
+                    if document.latest is None and not complete:
+                        await self._while_linting(document, text, version, lint)
+                    linted = await lint
             except Exception as error:  # an engine bug: this version goes unreported, the server goes on
                 self._failed(f"{document.display}: internal error: {describe(error)}")
                 return document
             if self._open.get(uri) is document:
-                document.record(linted)
+                document.record(linted, self._executor)
                 self._linted(document)
         return document
+
+    async def actionable(self, uri: str) -> Optional[OpenDocument]:
+        """The document ready for code actions: complete if it has findings to act on."""
+        document = await self.refresh(uri)
+        if document is not None and document.latest is not None and not document.latest.complete:
+            if document.latest.result.diagnostics:
+                document = await self.refresh(uri, complete=True)
+        return document
+
+    async def _carried(self, document: OpenDocument, text: str, version: Optional[int]) -> Optional[Linted]:
+        """This version's findings carried over from the latest one, if `reuse` shows them the same."""
+        base = document.latest
+        if base is None:
+            return await self._cached(document, text, version)
+        if not base.parses:
+            return None
+        before = base.findings.text
+        changed = reuse.comment_rows_changed(before, text)
+        if changed is None:
+            return None
+        if document.strings is None or not reuse.may_carry(
+            before, text, changed, base.result.diagnostics, await document.strings
+        ):
+            return None
+        return self._known(document, text, version, base.result.diagnostics, base.findings)
+
+    async def _while_linting(self, document: OpenDocument, text: str, version: Optional[int], lint) -> None:
+        """If the project pass under way caches the file's findings before `lint` is done
+        (it began before the file was opened), show those at once."""
+        running = self._project_running()
+        if running is None:
+            return
+        await asyncio.wait({lint, asyncio.ensure_future(running)}, return_when=asyncio.FIRST_COMPLETED)
+        if lint.done():
+            return
+        known = await self._cached(document, text, version)
+        if known is not None and self._open.get(document.uri) is document:
+            document.record(known, self._executor)
+            self._linted(document)
+
+    async def _cached(self, document: OpenDocument, text: str, version: Optional[int]) -> Optional[Linted]:
+        """The findings `torchlint check` cached for this text of the file, if any."""
+        loop = asyncio.get_running_loop()
+        found = await loop.run_in_executor(  # not in the executor: a lint there may be long
+            None, reuse.cached_findings, document.path, document.display, text, document.settings
+        )
+        return None if found is None else self._known(document, text, version, found)
+
+    def _known(
+        self, document: OpenDocument, text: str, version: Optional[int], diagnostics, before: Optional[Findings] = None
+    ) -> Linted:
+        """A version whose findings are known (without their fixes: see `reuse`); `before`,
+        those shown in the version they were carried from, whose LSP positions hold here
+        (no finding starts or ends on a row that changed)."""
+        diagnostics = reuse.without_fixes(diagnostics)
+        shown = self.not_baselined(diagnostics, document.display, text, document.settings.config)
+        result = FileResult(document.display, diagnostics)
+        if before is not None and shown == reuse.without_fixes(before.diagnostics):
+            findings = Findings(text, tuple(shown), before.published)
+        else:
+            findings = findings_in(text, shown, self._encoding(), self._infos)
+        return Linted(version, result, findings, complete=False)
 
     async def fixed(self, document: OpenDocument, text: str) -> str:
         loop = asyncio.get_running_loop()

@@ -163,6 +163,10 @@ class Debounced:
             self._wanted = False
             await self._job()
 
+    def running(self) -> Optional[asyncio.Task]:
+        """The run under way, if any."""
+        return self._running if self._running is not None and not self._running.done() else None
+
     def cancel(self) -> None:
         if self._timer is not None:
             self._timer.cancel()
