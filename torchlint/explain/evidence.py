@@ -141,7 +141,15 @@ FEATURES = _compiled((
     ("product:caffe", r"\b[Cc]affe\b|Check failed: (?:error|status) == (?:cudaSuccess|CUDNN_STATUS_SUCCESS|CUBLAS_STATUS_SUCCESS)", 0),
     # Lua Torch (torch7): its package manager, its CUDA backend's C sources (THC/*.c, not PyTorch's *.cpp)
     ("product:lua-torch", r"\bluarocks\b|\bcutorch\b|\bluajit\b|/THC/THC\w+\.c\b|share/lua/5\.\d/", 0),
+    # XLA's runtime (JAX, or TensorFlow's XLA path) prints absl statuses and device ordinals
+    ("product:xla", r"\bRESOURCE_EXHAUSTED: |\bon device ordinal \d|XlaRuntimeError|\bxla/(?:service|pjrt|stream_executor)/", 0),
     ("product:torch", r"site-packages[/\\]torch[/\\]|\bimport torch\b|\btorch\.(?:cuda|nn|distributed|utils)\b", 0),
+    # what the error line itself says about where it failed
+    ("no-device", r"CUDA_ERROR_NO_DEVICE|cudaErrorNoDevice|no CUDA-capable device is detected", 0),
+    ("init-time", r"\bcuInit\b|CUDA initialization: |_cuda_getDeviceCount|cudaGetDeviceCount|cuDeviceGetCount", 0),
+    # ptxas rejects its target: the GPU's sm_ or the PTX's .version is newer than this ptxas
+    ("ptxas-too-old", r"is not defined for option 'gpu-name'|ptxas[^\n]{0,80}Unsupported \.(?:version|target)", 0),
+    ("dtype:fp16", r"\bautocast\b|GradScaler|torch\.cuda\.amp|\.half\(\)|float16|\bfp16\b|HalfTensor|--amp\b|\bopt_level\b", 0),
     ("runtime:java", r"\bat [\w.$]+\([\w$]+\.java:\d+\)|\.java:\d+\)", 0),
     ("os:linux", r"\blib\w+\.so\b|\.so\.\d|/home/|/usr/|/opt/|\bUbuntu\b|\bLinux\b", 0),
     # where it ran
