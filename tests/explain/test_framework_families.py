@@ -114,7 +114,7 @@ CASES = {
         "misc/shmutils.cc:72 NCCL WARN Error: failed to extend /dev/shm/nccl-AbCdEf to 9637892 bytes\n"
         "RuntimeError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1275, unhandled system "
         "error (run with NCCL_DEBUG=INFO for details), NCCL version 2.18.1\n"
-        "Last error: ... running in docker with the default shm size\n",
+        "$ docker run --gpus all my-image torchrun --nproc_per_node=2 train.py\n",
         "nccl-system-error/shm", "torch"),
 }
 
@@ -159,3 +159,14 @@ def test_the_same_error_in_a_pytorch_log_keeps_pytorch_advice(run_explain):
            "23.65 GiB of which 1.10 GiB is free.\n")
     data = _explain(run_explain, log)
     assert any("PYTORCH_" in text or "torch." in text for text in data["matches"][0]["workarounds"])
+
+
+def test_early_pytorch_thc_lines_are_not_lua_torch(run_explain):
+    """PyTorch <= 0.3 printed THC's C sources too; only Lua's own tools name Lua Torch."""
+    log = ("THCudaCheck FAIL file=/pytorch/torch/lib/THC/THCGeneral.c line=844 error=35 : CUDA driver version is "
+           "insufficient for CUDA runtime version\n"
+           "  File \"/usr/lib/python3.6/site-packages/torch/cuda/__init__.py\", line 95, in _lazy_init\n")
+    data = _explain(run_explain, log)
+    assert "product:lua-torch" not in data["features"] and "product:torch" in data["features"]
+    lua = _explain(run_explain, CASES["lua-torch-driver"][0])
+    assert "product:lua-torch" in lua["features"] and "product:torch" not in lua["features"]

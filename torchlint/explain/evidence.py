@@ -139,8 +139,9 @@ FEATURES = _compiled((
     ("product:jax", r"\bjaxlib\b|\bjax\b|XlaRuntimeError", 0),
     # Caffe's glog CHECK macros around CUDA calls: "Check failed: error == cudaSuccess (2 vs. 0)"
     ("product:caffe", r"\b[Cc]affe\b|Check failed: (?:error|status) == (?:cudaSuccess|CUDNN_STATUS_SUCCESS|CUBLAS_STATUS_SUCCESS)", 0),
-    # Lua Torch (torch7): its package manager, its CUDA backend's C sources (THC/*.c, not PyTorch's *.cpp)
-    ("product:lua-torch", r"\bluarocks\b|\bcutorch\b|\bluajit\b|/THC/THC\w+\.c\b|share/lua/5\.\d/", 0),
+    # Lua Torch (torch7): its package manager, its CUDA package, its interpreter and Lua paths (not THC, which
+    # early PyTorch releases shipped too)
+    ("product:lua-torch", r"\bluarocks\b|\bcutorch\b|\bluajit\b|share/lua/5\.\d/", 0),
     # XLA's runtime (JAX, or TensorFlow's XLA path) prints absl statuses and device ordinals
     ("product:xla", r"\bRESOURCE_EXHAUSTED: |\bon device ordinal \d|XlaRuntimeError|\bxla/(?:service|pjrt|stream_executor)/", 0),
     ("product:torch", r"site-packages[/\\]torch[/\\]|\bimport torch\b|\btorch\.(?:cuda|nn|distributed|utils)\b", 0),
