@@ -19,11 +19,11 @@ CASES = {
     "ptxas-too-old-for-gpu": (
         "triton.runtime.errors.PTXASError: PTXAS error: Internal Triton PTX codegen error\n"
         "`ptxas` stderr:\nptxas fatal   : Value 'sm_120a' is not defined for option 'gpu-name'\n",
-        "cuda-ptx-jit"),
+        "cuda-ptx-jit/ptxas-older-than-target"),
     "ptx-unsupported-toolchain": (
         "RuntimeError: CUDA error: the provided PTX was compiled with an unsupported toolchain.\n"
         "Compile with `TORCH_USE_CUDA_DSA` to enable device-side assertions.\n",
-        "cuda-ptx-jit"),
+        "cuda-ptx-jit/driver-jit"),
     "cublas-handle-creation": (
         "  File \"/opt/conda/lib/python3.10/site-packages/torch/nn/modules/linear.py\", line 114, in forward\n"
         "RuntimeError: CUDA error: CUBLAS_STATUS_INTERNAL_ERROR when calling `cublasCreate(handle)`\n",

@@ -125,14 +125,32 @@ FEATURES = _compiled((
     ("long-running", r"daemon-reload|after (?:a |some |random |several |a few |a couple of )?(?:while|time|amount of time|days?|hours?)\b"
                      r"|\b(?:several|a few|couple of) days\b|\bworks? (?:well|fine)\b[^\n]{0,40}\b(?:until|upon|but)\b", re.I),
     # the product and runtime that printed the log
-    ("product:ctranslate2", r"ctranslate2|faster[-_ ]?whisper|whisper[-_ ]faster|WhisperModel", re.I),
+    # CTranslate2's own messages: its CUDA_CHECK ("CUDA failed with error <cudaGetErrorString>") and its
+    # library loader ("Library libcublas.so.12 is not found or cannot be loaded")
+    ("product:ctranslate2", r"ctranslate2|faster[-_ ]?whisper|whisper[-_ ]faster|WhisperModel|CUDA failed with error "
+                            r"|\bLibrary \S{1,80} is not found or cannot be loaded", re.I),
     ("product:onnxruntime", r"onnxruntime|OrtException|OrtSession|CUDAExecutionProvider", 0),
     # XLA's own stream_executor (external/xla/xla/stream_executor) is JAX's as much as TensorFlow's
-    ("product:tensorflow", r"tensorflow|(?<!xla/)stream_executor|\bkeras\b", 0),
+    # TensorFlow's own log format names it when the word does not appear: its vendored XLA/TSL paths
+    # (`E external/local_xla/...`), its TF_* variables, its allocator's OOM message and graph-node notes
+    ("product:tensorflow", r"tensorflow|(?<!xla/)stream_executor|\bkeras\b|external/local_(?:xla|tsl)/"
+                           r"|(?<!xla/stream_executor/cuda/)cuda_driver\.cc|\bTF_[A-Z]{3,}|OOM when allocating tensor"
+                           r"|ResourceExhaustedError|\[\[(?:\{\{)?[Nn]ode[ :]|_device=\"/job:", 0),
     ("product:jax", r"\bjaxlib\b|\bjax\b|XlaRuntimeError", 0),
     # Caffe's glog CHECK macros around CUDA calls: "Check failed: error == cudaSuccess (2 vs. 0)"
     ("product:caffe", r"\b[Cc]affe\b|Check failed: (?:error|status) == (?:cudaSuccess|CUDNN_STATUS_SUCCESS|CUBLAS_STATUS_SUCCESS)", 0),
+    # Lua Torch (torch7): its package manager, its CUDA package, its interpreter and Lua paths (not THC, which
+    # early PyTorch releases shipped too)
+    ("product:lua-torch", r"\bluarocks\b|\bcutorch\b|\bluajit\b|share/lua/5\.\d/", 0),
+    # XLA's runtime (JAX, or TensorFlow's XLA path) prints absl statuses and device ordinals
+    ("product:xla", r"\bRESOURCE_EXHAUSTED: |\bon device ordinal \d|XlaRuntimeError|\bxla/(?:service|pjrt|stream_executor)/", 0),
     ("product:torch", r"site-packages[/\\]torch[/\\]|\bimport torch\b|\btorch\.(?:cuda|nn|distributed|utils)\b", 0),
+    # what the error line itself says about where it failed
+    ("no-device", r"CUDA_ERROR_NO_DEVICE|cudaErrorNoDevice|no CUDA-capable device is detected", 0),
+    ("init-time", r"\bcuInit\b|CUDA initialization: |_cuda_getDeviceCount|cudaGetDeviceCount|cuDeviceGetCount", 0),
+    # ptxas rejects its target: the GPU's sm_ or the PTX's .version is newer than this ptxas
+    ("ptxas-too-old", r"is not defined for option 'gpu-name'|ptxas[^\n]{0,80}Unsupported \.(?:version|target)", 0),
+    ("dtype:fp16", r"\bautocast\b|GradScaler|torch\.cuda\.amp|\.half\(\)|float16|\bfp16\b|HalfTensor|--amp\b|\bopt_level\b", 0),
     ("runtime:java", r"\bat [\w.$]+\([\w$]+\.java:\d+\)|\.java:\d+\)", 0),
     ("os:linux", r"\blib\w+\.so\b|\.so\.\d|/home/|/usr/|/opt/|\bUbuntu\b|\bLinux\b", 0),
     # where it ran

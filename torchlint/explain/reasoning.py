@@ -182,5 +182,5 @@ def _visible_devices(evidence: Evidence) -> List[Diagnosis]:
     if not problem:
         return []
     return [Diagnosis(VISIBLE_DEVICES, f"CUDA_VISIBLE_DEVICES={value}: {problem}",
-                      "Fix the variable before the process starts (or before `import torch`); "
+                      "Fix the variable before the process starts (or in the script before its first CUDA call); "
                       "indices then count from 0 among the visible GPUs.", evidence.used("env"))]
