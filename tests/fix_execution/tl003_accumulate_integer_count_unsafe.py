@@ -1,22 +1,18 @@
 # fix: TL003 --unsafe-fixes
-# expect: differs kept
-# `kept` starts at the integer 0 and adds `.item()` of an integer tensor (a boolean mask's
-# sum): the total is an int. Read back with `float(kept)` after the loop it would print
-# `3.0` for `3` (torchrl's distillation consistency check puts it in an error message).
-# With --unsafe-fixes the sum stays on the device and only the type of `kept` differs.
+# expect: differs hits
+# An int start and an integer tensor (`.gt(1).int().sum()`): with --unsafe-fixes the sum
+# stays on the device and `hits = float(hits)` after the loop; the only difference is
+# that `hits` prints as a float (the type the doc warns of).
 import torch
-from torch import nn
 
-torch.manual_seed(0)
-model = nn.Linear(3, 1)
-optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-data = [(torch.randn(4, 3), torch.rand(4) > 0.5) for _ in range(3)]
-kept = 0
-for batch, valid in data:
+weights = torch.zeros(3, requires_grad=True)
+optimizer = torch.optim.SGD([weights], lr=0.5)
+hits = 0
+for step in range(4):
     optimizer.zero_grad()
-    out = model(batch).squeeze(1)
-    out.pow(2).mean().backward()
+    scores = torch.arange(3.0) * weights + step
+    scores.sum().backward()
     optimizer.step()
-    positive = valid & (out.detach() > 0)
-    kept += positive.sum().item()
-print(f"kept: {kept} of {4 * len(data)}")
+    hits += scores.detach().gt(1).int().sum().item()
+print("hits:", hits)
+print("weights:", weights.tolist())
