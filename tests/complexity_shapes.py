@@ -237,6 +237,14 @@ def many_loads(n: int) -> Project:
     return {"restore.py": "import torch\n\n\ndef restore(args, kind):\n" + branches + "    return opts\n"}
 
 
+def class_loads(n: int) -> Project:
+    """A class with n methods each loading a file, and one that saves the instance whole
+    (`torch.save(self, ...)`: walking the class per load would be quadratic)."""
+    methods = "".join(f"    def load_{i}(self, path):\n        return torch.load(path + '{i}')\n\n" for i in range(n))
+    return {"store.py": "import torch\n\n\nclass Store:\n" + methods
+            + "    def save(self, path):\n        torch.save(self, path)\n"}
+
+
 def local_criteria(n: int) -> Project:
     """n criteria built and applied in a training loop, the losses summed (each criterion
     call collected the whole function again to resolve its instance)."""
@@ -439,6 +447,6 @@ SHAPES: Dict[str, Callable[[int], Project]] = {
         many_heavy_imports, rnn_double_backward, long_trainer, nested_loops_forward, transform_aliases, many_loads,
         local_criteria, rnn_penalty_chain, function_call_chain, sibling_loops, many_accumulators, long_boolean_or,
         rebound_host_values, many_nonzero, forward_many_inputs, deprecated_head_uses, nested_guards,
-        critics_across_files, hard_negative_mining, submodule_losses,
+        critics_across_files, hard_negative_mining, submodule_losses, class_loads,
     )
 }

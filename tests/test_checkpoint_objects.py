@@ -290,3 +290,40 @@ def test_real_torch_a_whole_model_saved_refuses_weights_only(tmp_path):
     torch.save(torch.nn.Linear(2, 1), path)
     with pytest.raises(Exception, match="weights_only"):
         torch.load(path, weights_only=True)
+
+
+# pytorch-forecasting's TimeSeriesDataSet and torchrl's GPT2RewardModel save themselves
+# whole; their loaders read what `save` wrote, whatever path the caller passes
+SAVES_ITSELF = '''import torch
+
+
+class Dataset:
+    @classmethod
+    def load(cls, fname):
+        obj = torch.load(fname)
+        assert isinstance(obj, cls)
+        return obj
+
+    def save(self, fname):
+        torch.save({SAVED}, fname)
+'''
+
+
+@pytest.mark.parametrize("target", ["2.2", "2.6"])
+def test_a_class_that_saves_its_own_instance_gets_no_fix_for_its_loads(tmp_path, target):
+    write_tree(tmp_path, {"pyproject.toml": f'[tool.torchlint]\ntarget-torch = "{target}"\n',
+                          "m.py": SAVES_ITSELF.replace("{SAVED}", "self")})
+    result = run_torchlint("check", "--no-cache", "--select", "TL201", "--fix", "--unsafe-fixes", "--output-format", "json",
+                           ".", cwd=tmp_path)
+    [finding] = json.loads(result.stdout)
+    assert finding["location"]["row"] == 7 and finding["fix"] is None
+    assert "`Dataset` saves its own instance whole with `torch.save(self, ...)`" in finding["message"]
+    assert "weights_only" not in (tmp_path / "m.py").read_text()
+
+
+def test_a_class_that_saves_a_state_dict_keeps_the_fix(tmp_path):
+    write_tree(tmp_path, {"m.py": SAVES_ITSELF.replace("{SAVED}", "self.state_dict()")})
+    result = run_torchlint("check", "--no-cache", "--select", "TL201", "--unsafe-fixes", "--output-format", "json", ".",
+                           cwd=tmp_path)
+    [finding] = json.loads(result.stdout)
+    assert finding["fix"] is not None and "holds objects" not in finding["message"]

@@ -453,6 +453,30 @@ def test_accumulation_fix_is_unsafe_when_a_later_read_is_no_number_context(tmp_p
     assert "total += loss.detach()\n    total = float(total)\n    return total" in fixed
 
 
+def test_accumulation_fix_is_unsafe_when_an_int_start_meets_a_tensor_of_unknown_dtype(tmp_path, capsys):
+    # torchrl's distillation check: `total = 0; total += mask.sum().item()` is an int, which
+    # `float(total)` would print as `10.0` in its error message
+    text = """\
+    def train(model, loader, optimizer):
+        total = 0
+        for x, valid in loader:
+            loss = model(x)
+            loss.backward()
+            optimizer.step()
+            positive = valid & (loss > 0)
+            total += positive.sum().item()
+        print(f"{total} positive")
+    """
+    assert "total += positive.sum().item()" in _fixed(tmp_path, capsys, "train.py", text)
+    fixed = _fixed(tmp_path, capsys, "train.py", text, "--unsafe-fixes")
+    assert "total += positive.sum().detach()\n    total = float(total)\n" in fixed
+    # a float start, or a count of matches started at an int, keeps the type: safe
+    for start, operand, convert in (("0.0", "positive.sum()", "float"), ("0", "(loss > 0).sum()", "int")):
+        variant = text.replace("total = 0\n", f"total = {start}\n").replace("positive.sum()", operand)
+        fixed = _fixed(tmp_path, capsys, "train.py", variant)
+        assert f"    total = {convert}(total)\n" in fixed, fixed
+
+
 def test_no_accumulation_fix_when_the_loop_reads_the_sum(tmp_path, capsys):
     text = """\
     def train(model, loader, optimizer, bar):

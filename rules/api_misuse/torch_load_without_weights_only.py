@@ -2,10 +2,10 @@ from __future__ import annotations
 
 import ast
 from functools import cached_property
-from typing import Dict, Iterator, Optional
+from typing import Dict, Iterator, List, Optional
 
 from torchlint.analysis.loaded_objects import (
-    ast_object_saves, module_strings, numpy_saved_keys, object_read, source_key,
+    ast_object_saves, module_strings, numpy_saved_keys, object_read, saves_own_instance, source_key,
 )
 from torchlint.analysis.call_arguments import append_keyword
 from torchlint.core.diagnostics import Applicability, Fix
@@ -109,9 +109,10 @@ class TorchLoadWithoutWeightsOnly(TorchLoadRule):
     file saves a NumPy value); it reads the keys of a training checkpoint (`message_hub`,
     `meta`, or `optimizer`/`scheduler`/`scaler` with `epoch`/`iter`/`state_dict`); the same
     source is loaded with `weights_only=False` elsewhere (a literal file name in the same
-    file, a configured path such as `args.resume` anywhere in the linted project); or the
+    file, a configured path such as `args.resume` anywhere in the linted project); the
     project saves a whole object there (`torch.save(model, "x.pt")`, or a dict holding a
-    model, to the same file name, module constant or configured path). From torch 2.6,
+    model, to the same file name, module constant or configured path); or the load is in
+    a class that saves its own instance (`torch.save(self, path)`). From torch 2.6,
     `weights_only=False` written out gets the advice to allow-list the types with
     `torch.serialization.add_safe_globals` / `safe_globals`, or to say in a comment that
     the file is trusted. `weights_only=False` and `pickle_module=` written out are
@@ -221,6 +222,13 @@ class TorchLoadWithoutWeightsOnly(TorchLoadRule):
             line=7,
             column=12,
         ),
+        # the class saves its own instance whole: its loads read such files
+        Invalid(
+            "import torch\n\nclass Data:\n    @classmethod\n    def load(cls, fname):\n"
+            "        return torch.load(fname)\n\n    def save(self, fname):\n        torch.save(self, fname)\n",
+            line=6,
+            column=16,
+        ),
         # the keys of a training checkpoint
         Invalid(
             "import torch\n\ndef resume(path, optimizer):\n    ckpt = torch.load(path)\n"
@@ -235,6 +243,17 @@ class TorchLoadWithoutWeightsOnly(TorchLoadRule):
             column=6,
         ),
     )
+
+    def __init__(self, context) -> None:
+        super().__init__(context)
+        self._classes: List = []  # the classes around the visited node, innermost last
+        self._saves_itself: Dict[int, bool] = {}  # id(class) -> `saves_own_instance`
+
+    def visit_ClassDef(self, node) -> None:
+        self._classes.append(node)
+
+    def leave_ClassDef(self, node) -> None:
+        self._classes.pop()
 
     def visit_Call(self, node) -> None:
         load = self.read_call(node)
@@ -291,6 +310,13 @@ class TorchLoadWithoutWeightsOnly(TorchLoadRule):
             return f"`{key}` is loaded with `weights_only=False` in this file"
         if key is not None and key in self.context.record.object_saves:
             return f"`{key}` is where this file saves a whole object with `torch.save`"
+        owner = self._classes[-1] if self._classes else None
+        if owner is not None:
+            saves = self._saves_itself.get(id(owner))
+            if saves is None:
+                saves = self._saves_itself[id(owner)] = saves_own_instance(owner, self.context.imports)
+            if saves:
+                return f"`{owner.name.value}` saves its own instance whole with `torch.save(self, ...)`"
         return None
 
     def _report_failing_load(self, call) -> None:

@@ -99,7 +99,8 @@ def _repeats_a_sequence(expression) -> bool:
 class AccumulationPlan:
     """Move the host read of `name` after `loop`: the synced call becomes its tensor
     (`detach` for a value with a graph, none for a count), and `name =
-    convert(name)` follows the loop. `safe`: every later read is a number context."""
+    convert(name)` follows the loop. `safe`: every later read is a number context, and
+    `convert` keeps the type the total had (a float start, or a count started at an int)."""
 
     name: str
     loop: object
@@ -218,9 +219,12 @@ def accumulation_plan(call, statement, parents: Mapping, owner_body, names: Opti
     if facts.under.get(id(loop), 0) > 1:
         return None  # a Name of the loop other than the statement's target reads or binds it
     count = _is_count(call.func.value)
-    convert = "int" if count and isinstance(init, cst.Integer) else "float"
+    whole = isinstance(init, cst.Integer)
+    convert = "int" if count and whole else "float"
     # the reads after the loop (or before it), the owner's own: all in a number context?
-    safe = facts.bad_under.get(id(loop), 0) == facts.bad
+    # Started at an int, the total is an int or a float as the tensor's dtype is, which
+    # the code does not say unless the operand is a count: `float(...)` may change it.
+    safe = facts.bad_under.get(id(loop), 0) == facts.bad and (count or not whole)
     return AccumulationPlan(name, loop, convert, not count, safe)
 
 

@@ -317,6 +317,19 @@ def module_strings(module) -> Dict[str, str]:
     return {name: text for name, text in found.items() if text is not None}
 
 
+def saves_own_instance(class_node, imports) -> bool:
+    """Whether a method of `class_node` saves the instance itself whole,
+    `torch.save(self, path)` (`TimeSeriesDataSet.save`, a model's `save_pretrained`): the
+    class's own loads then read such files, which `weights_only=True` refuses whatever
+    the path. Cost: one walk of the class (the caller keeps the answer per class)."""
+    for node in walk(class_node):
+        if (isinstance(node, cst.Call) and node.args and isinstance(node.args[0].value, cst.Name)
+                and node.args[0].value.value == "self" and node.args[0].keyword is None
+                and imports.qualified_name(node.func) == "torch.save"):
+            return True
+    return False
+
+
 # ---- what a project saves whole (stdlib ast) ------------------------------------------
 
 # names under which code keeps a module or optimizer object (`model`, `netG`, `resnet`)

@@ -96,7 +96,11 @@ class HostSyncInHotPath(HotPathRule):
     `self.log_dict({...: x.item()})` become `x.detach()` (Lightning reduces tensors and reads them only
     when it must). A value logged with `prog_bar=True` on step from `training_step` is not reported:
     the progress bar reads it each batch anyway. Elsewhere (`self.log` of a plain `nn.Module` may need
-    a number), or on a value plainly not a tensor, no fix.
+    a number), or on a value plainly not a tensor, no fix. `total += x.item()` in a loop, `total` set to
+    a number just before it and read after it only as a number, becomes `total += x.detach()` and
+    `total = float(total)` after the loop (`int` for a count of matches started at an int); the sum
+    is kept in the tensor's dtype. Started at an int with any other operand, the fix is unsafe: the
+    code does not say whether the tensor holds integers, which `float` would change.
 
     Unsafe: `n = x.item()` or `n = int(x.item())`, `n` bound once and only an operand of arithmetic with
     a tensor (so its result was a tensor already) that needs no Python number, becomes `n = x.detach()`

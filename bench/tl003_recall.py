@@ -1,0 +1,249 @@
+"""An independent scan for host syncs in training code, to measure TL003's recall.
+
+It shares nothing with torchlint's analyses: plain `ast` heuristics find *training
+scopes* (a `training_step`/`train_step`/`compute_loss`-like function, the `forward` of a
+`...Loss`/`...Criterion` class or a function named `...loss...`, a function that calls
+`.backward()` or `<optimizer>.step()` outside a loop, and the body of any loop that does), then every candidate sync inside them
+(nested functions and classes are not entered):
+
+    item      `x.item()`                 tolist   `x.tolist()`
+    numpy     `x.numpy()`                cpu      `x.cpu()`
+    sync      `torch.cuda.synchronize()` number   `float(x)` / `int(x)` / `bool(x)` of a call,
+                                                  attribute or subscript (not `len`, shapes)
+    branch    `if` / `while` on `.any()`, `.all()`, `torch.isnan/isinf/isfinite/equal`
+    print     `print(...)` of something other than string literals
+
+    python bench/tl003_recall.py scan DIR [DIR ...]            # candidates, JSON lines
+    python bench/tl003_recall.py sample FILE.jsonl N SEED      # a seeded sample, N per package
+    python bench/tl003_recall.py recall JUDGED.jsonl DIR ...   # TL003 / TL005 on the true ones
+
+`recall` runs `torchlint check --select TL003,TL005` twice on each directory (the
+defaults, and with the options that widen both rules, `ALL_OPTIONS`) and counts a judged
+true sync as found when a finding of either rule spans its line. The judged sample must
+carry `verdict` (see `IN_SCOPE`) and `why` (the form, to group the misses).
+
+bench/tl003_recall_judged.jsonl is the sample judged in session 5 (seed 31, 12 hits per
+package of pinned releases unpacked under /tmp: avalanche-lib 0.6.0, d3rlpy 2.8.1,
+open_clip_torch 3.3.0, pyannote.audio 4.0.7, pykeen 1.11.1, pytorch-forecasting 1.8.0,
+sentence-transformers 6.3.0, skorch 1.4.0, torchgeo 0.8.1, torchmetrics 1.9.0, torchrl
+0.14.1; each unpacked into a directory named `<dist>-<version>` as `root` says).
+
+Cost: one parse and one walk of each file (the scopes' walks do not overlap: a nested
+loop inside a scope already walked is not walked again).
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import random
+import subprocess
+import sys
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Dict, Iterator, List, Set, Tuple
+
+STEP_NAMES = ("training_step", "train_step", "compute_loss", "train_one_epoch", "train_epoch", "_train_step",
+              "_training_step", "optimize", "update", "learn", "fit_batch", "train_batch", "step_train")
+LOSS_CLASS_SUFFIXES = ("Loss", "Criterion", "Objective")
+OPTIMIZER_HINTS = ("optim", "opt", "optimizer", "scaler")
+BRANCH_CALLS = {"any", "all", "isnan", "isinf", "isfinite", "equal", "allclose"}
+NUMBER_CASTS = {"float", "int", "bool"}
+# `int(x)` of these is a Python number already
+HOST_ATTRIBUTES = {"shape", "ndim", "size", "__len__"}
+
+
+def _calls_backward_or_step(loop: ast.AST) -> bool:
+    for node in ast.walk(loop):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            if node.func.attr == "backward":
+                return True
+            if node.func.attr == "step" and _names_optimizer(node.func.value):
+                return True
+    return False
+
+
+def _names_optimizer(node: ast.AST) -> bool:
+    text = ast.unparse(node).lower()
+    return any(hint in text for hint in OPTIMIZER_HINTS)
+
+
+def training_scopes(tree: ast.Module) -> Iterator[Tuple[str, ast.AST]]:
+    """(a name for the scope, the node whose body is scanned)."""
+    for klass in [n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)]:
+        if klass.name.endswith(LOSS_CLASS_SUFFIXES):
+            for item in klass.body:
+                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name in ("forward", "__call__"):
+                    yield f"{klass.name}.{item.name}", item
+    for function in [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]:
+        name = function.name
+        if name in STEP_NAMES or ("loss" in name.lower() and not name.startswith("__")):
+            yield name, function
+            continue
+        if _calls_backward_or_step(ast.Module(body=[n for n in function.body], type_ignores=[])) and not any(
+            isinstance(n, (ast.For, ast.While)) and _calls_backward_or_step(n) for n in ast.walk(function)
+        ):
+            yield f"{name}:steps", function  # a step function: backward or an optimizer step, no loop around it
+            continue
+        for node in ast.walk(function):
+            if isinstance(node, (ast.For, ast.While)) and _calls_backward_or_step(node):
+                yield f"{name}:loop@{node.lineno}", node
+                break  # the outermost such loop of the function holds the inner ones
+    for node in tree.body:  # a script's top-level training loop
+        if isinstance(node, (ast.For, ast.While)) and _calls_backward_or_step(node):
+            yield f"<module>:loop@{node.lineno}", node
+
+
+def _own_nodes(scope: ast.AST) -> Iterator[ast.AST]:
+    stack = list(ast.iter_child_nodes(scope))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        yield node
+        stack.extend(ast.iter_child_nodes(node))
+
+
+def _family(node: ast.AST) -> str:
+    if isinstance(node, ast.Call):
+        func = node.func
+        if isinstance(func, ast.Attribute):
+            if func.attr in ("item", "tolist", "numpy", "cpu") and not node.args and not node.keywords:
+                if func.attr == "item" and isinstance(func.value, ast.Name) and func.value.id in ("dict", "self"):
+                    return ""
+                return func.attr
+            if func.attr == "synchronize" and "cuda" in ast.unparse(func.value):
+                return "sync"
+        if isinstance(func, ast.Name) and func.id in NUMBER_CASTS and len(node.args) == 1:
+            arg = node.args[0]
+            if isinstance(arg, ast.Call) and isinstance(arg.func, ast.Name) and arg.func.id in ("len", "round", "sum"):
+                return ""
+            if isinstance(arg, ast.Call) and isinstance(arg.func, ast.Attribute) and arg.func.attr in ("item", "size"):
+                return ""  # the `.item()` inside is the candidate
+            if isinstance(arg, ast.Attribute) and arg.attr in HOST_ATTRIBUTES:
+                return ""
+            if isinstance(arg, ast.Subscript) and isinstance(arg.value, ast.Attribute) and arg.value.attr == "shape":
+                return ""
+            if isinstance(arg, (ast.Call, ast.Attribute, ast.Subscript, ast.BinOp)):
+                return "number"
+        if isinstance(func, ast.Name) and func.id == "print":
+            if any(not (isinstance(a, ast.Constant) and isinstance(a.value, str)) for a in node.args):
+                return "print"
+    if isinstance(node, (ast.If, ast.While, ast.Assert)):
+        test = node.test
+        for inner in ast.walk(test):
+            if isinstance(inner, ast.Call):
+                name = inner.func.attr if isinstance(inner.func, ast.Attribute) else getattr(inner.func, "id", "")
+                if name in BRANCH_CALLS:
+                    return "branch"
+    return ""
+
+
+def scan_file(path: Path, root: Path) -> List[dict]:
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8", errors="replace"))
+    except SyntaxError:
+        return []
+    seen: Set[int] = set()
+    found = []
+    for scope_name, scope in training_scopes(tree):
+        for node in _own_nodes(scope):
+            if id(node) in seen:
+                continue
+            seen.add(id(node))
+            family = _family(node)
+            if family:
+                found.append({
+                    "file": str(path.relative_to(root)), "line": node.lineno, "col": node.col_offset + 1,
+                    "family": family, "scope": scope_name,
+                    "code": ast.unparse(node.test if isinstance(node, (ast.If, ast.While, ast.Assert)) else node)[:120],
+                })
+    return found
+
+
+def _is_test(path: Path) -> bool:
+    parts = path.parts
+    return "tests" in parts or "test" in parts or path.name.startswith("test_") or path.name == "conftest.py"
+
+
+def scan(root: Path) -> List[dict]:
+    hits = []
+    for path in sorted(root.rglob("*.py")):
+        if not _is_test(path.relative_to(root)) and ".git" not in path.parts:
+            for hit in scan_file(path, root):
+                hit["root"] = root.name
+                hits.append(hit)
+    return hits
+
+
+def _findings(root: Path, options: Tuple[str, ...]) -> Dict[Tuple[str, int], Set[str]]:
+    args = ["torchlint", "check", "--select", "TL003,TL005", "--isolated", "--no-cache", "--exit-zero",
+            "--output-format", "json"]
+    for option in options:
+        args += ["--config", option]
+    result = subprocess.run([*args, "."], cwd=root, capture_output=True, text=True, check=True)
+    found: Dict[Tuple[str, int], Set[str]] = defaultdict(set)
+    for finding in json.loads(result.stdout):
+        name = str(Path(finding["filename"]).resolve().relative_to(root.resolve()))
+        for row in range(finding["location"]["row"], finding["end_location"]["row"] + 1):
+            found[(name, row)].add(finding["code"])
+    return found
+
+
+ALL_OPTIONS = (
+    "host-sync-in-hot-path.check-host-values = true",
+    "host-sync-in-hot-path.check-periodic-branches = true",
+    "host-sync-in-hot-path.check-error-paths = true",
+    "implicit-host-sync-in-hot-path.check-sizes = true",
+    "implicit-host-sync-in-hot-path.check-cpu-copies = true",
+    "implicit-host-sync-in-hot-path.check-error-paths = true",
+)
+# verdicts: `sync` a sync on every training step; `periodic` one under a logging interval,
+# a setting or a run-once test, `errorcheck` the test of a raise or assert (both real, left
+# by TL003's defaults to its options); `no`, `dup` (a line judged already), `unsure`
+IN_SCOPE = {"default": ("sync",), "all options": ("sync", "periodic", "errorcheck")}
+
+
+def recall(judged_file: Path, roots: List[Path]) -> None:
+    judged = [json.loads(line) for line in judged_file.read_text().splitlines() if line.strip()]
+    by_root = {root.name: root for root in roots}
+    runs = {}
+    for name in sorted({hit["root"] for hit in judged if hit["verdict"] in IN_SCOPE["all options"]}):
+        runs[name] = (_findings(by_root[name], ()), _findings(by_root[name], ALL_OPTIONS))
+    for index, (label, verdicts) in enumerate(IN_SCOPE.items()):
+        true = [hit for hit in judged if hit["verdict"] in verdicts]
+        tl003 = [hit for hit in true if "TL003" in runs[hit["root"]][index].get((hit["file"], hit["line"]), ())]
+        either = [hit for hit in true if runs[hit["root"]][index].get((hit["file"], hit["line"]))]
+        print(f"{label} ({'/'.join(verdicts)}): TL003 {len(tl003)}/{len(true)}, TL003 or TL005 {len(either)}/{len(true)}")
+        misses = Counter((hit["verdict"], hit["why"]) for hit in true if hit not in either)
+        for hit in true:
+            if hit not in either:
+                print(f"  missed: {hit['root']} {hit['file']}:{hit['line']} [{hit['family']}] {hit['code'][:70]}")
+        for (verdict, why), count in misses.most_common():
+            print(f"  {count} x {verdict}: {why}")
+
+
+def main(argv: List[str]) -> None:
+    command, *rest = argv
+    if command == "scan":
+        for root in rest:
+            for hit in scan(Path(root)):
+                print(json.dumps(hit))
+    elif command == "sample":
+        source, size, seed = Path(rest[0]), int(rest[1]), int(rest[2])
+        by_root: Dict[str, List[dict]] = defaultdict(list)
+        for line in source.read_text().splitlines():
+            hit = json.loads(line)
+            by_root[hit["root"]].append(hit)
+        chooser = random.Random(seed)
+        for root in sorted(by_root):  # up to `size` per package, so that one large package does not decide
+            for hit in chooser.sample(by_root[root], min(size, len(by_root[root]))):
+                print(json.dumps(hit))
+    elif command == "recall":
+        recall(Path(rest[0]), [Path(root) for root in rest[1:]])
+    else:
+        raise SystemExit(__doc__)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
