@@ -12,6 +12,8 @@ gradients every non-finite value is.
 
 from __future__ import annotations
 
+import contextlib
+import math
 from typing import Any
 
 import torch
@@ -23,6 +25,11 @@ ADVICE_MADE_HERE = (
     "look for log/sqrt/division of values that can reach 0 or below (add an epsilon or clamp: "
     "`torch.log(x.clamp_min(1e-12))`, `torch.xlogy`), exp/pow overflow (fp16 above 65504: "
     "compute in fp32 or use autocast), and a learning rate too high for the loss scale.")
+
+
+# The guard's own reads never pass through its function mode (nor a subclass's handler: only plain
+# tensors are read): each torch call it makes would otherwise cost a trip through Python.
+_OWN_READS = getattr(torch._C, "DisableTorchFunction", contextlib.nullcontext)
 
 
 def _readable(tensor: Any) -> bool:
@@ -45,18 +52,20 @@ def _extremes(tensor: Any) -> Any:
 
 def non_finite(tensor: Any) -> bool:
     """NaN or +-Inf anywhere (the test for gradients)."""
-    if not _readable(tensor) or bool(torch.isfinite(_total(tensor))):
-        return False
-    low, high = _extremes(tensor)
-    return not bool(torch.isfinite(low) & torch.isfinite(high))
+    with _OWN_READS():
+        if not _readable(tensor) or math.isfinite(_total(tensor).item()):
+            return False
+        low, high = _extremes(tensor)
+        return not (math.isfinite(low.item()) and math.isfinite(high.item()))
 
 
 def faulty_value(tensor: Any) -> bool:
     """NaN or +Inf anywhere (the test for outputs: -Inf is a mask)."""
-    if not _readable(tensor) or bool(_total(tensor) < float("inf")):  # NaN and +Inf totals compare False
-        return False
-    low, high = _extremes(tensor)
-    return not bool((low == low) & (high < float("inf")))
+    with _OWN_READS():
+        if not _readable(tensor) or _total(tensor).item() < math.inf:  # NaN and +Inf totals compare False
+            return False
+        low, high = _extremes(tensor)
+        return not (low.item() == low.item() and high.item() < math.inf)
 
 
 def counts(tensor: Any) -> str:
@@ -65,11 +74,22 @@ def counts(tensor: Any) -> str:
             f"{int(tensor.isneginf().sum())} -Inf of {tensor.numel()}")
 
 
-def check_output(where: str, kind: str, inputs: Any, output: Any, origin_of: Any = None) -> None:
+def check_output(where: str, kind: str, inputs: Any, output: Any, origin_of: Any = None,
+                 checked: Any = None) -> None:
     """Raise when an output tensor holds NaN/+Inf, saying whether the inputs already did.
 
-    `origin_of()`, called only then, names the operation inside the module that made them."""
-    bad = next((t.detach() for t in tensors_in(output) if faulty_value(t)), None)
+    `origin_of()`, called only then, names the operation inside the module that made them. A tensor that
+    `checked` (a `CheckedTensors`) holds unchanged is not read again; one found finite is added to it."""
+    bad = None
+    with _OWN_READS():
+        for tensor in tensors_in(output):
+            if checked is not None and checked.unchanged(tensor):
+                continue
+            if faulty_value(tensor):
+                bad = tensor.detach()
+                break
+            if checked is not None:
+                checked.add(tensor)
     if bad is None:
         return
     fed = [t.detach() for t in tensors_in(inputs) if faulty_value(t)]
