@@ -59,13 +59,28 @@ def non_finite(tensor: Any) -> bool:
         return not (math.isfinite(low.item()) and math.isfinite(high.item()))
 
 
+# what an output holds, by `output_state`
+CLEAN, NEGATIVE_INFINITY, FAULT = "clean", "-inf", "fault"
+
+
+def output_state(tensor: Any) -> str:
+    """FAULT for NaN or +Inf anywhere, NEGATIVE_INFINITY for -Inf and no fault (a mask, or a log of 0), else CLEAN."""
+    with _OWN_READS():
+        if not _readable(tensor):
+            return CLEAN
+        total = _total(tensor).item()
+        if total < math.inf:  # NaN and +Inf totals compare False; one -Inf with neither makes -Inf
+            return NEGATIVE_INFINITY if total == -math.inf else CLEAN
+        low, high = _extremes(tensor)
+        low, high = low.item(), high.item()
+        if low != low or high == math.inf:
+            return FAULT
+        return NEGATIVE_INFINITY if low == -math.inf else CLEAN
+
+
 def faulty_value(tensor: Any) -> bool:
     """NaN or +Inf anywhere (the test for outputs: -Inf is a mask)."""
-    with _OWN_READS():
-        if not _readable(tensor) or _total(tensor).item() < math.inf:  # NaN and +Inf totals compare False
-            return False
-        low, high = _extremes(tensor)
-        return not (low.item() == low.item() and high.item() < math.inf)
+    return output_state(tensor) == FAULT
 
 
 def counts(tensor: Any) -> str:
