@@ -1,6 +1,6 @@
 """The guard's overhead per check family on CPU models, forward + backward + SGD step.
 
-    python bench/guard.py [--steps 6] [--rounds 5] [--threads 1]
+    python bench/guard.py [--steps 6] [--rounds 5] [--threads 1] [--configurations "all checks"]
 
 For each model (a ResNet-18 layout at 64x64, an LSTM tagger) it times training steps
 without the guard and with each check family alone, with all shape/dtype/device
@@ -96,13 +96,15 @@ def _spread(values, scale, unit):
            f"({quartiles[0] * scale:+.{2 if unit == 'ms' else 1}f} .. {quartiles[2] * scale:+.{2 if unit == 'ms' else 1}f})"
 
 
-def bench_model(name, makers, steps, rounds):
+def bench_model(name, makers, steps, rounds, labels):
     real, small = makers
-    base, times, _, ratios = paired(real, [label for label, _, _ in CONFIGURATIONS], steps, rounds)
+    base, times, _, ratios = paired(real, labels, steps, rounds)
     base_median = statistics.median(base)
     rows = [(name, "no guard", f"{base_median * 1000:.1f}", "-", "-")]
-    _, _, own, _ = paired(small, CALL_COUNT_DRIVEN, steps * 4, rounds)
-    for label, _, _ in CONFIGURATIONS[1:]:
+    own = {}
+    if set(labels[1:]) & set(CALL_COUNT_DRIVEN):
+        _, _, own, _ = paired(small, [label for label in CALL_COUNT_DRIVEN if label in labels], steps * 4, rounds)
+    for label in labels[1:]:
         overhead = _spread([ratio - 1 for ratio in ratios[label]], 100, "%")
         own_cost = "-"
         if label in own:
@@ -118,7 +120,10 @@ def main(argv=None) -> int:
     parser.add_argument("--rounds", type=int, default=5, help="timings per configuration (median)")
     parser.add_argument("--threads", type=int, default=1, help="torch.set_num_threads (default 1: steadier)")
     parser.add_argument("--models", nargs="*", default=list(MODELS), help="subset of: " + ", ".join(MODELS))
+    parser.add_argument("--configurations", default="",
+                        help="only the configurations whose label contains this text (more rounds in the same time)")
     args = parser.parse_args(argv)
+    labels = ["no guard"] + [label for label, _, _ in CONFIGURATIONS[1:] if args.configurations in label]
     torch.set_num_threads(args.threads)
     print(f"torch {torch.__version__}, {args.threads} thread(s), {args.steps} steps x {args.rounds} rounds, "
           "CPU time per training step (forward + backward + SGD step)\n")
@@ -126,7 +131,7 @@ def main(argv=None) -> int:
           "guard's own time per step, tiny input (quartiles) = % of the real step |")
     print("| --- | --- | ---: | ---: | ---: |")
     for name in args.models:
-        for row in bench_model(name, MODELS[name], args.steps, args.rounds):
+        for row in bench_model(name, MODELS[name], args.steps, args.rounds, labels):
             print("| " + " | ".join(row) + " |", flush=True)
     return 0
 
