@@ -12,24 +12,18 @@ gradients every non-finite value is.
 
 from __future__ import annotations
 
-import contextlib
 import math
 from typing import Any
 
 import torch
 
 from torchlint.runtime.errors import GuardError
-from torchlint.runtime.tensors import describe, has_values, tensors_in
+from torchlint.runtime.tensors import describe, has_values, own_reads, tensors_in
 
 ADVICE_MADE_HERE = (
     "look for log/sqrt/division of values that can reach 0 or below (add an epsilon or clamp: "
     "`torch.log(x.clamp_min(1e-12))`, `torch.xlogy`), exp/pow overflow (fp16 above 65504: "
     "compute in fp32 or use autocast), and a learning rate too high for the loss scale.")
-
-
-# The guard's own reads never pass through its function mode (nor a subclass's handler: only plain
-# tensors are read): each torch call it makes would otherwise cost a trip through Python.
-_OWN_READS = getattr(torch._C, "DisableTorchFunction", contextlib.nullcontext)
 
 
 def _readable(tensor: Any) -> bool:
@@ -52,7 +46,7 @@ def _extremes(tensor: Any) -> Any:
 
 def non_finite(tensor: Any) -> bool:
     """NaN or +-Inf anywhere (the test for gradients)."""
-    with _OWN_READS():
+    with own_reads():
         if not _readable(tensor) or math.isfinite(_total(tensor).item()):
             return False
         low, high = _extremes(tensor)
@@ -65,7 +59,7 @@ CLEAN, NEGATIVE_INFINITY, FAULT = "clean", "-inf", "fault"
 
 def output_state(tensor: Any) -> str:
     """FAULT for NaN or +Inf anywhere, NEGATIVE_INFINITY for -Inf and no fault (a mask, or a log of 0), else CLEAN."""
-    with _OWN_READS():
+    with own_reads():
         if not _readable(tensor):
             return CLEAN
         total = _total(tensor).item()
@@ -96,7 +90,7 @@ def check_output(where: str, kind: str, inputs: Any, output: Any, origin_of: Any
     `origin_of()`, called only then, names the operation inside the module that made them. A tensor that
     `checked` (a `CheckedTensors`) holds unchanged is not read again; one found finite is added to it."""
     bad = None
-    with _OWN_READS():
+    with own_reads():
         for tensor in tensors_in(output):
             if checked is not None and checked.unchanged(tensor):
                 continue

@@ -38,6 +38,7 @@ from torchlint.runtime.options import VALUE_FAMILIES, GuardOptions
 from torchlint.runtime.origin import OuterCall, replay_backward, replay_forward, watch_call
 from torchlint.runtime.rnn import watch_rnn_outputs
 from torchlint.runtime.skips import Skips
+from torchlint.runtime.tensors import own_reads
 
 __all__ = ["Guard", "GuardWarning", "guard", "install_process_guard"]
 
@@ -276,6 +277,10 @@ class Guard:
     def _before(self, module: nn.Module, args: tuple) -> None:
         if self._replaying or compiling():
             return
+        with own_reads():
+            self._check_before(module, args)
+
+    def _check_before(self, module: nn.Module, args: tuple) -> None:
         if not self._stack:
             self._half_precision = _half_precision(module)
             if not self._manual_steps and self._counts_steps(module):
@@ -295,7 +300,8 @@ class Guard:
                 self._watch_parameters(module)
             plan = self._plan_of(module)
             if plan.after is not None and args:
-                plan.after(self, self._path(module), module, args, output)
+                with own_reads():
+                    plan.after(self, self._path(module), module, args, output)
             if self.values_now and "finite" in self.options.checks:
                 self._failing(check_output, self._path(module), type(module).__name__,
                               args + tuple(kwargs.values()), output, lambda: self._replay(module, args, kwargs),
