@@ -106,9 +106,10 @@ def paired(make, labels, steps, rounds):
             # so that both see the same load on the machine
             pair = [("no guard", None, {}), (label, families, options)]
             measured = {}
+            read = {}
             for each in (pair if round_ % 2 == 0 else pair[::-1]):
-                measured[each[0]], read = time_steps(model, batch_for, *each, steps)
-            reads.setdefault(label, []).append(read)
+                measured[each[0]], read[each[0]] = time_steps(model, batch_for, *each, steps)
+            reads.setdefault(label, []).append(read[label])
             base.append(measured["no guard"])
             times.setdefault(label, []).append(measured[label])
             differences.setdefault(label, []).append(measured[label] - measured["no guard"])
