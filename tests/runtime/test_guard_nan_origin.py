@@ -12,27 +12,22 @@ from torch import nn  # noqa: E402
 from torchlint.runtime import GuardError, guard  # noqa: E402
 
 
-class Ratio(nn.Module):
+class Ratio(nn.Linear):
     """(h - g) / (h - g): 1 for two different inputs, 0/0 for the same one twice."""
 
     def __init__(self):
-        super().__init__()
-        self.fc = nn.Linear(4, 4)
+        super().__init__(4, 4)
 
     def forward(self, x, y):
-        difference = self.fc(x) - self.fc(y)
+        difference = super().forward(x) - super().forward(y)
         return difference / difference
 
 
-class Entropy(nn.Module):
+class Entropy(Ratio):
     """p * log(p): 0 * -inf = NaN once a probability is exactly 0 (a saturated softmax)."""
 
-    def __init__(self):
-        super().__init__()
-        self.fc = nn.Linear(4, 4)
-
     def forward(self, x, y):
-        p = torch.softmax(self.fc(x) + self.fc(y), -1)
+        p = torch.softmax(nn.Linear.forward(self, x) + nn.Linear.forward(self, y), -1)
         return (p * torch.log(p)).sum(-1, keepdim=True)
 
 
