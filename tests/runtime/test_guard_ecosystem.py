@@ -17,6 +17,7 @@ SUBSET = [
     ("masked actor-critic (RL)", "fp32"),
     ("conv+gru CTC recogniser", "fp16-scaler"),
     ("BART seq2seq", "fp32"),
+    ("mBART seq2seq", "fp32"),
     ("Whisper (speech seq2seq)", "fp16-scaler"),
     ("GIN+SAGE graph classifier", "bf16"),
     ("DQN with target network (RL)", "fp32"),

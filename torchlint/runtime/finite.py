@@ -12,12 +12,13 @@ gradients every non-finite value is.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import torch
 
 from torchlint.runtime.errors import GuardError
-from torchlint.runtime.tensors import describe, has_values, tensors_in
+from torchlint.runtime.tensors import describe, has_values, own_reads, tensors_in
 
 ADVICE_MADE_HERE = (
     "look for log/sqrt/division of values that can reach 0 or below (add an epsilon or clamp: "
@@ -45,18 +46,35 @@ def _extremes(tensor: Any) -> Any:
 
 def non_finite(tensor: Any) -> bool:
     """NaN or +-Inf anywhere (the test for gradients)."""
-    if not _readable(tensor) or bool(torch.isfinite(_total(tensor))):
-        return False
-    low, high = _extremes(tensor)
-    return not bool(torch.isfinite(low) & torch.isfinite(high))
+    with own_reads():
+        if not _readable(tensor) or math.isfinite(_total(tensor).item()):
+            return False
+        low, high = _extremes(tensor)
+        return not (math.isfinite(low.item()) and math.isfinite(high.item()))
+
+
+# what an output holds, by `output_state`
+CLEAN, NEGATIVE_INFINITY, FAULT = "clean", "-inf", "fault"
+
+
+def output_state(tensor: Any) -> str:
+    """FAULT for NaN or +Inf anywhere, NEGATIVE_INFINITY for -Inf and no fault (a mask, or a log of 0), else CLEAN."""
+    with own_reads():
+        if not _readable(tensor):
+            return CLEAN
+        total = _total(tensor).item()
+        if total < math.inf:  # NaN and +Inf totals compare False; one -Inf with neither makes -Inf
+            return NEGATIVE_INFINITY if total == -math.inf else CLEAN
+        low, high = _extremes(tensor)
+        low, high = low.item(), high.item()
+        if low != low or high == math.inf:
+            return FAULT
+        return NEGATIVE_INFINITY if low == -math.inf else CLEAN
 
 
 def faulty_value(tensor: Any) -> bool:
     """NaN or +Inf anywhere (the test for outputs: -Inf is a mask)."""
-    if not _readable(tensor) or bool(_total(tensor) < float("inf")):  # NaN and +Inf totals compare False
-        return False
-    low, high = _extremes(tensor)
-    return not bool((low == low) & (high < float("inf")))
+    return output_state(tensor) == FAULT
 
 
 def counts(tensor: Any) -> str:
@@ -65,11 +83,22 @@ def counts(tensor: Any) -> str:
             f"{int(tensor.isneginf().sum())} -Inf of {tensor.numel()}")
 
 
-def check_output(where: str, kind: str, inputs: Any, output: Any, origin_of: Any = None) -> None:
+def check_output(where: str, kind: str, inputs: Any, output: Any, origin_of: Any = None,
+                 checked: Any = None) -> None:
     """Raise when an output tensor holds NaN/+Inf, saying whether the inputs already did.
 
-    `origin_of()`, called only then, names the operation inside the module that made them."""
-    bad = next((t.detach() for t in tensors_in(output) if faulty_value(t)), None)
+    `origin_of()`, called only then, names the operation inside the module that made them. A tensor that
+    `checked` (a `CheckedTensors`) holds unchanged is not read again; one found finite is added to it."""
+    bad = None
+    with own_reads():
+        for tensor in tensors_in(output):
+            if checked is not None and checked.unchanged(tensor):
+                continue
+            if faulty_value(tensor):
+                bad = tensor.detach()
+                break
+            if checked is not None:
+                checked.add(tensor)
     if bad is None:
         return
     fed = [t.detach() for t in tensors_in(inputs) if faulty_value(t)]

@@ -14,6 +14,7 @@ import torch
 import torch.nn.functional as F
 from torch.overrides import TorchFunctionMode
 
+from torchlint.runtime.checked import exposes_storage
 from torchlint.runtime.errors import GuardError
 from torchlint.runtime.indices import (check_class_targets, check_ctc_lengths, check_dim_indices, check_embedding,
                                       check_probabilities)
@@ -122,6 +123,8 @@ class FunctionalChecks(TorchFunctionMode):
             guard.check_call(entry, args, kwargs)
         elif func is _SCALER_CHECK:
             guard.scaler_checks_gradients()
+        elif exposes_storage(func):
+            guard.storage_exposed()
         try:
             result = func(*args, **kwargs)
         except Exception as error:

@@ -26,6 +26,7 @@ from typing import Any, Callable, List, Mapping, Optional
 import torch
 from torch import nn
 
+from torchlint.runtime.checked import CheckedTensors
 from torchlint.runtime.compiled import (COMPILED_MESSAGE, compiling, is_compiled, keep_out_of_dynamo,
                                         warn_when_compiling)
 from torchlint.runtime.errors import GuardError, GuardWarning
@@ -37,6 +38,7 @@ from torchlint.runtime.options import VALUE_FAMILIES, GuardOptions
 from torchlint.runtime.origin import OuterCall, replay_backward, replay_forward, watch_call
 from torchlint.runtime.rnn import watch_rnn_outputs
 from torchlint.runtime.skips import Skips
+from torchlint.runtime.tensors import own_reads
 
 __all__ = ["Guard", "GuardWarning", "guard", "install_process_guard"]
 
@@ -127,6 +129,7 @@ class Guard:
         # the operation when a NaN is born in a module's backward
         self._outer_calls: List[OuterCall] = []
         self._outer_rng: Any = None
+        self._checked = CheckedTensors()  # outputs found finite on this step, read once while unchanged
         self._stop_compile_warning: Optional[Callable[[], None]] = None
         if model is not None and is_compiled(model, self.model):
             warnings.warn(COMPILED_MESSAGE.format(what=f"`{name}`"), GuardWarning, stacklevel=3)
@@ -180,6 +183,7 @@ class Guard:
         self._mode_paused = False
         self._pending_gradient = None
         self._outer_calls.clear()
+        self._checked.forget()
         self._stack.clear()
 
     def __enter__(self) -> "Guard":
@@ -261,6 +265,10 @@ class Guard:
     def watch_call(self, name: str, args: tuple, kwargs: dict, result: Any) -> None:
         self._failing(watch_call, name + self._rank, args, kwargs, result, self._report_gradient)
 
+    def storage_exposed(self) -> None:
+        """Code may now write a tensor's data without bumping its version: every output is read again."""
+        self._checked.forget()
+
     def scaler_checks_gradients(self) -> None:
         """A GradScaler is testing the gradients: it skips the step if they are not finite."""
         self._pending_gradient = None
@@ -269,6 +277,10 @@ class Guard:
     def _before(self, module: nn.Module, args: tuple) -> None:
         if self._replaying or compiling():
             return
+        with own_reads():
+            self._check_before(module, args)
+
+    def _check_before(self, module: nn.Module, args: tuple) -> None:
         if not self._stack:
             self._half_precision = _half_precision(module)
             if not self._manual_steps and self._counts_steps(module):
@@ -288,10 +300,12 @@ class Guard:
                 self._watch_parameters(module)
             plan = self._plan_of(module)
             if plan.after is not None and args:
-                plan.after(self, self._path(module), module, args, output)
+                with own_reads():
+                    plan.after(self, self._path(module), module, args, output)
             if self.values_now and "finite" in self.options.checks:
                 self._failing(check_output, self._path(module), type(module).__name__,
-                              args + tuple(kwargs.values()), output, lambda: self._replay(module, args, kwargs))
+                              args + tuple(kwargs.values()), output, lambda: self._replay(module, args, kwargs),
+                              self._checked)
             if self._stack and self._stack[0] is module and self._outer_rng is not None:
                 self._keep_outer_call(module, args, kwargs, output)
         finally:
@@ -360,6 +374,7 @@ class Guard:
     def _next_step(self) -> None:
         pending, self._pending_gradient = self._pending_gradient, None
         self._outer_calls.clear()
+        self._checked.forget()
         self.step += 1
         self.values_now = (bool(set(VALUE_FAMILIES) & self.options.checks)
                            and self.options.value_step(self.step))

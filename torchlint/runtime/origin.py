@@ -33,7 +33,8 @@ from torch.overrides import TorchFunctionMode
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from torchlint.runtime.errors import GuardError
-from torchlint.runtime.finite import ADVICE_MADE_HERE, counts, faulty_value, non_finite
+from torchlint.runtime.finite import (ADVICE_MADE_HERE, FAULT, NEGATIVE_INFINITY, counts, faulty_value, non_finite,
+                                      output_state)
 from torchlint.runtime.tensors import describe, has_values, tensors_in
 
 # torch's frames and the guard's own
@@ -51,15 +52,27 @@ def source_line() -> str:
 
 
 class _FirstFaultyOperation(TorchDispatchMode):
+    """The first operation that turns inputs without NaN/+Inf into NaN/+Inf and, when its inputs held -Inf,
+    the first operation that made -Inf from finite inputs (`torch.log` of 0 before `0 * -inf`)."""
+
     def __init__(self) -> None:
         super().__init__()
         self.found: Optional[str] = None
+        self._negative_infinity_from: Optional[str] = None
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         out = func(*args, **(kwargs or {}))
-        if self.found is None and any(faulty_value(t) for t in tensors_in(out)):
-            if not any(faulty_value(t) for t in tensors_in(list(args) + list((kwargs or {}).values()))):
-                self.found = f"{func} at {source_line()}"
+        if self.found is not None:
+            return out
+        states = {output_state(t) for t in tensors_in(out)}
+        inputs = list(tensors_in(list(args) + list((kwargs or {}).values())))
+        if FAULT in states and not any(faulty_value(t) for t in inputs):
+            self.found = f"{func} at {source_line()}"
+            if self._negative_infinity_from is not None and any(non_finite(t) for t in inputs):
+                self.found += f", from the -Inf made by {self._negative_infinity_from}"
+        elif (NEGATIVE_INFINITY in states and self._negative_infinity_from is None
+              and not any(non_finite(t) for t in inputs)):
+            self._negative_infinity_from = f"{func} at {source_line()}"
         return out
 
 
@@ -96,20 +109,38 @@ def watch_call(name: str, args: tuple, kwargs: dict, result: Any, report: Callab
     if not outputs:
         return
     line = source_line()
-    bad = next((t for t in outputs if faulty_value(t)), None)
-    if bad is not None:
-        inputs = list(tensors_in(list(args) + list(kwargs.values())))
+    states = [output_state(t) for t in outputs]
+    inputs = list(tensors_in(list(args) + list(kwargs.values())))
+    if FAULT in states:
+        bad = outputs[states.index(FAULT)]
         if inputs and not any(faulty_value(t) for t in inputs):
             facts = [f"output: {describe(bad)}: {counts(bad)}",
                      "its inputs held no NaN/+Inf: this operation made them (forward)"]
             held = next((t for t in inputs if t.is_floating_point() and non_finite(t)), None)
             if held is not None:
-                facts.append(f"from the -Inf its input held ({describe(held)}: {counts(held)}): a log of 0 "
-                             "just before, or a mask meant for a softmax")
+                made_by = getattr(held, _NEGATIVE_INFINITY_FROM, None)
+                facts.append(f"from the -Inf its input held ({describe(held)}: {counts(held)}): " + (
+                    f"made by {made_by}" if made_by else "a log of 0 just before, or a mask meant for a softmax"))
             raise GuardError(name, f"called at {line}", "finite-op", facts, ADVICE_MADE_HERE)
+    elif NEGATIVE_INFINITY in states:
+        _note_negative_infinity(outputs, states, inputs, f"{name} at {line}")
     node = next((t.grad_fn for t in outputs if t.grad_fn is not None), None)
     if node is not None:
         node.register_hook(_backward_hook(name, line, node.name(), report))
+
+
+# the call that first made a -Inf, kept on the tensors that carry it on (a few calls outside the modules on a
+# value-check step): a NaN or +Inf made from it later names it (`-inf * 0`, `-(-inf)` after `torch.log(0)`)
+_NEGATIVE_INFINITY_FROM = "_torchlint_negative_infinity_from"
+
+
+def _note_negative_infinity(outputs: List[Any], states: List[str], inputs: List[Any], call: str) -> None:
+    made_by = next((getattr(t, _NEGATIVE_INFINITY_FROM) for t in inputs if hasattr(t, _NEGATIVE_INFINITY_FROM)), None)
+    if made_by is None and any(non_finite(t) for t in inputs):
+        return  # a -Inf that came from elsewhere (the model's masked output)
+    for tensor, state in zip(outputs, states):
+        if state == NEGATIVE_INFINITY:
+            setattr(tensor, _NEGATIVE_INFINITY_FROM, made_by or call)
 
 
 def _backward_hook(name: str, line: str, node_name: str,
@@ -224,6 +255,7 @@ class OuterCall:
             torch.random.set_rng_state(self.rng)
             with tracer:  # on in backward too: a checkpointed block runs its forward again there
                 outputs = _outputs_with_grad(module.forward(*args, **kwargs))
+                tracer.enter_in_backward(outputs)
                 pairs = [(outputs[index], grad) for index, grad in self.grads.items() if index < len(outputs)]
                 differentiate([o for o, _ in pairs], [g for _, g in pairs])
 
@@ -255,18 +287,41 @@ class _Found(Exception):
 
 class _FirstFaultyBackward(TorchFunctionMode):
     """Hooks the autograd node of each call's output; the first node whose backward turns a finite
-    gradient into NaN/Inf is named with the call and its line, and stops the backward."""
+    gradient into NaN/Inf is named with the call and its line, and stops the backward.
+
+    Backward runs with no function mode on. A custom autograd function's backward may run torch code
+    of its own: a block checkpointed with `use_reentrant=True` runs its forward again there and
+    differentiates it in a backward of its own. The mode is entered for the time of such a node's
+    backward (a pre-hook and a hook on it), so the operations recomputed there are hooked too."""
 
     def __init__(self) -> None:
         super().__init__()
         self.found: Optional[str] = None
+        self._entered_nodes: set = set()
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
+        self.enter_in_backward(tensors_in(list(args) + list((kwargs or {}).values())))
         result = func(*args, **(kwargs or {}))
         node = next((t.grad_fn for t in tensors_in(result) if t.grad_fn is not None), None)
         if node is not None:
             node.register_hook(self._hook(call_name(func), source_line(), node.name()))
         return result
+
+    def enter_in_backward(self, tensors: Iterable[Any]) -> None:
+        """Be on while the backward of a custom autograd function that produced one of these tensors runs."""
+        for tensor in tensors:
+            node = tensor.grad_fn
+            if isinstance(node, torch.autograd.function.BackwardCFunction) and id(node) not in self._entered_nodes:
+                self._entered_nodes.add(id(node))
+                node.register_prehook(self._enter)
+                node.register_hook(self._leave)
+
+    def _enter(self, grad_outputs: Any) -> None:
+        self.__enter__()
+
+    def _leave(self, grad_inputs: Any, grad_outputs: Any) -> None:
+        # the autograd engine restores the thread's modes when backward ends, also after an error
+        self.__exit__(None, None, None)
 
     def _hook(self, name: str, line: str, node_name: str) -> Callable[..., None]:
         def hook(grad_inputs: Any, grad_outputs: Any) -> None:

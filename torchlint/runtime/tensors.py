@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any, Iterator
 
 import torch
+
+# The guard's own reads (metadata in its hooks, values in its finite tests) never pass through its
+# function mode, nor a subclass's handler: each torch call it makes there would otherwise be one more
+# trip through Python. Not around a replay, whose own mode must see the calls.
+own_reads = getattr(torch._C, "DisableTorchFunction", contextlib.nullcontext)
 
 
 def describe(tensor: Any) -> str:
