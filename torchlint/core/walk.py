@@ -40,8 +40,33 @@ def _child_fields(kind: type) -> Tuple[str, ...]:
     return names
 
 
-def children(node) -> List:
-    """The child nodes of a LibCST node in source order, without whitespace and punctuation."""
+# node id -> (node, its children): analyses walk the same subtrees several times (a method
+# for each of TL003's and TL005's questions), and LibCST trees never change. An entry keeps
+# its node alive, so its id cannot be reused while it is here. The engine empties it after
+# each file (`forget_children`); the bound caps it for other callers.
+_KNOWN: Dict[int, Tuple[object, Tuple]] = {}
+KNOWN_BOUND = 500_000
+
+
+def children(node) -> Tuple:
+    """The child nodes of a LibCST node in source order, without whitespace and punctuation.
+    Cost: the node's fields the first time it is asked, O(1) after that."""
+    known = _KNOWN.get(id(node))
+    if known is not None:
+        return known[1]
+    found = _children(node)
+    if len(_KNOWN) >= KNOWN_BOUND:
+        _KNOWN.clear()
+    _KNOWN[id(node)] = (node, found)
+    return found
+
+
+def forget_children() -> None:
+    """Drop the children kept for the trees walked so far (and the trees with them)."""
+    _KNOWN.clear()
+
+
+def _children(node) -> Tuple:
     kind = type(node)
     names = _CHILD_FIELDS.get(kind)
     if names is None:
@@ -61,7 +86,7 @@ def children(node) -> List:
             for item in value:
                 if (shapes.get(type(item)) or _shape(type(item))) is _NODE:
                     found.append(item)
-    return found
+    return tuple(found)
 
 
 _NODE, _SEQUENCE, _OTHER = "node", "sequence", "other"
