@@ -121,6 +121,19 @@ def ast_nodes(node: ast.AST) -> List[ast.AST]:
     return found
 
 
+def ast_children(node: ast.AST) -> List[ast.AST]:
+    """The child nodes of a stdlib ast node in `ast.iter_child_nodes`' order, as a list
+    (no generators: a walk that asks for every node's children pays them per node)."""
+    found, node_type = [], ast.AST
+    for name in node._fields:
+        value = getattr(node, name, None)
+        if isinstance(value, node_type):
+            found.append(value)
+        elif type(value) is list:
+            found.extend([item for item in value if isinstance(item, node_type)])
+    return found
+
+
 def walk(node, into_functions: bool = True) -> Iterator:
     """Every node under `node` (itself included), in source order. With
     `into_functions=False`, nested function, class and lambda bodies are not entered."""
