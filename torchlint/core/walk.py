@@ -40,12 +40,15 @@ def _child_fields(kind: type) -> Tuple[str, ...]:
     return names
 
 
-# node id -> (node, its children): analyses walk the same subtrees several times (a method
-# for each of TL003's and TL005's questions), and LibCST trees never change. An entry keeps
-# its node alive, so its id cannot be reused while it is here. The engine empties it after
-# each file (`forget_children`); the bound caps it for other callers.
+# node id -> (node, its children), and (node id, pruned types) -> (node, its `pruned_walk`):
+# analyses walk the same subtrees several times (a method for each of TL003's and TL005's
+# questions), and LibCST trees never change. An entry keeps its node alive, so its id
+# cannot be reused while it is here. The engine empties both after each file
+# (`forget_trees`); the bounds cap them for other callers.
 _KNOWN: Dict[int, Tuple[object, Tuple]] = {}
 KNOWN_BOUND = 500_000
+_WALKED: Dict[Tuple[int, Tuple[type, ...]], Tuple[object, Tuple]] = {}
+WALKED_BOUND = 20_000
 
 
 def children(node) -> Tuple:
@@ -61,9 +64,10 @@ def children(node) -> Tuple:
     return found
 
 
-def forget_children() -> None:
-    """Drop the children kept for the trees walked so far (and the trees with them)."""
+def forget_trees() -> None:
+    """Drop the children and walks kept for the trees walked so far (and the trees with them)."""
     _KNOWN.clear()
+    _WALKED.clear()
 
 
 def _children(node) -> Tuple:
@@ -152,6 +156,20 @@ def pruned_walk(node, pruned: Tuple[type, ...], enter_root: bool = False) -> Ite
         yield current
         if type(current) not in pruned or (enter_root and current is node):
             stack.extend(reversed(children(current)))
+
+
+def walked(node, pruned: Tuple[type, ...]) -> Tuple:
+    """`pruned_walk(node, pruned)` as a tuple. Cost: the walk the first time a file asks
+    for it, O(1) after that."""
+    key = (id(node), pruned)
+    known = _WALKED.get(key)
+    if known is not None:
+        return known[1]
+    found = tuple(pruned_walk(node, pruned))
+    if len(_WALKED) >= WALKED_BOUND:
+        _WALKED.clear()
+    _WALKED[key] = (node, found)
+    return found
 
 
 def statements(block) -> Iterator:
