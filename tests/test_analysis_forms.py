@@ -35,6 +35,7 @@ from torchlint.analysis.torch_calls import (
     ast_is_one,
     ast_method_receiver,
     ast_torch_function,
+    has_comment,
     is_one,
     method_receiver,
     torch_function,
@@ -310,7 +311,4 @@ def test_literal_ones_agree(literal):
     ],
 )
 def test_has_comment_finds_a_comment_inside_an_expression_and_none_in_a_string(expression, held):
-    from torchlint.analysis.torch_calls import has_comment
-    from torchlint.core.lazy import cst
-
     assert has_comment(cst.parse_expression(expression)) is held
