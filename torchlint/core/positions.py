@@ -190,6 +190,10 @@ def _same_kind(ours, theirs: ast.stmt) -> bool:
     return _AST_NAMES.get(name, name) == type(theirs).__name__.replace("Async", "", 1)
 
 
+# the language server keeps the ranges of top-level statements shorter than this, whole
+KEPT_STATEMENT_ROWS = 200
+
+
 class StatementRanges:
     """A mapping node -> range (`.start/.end` with `.line`, `.column`) like PositionProvider's."""
 
@@ -228,7 +232,7 @@ class StatementRanges:
             index = self._index_of(node)
             rows = self._statement_rows()
             if index is not None and rows is not None:
-                if self._known is not None or not self._resolve_nested(index, node):
+                if not (self._nested_first(index) and self._resolve_nested(index, node)):
                     self._resolve(index, rows[index])
                 return self._ranges[node]
             self._fallback = _whole_module(self._module)
@@ -239,6 +243,16 @@ class StatementRanges:
             _Point(self._file_row(found.start.line), found.start.column),
             _Point(self._file_row(found.end.line), found.end.column),
         )
+
+    def _nested_first(self, index: int) -> bool:
+        """Whether to resolve a node of this top-level statement within its innermost block
+        statement: always without `known` ranges; with them (the language server), only in a
+        statement too long to render whole at every keystroke inside it (a trainer class), as
+        the ranges of a whole one are kept for the versions in which it does not change."""
+        if self._known is None:
+            return True
+        first, last = self._pairs[index]
+        return (last.end_lineno or last.lineno) - _anchor_row(first) >= KEPT_STATEMENT_ROWS
 
     def _known_range(self, node):
         known = self._known.get(node, self._module.default_indent)
