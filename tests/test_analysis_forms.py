@@ -35,6 +35,7 @@ from torchlint.analysis.torch_calls import (
     ast_is_one,
     ast_method_receiver,
     ast_torch_function,
+    has_comment,
     is_one,
     method_receiver,
     torch_function,
@@ -298,3 +299,16 @@ def test_torch_functions_and_method_receivers_agree(call):
 def test_literal_ones_agree(literal):
     tree, module = both(f"{literal}\n")
     assert ast_is_one(tree.body[0].value) is is_one(module.body[0].body[0].value)
+
+
+@pytest.mark.parametrize(
+    "expression, held",
+    [
+        ("(torch.exp(x)  # the scale\n - 1)", True),
+        ("f(a,\n  # why\n  b)", True),
+        ("torch.exp(x) - 1", False),
+        ("f('#', \"# not a comment\")", False),
+    ],
+)
+def test_has_comment_finds_a_comment_inside_an_expression_and_none_in_a_string(expression, held):
+    assert has_comment(cst.parse_expression(expression)) is held

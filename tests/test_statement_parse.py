@@ -12,6 +12,7 @@ from torchlint.core.config import Config
 from torchlint.engine import lint_text
 from torchlint.core.lazy import cst
 from torchlint.core.parse import cst_source
+from torchlint.core.positions import KEPT_STATEMENT_ROWS
 from torchlint.rule_api.registry import all_rules, select_rules
 from torchlint.core.incremental_parse import StatementParser
 
@@ -84,3 +85,17 @@ def test_a_statement_written_twice_has_two_nodes_and_two_positions():
         found = lint_text(version, "twice.py", config, selected, parser=parser).diagnostics
         assert [d.location.row for d in found] == [2, 6]
         assert found == lint_text(version, "twice.py", config, selected).diagnostics
+
+
+def test_a_class_too_long_to_keep_whole_gets_the_positions_a_lint_without_the_parser_gives():
+    methods = "".join(
+        f"    def reset_{i}(self, o):\n        # step {i}\n        o.zero_grad(set_to_none=False)\n\n" for i in range(KEPT_STATEMENT_ROWS // 4 + 5)
+    )
+    text = f"import torch\n\n\nclass Trainer:\n{methods}\nx = 1\n"
+    assert len(text.splitlines()) > KEPT_STATEMENT_ROWS
+    config, selected = Config(root=REPO), rules()
+    parser = StatementParser()
+    for version in (text, text.replace("# step 7\n", "# step 7, edited\n"), text.replace("# step 9\n", "\n")):
+        reused = lint_text(version, "trainer.py", config, selected, parser=parser).diagnostics
+        assert len(reused) > KEPT_STATEMENT_ROWS // 4
+        assert reused == lint_text(version, "trainer.py", config, selected).diagnostics

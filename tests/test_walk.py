@@ -6,7 +6,10 @@ import sys
 
 import libcst as cst
 
-from torchlint.core.walk import statements, visit_batched, walk
+import torchlint.core.walk as walk_module
+from cli_support import run_torchlint
+from torchlint.analysis.scopes import own_nodes
+from torchlint.core.walk import forget_trees, statements, visit_batched, walk
 
 SOURCE = '''
 @deco
@@ -72,3 +75,26 @@ def test_deep_nesting_does_not_exhaust_the_stack():
     assert depth > sys.getrecursionlimit()
     module = cst.parse_module("x = " + " + ".join(["a"] * depth) + "\n")
     assert sum(isinstance(node, cst.Name) for node in walk(module)) == depth + 1
+
+
+def test_children_and_own_nodes_asked_again_give_what_a_fresh_walk_gives():
+    module = cst.parse_module(SOURCE)
+    function = module.body[0]
+    first = [type(node).__name__ for node in walk(function)]
+    own = own_nodes(function.body)
+    assert own is own_nodes(function.body)  # kept, not walked again
+    forget_trees()
+    assert [type(node).__name__ for node in walk(function)] == first
+    assert list(own_nodes(function.body)) == list(own)
+    assert "no" not in {node.attr.value for node in own if isinstance(node, cst.Attribute)}
+
+
+def test_the_engine_lets_go_of_the_trees_it_walked(tmp_path):
+    (tmp_path / "train.py").write_text(
+        "import torch\n\n\ndef train(model, loader, optimizer):\n    for batch in loader:\n"
+        "        loss = model(batch)\n        loss.backward()\n        optimizer.step()\n        print(loss.item())\n",
+        encoding="utf-8",
+    )
+    result = run_torchlint("check", "--no-cache", "-j", "1", "--select", "ALL", "--output-format", "concise", ".", cwd=tmp_path)
+    assert b"TL003" in result.stdout, result.stdout + result.stderr
+    assert not walk_module._KNOWN and not walk_module._WALKED

@@ -28,7 +28,7 @@ from torchlint.rule_api.rule import Rule, RuleContext
 from torchlint.core.source import DecodeError, decode_source, detect_newline
 from torchlint.core.incremental_parse import StatementParser
 from torchlint.index.record import FileRecord
-from torchlint.core.walk import visit_batched
+from torchlint.core.walk import forget_trees, visit_batched
 
 
 
@@ -183,7 +183,10 @@ def _lint_tree(
     rules = gated_rules(view, config, triggered_rules(view.text, view.path, config, rules))
     if not rules:
         return result
-    return _lint_parsed(result, view, config, rules, newline, flake8, parser)
+    try:
+        return _lint_parsed(result, view, config, rules, newline, flake8, parser)
+    finally:
+        forget_trees()  # this file's trees go with it
 
 
 def _syntax_code_disabled(text: str) -> bool:

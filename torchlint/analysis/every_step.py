@@ -155,9 +155,10 @@ def class_settings(class_node) -> ClassSettings:
         in_init = function.name.value == "__init__"
         true_by_default = _true_by_default(function) if in_init else frozenset()
         for node in own_nodes(function.body):
-            if isinstance(node, cst.Assign):
+            kind = type(node)  # exact types: LibCST's concrete nodes, whose ABC isinstance costs more than the walk
+            if kind is cst.Assign:
                 targets = [target.target for target in node.targets]
-            elif isinstance(node, cst.AugAssign) or (isinstance(node, cst.AnnAssign) and node.value is not None):
+            elif kind is cst.AugAssign or (kind is cst.AnnAssign and node.value is not None):
                 targets = [node.target]
             else:
                 continue
@@ -166,7 +167,7 @@ def class_settings(class_node) -> ClassSettings:
                     name = self_attribute(element, instance)
                     if name is None:
                         continue
-                    setting = in_init and not isinstance(node, cst.AugAssign) and _is_setting_value(value)
+                    setting = in_init and kind is not cst.AugAssign and _is_setting_value(value)
                     if not setting:
                         changed.add(name)
                     elif _names_any(value, true_by_default | {"True"}):
@@ -211,20 +212,22 @@ def step_scope(function, settings: ClassSettings) -> StepScope:
     # None-check of one holds on every step or on none, so it marks no rare block
     data: Set[str] = set(params)
     made: Set[str] = set()  # bound at least once to something else
+    loops, others = (cst.For, cst.CompFor), (cst.AnnAssign, cst.AugAssign, cst.NamedExpr)
     for node in own_nodes(body):
-        if isinstance(node, cst.Assign):
+        kind = type(node)  # exact types, as in `class_settings`
+        if kind is cst.Assign:
             names = [name for target in node.targets for name in assigned_names(target.target)]
             (data if _read_from(node.value, data) else made).update(names)
-        elif isinstance(node, cst.AssignTarget):
+        elif kind is cst.AssignTarget:
             bound.update(assigned_names(node.target))
-        elif isinstance(node, (cst.For, cst.CompFor)):
+        elif kind in loops:
             names = assigned_names(node.target)
             bound.update(names)
             (data if _read_from(node.iter, data) else made).update(names)
-        elif isinstance(node, (cst.AnnAssign, cst.AugAssign, cst.NamedExpr)):
+        elif kind in others:
             bound.update(assigned_names(node.target))
             made.update(assigned_names(node.target))
-        elif isinstance(node, cst.AsName):
+        elif kind is cst.AsName:
             bound.update(assigned_names(node.name))
             made.update(assigned_names(node.name))
     return StepScope(instance, frozenset(bound - (data - made)), settings)

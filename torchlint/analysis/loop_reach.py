@@ -90,7 +90,8 @@ class LoopPass:
             if not reports:
                 continue
             parents = self._parents(body)
-            loop_index = {id(loop): i for i, loop in enumerate(n for n in own_nodes(body) if isinstance(n, (cst.For, cst.While)))}
+            loops = (cst.For, cst.While)
+            loop_index = {id(loop): i for i, loop in enumerate(n for n in own_nodes(body) if type(n) in loops)}
             route = graph.route(qualname)
             for report, lightning_fix in reports:
                 enclosing = _enclosing_loops(report.node, parents, loop_index)

@@ -13,7 +13,8 @@ its decorators, defaults, annotations or bases (as `ast_own_nodes` skips those o
 nested scope, and the module's own statements skip those of a top-level one), and to
 the module (`None`) if no def, lambda or class holds it.
 
-Cost: `own_nodes`, `ast_own_nodes` and `parents_of` are linear in the body;
+Cost: `own_nodes`, `ast_own_nodes` and `parents_of` are linear in the body (`own_nodes`
+the first time a file asks, O(1) after);
 `owned_nodes` builds a `ScopeTable` in O(s log s) for s scopes, then places each node in
 O(log s + nesting).
 """
@@ -22,20 +23,21 @@ from __future__ import annotations
 
 import ast
 from bisect import bisect_right
-from typing import Dict, Iterable, Iterator, List, Optional, Tuple
+from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 from torchlint.core.lazy import cst
-from torchlint.core.walk import children, pruned_walk
+from torchlint.core.walk import children, walked
 
 # the stdlib-ast nodes whose bodies are scopes of their own
 AST_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 Position = Tuple[int, int]
 
 
-def own_nodes(body) -> Iterator:
+def own_nodes(body) -> Sequence:
     """Nodes of a LibCST function body (or expression, or module), nested functions and
-    classes given but not entered."""
-    return pruned_walk(body, (cst.FunctionDef, cst.ClassDef))
+    classes given but not entered, in source order: walked once per file (`walk.walked`),
+    as TL003, TL005 and the analyses they share each read a method's."""
+    return walked(body, (cst.FunctionDef, cst.ClassDef))
 
 
 def ast_own_nodes(function) -> Iterator[ast.AST]:

@@ -156,7 +156,7 @@ class _History:
 
     def expression(self, node) -> None:
         for current in pruned_walk(node, (cst.Lambda, cst.FunctionDef, cst.ClassDef)):
-            if isinstance(current, cst.Call):
+            if type(current) is cst.Call:  # exact type, as in `_written`
                 receiver = self.sync_receiver(current)
                 key = cst_dotted_name(receiver) if receiver is not None else None
                 if key is not None:

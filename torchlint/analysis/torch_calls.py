@@ -5,8 +5,8 @@ log` are all the torch function `log`; `x.log()` is the tensor method. The numer
 (TL301-TL306) ask these questions in their cheap `ast` gates and again in their LibCST
 visitors, the same way in both.
 
-Cost: linear in the call or expression asked about; `has_comment` runs LibCST matchers
-over the node (O(node)) per rewrite.
+Cost: linear in the call or expression asked about; `has_comment` renders the node
+(O(node)) per rewrite, and runs LibCST's matchers over it only if its code holds a `#`.
 """
 
 from __future__ import annotations
@@ -134,6 +134,10 @@ def torch_alias(imports: ImportMap) -> Optional[str]:
 
 def has_comment(node) -> bool:
     """A comment inside the node: a fix that rebuilds it from its parts would drop it."""
+    # a comment is code that starts with `#`: without one, importing the matchers (a
+    # second or more per process) and walking the node with them would find nothing
+    if "#" not in cst.Module(body=[]).code_for_node(node):
+        return False
     from libcst import matchers
 
     return bool(matchers.findall(node, matchers.Comment()))

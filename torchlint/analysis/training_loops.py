@@ -44,7 +44,7 @@ from torchlint.analysis.loop_facts import (
 from torchlint.core.lazy import cst
 from torchlint.analysis.names import ast_dotted_name, resolve
 from torchlint.analysis.module_names import absolute_import, is_package, module_name
-from torchlint.core.walk import blocks, pruned_walk
+from torchlint.core.walk import ast_children, blocks, pruned_walk
 
 NO_GRAD = frozenset({"torch.no_grad", "torch.inference_mode", "torch.autograd.no_grad", "torch.autograd.grad_mode.no_grad"})
 # text without which a file holds no training call (the cheap test before any walk)
@@ -213,7 +213,7 @@ class _Facts:
                 stack.extend(reversed(children))
                 continue
             inner_branch = branch or isinstance(node, (ast.If, ast.Try, ast.ExceptHandler, ast.Match))
-            stack.extend((child, loops, quiet, inner_branch) for child in reversed(list(ast.iter_child_nodes(node))))
+            stack.extend((child, loops, quiet, inner_branch) for child in reversed(ast_children(node)))
         if criterion_calls.calls and criterion_calls.differentiated:
             self.criteria.append(criterion_calls)
         if facts.step or facts.calls or facts.loops or reads:

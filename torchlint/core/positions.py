@@ -190,6 +190,10 @@ def _same_kind(ours, theirs: ast.stmt) -> bool:
     return _AST_NAMES.get(name, name) == type(theirs).__name__.replace("Async", "", 1)
 
 
+# the language server keeps the ranges of top-level statements shorter than this, whole
+KEPT_STATEMENT_ROWS = 200
+
+
 class StatementRanges:
     """A mapping node -> range (`.start/.end` with `.line`, `.column`) like PositionProvider's."""
 
@@ -206,13 +210,14 @@ class StatementRanges:
         self._tree = tree
         self._file_row = file_row  # the file's row of a row of the parsed text, if they differ
         self._ranges: Dict = {}
-        self._statement_of: Dict = {}
+        # keyed by id(node): the module holds its nodes, and a LibCST node's hash is a Python call
+        self._statement_of: Dict[int, int] = {}
         self._indexed = 0
         self._first_rows: Optional[List[int]] = None
         self._pairs: Optional[List[Tuple[ast.stmt, ast.stmt]]] = None  # of the top-level statements
         self._fallback: Optional[Dict] = None
-        self._parents: Dict = {}  # node -> the node holding it, below the top-level statements
-        self._indents: Dict = {}  # node -> the indentation of the file's lines inside it
+        self._parents: Dict[int, object] = {}  # id(node) -> the node holding it, below the top-level statements
+        self._indents: Dict[int, str] = {}  # id(node) -> the indentation of the file's lines inside it
         self._counterparts_of: Dict[int, Dict] = {}  # top-level index -> its statements' stdlib ast ones
 
     def __getitem__(self, node):
@@ -227,7 +232,7 @@ class StatementRanges:
             index = self._index_of(node)
             rows = self._statement_rows()
             if index is not None and rows is not None:
-                if self._known is not None or not self._resolve_nested(index, node):
+                if not (self._nested_first(index) and self._resolve_nested(index, node)):
                     self._resolve(index, rows[index])
                 return self._ranges[node]
             self._fallback = _whole_module(self._module)
@@ -238,6 +243,16 @@ class StatementRanges:
             _Point(self._file_row(found.start.line), found.start.column),
             _Point(self._file_row(found.end.line), found.end.column),
         )
+
+    def _nested_first(self, index: int) -> bool:
+        """Whether to resolve a node of this top-level statement within its innermost block
+        statement: always without `known` ranges; with them (the language server), only in a
+        statement too long to render whole at every keystroke inside it (a trainer class), as
+        the ranges of a whole one are kept for the versions in which it does not change."""
+        if self._known is None:
+            return True
+        first, last = self._pairs[index]
+        return (last.end_lineno or last.lineno) - _anchor_row(first) >= KEPT_STATEMENT_ROWS
 
     def _known_range(self, node):
         known = self._known.get(node, self._module.default_indent)
@@ -256,18 +271,18 @@ class StatementRanges:
 
     def _index_of(self, node) -> Optional[int]:
         body, parents, statement_of = self._module.body, self._parents, self._statement_of
-        while node not in statement_of and self._indexed < len(body):
+        while id(node) not in statement_of and self._indexed < len(body):
             index = self._indexed
             stack = [body[index]]
-            statement_of[body[index]] = index
+            statement_of[id(body[index])] = index
             while stack:
                 current = stack.pop()
                 for child in children(current):
-                    parents[child] = current
-                    statement_of[child] = index
+                    parents[id(child)] = current
+                    statement_of[id(child)] = index
                     stack.append(child)
             self._indexed += 1
-        return statement_of.get(node)
+        return statement_of.get(id(node))
 
     def _resolve_nested(self, index: int, node) -> bool:
         """Resolve the innermost statement of an indented block that holds `node`, rendered
@@ -280,7 +295,7 @@ class StatementRanges:
         counterpart = self._counterparts(index).get(statement)
         if counterpart is None:
             return False
-        indent = self._indent_inside(self._parents[statement])
+        indent = self._indent_inside(self._parents[id(statement)])
         alone = cst.If(test=cst.Name("_"), body=cst.IndentedBlock(body=[statement], indent=indent))
         ranges = _whole_module(self._module.with_changes(body=[alone], header=[], footer=[]))
         decorators = getattr(statement, "decorators", ())
@@ -298,7 +313,7 @@ class StatementRanges:
         parents, block = self._parents, cst.IndentedBlock
         current = node
         while True:
-            parent = parents.get(current)
+            parent = parents.get(id(current))
             if parent is None:
                 return None
             if type(parent) is block:
@@ -312,14 +327,14 @@ class StatementRanges:
         path, indents, parents = [], self._indents, self._parents
         indenting = (cst.IndentedBlock, cst.Match)
         current = node
-        while current is not None and current not in indents:
+        while current is not None and id(current) not in indents:
             path.append(current)
-            current = parents.get(current)
-        indent = "" if current is None else indents[current]
+            current = parents.get(id(current))
+        indent = "" if current is None else indents[id(current)]
         for held in reversed(path):
             if type(held) in indenting:
                 indent += self._module.default_indent if held.indent is None else held.indent
-            indents[held] = indent
+            indents[id(held)] = indent
         return indent
 
     def _counterparts(self, index: int) -> Dict:

@@ -40,8 +40,37 @@ def _child_fields(kind: type) -> Tuple[str, ...]:
     return names
 
 
-def children(node) -> List:
-    """The child nodes of a LibCST node in source order, without whitespace and punctuation."""
+# node id -> (node, its children), and (node id, pruned types) -> (node, its `pruned_walk`):
+# analyses walk the same subtrees several times (a method for each of TL003's and TL005's
+# questions), and LibCST trees never change. An entry keeps its node alive, so its id
+# cannot be reused while it is here. The engine empties both after each file
+# (`forget_trees`); the bounds cap them for other callers.
+_KNOWN: Dict[int, Tuple[object, Tuple]] = {}
+KNOWN_BOUND = 500_000
+_WALKED: Dict[Tuple[int, Tuple[type, ...]], Tuple[object, Tuple]] = {}
+WALKED_BOUND = 20_000
+
+
+def children(node) -> Tuple:
+    """The child nodes of a LibCST node in source order, without whitespace and punctuation.
+    Cost: the node's fields the first time it is asked, O(1) after that."""
+    known = _KNOWN.get(id(node))
+    if known is not None:
+        return known[1]
+    found = _children(node)
+    if len(_KNOWN) >= KNOWN_BOUND:
+        _KNOWN.clear()
+    _KNOWN[id(node)] = (node, found)
+    return found
+
+
+def forget_trees() -> None:
+    """Drop the children and walks kept for the trees walked so far (and the trees with them)."""
+    _KNOWN.clear()
+    _WALKED.clear()
+
+
+def _children(node) -> Tuple:
     kind = type(node)
     names = _CHILD_FIELDS.get(kind)
     if names is None:
@@ -61,7 +90,7 @@ def children(node) -> List:
             for item in value:
                 if (shapes.get(type(item)) or _shape(type(item))) is _NODE:
                     found.append(item)
-    return found
+    return tuple(found)
 
 
 _NODE, _SEQUENCE, _OTHER = "node", "sequence", "other"
@@ -96,6 +125,19 @@ def ast_nodes(node: ast.AST) -> List[ast.AST]:
     return found
 
 
+def ast_children(node: ast.AST) -> List[ast.AST]:
+    """The child nodes of a stdlib ast node in `ast.iter_child_nodes`' order, as a list
+    (no generators: a walk that asks for every node's children pays them per node)."""
+    found, node_type = [], ast.AST
+    for name in node._fields:
+        value = getattr(node, name, None)
+        if isinstance(value, node_type):
+            found.append(value)
+        elif type(value) is list:
+            found.extend([item for item in value if isinstance(item, node_type)])
+    return found
+
+
 def walk(node, into_functions: bool = True) -> Iterator:
     """Every node under `node` (itself included), in source order. With
     `into_functions=False`, nested function, class and lambda bodies are not entered."""
@@ -114,6 +156,20 @@ def pruned_walk(node, pruned: Tuple[type, ...], enter_root: bool = False) -> Ite
         yield current
         if type(current) not in pruned or (enter_root and current is node):
             stack.extend(reversed(children(current)))
+
+
+def walked(node, pruned: Tuple[type, ...]) -> Tuple:
+    """`pruned_walk(node, pruned)` as a tuple. Cost: the walk the first time a file asks
+    for it, O(1) after that."""
+    key = (id(node), pruned)
+    known = _WALKED.get(key)
+    if known is not None:
+        return known[1]
+    found = tuple(pruned_walk(node, pruned))
+    if len(_WALKED) >= WALKED_BOUND:
+        _WALKED.clear()
+    _WALKED[key] = (node, found)
+    return found
 
 
 def statements(block) -> Iterator:

@@ -102,9 +102,7 @@ class TorchlintChecker:
         if result.facts is not None:
             diagnostics.extend(project_findings({self.filename: result.facts}, rules, config))
         if diagnostics and not self.disable_noqa:
-            from torchlint.core.noqa import line_suppressions
-
-            suppressions = line_suppressions(source)
+            suppressions = _suppressions(source, tree)
             diagnostics = [d for d in diagnostics if not suppressions.suppresses(d.location.row, d.code)]
         if self.notebook is not None:
             layout = self.notebook.layout
@@ -124,3 +122,16 @@ class TorchlintChecker:
         except BaselineError as error:
             problems.append(f"{error} (all findings shown)")
             return diagnostics
+
+
+def _suppressions(source: str, tree):
+    """The file's `# noqa` comments, tokenized only in the top-level statements that hold a
+    finding, as the CLI reads them (the whole source for a notebook, which has no tree here)."""
+    from torchlint.core.noqa import StatementSuppressions, line_suppressions
+
+    if tree is None:
+        return line_suppressions(source)
+    from torchlint.core.partial_parse import statement_spans
+    from torchlint.core.source import split_lines
+
+    return StatementSuppressions(split_lines(source), statement_spans(tree))

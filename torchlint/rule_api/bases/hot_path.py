@@ -41,9 +41,10 @@ def _cpu_state(class_node, module, imports) -> Set[str]:
         return set()
     for function in methods(class_node):
         for node in own_nodes(function.body):
-            if isinstance(node, cst.Assign):
+            kind = type(node)  # exact types: LibCST's concrete nodes, whose ABC isinstance costs more than the walk
+            if kind is cst.Assign:
                 pairs = [(target.target, node.value) for target in node.targets]
-            elif isinstance(node, cst.AnnAssign) and node.value is not None:
+            elif kind is cst.AnnAssign and node.value is not None:
                 pairs = [(node.target, node.value)]
             else:
                 continue
