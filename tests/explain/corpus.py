@@ -3,9 +3,9 @@
 real/corpus.toml holds the logs collected for issue 24, split by a hash of their URL before any
 signature was written from them; real/issue_logs.json holds the earlier logs the signatures were
 first written from, which are development logs by construction. The held-out splits (heldout/,
-heldout2/, heldout3/, ...) hold logs from threads the project never cited when they were collected for
-issue 33; each is scored, never written from, until it is marked used (HeldOutSplit.used), and
-"held-out" names the newest split not yet used.
+heldout2/, heldout3/, ...) hold logs from threads the project never cited when they were
+collected for issue 33; each is scored, never written from, until it is marked used
+(HeldOutSplit.used), and "held-out" names the newest split not yet used.
 
 An answer is right (the expected family leads), partial (a neighbouring family leads, or the
 expected one is shown but not first), wrong (another answer leads) or nothing (no answer). It
