@@ -137,6 +137,16 @@ FEATURES = _compiled((
                            r"|(?<!xla/stream_executor/cuda/)cuda_driver\.cc|\bTF_[A-Z]{3,}|OOM when allocating tensor"
                            r"|ResourceExhaustedError|\[\[(?:\{\{)?[Nn]ode[ :]|_device=\"/job:", 0),
     ("product:jax", r"\bjaxlib\b|\bjax\b|XlaRuntimeError", 0),
+    # TensorFlow and XLA (JAX) share stream_executor, whose messages name neither when printed bare
+    # ("Could not create cudnn handle", "could not create cublas handle", "failed to create cublas handle")
+    ("runtime:stream-executor", r"[Cc]ould not create cu(?:dnn|blas) handle|failed to create cublas handle"
+                                r"|[Ff]ailed to (?:get|determine best cudnn) convolution algorithm", 0),
+    # PaddlePaddle: its name, its sources, and its enforce format for a library's status,
+    # "(External) CUDA error(700), an illegal memory access was encountered." (paddle/phi/core/enforce.h)
+    ("product:paddle", r"\b[Pp]addle(?:[Pp]addle|NLP|OCR|Detection|Seg)?\b|\bpaddle/(?:fluid|phi)/"
+                       r"|\(External\) (?:CUDA|CUDNN|CUBLAS|NCCL|CUFFT|CUSOLVER|CUSPARSE|CURAND) error\(", 0),
+    # Apache MXNet: its package and its exception
+    ("product:mxnet", r"\bmxnet\b|MXNetError", 0),
     # Caffe's glog CHECK macros around CUDA calls: "Check failed: error == cudaSuccess (2 vs. 0)"
     ("product:caffe", r"\b[Cc]affe\b|Check failed: (?:error|status) == (?:cudaSuccess|CUDNN_STATUS_SUCCESS|CUBLAS_STATUS_SUCCESS)", 0),
     # Lua Torch (torch7): its package manager, its CUDA package, its interpreter and Lua paths (not THC, which
