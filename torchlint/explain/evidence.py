@@ -168,6 +168,15 @@ FEATURES = _compiled((
     ("shm", r"/dev/shm|shm_open|posix_fallocate|shared memory segment|ncclShmOpen|--ipc=host|shm-size|\bshm\.h\b", 0),
     # processes made with fork(): DataLoader workers, multiprocessing, pre-forking servers
     ("fork", r"\bfork(?:ed)?\b|\bmultiprocessing\b|DataLoader worker|_MultiProcessingDataLoaderIter|\bgunicorn\b|\bcelery\b", 0),
+    # a CUDA toolkit before 11.0 named in the paste (or TensorFlow 1.x, built against CUDA 9/10 only): it has no
+    # code for Ampere (sm_80/sm_86) or newer GPUs
+    ("cuda-before-11", r"\bcudatoolkit[ =:]{0,3}(?:[89]|10)\.\d|\bCUDA(?: [Tt]oolkit)?[ =:]{0,3}(?:[89]|10)\.\d"
+                       r"|\btensorflow(?:-gpu)?[ =]{1,2}1\.\d|\bcudart64_(?:[89]\d|10\d)\b|libcudart\.so\.(?:[89]|10)\.\d", re.I),
+    # the launch needs more registers or shared memory per block than a multiprocessor has
+    ("launch-resources", r"too many resources requested for launch|cudaErrorLaunchOutOfResources"
+                         r"|CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES", 0),
+    # torch.utils.cpp_extension building with no GPU visible (docker build, a container without the NVIDIA runtime)
+    ("no-gpu-at-build", r"No CUDA runtime is found, using CUDA_HOME", 0),
     ("visible-devices-set", r"CUDA_VISIBLE_DEVICES['\"]?\]?\s*=\s*['\"]?\d|--gpu[-_](?:ids?|devices)|gpu_id", 0),
 ))
 FEATURE_NAMES = tuple(name for name, _ in FEATURES) + ("os:windows",)  # os:windows is the `windows` fact
