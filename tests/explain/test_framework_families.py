@@ -116,7 +116,38 @@ CASES = {
         "error (run with NCCL_DEBUG=INFO for details), NCCL version 2.18.1\n"
         "$ docker run --gpus all my-image torchrun --nproc_per_node=2 train.py\n",
         "nccl-system-error/shm", "torch"),
-}
+    # resource and build failures (Triton, launch resources, CTranslate2 case, extension builds, ptxas, cuBLAS)
+    "triton-shared-memory": (
+        "  File \"/opt/conda/lib/python3.11/site-packages/triton/compiler/compiler.py\", line 370, in _init_handles\n"
+        "triton.runtime.errors.OutOfResources: out of resource: shared memory, Required: 196608, Hardware limit: "
+        "101376. Reducing block sizes or `num_stages` may help.\n",
+        "triton-out-of-resources", "torch"),
+    "triton-shared-memory-old-wording": (
+        "OutOfResources: out of resource: shared memory, Required: 81920, Hardware limitation: 65536. "
+        "Reducing block sizes or `num_stages` may help.\n",
+        "triton-out-of-resources", "torch"),
+    "torch-extension-launch-resources": (
+        "  File \"/home/u/proj/ops/render.py\", line 51, in forward\n    out = _C.trace_rays(grid, rays)\n"
+        "RuntimeError: CUDA error: too many resources requested for launch\n"
+        "CUDA kernel errors might be asynchronously reported at some other API call.\n",
+        "cuda-launch-config/launch-out-of-resources", "torch"),
+    "ctranslate2-oom-lower-case": (
+        "  File \"transcribe.py\", line 9, in <module>\n    segments, info = model.transcribe(audio)\n"
+        "RuntimeError: Cuda failed with error out of memory\n",
+        "cuda-out-of-memory/ctranslate2-model-size", "ctranslate2"),
+    "extension-built-in-container": (
+        "Step 7/9 : RUN python setup.py build_ext --inplace\n"
+        "No CUDA runtime is found, using CUDA_HOME='/usr/local/cuda'\nbuilding 'sparse_ops' extension\n",
+        "extension-built-without-gpu/container-without-gpu-runtime", "torch"),
+    "jax-old-ptxas": (
+        "jaxlib.xla_extension.XlaRuntimeError: INTERNAL: ptxas exited with non-zero error code 65280, output: "
+        "ptxas fatal   : Value 'sm_89' is not defined for option 'gpu-name'\n",
+        "cuda-ptx-jit/ptxas-older-than-target", "jax"),
+    "tensorflow-cublas-cuda9": (
+        "Using tensorflow-gpu 1.12.0 with CUDA 9.0 and cuDNN 7.1 on an RTX 3070\n"
+        "E tensorflow/stream_executor/cuda/cuda_blas.cc:652] failed to run cuBLAS routine cublasSgemm_v2: "
+        "CUBLAS_STATUS_EXECUTION_FAILED\n",
+        "cublas-execution-failed/toolkit-older-than-gpu", "tensorflow"),}
 
 
 def _explain(run_explain, log):

@@ -63,7 +63,8 @@ def _all_patterns():
     for signature in load_knowledge().signatures:
         yield f"signature:{signature.id}", signature.pattern, lambda p, text: p.search(text)
     for framework in load_knowledge().frameworks:
-        yield f"framework:{framework.name}", framework.advice, lambda p, text: p.search(text)
+        if framework.advice is not None:  # a shared printer names no framework in advice
+            yield f"framework:{framework.name}", framework.advice, lambda p, text: p.search(text)
     yield "doctor:driver-too-old", check_basics._DRIVER_TOO_OLD, lambda p, text: p.search(text)
     for name in ("_FIELD", "_GPU_LINE", "_PACKAGE_LINE"):
         yield f"collect_env:{name}", getattr(collect_env, name), lambda p, text: p.match(text)

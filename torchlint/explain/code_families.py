@@ -37,7 +37,8 @@ CUDA_LIBRARIES = ("cuda-runtime", "cuda-driver")
 MESSAGE_PREFIXES: Mapping[str, Tuple[Tuple[str, str], ...]] = {
     "cuda-runtime": (
         ("CUDA error", r"CUDA error:[ \t]?"),  # torch c10 CUDA_CHECK
-        ("CUDA failed with error", r"CUDA failed with error "),  # CTranslate2 CUDA_CHECK
+        # CTranslate2 CUDA_CHECK; pastes retype its prefix in other letter case ("Cuda failed with error")
+        ("failed with error", r"(?i:cuda) failed with error "),
         ("CUDA failure", r"CUDA failure \d{1,6}: "),  # ONNX Runtime CUDA_CALL
         ("CUDA driver error", r"CUDA driver error: "),  # torch AT_CUDA_DRIVER_CHECK
         ("Triton Error", r"Triton Error \[CUDA\]: "),  # Triton's driver launcher

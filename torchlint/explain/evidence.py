@@ -137,6 +137,16 @@ FEATURES = _compiled((
                            r"|(?<!xla/stream_executor/cuda/)cuda_driver\.cc|\bTF_[A-Z]{3,}|OOM when allocating tensor"
                            r"|ResourceExhaustedError|\[\[(?:\{\{)?[Nn]ode[ :]|_device=\"/job:", 0),
     ("product:jax", r"\bjaxlib\b|\bjax\b|XlaRuntimeError", 0),
+    # TensorFlow and XLA (JAX) share stream_executor, whose messages name neither when printed bare
+    # ("Could not create cudnn handle", "could not create cublas handle", "failed to create cublas handle")
+    ("runtime:stream-executor", r"[Cc]ould not create cu(?:dnn|blas) handle|failed to create cublas handle"
+                                r"|[Ff]ailed to (?:get|determine best cudnn) convolution algorithm", 0),
+    # PaddlePaddle: its name, its sources, and its enforce format for a library's status,
+    # "(External) CUDA error(700), an illegal memory access was encountered." (paddle/phi/core/enforce.h)
+    ("product:paddle", r"\b[Pp]addle(?:[Pp]addle|NLP|OCR|Detection|Seg)?\b|\bpaddle/(?:fluid|phi)/"
+                       r"|\(External\) (?:CUDA|CUDNN|CUBLAS|NCCL|CUFFT|CUSOLVER|CUSPARSE|CURAND) error\(", 0),
+    # Apache MXNet: its package and its exception
+    ("product:mxnet", r"\bmxnet\b|MXNetError", 0),
     # Caffe's glog CHECK macros around CUDA calls: "Check failed: error == cudaSuccess (2 vs. 0)"
     ("product:caffe", r"\b[Cc]affe\b|Check failed: (?:error|status) == (?:cudaSuccess|CUDNN_STATUS_SUCCESS|CUBLAS_STATUS_SUCCESS)", 0),
     # Lua Torch (torch7): its package manager, its CUDA package, its interpreter and Lua paths (not THC, which
@@ -158,6 +168,15 @@ FEATURES = _compiled((
     ("shm", r"/dev/shm|shm_open|posix_fallocate|shared memory segment|ncclShmOpen|--ipc=host|shm-size|\bshm\.h\b", 0),
     # processes made with fork(): DataLoader workers, multiprocessing, pre-forking servers
     ("fork", r"\bfork(?:ed)?\b|\bmultiprocessing\b|DataLoader worker|_MultiProcessingDataLoaderIter|\bgunicorn\b|\bcelery\b", 0),
+    # a CUDA toolkit before 11.0 named in the paste (or TensorFlow 1.x, built against CUDA 9/10 only): it has no
+    # code for Ampere (sm_80/sm_86) or newer GPUs
+    ("cuda-before-11", r"\bcudatoolkit[ =:]{0,3}(?:[89]|10)\.\d|\bCUDA(?: [Tt]oolkit)?[ =:]{0,3}(?:[89]|10)\.\d"
+                       r"|\btensorflow(?:-gpu)?[ =]{1,2}1\.\d|\bcudart64_(?:[89]\d|10\d)\b|libcudart\.so\.(?:[89]|10)\.\d", re.I),
+    # the launch needs more registers or shared memory per block than a multiprocessor has
+    ("launch-resources", r"too many resources requested for launch|cudaErrorLaunchOutOfResources"
+                         r"|CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES", 0),
+    # torch.utils.cpp_extension building with no GPU visible (docker build, a container without the NVIDIA runtime)
+    ("no-gpu-at-build", r"No CUDA runtime is found, using CUDA_HOME", 0),
     ("visible-devices-set", r"CUDA_VISIBLE_DEVICES['\"]?\]?\s*=\s*['\"]?\d|--gpu[-_](?:ids?|devices)|gpu_id", 0),
 ))
 FEATURE_NAMES = tuple(name for name, _ in FEATURES) + ("os:windows",)  # os:windows is the `windows` fact

@@ -71,11 +71,13 @@ class Signature:
 @dataclass(frozen=True)
 class Framework:
     """A framework a log can come from: the evidence feature that names it in a log, and the
-    pattern that names it in a piece of advice (its API, its variables, its install commands)."""
+    pattern that names it in a piece of advice (its API, its variables, its install commands).
+    A printer shared by several frameworks (TensorFlow's and XLA's stream_executor) has no advice
+    pattern: its logs keep only advice that names no framework."""
 
     name: str
     feature: str
-    advice: "re.Pattern[str]"
+    advice: "Optional[re.Pattern[str]]"
 
 
 @dataclass(frozen=True)
@@ -90,7 +92,8 @@ class KnowledgeBase:
         any (torch's `pip install nvidia-cudnn-cu12==...` for a TensorFlow log); a log that names
         no framework keeps every piece of advice."""
         in_log = {framework.name for framework in self.frameworks if framework.feature in features}
-        named = {framework.name for framework in self.frameworks if framework.advice.search(advice)}
+        named = {framework.name for framework in self.frameworks
+                 if framework.advice is not None and framework.advice.search(advice)}
         return not in_log or not named or bool(named & in_log)
 
 
@@ -164,7 +167,7 @@ def _framework(entry: Mapping[str, Any]) -> Framework:
     if entry["feature"] not in FEATURE_NAMES:
         raise KnowledgeError(f"framework {entry['name']}: unknown evidence feature {entry['feature']!r}")
     try:
-        return Framework(entry["name"], entry["feature"], re.compile(entry["advice"]))
+        return Framework(entry["name"], entry["feature"], re.compile(entry["advice"]) if entry["advice"] else None)
     except re.error as error:
         raise KnowledgeError(f"framework {entry['name']}: bad advice regex: {error}") from None
 

@@ -10,6 +10,7 @@ from torchlint.explain.evidence import Clue, Evidence
 from torchlint.explain.explanation import Explanation
 from torchlint.explain.guard_advice import guard_line
 from torchlint.explain.knowledge import KnowledgeBase, Match
+from torchlint.explain.reasoning import Diagnosis
 from torchlint.core.visible import visible
 
 NO_MATCH = (
@@ -55,6 +56,11 @@ def _docs(explanation: Explanation, found: Match, knowledge: KnowledgeBase) -> s
     return docs if docs and knowledge.fits(docs, explanation.evidence.features) else ""
 
 
+def _diagnosis_advice(explanation: Explanation, diagnosis: Diagnosis, knowledge: KnowledgeBase) -> str:
+    """The diagnosis' advice, or "" where it names another framework than the log's (torch's wheels)."""
+    return diagnosis.advice if knowledge.fits(diagnosis.advice, explanation.evidence.features) else ""
+
+
 def _reraise_broken_pipe() -> None:
     raise BrokenPipeError
 
@@ -88,7 +94,7 @@ def render_text(explanation: Explanation, knowledge: KnowledgeBase, stream: IO[s
         say("Diagnosis from the evidence in this log", "bold")
         for diagnosis in explanation.diagnoses:
             say(diagnosis.cause, "bold red", 2, "- ")
-            say(diagnosis.advice, "", 4)
+            say(_diagnosis_advice(explanation, diagnosis, knowledge), "", 4)
             for clue in diagnosis.clues:
                 say(_clue_text(clue), "dim", 4, "evidence: ")
         console.print()
@@ -149,7 +155,7 @@ def render_json(explanation: Explanation, knowledge: KnowledgeBase) -> str:
             "gpu_claim": explanation.gpu_claim,
             "hint": None if matches else NO_MATCH,
             "diagnoses": [
-                {"kind": d.kind, "cause": d.cause, "advice": d.advice,
+                {"kind": d.kind, "cause": d.cause, "advice": _diagnosis_advice(explanation, d, knowledge),
                  "evidence": [{"fact": c.fact, "value": c.value, "line": c.line, "excerpt": c.excerpt}
                               for c in d.clues]}
                 for d in explanation.diagnoses
