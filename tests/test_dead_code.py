@@ -34,6 +34,8 @@ ALIVE = (
     "render_json_lines",
     # the doctor's check names, the vocabulary explain's knowledge base is validated against
     "CHECK_NAMES",
+    # which family holds each GPU error code: read by tools/error_codes_doc.py and its tests
+    "family_of_codes",
 )
 
 

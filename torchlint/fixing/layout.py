@@ -96,6 +96,21 @@ def _literal(piece: str) -> str:
     return f'f"{piece}"' if "{" in piece else f'"{piece}"'
 
 
+def edit_fits(edit: Edit, lines: Sequence[str], line_length: int) -> bool:
+    """Whether an edit that rewrites a statement its author laid out over several rows keeps
+    to the line length: what it writes fits, or the rows it replaces were already longer (the
+    author's layout, not the fix's). An edit within one row is fitted as every fix is
+    (`fit_edit`). `lines` are the file's rows. Cost: the rows the edit replaces and writes."""
+    if edit.start.row == edit.end.row:
+        return True
+    replaced = lines[edit.start.row - 1 : edit.end.row]
+    if any(width(line) > line_length for line in replaced):
+        return True
+    prefix = replaced[0][: edit.start.column - 1]
+    suffix = replaced[-1][edit.end.column - 1 :]
+    return all(width(line) <= line_length for line in (prefix + edit.content + suffix).splitlines())
+
+
 def fit_edit(edit: Edit, line: str, whole_statement: bool, line_length: int, newline: str) -> Edit:
     """`edit`, or, when it would push its one-line statement past the line length, an edit
     that writes the whole statement split as a formatter would split it.

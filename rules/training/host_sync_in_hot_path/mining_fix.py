@@ -385,7 +385,7 @@ def _inline_edit(node, masked: str, count_text: str, parents: Dict):
     call_node, which = reduction
     if which == "sum":
         return (node, masked), None, count_text
-    return (call_node, f"({masked}.sum() / {count_text})"), None, count_text
+    return (call_node, _quotient(call_node, f"{masked}.sum() / {count_text}", parents)), None, count_text
 
 
 def _length_and_device(values, source: str, module) -> Tuple[str, str]:
@@ -400,6 +400,13 @@ def _length_and_device(values, source: str, module) -> Tuple[str, str]:
             base = module.code_for_node(func.value)
             return f"{base}.numel()", f"{base}.device"
     return f"{source}.shape[-1]", f"{source}.device"
+
+
+def _quotient(call, text: str, parents: Dict) -> str:
+    """`text` (a division) in brackets, unless it replaces the whole value of a statement."""
+    statement = parents.get(call)
+    whole = isinstance(statement, (cst.Return, cst.Assign, cst.AnnAssign, cst.Expr)) and statement.value is call
+    return text if whole else f"({text})"
 
 
 def _atomic_text(node, text: str) -> str:
@@ -470,7 +477,7 @@ def _reduced_reads(name: str, counts: Dict[int, str], uses: Dict[str, List], par
             return None
         call, which = reduction
         if which == "mean":
-            edits.append((call, f"({name}.sum() / {counts[bindings[seen]]})"))
+            edits.append((call, _quotient(call, f"{name}.sum() / {counts[bindings[seen]]}", parents)))
     return edits
 
 

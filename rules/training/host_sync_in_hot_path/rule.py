@@ -9,7 +9,7 @@ uses of a bound name and an accumulator's name asked once per name (`UseMemo`, `
 from __future__ import annotations
 
 import ast
-from typing import FrozenSet, Iterator, Set, Tuple
+from typing import FrozenSet, Iterator, List, Optional, Set, Tuple
 
 from torchlint.analysis.accumulation import AccumulationPlan, OwnerNames, accumulation_plan, accumulator
 from torchlint.analysis.classes import self_name
@@ -20,6 +20,7 @@ from torchlint.analysis.value_kinds import Kind, NameKinds, ast_fresh_cpu_tensor
 from torchlint.rule_api.bases.hot_path import HotPathRule
 from torchlint.core.diagnostics import Applicability, Fix
 from torchlint.core.lazy import cst
+from torchlint.fixing.layout import edit_fits, split_statement, width
 from torchlint.analysis.source_view import SourceView
 from torchlint.rule_api.rule import Positions, Report
 from torchlint.rules.training.host_sync_in_hot_path import examples
@@ -269,17 +270,30 @@ class HostSyncInHotPath(HotPathRule):
             applicability,
         )
 
-    def _mining_fix(self, plan: MiningPlan, positions: Positions) -> Fix:
+    def _mining_fix(self, plan: MiningPlan, positions: Positions) -> Optional[Fix]:
         edits = []
         for node, text in plan.edits:
             if isinstance(text, tuple):  # lines at the statement's indentation
-                text = (self.context.newline + positions.indent_of(node)).join(text)
+                indent = positions.indent_of(node)
+                text = (self.context.newline + indent).join(
+                    line for written in text for line in self._statement_lines(indent, written)
+                )
             edits.append(positions.replace(node, text))
+        # a statement its author split to keep the line length is not joined past it
+        if not all(edit_fits(edit, positions.lines, self.context.config.line_length) for edit in edits):
+            return None
         return Fix(
             "Keep the counts on the GPU: sort once and mask by rank, clamp for min/max, torch.where for the branch",
             tuple(edits),
             Applicability.UNSAFE,
         )
+
+    def _statement_lines(self, indent: str, statement: str) -> List[str]:
+        """A statement the fix writes, split as a formatter would when it is past the line length."""
+        lines = None
+        if width(indent + statement) > self.context.config.line_length:
+            lines = split_statement(indent + statement, self.context.config.line_length)
+        return [statement] if lines is None else [line[len(indent) :] for line in lines]
 
     def _unsafe_fix(self, call, whole, positions: Positions) -> Fix:
         if whole is call:
