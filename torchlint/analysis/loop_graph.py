@@ -12,7 +12,7 @@ children; the routes are a breadth-first search `MAX_DEPTH` calls deep.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, List, Mapping, Optional, Set, Tuple
+from typing import Dict, List, Mapping, Optional, Sequence, Set, Tuple
 
 from torchlint.analysis.loop_facts import MODULE_OWNER, NO_TRAINING, TRAINING_IN_BRANCH, LoopFacts, OwnerLoops
 from torchlint.analysis.module_names import suffix_matches
@@ -90,6 +90,9 @@ class LoopGraph:
         self._hot: Dict[Tuple[str, int], bool] = {}
         self._children: Dict[str, List[List[int]]] = {}  # owner -> per loop, its child loops
         self.steps = self._step_owners()
+        # callee name -> how a hot loop or step function calls it, resolved or not
+        # (`pkg.Base.compute_loss`, which a subclass's override answers: `override_route`)
+        self.called: Dict[str, LoopRoute] = {}
         self.routes = self._routes()
         self._criteria: Optional[Dict[str, CriterionUse]] = None
 
@@ -171,6 +174,7 @@ class LoopGraph:
         for _ in range(MAX_DEPTH):
             following = []
             for callee, route in frontier:
+                self.called.setdefault(callee, route)
                 target = self.resolve(callee)
                 if target is None or target in routes:
                     continue
@@ -183,6 +187,18 @@ class LoopGraph:
     def route(self, owner: str) -> Optional[LoopRoute]:
         """How a hot loop or step function reaches `owner` (itself, for a step function)."""
         return self.routes.get(owner)
+
+    def override_route(self, owner: str, ancestors: Sequence[str]) -> Optional[LoopRoute]:
+        """How a hot loop or step function reaches a method `owner` (`pkg.Impl.compute_loss`)
+        that overrides one it calls on a base (`self.compute_loss(...)` in `pkg.Base.update`,
+        which runs the override on an `Impl`); `ancestors`: the class's bases, nearest first.
+        Cost: O(len(ancestors))."""
+        method = owner.rsplit(".", 1)[-1]
+        for base in ancestors:
+            route = self.called.get(f"{base}.{method}")
+            if route is not None:
+                return LoopRoute(route.origin, route.loop, route.via + (owner,))
+        return None
 
     def criteria(self) -> Dict[str, CriterionUse]:
         """The names of what instances called as the criterion of a hot loop or a step
