@@ -108,21 +108,12 @@ class Reach:
             hot.extend((step, False) for step in HF_TRAINER_STEPS)
         return hot
 
-    def ancestors(self, class_name: str) -> List[str]:
-        """The classes of the index that `class_name` inherits from, nearest first (empty for a
-        class the index does not know). Cost: O(its ancestors), each visited once."""
+    def bases(self, class_name: str) -> List[str]:
+        """The classes of the index that `class_name` names as its bases, in order (empty for a
+        class the index does not know). Cost: O(its bases)."""
         facts = self.index.find(class_name)
-        found: List[str] = []
-        seen = {facts.name} if facts is not None else set()
-        queue = [facts] if facts is not None else []
-        while queue:
-            for base in queue.pop(0).bases:
-                parent = self.index.find(base) if base is not None else None
-                if parent is not None and parent.name not in seen:
-                    seen.add(parent.name)
-                    found.append(parent.name)
-                    queue.append(parent)
-        return found
+        found = (self.index.find(base) for base in (facts.bases if facts is not None else ()) if base is not None)
+        return [parent.name for parent in found if parent is not None]
 
     def _inherits(self, facts: ClassFacts, targets: frozenset) -> bool:
         """Whether the class has one of `targets` among its bases, through the index (each
@@ -262,7 +253,7 @@ def hot_path_findings(project, pending: Sequence[Tuple[str, Pending]], rule: typ
         found.append(replace(diagnostic, message=diagnostic.message + route.describe(), fix=fix))
     if loops is not None:
         seen = {(d.filename, d.location, d.cell) for d in found}
-        for diagnostic in loop_findings(pending, loops, reach.ancestors):
+        for diagnostic in loop_findings(pending, loops, reach.bases):
             if (diagnostic.filename, diagnostic.location, diagnostic.cell) not in seen:
                 found.append(diagnostic)
     return found

@@ -121,12 +121,12 @@ def _enclosing_loops(node, parents: Mapping, loop_index: Mapping[int, int]) -> S
 
 
 def loop_findings(
-    pending: Sequence[Tuple[str, Pending]], graph: LoopGraph, ancestors: Optional[Callable[[str], List[str]]] = None
+    pending: Sequence[Tuple[str, Pending]], graph: LoopGraph, bases: Optional[Callable[[str], List[str]]] = None
 ) -> List[Diagnostic]:
     """The `LoopReaches` findings (`pending`: (display path, pending) pairs) that a hot
     loop or step function of the tree (`graph`, over every file's loop facts) runs, also
-    as the override of a method a base's hot code calls on `self` (`ancestors`: a class's
-    bases over the tree, nearest first; O(their number) per finding)."""
+    as the override of a method a base's hot code calls on `self` (`bases`: a class's bases
+    over the tree; `LoopGraph.override_route`)."""
     found = []
     for display, item in pending:
         if not isinstance(item.condition, LoopReaches):
@@ -136,8 +136,8 @@ def loop_findings(
             message = diagnostic.message.replace(f" in {loop.where} ", f" in {LOOP_PREFIX}{loop.where} ", 1)
         else:
             route = graph.route(loop.owner)
-            if route is None and ancestors is not None and "." in loop.owner:
-                route = graph.override_route(loop.owner, ancestors(loop.owner.rsplit(".", 1)[0]))
+            if route is None and bases is not None and "." in loop.owner:
+                route = graph.override_route(loop.owner, bases)
             if route is None:
                 continue
             origin_file = graph.files.get(route.origin)
