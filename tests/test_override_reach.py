@@ -1,5 +1,5 @@
-"""A step function that calls a method on `self` runs the subclass's override on a subclass's
-instance (issue 31): what TL003 reports in the override, across files, and what stays quiet."""
+"""What a training step runs every step (issue 31): the override a base's step function calls on
+`self` (across files, and what stays quiet), and a conditional `.item()` in a logged dict."""
 
 from __future__ import annotations
 
@@ -84,3 +84,24 @@ def test_an_override_of_a_method_a_base_step_calls_on_self_runs_every_step(tmp_p
 def test_an_override_only_evaluation_calls_and_a_same_named_method_of_another_class_stay_quiet(tmp_path, capsys):
     quiet = IMPL.replace("key = batch.detach().cpu().numpy()", "key = batch.detach()")
     assert _check(tmp_path, capsys, {"pkg/__init__.py": "", "pkg/base.py": BASE, "pkg/impl.py": quiet}) == (0, [])
+
+
+TERNARY = """\
+import torch
+
+
+def main(model, optim, loader, logger, stale):
+    for data in loader:
+        loss = model(data).sum()
+        loss.backward()
+        optim.step()
+        logger.log_metrics({"stale": stale.max().item() if stale is not None else 0})
+        width = stale.max().item() if stale is not None else 0
+        model.resize(width)
+"""
+
+
+def test_a_conditional_item_in_a_logged_dict_is_recorded_and_one_used_as_a_size_is_not(tmp_path, capsys):
+    code, found = _check(tmp_path, capsys, {"train.py": TERNARY})
+    assert code == 1
+    assert [(name, row) for name, row, _ in found] == [("train.py", 9)]
