@@ -218,7 +218,7 @@ def recall(judged_file: Path, roots: List[Path]) -> None:
         misses = Counter((hit["verdict"], hit["why"]) for hit in true if hit not in either)
         for hit in true:
             if hit not in either:
-                print(f"  missed: {hit['root']} {hit['file']}:{hit['line']} [{hit['family']}] {hit['code'][:70]}")
+                print(f"  missed: {hit['root']} {hit['file']}:{hit['line']} [{hit['family']}] {hit.get('code', '')[:70]}")
         for (verdict, why), count in misses.most_common():
             print(f"  {count} x {verdict}: {why}")
 

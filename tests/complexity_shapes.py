@@ -237,6 +237,20 @@ def many_loads(n: int) -> Project:
     return {"restore.py": "import torch\n\n\ndef restore(args, kind):\n" + branches + "    return opts\n"}
 
 
+def override_chain(n: int) -> Project:
+    """A base whose step function calls `self.compute_loss`, and a chain of n subclasses,
+    each overriding it with a host read (walking the bases per override would be quadratic)."""
+    base = ("class Base:\n    def update(self, batch):\n        loss = self.compute_loss(batch)\n"
+            "        loss.backward()\n        self.optim.step()\n\n    def compute_loss(self, batch):\n"
+            "        raise NotImplementedError\n")
+    subclasses = "".join(
+        f"\n\nclass Impl{i}({'Impl' + str(i - 1) if i else 'Base'}):\n    def compute_loss(self, batch):\n"
+        f"        return batch.sum() + batch.max().item()\n"
+        for i in range(n)
+    )
+    return {"impls.py": "import torch\n\n\n" + base + subclasses}
+
+
 def class_loads(n: int) -> Project:
     """A class with n methods each loading a file, and one that saves the instance whole
     (`torch.save(self, ...)`: walking the class per load would be quadratic)."""
@@ -447,6 +461,6 @@ SHAPES: Dict[str, Callable[[int], Project]] = {
         many_heavy_imports, rnn_double_backward, long_trainer, nested_loops_forward, transform_aliases, many_loads,
         local_criteria, rnn_penalty_chain, function_call_chain, sibling_loops, many_accumulators, long_boolean_or,
         rebound_host_values, many_nonzero, forward_many_inputs, deprecated_head_uses, nested_guards,
-        critics_across_files, hard_negative_mining, submodule_losses, class_loads,
+        critics_across_files, hard_negative_mining, submodule_losses, class_loads, override_chain,
     )
 }

@@ -108,6 +108,13 @@ class Reach:
             hot.extend((step, False) for step in HF_TRAINER_STEPS)
         return hot
 
+    def bases(self, class_name: str) -> List[str]:
+        """The classes of the index that `class_name` names as its bases, in order (empty for a
+        class the index does not know). Cost: O(its bases)."""
+        facts = self.index.find(class_name)
+        found = (self.index.find(base) for base in (facts.bases if facts is not None else ()) if base is not None)
+        return [parent.name for parent in found if parent is not None]
+
     def _inherits(self, facts: ClassFacts, targets: frozenset) -> bool:
         """Whether the class has one of `targets` among its bases, through the index (each
         class answered once per `targets`; a cycle of bases adds nothing)."""
@@ -246,7 +253,7 @@ def hot_path_findings(project, pending: Sequence[Tuple[str, Pending]], rule: typ
         found.append(replace(diagnostic, message=diagnostic.message + route.describe(), fix=fix))
     if loops is not None:
         seen = {(d.filename, d.location, d.cell) for d in found}
-        for diagnostic in loop_findings(pending, loops):
+        for diagnostic in loop_findings(pending, loops, reach.bases):
             if (diagnostic.filename, diagnostic.location, diagnostic.cell) not in seen:
                 found.append(diagnostic)
     return found

@@ -12,7 +12,7 @@ children; the routes are a breadth-first search `MAX_DEPTH` calls deep.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, List, Mapping, Optional, Set, Tuple
+from typing import Callable, Dict, List, Mapping, Optional, Set, Tuple
 
 from torchlint.analysis.loop_facts import MODULE_OWNER, NO_TRAINING, TRAINING_IN_BRANCH, LoopFacts, OwnerLoops
 from torchlint.analysis.module_names import suffix_matches
@@ -90,6 +90,10 @@ class LoopGraph:
         self._hot: Dict[Tuple[str, int], bool] = {}
         self._children: Dict[str, List[List[int]]] = {}  # owner -> per loop, its child loops
         self.steps = self._step_owners()
+        # callee name -> how a hot loop or step function calls it, resolved or not
+        # (`pkg.Base.compute_loss`, which a subclass's override answers: `override_route`)
+        self.called: Dict[str, LoopRoute] = {}
+        self._inherited: Dict[Tuple[str, str], Optional[LoopRoute]] = {}
         self.routes = self._routes()
         self._criteria: Optional[Dict[str, CriterionUse]] = None
 
@@ -171,6 +175,7 @@ class LoopGraph:
         for _ in range(MAX_DEPTH):
             following = []
             for callee, route in frontier:
+                self.called.setdefault(callee, route)
                 target = self.resolve(callee)
                 if target is None or target in routes:
                     continue
@@ -183,6 +188,27 @@ class LoopGraph:
     def route(self, owner: str) -> Optional[LoopRoute]:
         """How a hot loop or step function reaches `owner` (itself, for a step function)."""
         return self.routes.get(owner)
+
+    def override_route(self, owner: str, bases: Callable[[str], List[str]]) -> Optional[LoopRoute]:
+        """How a hot loop or step function reaches a method `owner` (`pkg.Impl.compute_loss`)
+        that overrides one it calls on a base (`self.compute_loss(...)` in `pkg.Base.update`
+        runs the override on an `Impl`); `bases`: a class's bases over the tree.
+        Cost: memoized per (class, method), each answer O(the class's bases)."""
+        class_name, _, method = owner.rpartition(".")
+        route = self._inherited_call(class_name, method, bases)
+        return None if route is None else LoopRoute(route.origin, route.loop, route.via + (owner,))
+
+    def _inherited_call(self, class_name: str, method: str, bases: Callable[[str], List[str]]) -> Optional[LoopRoute]:
+        key = (class_name, method)
+        if key not in self._inherited:
+            self._inherited[key] = None  # a cycle of bases finds nothing
+            found = None
+            for base in bases(class_name):
+                found = self.called.get(f"{base}.{method}") or self._inherited_call(base, method, bases)
+                if found is not None:
+                    break
+            self._inherited[key] = found
+        return self._inherited[key]
 
     def criteria(self) -> Dict[str, CriterionUse]:
         """The names of what instances called as the criterion of a hot loop or a step

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import replace
-from typing import Dict, List, Mapping, Optional, Sequence, Set, Tuple
+from typing import Callable, Dict, List, Mapping, Optional, Sequence, Set, Tuple
 
 from torchlint.analysis.loop_graph import LoopGraph, describe_owner
 from torchlint.analysis.training_loops import cst_owners, loop_facts, may_run_per_step
@@ -121,9 +121,13 @@ def _enclosing_loops(node, parents: Mapping, loop_index: Mapping[int, int]) -> S
     return found
 
 
-def loop_findings(pending: Sequence[Tuple[str, Pending]], graph: LoopGraph) -> List[Diagnostic]:
+def loop_findings(
+    pending: Sequence[Tuple[str, Pending]], graph: LoopGraph, bases: Optional[Callable[[str], List[str]]] = None
+) -> List[Diagnostic]:
     """The `LoopReaches` findings (`pending`: (display path, pending) pairs) that a hot
-    loop or step function of the tree (`graph`, over every file's loop facts) runs."""
+    loop or step function of the tree (`graph`, over every file's loop facts) runs, also
+    as the override of a method a base's hot code calls on `self` (`bases`: a class's bases
+    over the tree; `LoopGraph.override_route`)."""
     found = []
     for display, item in pending:
         if not isinstance(item.condition, LoopReaches):
@@ -133,6 +137,8 @@ def loop_findings(pending: Sequence[Tuple[str, Pending]], graph: LoopGraph) -> L
             message = diagnostic.message.replace(f" in {loop.where} ", f" in {LOOP_PREFIX}{loop.where} ", 1)
         else:
             route = graph.route(loop.owner)
+            if route is None and bases is not None and "." in loop.owner:
+                route = graph.override_route(loop.owner, bases)
             if route is None:
                 continue
             origin_file = graph.files.get(route.origin)

@@ -87,6 +87,8 @@ def recorded(call, parents: Dict, uses: Dict[str, List], memo: Optional[UseMemo]
 
 def _recorded_use(node, parents: Dict, climbed: Optional[Dict] = None) -> bool:
     node, parent = climb(node, parents, climbed)
+    while isinstance(parent, cst.IfExp) and node is not parent.test:  # `x.item() if x is not None else 0`
+        node, parent = climb(parent, parents, climbed)
     if isinstance(parent, cst.Arg):
         call = parents.get(parent)
         if isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value == "dict":
