@@ -108,3 +108,94 @@ def test_nan_born_in_forward_inside_a_reentrant_checkpoint_is_named_at_its_opera
             model(x)
     assert (caught.value.module, caught.value.check) == ("model.0.block", "finite-output")
     assert caught.value.facts[-1].startswith(f"the first operation that made them: aten.div.Tensor at {__file__}:")
+
+
+class SqrtOfZero(nn.Module):
+    """A finite forward (sqrt of 0) whose backward divides by 0."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(3, 3)
+
+    def forward(self, x):
+        h = self.fc(x)
+        return torch.sqrt(h - h) + h
+
+
+def _fp16_model():
+    torch.manual_seed(0)
+    return nn.Sequential(nn.Linear(3, 3), SqrtOfZero(), nn.Linear(3, 2))
+
+
+def _fp16_backward(model):
+    with torch.autocast("cpu", dtype=torch.float16):
+        loss = model(torch.randn(4, 3)).float().square().mean()
+    loss.backward()  # outside the autocast block, as torch's AMP recipe has it
+
+
+def test_nan_born_in_backward_under_fp16_autocast_is_named_at_its_operation_when_the_optimizer_would_apply_it():
+    model = _fp16_model()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    before = [parameter.detach().clone() for parameter in model.parameters()]
+    with guard(model) as handle:
+        _fp16_backward(model)  # fp16: a GradScaler could still skip this step, so nothing is raised yet
+        with pytest.raises(GuardError) as caught:
+            optimizer.step()
+        assert all(call.module is None for call in handle._outer_calls)  # what the replay needed is let go
+    error = caught.value
+    assert error.check == "finite-gradient" and error.module.startswith("model.")
+    origin = error.facts[-1]
+    assert origin.startswith(f"the operation whose backward made them: torch.sqrt at {__file__}:"), origin
+    assert "in forward" in origin and "SqrtBackward0" in origin
+    assert all(torch.equal(a, b) for a, b in zip(before, model.parameters()))  # the NaN update never happened
+
+
+def test_an_fp16_backward_fault_with_no_optimizer_is_named_at_its_operation_by_the_next_step():
+    model = _fp16_model()
+    with guard(model):
+        _fp16_backward(model)
+        with pytest.raises(GuardError) as caught:
+            model(torch.randn(4, 3))  # the next step's forward: nothing looked at the last gradients
+    assert caught.value.facts[-1].startswith(f"the operation whose backward made them: torch.sqrt at {__file__}:")
+
+
+def test_a_grad_scaler_skipping_an_fp16_backward_fault_raises_nothing_and_keeps_nothing():
+    model = _fp16_model()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    scaler = torch.amp.GradScaler("cpu")
+    with guard(model) as handle:
+        with torch.autocast("cpu", dtype=torch.float16):
+            loss = model(torch.randn(4, 3)).float().square().mean()
+        scaler.scale(loss).backward()
+        scaler.step(optimizer)  # skipped by the scaler, by design: no alarm
+        scaler.update()
+        assert all(call.module is None for call in handle._outer_calls)
+    assert scaler.get_scale() < 2.0**16
+
+
+class Amplify(nn.Module):
+    """Finite in fp16 forward (|h| * 2000 < 65504); its backward multiplies a gradient of 40 by 2000: Inf in fp16."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(3, 3)
+
+    def forward(self, x):
+        return self.fc(x) * 2000.0
+
+
+def test_an_fp16_overflow_born_in_backward_is_replayed_under_the_autocast_it_ran_under():
+    torch.manual_seed(0)
+    model = nn.Sequential(Amplify())
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    with guard(model):
+        with torch.autocast("cpu", dtype=torch.float16):
+            output = model(torch.randn(4, 3) * 0.1)
+        assert output.dtype == torch.float16 and output.isfinite().all()
+        (output.float().sum() * 40).backward()  # in fp32 the same backward is finite (80000)
+        with pytest.raises(GuardError) as caught:
+            optimizer.step()
+    origin = caught.value.facts[-1]
+    assert any(origin.startswith(f"the operation whose backward made them: {name} at {__file__}:")
+               for name in ("Tensor.mul", "Tensor.__mul__")), origin
+    assert "MulBackward0" in origin

@@ -35,10 +35,10 @@ from torchlint.runtime.functional import Entry, FunctionalChecks, build_table
 from torchlint.runtime.indices import check_embedding
 from torchlint.runtime.layers import check_batch_norm, check_conv
 from torchlint.runtime.options import VALUE_FAMILIES, GuardOptions
-from torchlint.runtime.origin import OuterCall, replay_backward, replay_forward, watch_call
+from torchlint.runtime.origin import OuterCall, autocast_state, replay_backward, replay_forward, watch_call
 from torchlint.runtime.rnn import watch_rnn_outputs
 from torchlint.runtime.skips import Skips
-from torchlint.runtime.tensors import own_reads
+from torchlint.runtime.tensors import function_modes_on, own_reads
 
 __all__ = ["Guard", "GuardWarning", "guard", "install_process_guard"]
 
@@ -199,7 +199,7 @@ class Guard:
         self._next_step()
 
     def _optimizer_step_begins(self, optimizer: Any, args: tuple, kwargs: dict) -> Any:
-        pending, self._pending_gradient = self._pending_gradient, None
+        pending = self._take_pending_gradient()
         if pending is not None:
             raise pending  # no GradScaler looked at these gradients, and the optimizer is about to apply them
         if self._mode is None or not self._mode.on_top():
@@ -272,6 +272,8 @@ class Guard:
     def scaler_checks_gradients(self) -> None:
         """A GradScaler is testing the gradients: it skips the step if they are not finite."""
         self._pending_gradient = None
+        for call in self._outer_calls:
+            call.free()
 
     # hooks -----------------------------------------------------------------------------------
     def _before(self, module: nn.Module, args: tuple) -> None:
@@ -333,7 +335,8 @@ class Guard:
     def _backward_origin(self) -> str:
         self._replaying = True
         try:
-            return replay_backward(reversed(self._outer_calls))
+            with function_modes_on():  # asked from inside own_reads too (the next step's pre-hook, in fp16)
+                return replay_backward(reversed(self._outer_calls))
         finally:
             self._replaying = False
 
@@ -357,6 +360,7 @@ class Guard:
                 error = gradient_error(f"{self._path(owner)}.{name}{self._rank}", grad)
                 if error is not None and not self._half_precision and not self._skipped(error):
                     error = error.with_fact(self._backward_origin())  # raised here: name the operation
+                # in fp16 the operation is named when the finding is raised (`_take_pending_gradient`)
                 if error is not None:
                     self._report_gradient(error)
         keep_out_of_dynamo(hook)
@@ -369,10 +373,21 @@ class Guard:
             raise error
         if self._pending_gradient is None:
             self._pending_gradient = error
+            for call in self._outer_calls:  # replayed if no GradScaler looks at these gradients
+                call.held = True
+
+    def _take_pending_gradient(self) -> Optional[GuardError]:
+        """The fp16 finding no GradScaler looked at, with the operation whose backward made it."""
+        pending, self._pending_gradient = self._pending_gradient, None
+        if pending is not None and pending.check == "finite-gradient":
+            pending = pending.with_fact(self._backward_origin())
+        for call in self._outer_calls:
+            call.free()
+        return pending
 
     # bookkeeping -------------------------------------------------------------------------------
     def _next_step(self) -> None:
-        pending, self._pending_gradient = self._pending_gradient, None
+        pending = self._take_pending_gradient()
         self._outer_calls.clear()
         self._checked.forget()
         self.step += 1
@@ -468,13 +483,8 @@ def _unwrap(model: nn.Module) -> nn.Module:
 
 def _half_precision(module: nn.Module) -> bool:
     """Whether this forward runs in fp16: under fp16 autocast, or with fp16 weights."""
-    for device in ("cuda", "cpu"):
-        try:
-            if torch.is_autocast_enabled(device) and torch.get_autocast_dtype(device) == torch.float16:
-                return True
-        except (TypeError, AttributeError):  # torch < 2.4: CUDA autocast only, no device argument
-            if device == "cuda" and torch.is_autocast_enabled() and torch.get_autocast_gpu_dtype() == torch.float16:
-                return True
+    if any(dtype == torch.float16 for _, dtype in autocast_state()):
+        return True
     parameter = next(module.parameters(), None)
     return parameter is not None and parameter.dtype == torch.float16
 

@@ -181,12 +181,15 @@ def _outputs_with_grad(value: Any) -> List[Any]:
 class OuterCall:
     """An outermost module call of a value-check step, kept until its backward ends.
 
-    Holds the call's inputs and RNG state (references, no copy) and, once backward reaches the
-    call's outputs, the gradients they receive; `release` drops them when that backward ends."""
+    Holds the call's inputs, RNG state and autocast state (references, no copy) and, once backward
+    reaches the call's outputs, the gradients they receive; `release` drops them when that backward
+    ends, unless the call is `held` (an fp16 finding waits for the optimizer: see `Guard`)."""
 
     def __init__(self, module: Any, args: tuple, kwargs: dict, rng: Any) -> None:
         self.module, self.args, self.kwargs, self.rng = module, args, kwargs, rng
+        self.autocast = autocast_state()
         self.grads: Dict[int, Any] = {}
+        self.held = False
         self._release_queued = False
 
     def watch(self, output: Any) -> bool:
@@ -208,8 +211,13 @@ class OuterCall:
         return keep
 
     def release(self) -> None:
+        if not self.held:
+            self.free()
+
+    def free(self) -> None:
         self.module = self.args = self.kwargs = self.rng = None
         self.grads = {}
+        self.held = False
 
     def replay(self) -> Optional[str]:
         """The operation whose backward turned the outputs' finite gradient into NaN/Inf, or None."""
@@ -251,13 +259,36 @@ class OuterCall:
         # the inputs are detached: the replay's backward stops at them, never reaching the real graph
         args = [_detached(value) for value in self.args]
         kwargs = {name: _detached(value) for name, value in self.kwargs.items()}
-        with _buffers_kept(module), torch.random.fork_rng(devices=[]), torch.enable_grad():
+        with _buffers_kept(module), torch.random.fork_rng(devices=[]), torch.enable_grad(), \
+                _autocast(self.autocast):
             torch.random.set_rng_state(self.rng)
             with tracer:  # on in backward too: a checkpointed block runs its forward again there
                 outputs = _outputs_with_grad(module.forward(*args, **kwargs))
                 tracer.enter_in_backward(outputs)
                 pairs = [(outputs[index], grad) for index, grad in self.grads.items() if index < len(outputs)]
                 differentiate([o for o, _ in pairs], [g for _, g in pairs])
+
+
+def autocast_state() -> List[tuple]:
+    """The devices autocast is on for now, with its dtype: `[("cpu", torch.float16)]`."""
+    state = []
+    for device in ("cpu", "cuda"):
+        try:
+            if torch.is_autocast_enabled(device):
+                state.append((device, torch.get_autocast_dtype(device)))
+        except (TypeError, AttributeError):  # torch < 2.4: CUDA autocast only, no device argument
+            if device == "cuda" and torch.is_autocast_enabled():
+                state.append((device, torch.get_autocast_gpu_dtype()))
+    return state
+
+
+@contextlib.contextmanager
+def _autocast(state: List[tuple]) -> Iterator[None]:
+    """Autocast as it was for the call replayed (a replay may run after the `autocast` block ended)."""
+    with contextlib.ExitStack() as stack:
+        for device, dtype in state:
+            stack.enter_context(torch.autocast(device, dtype=dtype))
+        yield
 
 
 def _detached(value: Any) -> Any:

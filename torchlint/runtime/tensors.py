@@ -11,6 +11,8 @@ import torch
 # function mode, nor a subclass's handler: each torch call it makes there would otherwise be one more
 # trip through Python. Not around a replay, whose own mode must see the calls.
 own_reads = getattr(torch._C, "DisableTorchFunction", contextlib.nullcontext)
+# a replay asked for inside own_reads: its mode must see the calls
+function_modes_on = getattr(torch._C, "_EnableTorchFunction", contextlib.nullcontext)
 
 
 def describe(tensor: Any) -> str:
