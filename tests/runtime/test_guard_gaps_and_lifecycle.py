@@ -15,6 +15,9 @@ from torch import nn  # noqa: E402
 
 from torchlint.runtime import GuardCallback, GuardError, guard  # noqa: E402
 
+import backward_faults  # noqa: E402
+from backward_faults import LogOfZero, SqrtOfZero  # noqa: E402
+
 
 @pytest.mark.parametrize("optimizer_class", [torch.optim.SGD, torch.optim.LBFGS])
 def test_a_label_out_of_range_inside_an_optimizer_closure_is_caught(optimizer_class):
@@ -51,26 +54,6 @@ def test_nan_born_in_the_loss_backward_is_named_at_its_operation_and_line():
     assert f"{__file__}:" in error.kind and "test_nan_born_in_the_loss_backward" in error.kind
 
 
-class SqrtOfZero(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.fc = nn.Linear(3, 3)
-
-    def forward(self, x):
-        h = self.fc(x)
-        return torch.sqrt(h - h) + h  # a finite forward (0); SqrtBackward0 divides by 0
-
-
-class LogOfZero(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.fc = nn.Linear(3, 3)
-
-    def forward(self, x):
-        p = torch.softmax(self.fc(x) * 1e4, -1)  # saturated: exact zeros
-        return torch.log(p).clamp(min=-100)  # -inf clamped: finite output, 0/0 in LogBackward0
-
-
 @pytest.mark.parametrize(("block", "operation", "node"), [(SqrtOfZero, "torch.sqrt", "SqrtBackward0"),
                                                          (LogOfZero, "torch.log", "LogBackward0")])
 def test_nan_born_in_a_modules_backward_is_named_at_its_operation_and_line(block, operation, node):
@@ -86,7 +69,7 @@ def test_nan_born_in_a_modules_backward_is_named_at_its_operation_and_line(block
     error = caught.value
     assert error.check == "finite-gradient" and error.module.startswith("model.")
     origin = error.facts[-1]
-    assert origin.startswith(f"the operation whose backward made them: {operation} at {__file__}:")
+    assert origin.startswith(f"the operation whose backward made them: {operation} at {backward_faults.__file__}:")
     assert "in forward" in origin and node in origin
     assert torch.equal(model[2].weight.grad, unguarded)  # the replay accumulated no gradient
 
@@ -143,7 +126,8 @@ def test_under_the_process_guard_a_model_called_with_keywords_is_replayed_with_t
     finally:
         handle.remove()
     assert caught.value.module == "Model.block.fc.bias"
-    assert caught.value.facts[-1].startswith(f"the operation whose backward made them: torch.sqrt at {__file__}:")
+    assert caught.value.facts[-1].startswith(
+        f"the operation whose backward made them: torch.sqrt at {backward_faults.__file__}:")
 
 
 def test_a_healthy_step_after_a_backward_fault_keeps_nothing_of_it():

@@ -1,6 +1,7 @@
 """NaN named at the operation that made it, with its line, where it was once only said in a message:
-under fp16 autocast with a GradScaler (whose skipped steps are no alarm), after a -Inf made by `log(0)`,
-and inside blocks checkpointed with `use_reentrant=True` (real torch on CPU)."""
+under fp16 autocast with a GradScaler (whose skipped steps are no alarm), in an fp16 backward once no
+scaler skips it, after a -Inf made by `log(0)`, and inside blocks checkpointed with `use_reentrant=True`
+(real torch on CPU)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ torch = pytest.importorskip("torch")
 from torch import nn  # noqa: E402
 
 from torchlint.runtime import GuardError, guard  # noqa: E402
+
+import backward_faults  # noqa: E402
 
 
 class Ratio(nn.Linear):
@@ -110,21 +113,9 @@ def test_nan_born_in_forward_inside_a_reentrant_checkpoint_is_named_at_its_opera
     assert caught.value.facts[-1].startswith(f"the first operation that made them: aten.div.Tensor at {__file__}:")
 
 
-class SqrtOfZero(nn.Module):
-    """A finite forward (sqrt of 0) whose backward divides by 0."""
-
-    def __init__(self):
-        super().__init__()
-        self.fc = nn.Linear(3, 3)
-
-    def forward(self, x):
-        h = self.fc(x)
-        return torch.sqrt(h - h) + h
-
-
 def _fp16_model():
     torch.manual_seed(0)
-    return nn.Sequential(nn.Linear(3, 3), SqrtOfZero(), nn.Linear(3, 2))
+    return nn.Sequential(nn.Linear(3, 3), backward_faults.SqrtOfZero(), nn.Linear(3, 2))
 
 
 def _fp16_backward(model):
@@ -145,7 +136,7 @@ def test_nan_born_in_backward_under_fp16_autocast_is_named_at_its_operation_when
     error = caught.value
     assert error.check == "finite-gradient" and error.module.startswith("model.")
     origin = error.facts[-1]
-    assert origin.startswith(f"the operation whose backward made them: torch.sqrt at {__file__}:"), origin
+    assert origin.startswith(f"the operation whose backward made them: torch.sqrt at {backward_faults.__file__}:"), origin
     assert "in forward" in origin and "SqrtBackward0" in origin
     assert all(torch.equal(a, b) for a, b in zip(before, model.parameters()))  # the NaN update never happened
 
@@ -156,7 +147,7 @@ def test_an_fp16_backward_fault_with_no_optimizer_is_named_at_its_operation_by_t
         _fp16_backward(model)
         with pytest.raises(GuardError) as caught:
             model(torch.randn(4, 3))  # the next step's forward: nothing looked at the last gradients
-    assert caught.value.facts[-1].startswith(f"the operation whose backward made them: torch.sqrt at {__file__}:")
+    assert caught.value.facts[-1].startswith(f"the operation whose backward made them: torch.sqrt at {backward_faults.__file__}:")
 
 
 def test_a_grad_scaler_skipping_an_fp16_backward_fault_raises_nothing_and_keeps_nothing():
