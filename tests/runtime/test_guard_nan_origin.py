@@ -190,3 +190,24 @@ def test_an_fp16_overflow_born_in_backward_is_replayed_under_the_autocast_it_ran
     assert any(origin.startswith(f"the operation whose backward made them: {name} at {__file__}:")
                for name in ("Tensor.mul", "Tensor.__mul__")), origin
     assert "MulBackward0" in origin
+
+
+def test_a_backward_fault_a_grad_scaler_cannot_fix_is_raised_once_its_scale_reaches_one():
+    model = _fp16_model()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    scaler = torch.amp.GradScaler("cpu", init_scale=4.0)  # halved on each skipped step: 4, 2, 1
+    scales = []
+    with guard(model):
+        with pytest.raises(GuardError) as caught:
+            for _ in range(5):
+                with torch.autocast("cpu", dtype=torch.float16):
+                    loss = model(torch.randn(4, 3)).float().square().mean()
+                scaler.scale(loss).backward()
+                scales.append(scaler.get_scale())
+                scaler.step(optimizer)  # skipped: the gradients hold NaN at every scale
+                scaler.update()
+                optimizer.zero_grad()
+    assert scales == [4.0, 2.0, 1.0]  # raised by the forward after the step skipped at scale 1
+    facts = caught.value.facts
+    assert "a GradScaler skipped the step at scale 1: not finite unscaled either" in facts[-2]
+    assert facts[-1].startswith(f"the operation whose backward made them: torch.sqrt at {backward_faults.__file__}:")

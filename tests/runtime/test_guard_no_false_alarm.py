@@ -57,12 +57,13 @@ def test_a_conv_subclass_is_checked_on_the_tensor_its_forward_convolves():
 
 def test_offloaded_weights_still_on_meta_in_the_pre_hook_are_not_a_device_error():
     conv = nn.Conv2d(3, 4, 3)
-    weights = conv.weight.detach().clone()
+    weights = {name: parameter.detach().clone() for name, parameter in conv.named_parameters()}
     conv.to("meta")
     stock_forward = conv.forward
 
     def offloaded_forward(x):  # what Accelerate's cpu_offload hook does: the weights arrive inside forward
-        conv.weight = nn.Parameter(weights)
+        for name, value in weights.items():  # all of them: a bias left on meta would add uninitialised memory
+            setattr(conv, name, nn.Parameter(value))
         return stock_forward(x)
 
     conv.forward = offloaded_forward

@@ -121,8 +121,8 @@ class FunctionalChecks(TorchFunctionMode):
         entry = self.table.get(func)
         if entry is not None:
             guard.check_call(entry, args, kwargs)
-        elif func is _SCALER_CHECK:
-            guard.scaler_checks_gradients()
+        elif func is _SCALER_CHECK:  # (grads, found_inf, inv_scale)
+            guard.scaler_checks_gradients(args[2] if len(args) > 2 else kwargs.get("inv_scale"))
         elif exposes_storage(func):
             guard.storage_exposed()
         try:

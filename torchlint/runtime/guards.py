@@ -124,6 +124,7 @@ class Guard:
         # non-finite gradient is a fault only once an optimizer is about to apply it
         self._half_precision = False
         self._pending_gradient: Optional[GuardError] = None
+        self._scaler_gave_up_at: Optional[float] = None  # a GradScaler's scale (<= 1) at which it skipped them
         self._replaying = False
         # a value-check step's outermost calls and the RNG state before the latest one: replayed to name
         # the operation when a NaN is born in a module's backward
@@ -181,7 +182,7 @@ class Guard:
             self._stop_compile_warning()
             self._stop_compile_warning = None
         self._mode_paused = False
-        self._pending_gradient = None
+        self._pending_gradient = self._scaler_gave_up_at = None
         self._outer_calls.clear()
         self._checked.forget()
         self._stack.clear()
@@ -269,8 +270,16 @@ class Guard:
         """Code may now write a tensor's data without bumping its version: every output is read again."""
         self._checked.forget()
 
-    def scaler_checks_gradients(self) -> None:
-        """A GradScaler is testing the gradients: it skips the step if they are not finite."""
+    def scaler_checks_gradients(self, inv_scale: Any = None) -> None:
+        """A GradScaler is testing the gradients: it skips the step if they are not finite and lowers
+        its scale. Once the scale is at most 1 the gradients are not finite unscaled either: the scaler
+        would skip every step from now on, so the finding stands (the next step raises it)."""
+        if self._pending_gradient is None:
+            return
+        scale = _scale_of(inv_scale)
+        if scale is not None and scale <= 1.0:
+            self._scaler_gave_up_at = scale
+            return
         self._pending_gradient = None
         for call in self._outer_calls:
             call.free()
@@ -379,6 +388,10 @@ class Guard:
     def _take_pending_gradient(self) -> Optional[GuardError]:
         """The fp16 finding no GradScaler looked at, with the operation whose backward made it."""
         pending, self._pending_gradient = self._pending_gradient, None
+        if pending is not None and self._scaler_gave_up_at is not None:
+            pending = pending.with_fact(f"a GradScaler skipped the step at scale {self._scaler_gave_up_at:g}: "
+                                        "not finite unscaled either, so it would skip every step")
+        self._scaler_gave_up_at = None
         if pending is not None and pending.check == "finite-gradient":
             pending = pending.with_fact(self._backward_origin())
         for call in self._outer_calls:
@@ -487,6 +500,15 @@ def _half_precision(module: nn.Module) -> bool:
         return True
     parameter = next(module.parameters(), None)
     return parameter is not None and parameter.dtype == torch.float16
+
+
+def _scale_of(inv_scale: Any) -> Optional[float]:
+    """A GradScaler's scale from the `inv_scale` it unscales with (read only when a finding waits)."""
+    if not isinstance(inv_scale, torch.Tensor) or inv_scale.numel() != 1:
+        return None
+    with own_reads():
+        inverse = inv_scale.item()
+    return 1.0 / inverse if inverse > 0 else None
 
 
 def _rank_suffix() -> str:
