@@ -11,6 +11,7 @@ torch = pytest.importorskip("torch")
 from torch import nn  # noqa: E402
 
 from torchlint.runtime import GuardError, guard  # noqa: E402
+from torchlint.runtime.guards import SCALE_FLOOR  # noqa: E402
 
 import backward_faults  # noqa: E402
 
@@ -192,10 +193,10 @@ def test_an_fp16_overflow_born_in_backward_is_replayed_under_the_autocast_it_ran
     assert "MulBackward0" in origin
 
 
-def test_a_backward_fault_a_grad_scaler_cannot_fix_is_raised_once_its_scale_reaches_one():
+def test_a_backward_fault_a_grad_scaler_cannot_fix_is_raised_once_its_scale_falls_below_the_floor():
     model = _fp16_model()
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-    scaler = torch.amp.GradScaler("cpu", init_scale=4.0)  # halved on each skipped step: 4, 2, 1
+    scaler = torch.amp.GradScaler("cpu", init_scale=4 * SCALE_FLOOR)  # halved at each skipped step
     scales = []
     with guard(model):
         with pytest.raises(GuardError) as caught:
@@ -207,7 +208,8 @@ def test_a_backward_fault_a_grad_scaler_cannot_fix_is_raised_once_its_scale_reac
                 scaler.step(optimizer)  # skipped: the gradients hold NaN at every scale
                 scaler.update()
                 optimizer.zero_grad()
-    assert scales == [4.0, 2.0, 1.0]  # raised by the forward after the step skipped at scale 1
+    # skipped silently at 4x and 2x the floor; raised by the forward after the step skipped at the floor
+    assert scales == [4 * SCALE_FLOOR, 2 * SCALE_FLOOR, SCALE_FLOOR]
     facts = caught.value.facts
-    assert "a GradScaler skipped the step at scale 1: not finite unscaled either" in facts[-2]
+    assert f"a GradScaler skipped the step at scale {SCALE_FLOOR:g}: not finite even scaled down" in facts[-2]
     assert facts[-1].startswith(f"the operation whose backward made them: torch.sqrt at {backward_faults.__file__}:")

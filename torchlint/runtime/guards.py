@@ -42,6 +42,10 @@ from torchlint.runtime.tensors import function_modes_on, own_reads
 
 __all__ = ["Guard", "GuardWarning", "guard", "install_process_guard"]
 
+# A GradScaler halves its scale at each step it skips (65536 by default). Skipped still at 1/256, the
+# gradients are not finite even scaled far down: a NaN born in backward, not an fp16 overflow.
+SCALE_FLOOR = 2.0 ** -8
+
 
 @dataclass(frozen=True)
 class Plan:
@@ -271,13 +275,13 @@ class Guard:
         self._checked.forget()
 
     def scaler_checks_gradients(self, inv_scale: Any = None) -> None:
-        """A GradScaler is testing the gradients: it skips the step if they are not finite and lowers
-        its scale. Once the scale is at most 1 the gradients are not finite unscaled either: the scaler
-        would skip every step from now on, so the finding stands (the next step raises it)."""
+        """A GradScaler is testing the gradients: it skips the step if they are not finite and halves
+        its scale. Once it has halved the scale far below 1 (`SCALE_FLOOR`) the gradients are not finite
+        even scaled down: no overflow, a NaN no scale fixes, so the finding stands (the next step raises it)."""
         if self._pending_gradient is None:
             return
         scale = _scale_of(inv_scale)
-        if scale is not None and scale <= 1.0:
+        if scale is not None and scale <= SCALE_FLOOR:
             self._scaler_gave_up_at = scale
             return
         self._pending_gradient = None
@@ -390,7 +394,8 @@ class Guard:
         pending, self._pending_gradient = self._pending_gradient, None
         if pending is not None and self._scaler_gave_up_at is not None:
             pending = pending.with_fact(f"a GradScaler skipped the step at scale {self._scaler_gave_up_at:g}: "
-                                        "not finite unscaled either, so it would skip every step")
+                                        "not finite even scaled down, so it skips every step and the model "
+                                        "no longer trains")
         self._scaler_gave_up_at = None
         if pending is not None and pending.check == "finite-gradient":
             pending = pending.with_fact(self._backward_origin())
