@@ -24,9 +24,9 @@ class GuardError(RuntimeError):
         lines.append(f"  what to do: {advice}")
         super().__init__("\n".join(lines))
 
-    def with_fact(self, fact: str) -> "GuardError":
-        """The same finding with one more fact."""
-        return GuardError(self.module, self.kind, self.check, self.facts + (fact,), self.advice)
+    def with_fact(self, fact: str, advice: str = "") -> "GuardError":
+        """The same finding with one more fact (and other advice, when given)."""
+        return GuardError(self.module, self.kind, self.check, self.facts + (fact,), advice or self.advice)
 
 
 

@@ -45,6 +45,9 @@ __all__ = ["Guard", "GuardWarning", "guard", "install_process_guard"]
 # A GradScaler halves its scale at each step it skips (65536 by default). Skipped still at 1/256, the
 # gradients are not finite even scaled far down: a NaN born in backward, not an fp16 overflow.
 SCALE_FLOOR = 2.0 ** -8
+ADVICE_NO_SCALE_FIXES = ("a lower loss scale cannot fix this: the backward of an operation makes NaN/Inf at any "
+                         "scale (sqrt or norm at 0, log or division at 0, pow with a negative base). Clamp its "
+                         "input away from the pole, or mask with `torch.where` before the operation, not after.")
 
 
 @dataclass(frozen=True)
@@ -395,7 +398,7 @@ class Guard:
         if pending is not None and self._scaler_gave_up_at is not None:
             pending = pending.with_fact(f"a GradScaler skipped the step at scale {self._scaler_gave_up_at:g}: "
                                         "not finite even scaled down, so it skips every step and the model "
-                                        "no longer trains")
+                                        "no longer trains", ADVICE_NO_SCALE_FIXES)
         self._scaler_gave_up_at = None
         if pending is not None and pending.check == "finite-gradient":
             pending = pending.with_fact(self._backward_origin())
