@@ -288,8 +288,7 @@ class Guard:
             self._scaler_gave_up_at = scale
             return
         self._pending_gradient = None
-        for call in self._outer_calls:
-            call.free()
+        self._let_go_of_outer_calls()
 
     # hooks -----------------------------------------------------------------------------------
     def _before(self, module: nn.Module, args: tuple) -> None:
@@ -376,7 +375,6 @@ class Guard:
                 error = gradient_error(f"{self._path(owner)}.{name}{self._rank}", grad)
                 if error is not None and not self._half_precision and not self._skipped(error):
                     error = error.with_fact(self._backward_origin())  # raised here: name the operation
-                # in fp16 the operation is named when the finding is raised (`_take_pending_gradient`)
                 if error is not None:
                     self._report_gradient(error)
         keep_out_of_dynamo(hook)
@@ -402,9 +400,13 @@ class Guard:
         self._scaler_gave_up_at = None
         if pending is not None and pending.check == "finite-gradient":
             pending = pending.with_fact(self._backward_origin())
+        self._let_go_of_outer_calls()
+        return pending
+
+    def _let_go_of_outer_calls(self) -> None:
+        """Drop what the kept calls hold (inputs, gradients), held for an fp16 finding or not."""
         for call in self._outer_calls:
             call.free()
-        return pending
 
     # bookkeeping -------------------------------------------------------------------------------
     def _next_step(self) -> None:
