@@ -43,6 +43,7 @@ MESSAGE_PREFIXES: Mapping[str, Tuple[Tuple[str, str], ...]] = {
         ("CUDA driver error", r"CUDA driver error: "),  # torch AT_CUDA_DRIVER_CHECK
         ("Triton Error", r"Triton Error \[CUDA\]: "),  # Triton's driver launcher
         ("cuda runtime error", r"cuda runtime error \(\d{1,6}\) : "),  # torch < 1.0 (THC)
+        ("THCudaCheck FAIL", r"THCudaCheck FAIL file=[^\n]{0,300}? error=\d{1,6} : "),  # THC's check (Lua Torch, torch < 1.0)
         ("Status:", r"Status: "),  # TensorFlow "... failed. Status: <text>"
         ("Check failed: error == cudaSuccess", r"Check failed: error == cudaSuccess \(\d{1,6} vs\. 0\)[ \t]{1,2}"),  # Caffe
         ("Error ", r"Error \d{1,6}: "),  # torch's "Unexpected error from cudaGetDeviceCount() ... Error 802: <text>"

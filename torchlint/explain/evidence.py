@@ -155,9 +155,22 @@ FEATURES = _compiled((
     # XLA's runtime (JAX, or TensorFlow's XLA path) prints absl statuses and device ordinals
     ("product:xla", r"\bRESOURCE_EXHAUSTED: |\bon device ordinal \d|XlaRuntimeError|\bxla/(?:service|pjrt|stream_executor)/", 0),
     ("product:torch", r"site-packages[/\\]torch[/\\]|\bimport torch\b|\btorch\.(?:cuda|nn|distributed|utils)\b", 0),
+    # torch's own extension module failed to load: the torch install itself asks for the library
+    ("frame:torch-import", r"from torch\._C import|[/\\]torch[/\\]__init__\.py", 0),
+    # vLLM's engine: its name, its memory knob, its KV-cache allocator's message
+    ("product:vllm", r"\bvllm\b|\bvLLM\b|gpu_memory_utilization|No available memory for the cache blocks", 0),
+    # Triton's launcher and compiler frames
+    ("runtime:triton", r"Triton Error \[CUDA\]|[/\\]triton[/\\]|\btriton\.", 0),
+    # a driver version stated in the paste (nvidia-smi's header, a collect_env report)
+    ("driver-version-stated", r"Driver Version\s{0,4}[:：]?\s{0,4}\d{3}\.|Nvidia driver version:\s{0,4}\d{3}\.", 0),
+    # ONNX Runtime's provider list without the CUDA provider: the CPU build is what is installed
+    ("onnxruntime-cpu-providers", r"Available providers: '(?:(?!CUDA)[^'\n]){1,300}'"
+                                  r"|\['(?:Azure|CPU)ExecutionProvider'(?:, '(?:Azure|CPU)ExecutionProvider'){0,2}\]", 0),
     # what the error line itself says about where it failed
     ("no-device", r"CUDA_ERROR_NO_DEVICE|cudaErrorNoDevice|no CUDA-capable device is detected", 0),
     ("init-time", r"\bcuInit\b|CUDA initialization: |_cuda_getDeviceCount|cudaGetDeviceCount|cuDeviceGetCount", 0),
+    # the library loaded as the CUDA driver lacks the driver API (numba's binding names the function)
+    ("driver-api-missing", r"driver missing function: cu[A-Z]", 0),
     # ptxas rejects its target: the GPU's sm_ or the PTX's .version is newer than this ptxas
     ("ptxas-too-old", r"is not defined for option 'gpu-name'|ptxas[^\n]{0,80}Unsupported \.(?:version|target)", 0),
     ("dtype:fp16", r"\bautocast\b|GradScaler|torch\.cuda\.amp|\.half\(\)|float16|\bfp16\b|HalfTensor|--amp\b|\bopt_level\b", 0),

@@ -1,0 +1,121 @@
+"""Families written from the message each library's source prints, after the third held-out split showed
+them unanswered or answered by a neighbour: vLLM's KV-cache allocator, flash-attn's device check, ONNX
+Runtime's provider list, nvcc's architecture and standard options, JAX's CPU fallback, CTranslate2's compute
+types, THC's check macro, cuBLAS's ARCH_MISMATCH, cudnnCreate, Triton's loader, numba's driver binding and
+torch's own import. Each log is fed through the real CLI."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+TORCH_IMPORT = (
+    "  File \"/usr/lib/python3/site-packages/torch/__init__.py\", line 79, in <module>\n"
+    "    from torch._C import *\n"
+    "ImportError: libcudart.so.9.0: cannot open shared object file: No such file or directory\n"
+)
+JAX_FALLBACK = "WARNING:jax._src.xla_bridge:No GPU/TPU found, falling back to CPU. (Set TF_CPP_MIN_LOG_LEVEL=0 and rerun for more info.)\n"
+TRITON_LOAD = (
+    "  File \"/usr/lib/python3/site-packages/triton/compiler/compiler.py\", line 285, in _init_handles\n"
+    "    self.module, self.function, self.n_regs, self.n_spills = driver.utils.load_binary(\n"
+    "RuntimeError: Triton Error [CUDA]: device kernel image is invalid\n"
+)
+CASES = {
+    "vllm-kv-cache": (
+        "  File \"/usr/lib/python3/site-packages/vllm/engine/llm_engine.py\", line 321, in _initialize_kv_caches\n"
+        "ValueError: No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when "
+        "initializing the engine.\n",
+        "cuda-out-of-memory/vllm-kv-cache"),
+    "flash-attention-gpu": (
+        "  File \"/usr/lib/python3/site-packages/flash_attn/flash_attn_interface.py\", line 51, in _flash_attn_forward\n"
+        "RuntimeError: FlashAttention only supports Ampere GPUs or newer.\n",
+        "flash-attention-unsupported-gpu"),
+    "onnxruntime-cpu-build": (
+        "/usr/lib/python3/site-packages/onnxruntime/capi/onnxruntime_inference_collection.py:69: UserWarning: "
+        "Specified provider 'CUDAExecutionProvider' is not in available provider names.Available providers: "
+        "'CPUExecutionProvider'\n",
+        "onnxruntime-cuda-provider/cpu-only-package"),
+    "nvcc-architecture": (
+        "building 'fused_adam' extension\n"
+        "/usr/local/cuda/bin/nvcc -I/usr/lib/python3/site-packages/torch/include -c csrc/adam/multi_tensor_adam.cu "
+        "-gencode=arch=compute_90,code=sm_90 -std=c++17\n"
+        "nvcc fatal   : Unsupported gpu architecture 'compute_90'\n"
+        "error: command '/usr/local/cuda/bin/nvcc' failed with exit code 1\n",
+        "nvcc-older-than-build"),
+    "nvcc-standard": (
+        "/usr/local/cuda/bin/nvcc -c kernels.cu -o kernels.o -std=c++17\n"
+        "nvcc fatal   : Value 'c++17' is not defined for option 'std'\n",
+        "nvcc-older-than-build"),
+    "jax-cpu-fallback": (JAX_FALLBACK, "jax-cpu-fallback/cpu-only-jaxlib"),
+    "ctranslate2-float16": (
+        "  File \"/usr/lib/python3/site-packages/faster_whisper/transcribe.py\", line 130, in __init__\n"
+        "    self.model = ctranslate2.models.Whisper(\n"
+        "ValueError: Requested float16 compute type, but the target device or backend do not support efficient "
+        "float16 computation.\n",
+        "ctranslate2-compute-type/model-on-cpu"),
+    "thc-check": (
+        "THCudaCheck FAIL file=/pytorch/aten/src/THC/THCCachingHostAllocator.cpp line=265 error=77 : "
+        "an illegal memory access was encountered\n",
+        "cuda-illegal-memory-access"),
+    "cublas-arch-mismatch": (
+        "terminate called after throwing an instance of 'std::runtime_error'\n"
+        "  what():  CUDA runtime error: CUBLAS_STATUS_ARCH_MISMATCH /src/gemm.cu:171\n",
+        "library-arch-mismatch"),
+    "cudnn-create": (
+        "[ONNXRuntimeError] : 1 : FAIL : CUDNN failure 4: CUDNN_STATUS_INTERNAL_ERROR ; GPU=0 ; hostname=box ; "
+        "file=/onnxruntime_src/onnxruntime/core/providers/cuda/cuda_stream_handle.cc ; line=53 ; "
+        "expr=cudnnCreate(&cudnn_handle_);\n",
+        "cudnn-internal-error/handle-out-of-memory"),
+    "triton-kernel-image": (TRITON_LOAD, "no-kernel-image/triton-stale-cache"),
+    "triton-kernel-image-old-driver": (
+        TRITON_LOAD + "\n| NVIDIA-SMI 470.182.03   Driver Version: 470.182.03   CUDA Version: 11.4     |\n",
+        "no-kernel-image/triton-driver-too-old"),
+    "numba-driver-path": (
+        "numba.cuda.cudadrv.error.CudaDriverError: driver missing function: cuInit.\n",
+        "libcuda-not-found/driver-path-not-libcuda"),
+    "torch-import": (TORCH_IMPORT, "cuda-library-not-found/stale-torch-install"),
+}
+
+
+def _first(run_explain, log):
+    data = json.loads(run_explain(["--format", "json"], stdin=log).stdout)
+    assert data["matches"], log
+    return data["matches"]
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_the_first_explanation_names_the_family_and_cause(name, run_explain):
+    log, expected = CASES[name]
+    first = _first(run_explain, log)[0]
+    causes = first.get("causes") or []
+    assert first["id"] + (f"/{causes[0]['id']}" if causes else "") == expected
+
+
+def test_an_onnxruntime_build_with_the_cuda_provider_is_not_called_the_cpu_build(run_explain):
+    log = ("UserWarning: Specified provider 'CUDAExecutionProvider' is not in available provider names."
+           "Available providers: 'TensorrtExecutionProvider, CUDAExecutionProvider, CPUExecutionProvider'\n")
+    first = _first(run_explain, log)[0]
+    assert first["id"] == "onnxruntime-cuda-provider"
+    assert "cpu-only-package" not in [cause["id"] for cause in first.get("causes") or []]
+
+
+def test_the_jax_fallback_warning_gives_way_to_the_error_that_caused_it(run_explain):
+    log = ("E external/xla/xla/stream_executor/cuda/cuda_driver.cc:268] failed call to cuInit: "
+           "CUDA_ERROR_NO_DEVICE: no CUDA-capable device is detected\n" + JAX_FALLBACK)
+    ids = [match["id"] for match in _first(run_explain, log)]
+    assert ids[0] != "jax-cpu-fallback" and "jax-cpu-fallback" in ids
+
+
+def test_a_cuda_library_a_bare_import_error_names_gets_no_framework_advice(run_explain):
+    log = "ImportError: libcudart.so.8.0: cannot open shared object file: No such file or directory\n"
+    first = _first(run_explain, log)[0]
+    advice = " ".join(first["workarounds"] + first["dead_ends"]).lower()
+    assert first["id"] == "cuda-library-not-found"
+    assert "tensorflow" not in advice and "onnxruntime" not in advice
+
+
+def test_torchs_own_import_error_keeps_to_torch_advice(run_explain):
+    first = _first(run_explain, TORCH_IMPORT)[0]
+    advice = " ".join(first["workarounds"]).lower()
+    assert "pytorch" in advice and "tensorflow" not in advice and "onnxruntime" not in advice
