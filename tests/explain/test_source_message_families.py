@@ -2,7 +2,9 @@
 them unanswered or answered by a neighbour: vLLM's KV-cache allocator, flash-attn's device check, ONNX
 Runtime's provider list, nvcc's architecture and standard options, JAX's CPU fallback, CTranslate2's compute
 types, THC's check macro, cuBLAS's ARCH_MISMATCH, cudnnCreate, Triton's loader, numba's driver binding and
-torch's own import. Each log is fed through the real CLI."""
+torch's own import; then, after the fourth split, NCCL's topology files, cuFFT's missing forward
+compatibility, the extension builders' toolkit checks, XLA's libdevice search, WSL1's kernel and jaxlib's
+vendored TensorFlow paths. Each log is fed through the real CLI."""
 
 from __future__ import annotations
 
@@ -75,6 +77,28 @@ CASES = {
         "numba.cuda.cudadrv.error.CudaDriverError: driver missing function: cuInit.\n",
         "libcuda-not-found/driver-path-not-libcuda"),
     "torch-import": (TORCH_IMPORT, "cuda-library-not-found/stale-torch-install"),
+    "nccl-topology-file": (
+        "host:1:2 [0] NCCL INFO NCCL_TOPO_FILE set by environment to /opt/vm/topo.xml\n"
+        "host:1:2 [0] graph/search.cc:719 NCCL WARN XML Import Channel : dev 3 not found.\n"
+        "ncclSystemError: System call (e.g. socket, malloc) or external library call failed or device error.\n",
+        "nccl-system-error/topology-or-graph-file"),
+    "cufft-internal": (
+        ">>> torch.fft.fft(torch.randn(64, device='cuda'))\nRuntimeError: cuFFT error: CUFFT_INTERNAL_ERROR\n",
+        "cufft-error/cufft-older-than-gpu"),
+    "cpp-extension-toolkit": (
+        "RuntimeError:\nThe detected CUDA version (12.2) mismatches the version that was used to compile\n"
+        "PyTorch (11.8). Please make sure to use the same CUDA versions.\n".replace("compile\nPyTorch", "compile PyTorch"),
+        "extension-cuda-toolkit-mismatch"),
+    "deepspeed-toolkit": (
+        "deepspeed.ops.op_builder.builder.CUDAMismatchException: >- DeepSpeed Op Builder: Installed CUDA version "
+        "11.8 does not match the version torch was compiled with 12.1, unable to compile cuda/cpp extensions "
+        "without a matching cuda version.\n",
+        "extension-cuda-toolkit-mismatch"),
+    "xla-libdevice": (
+        "W external/xla/xla/service/gpu/llvm_gpu_backend/gpu_backend_lib.cc:543] Can't find libdevice directory "
+        "${CUDA_DIR}/nvvm/libdevice. This may result in compilation or runtime failures\n",
+        "xla-libdevice-not-found"),
+    "cudnn-contiguous": ("RuntimeError: cuDNN requires contiguous input tensor\n", "cudnn-not-supported/layout-or-size"),
 }
 
 
@@ -119,3 +143,27 @@ def test_torchs_own_import_error_keeps_to_torch_advice(run_explain):
     first = _first(run_explain, TORCH_IMPORT)[0]
     advice = " ".join(first["workarounds"]).lower()
     assert "pytorch" in advice and "tensorflow" not in advice and "onnxruntime" not in advice
+
+
+def test_a_bracketed_visible_devices_list_explains_a_cudnn_failure(run_explain):
+    log = "PyTorch gives CUDNN_STATUS_INTERNAL_ERROR when I run with CUDA_VISIBLE_DEVICES=[1,2,3]\n"
+    data = json.loads(run_explain(["--format", "json"], stdin=log).stdout)
+    assert [diagnosis["kind"] for diagnosis in data["diagnoses"]][:1] == ["visible-devices"]
+
+
+def test_wsl1_is_named_as_having_no_gpu_support(run_explain):
+    log = ("$ cat /proc/version\nLinux version 4.4.0-19041-Microsoft (Microsoft@Microsoft.com) (gcc version 5.4.0)\n"
+           "W tensorflow/stream_executor/platform/default/dso_loader.cc:55] Could not load dynamic library "
+           "'libcuda.so.1'; dlerror: libcuda.so.1: cannot open shared object file: No such file or directory\n")
+    data = json.loads(run_explain(["--format", "json"], stdin=log).stdout)
+    assert data["diagnoses"][0]["kind"] == "wsl" and "WSL1" in data["diagnoses"][0]["cause"]
+
+
+def test_jaxlibs_vendored_tensorflow_paths_make_a_jax_log_with_no_tensorflow_advice(run_explain):
+    log = ("E external/org_tensorflow/tensorflow/stream_executor/cuda/cuda_dnn.cc:352] Loaded runtime CuDNN "
+           "library: 8.0.5 but source was compiled with: 8.1.0.  CuDNN library needs to have matching major "
+           "version and equal or higher minor version.\n")
+    first = _first(run_explain, log)[0]
+    advice = " ".join(first["workarounds"] + first["dead_ends"] + [first["docs"] or ""])
+    assert first["id"] == "cudnn-version-mismatch"
+    assert "JAX" in advice and "tensorflow" not in advice.lower()

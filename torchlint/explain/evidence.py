@@ -37,6 +37,7 @@ class Evidence:
     facts: Facts = field(default_factory=Facts)
     clues: List[Clue] = field(default_factory=list)
     wsl: bool = False
+    wsl1: bool = False  # WSL1, which has no GPU support at all
     windows: bool = False
     conda: bool = False
     amp: bool = False  # autocast / fp16 in use
@@ -94,6 +95,8 @@ _PATTERNS = _compiled((
     # a `pip freeze` / collect_env package line: the doctor's runtime tables read facts.packages
     ("package", r"^[ \t]*(?:\[(?:pip\d?|conda)\][ \t]+)?([A-Za-z][\w.-]*)(?:==|[ \t]+)(\d[\w.+-]*)[ \t]*$", re.M),
     ("wsl", r"microsoft-standard-WSL2|\bWSL2?\b|/usr/lib/wsl/lib", 0),
+    # WSL1's kernel reports itself as 4.4.0-<build>-Microsoft (WSL2's as <version>-microsoft-standard-WSL2)
+    ("wsl1", r"\b4\.4\.0-\d{4,6}-Microsoft\b", 0),
     ("windows", r"\b[A-Z]:\\{1,2}|\\\\site-packages\\\\|\.(?:dll|exe)\b|Microsoft Windows|\bWindows 1[01]\b", 0),
     ("conda", r"\[conda\]|anaconda3|miniconda3|\bconda (?:install|create)\b|/envs/\w+/lib/python", 0),
     ("amp", r"\bautocast\b|GradScaler|torch\.cuda\.amp|\.half\(\)|float16|fp16\b|HalfTensor", 0),
@@ -133,10 +136,11 @@ FEATURES = _compiled((
     # XLA's own stream_executor (external/xla/xla/stream_executor) is JAX's as much as TensorFlow's
     # TensorFlow's own log format names it when the word does not appear: its vendored XLA/TSL paths
     # (`E external/local_xla/...`), its TF_* variables, its allocator's OOM message and graph-node notes
-    ("product:tensorflow", r"tensorflow|(?<!xla/)stream_executor|\bkeras\b|external/local_(?:xla|tsl)/"
+    # jaxlib built TensorFlow's tree as the Bazel repository `org_tensorflow`: its paths are JAX's, not TensorFlow's
+    ("product:tensorflow", r"(?<!org_)(?<!org_tensorflow/)tensorflow|(?<!xla/)(?<!org_tensorflow/tensorflow/)stream_executor|\bkeras\b|external/local_(?:xla|tsl)/"
                            r"|(?<!xla/stream_executor/cuda/)cuda_driver\.cc|\bTF_[A-Z]{3,}|OOM when allocating tensor"
                            r"|ResourceExhaustedError|\[\[(?:\{\{)?[Nn]ode[ :]|_device=\"/job:", 0),
-    ("product:jax", r"\bjaxlib\b|\bjax\b|XlaRuntimeError", 0),
+    ("product:jax", r"\bjaxlib\b|\bjax\b|XlaRuntimeError|external/org_tensorflow/", 0),
     # TensorFlow and XLA (JAX) share stream_executor, whose messages name neither when printed bare
     # ("Could not create cudnn handle", "could not create cublas handle", "failed to create cublas handle")
     ("runtime:stream-executor", r"[Cc]ould not create cu(?:dnn|blas) handle|failed to create cublas handle"
@@ -154,7 +158,7 @@ FEATURES = _compiled((
     ("product:lua-torch", r"\bluarocks\b|\bcutorch\b|\bluajit\b|share/lua/5\.\d/", 0),
     # XLA's runtime (JAX, or TensorFlow's XLA path) prints absl statuses and device ordinals
     ("product:xla", r"\bRESOURCE_EXHAUSTED: |\bon device ordinal \d|XlaRuntimeError|\bxla/(?:service|pjrt|stream_executor)/", 0),
-    ("product:torch", r"site-packages[/\\]torch[/\\]|\bimport torch\b|\btorch\.(?:cuda|nn|distributed|utils)\b", 0),
+    ("product:torch", r"site-packages[/\\]torch[/\\]|\bimport torch\b|\btorch\.(?:cuda|nn|distributed|utils)\b|\b[Pp]y[Tt]orch\b", 0),
     # torch's own extension module failed to load: the torch install itself asks for the library
     ("frame:torch-import", r"from torch\._C import|[/\\]torch[/\\]__init__\.py", 0),
     # vLLM's engine: its name, its memory knob, its KV-cache allocator's message
@@ -169,6 +173,10 @@ FEATURES = _compiled((
     # what the error line itself says about where it failed
     ("no-device", r"CUDA_ERROR_NO_DEVICE|cudaErrorNoDevice|no CUDA-capable device is detected", 0),
     ("init-time", r"\bcuInit\b|CUDA initialization: |_cuda_getDeviceCount|cudaGetDeviceCount|cuDeviceGetCount", 0),
+    # NCCL told to read a topology or graph file (NCCL_TOPO_FILE, NCCL_GRAPH_FILE) that may describe another machine
+    ("nccl-topology-file", r"NCCL_(?:TOPO|GRAPH)_FILE set by environment|XML Import Channel", 0),
+    # cuFFT's internal error, which it reports for a GPU its release does not know
+    ("cufft-internal-error", r"CUFFT_INTERNAL_ERROR", 0),
     # the library loaded as the CUDA driver lacks the driver API (numba's binding names the function)
     ("driver-api-missing", r"driver missing function: cu[A-Z]", 0),
     # ptxas rejects its target: the GPU's sm_ or the PTX's .version is newer than this ptxas
@@ -306,7 +314,7 @@ def _take(evidence: Evidence, name: str, hit: "re.Match[str]", text: str) -> Non
         if package not in facts.packages:
             facts.packages[package] = hit.group(2)
             _clue(evidence, text, "package", f"{package} {hit.group(2)}", at)
-    elif name in ("wsl", "windows", "conda", "amp") and not getattr(evidence, name):
+    elif name in ("wsl", "wsl1", "windows", "conda", "amp") and not getattr(evidence, name):
         setattr(evidence, name, True)
         _clue(evidence, text, name, hit.group(0), at)
 

@@ -53,7 +53,16 @@ def diagnose(evidence: Evidence, matches: List[Match]) -> List[Diagnosis]:
         found += _visible_devices(evidence)
     if LOADER in wanted:
         found += _loader(evidence, [m for m in matches if LOADER in m.signature.evidence])
-    if WSL in wanted and evidence.wsl:
+    if WSL in wanted and evidence.wsl1:
+        found.append(Diagnosis(
+            WSL,
+            "This runs under WSL1 (its kernel is 4.4.0-...-Microsoft), which has no GPU support: CUDA in WSL "
+            "needs WSL2, where the Windows NVIDIA driver provides libcuda.so in /usr/lib/wsl/lib.",
+            "Convert the distribution to WSL2 from Windows (`wsl --set-version <distro> 2`, and `wsl "
+            "--set-default-version 2` for new ones), keep the Windows NVIDIA driver up to date, and do not "
+            "install a Linux NVIDIA driver inside the distribution.",
+            evidence.used("wsl1")))
+    elif WSL in wanted and evidence.wsl:
         found.append(Diagnosis(
             WSL,
             "This runs under WSL2, where libcuda.so is not a Linux driver file: the Windows NVIDIA driver "
