@@ -1,10 +1,9 @@
 """Score `torchlint explain` on the real-log corpora.
 
 `python bench/explain_corpus.py splits` prints every split side by side: the development and
-held-back parts of tests/explain/real/ (together "rest") and each held-out split (held-out-1 in
-tests/explain/heldout/, held-out-2 in tests/explain/heldout2/, held-out-3 in tests/explain/heldout3/,
-held-out-4 in tests/explain/heldout4/, ...), each with its verdicts (right, partial, wrong, nothing)
-and over-claims, and under the table how each held-out split was used.
+held-back parts of tests/explain/real/ (together "rest") and each held-out split (held-out-N in
+tests/explain/heldoutN/, held-out-1 in tests/explain/heldout/), each with its verdicts (right, partial,
+wrong, nothing) and over-claims, and under the table how each held-out split was used.
 `python bench/explain_corpus.py dev|held-back|held-out|held-out-N [--table]` prints one split's hit
 rate and, with --table, one row per log (id, URL, expected, got, verdict, over-claims); `held-out`
 is the newest held-out split not yet used to write knowledge.

@@ -2,15 +2,15 @@
 
 real/corpus.toml holds the logs collected for issue 24, split by a hash of their URL before any
 signature was written from them; real/issue_logs.json holds the earlier logs the signatures were
-first written from, which are development logs by construction. The held-out splits (heldout/,
-heldout2/, heldout3/, heldout4/, ...) hold logs from threads the project never cited when they were
-collected for issue 33; each is scored, never written from, until it is marked used
-(HeldOutSplit.used), and "held-out" names the newest split not yet used.
+first written from, which are development logs by construction. The held-out splits (heldout/ to
+heldout5/, ...) hold logs from threads the project never cited when they were collected for issue 33;
+each is scored, never written from, until it is marked used (HeldOutSplit.used), and "held-out" names
+the newest split not yet used.
 
 An answer is right (the expected family leads), partial (a neighbouring family leads, or the
 expected one is shown but not first), wrong (another answer leads) or nothing (no answer). It
-over-claims when it gives advice or a docs link for another framework than the log's, or makes a
-GPU claim on a log that is not a GPU problem.
+over-claims when it gives advice or a docs link for another framework than the log's (or than the one
+the log's library runs on: torch for vLLM), or makes a GPU claim on a log that is not a GPU problem.
 """
 
 from __future__ import annotations
@@ -52,7 +52,9 @@ HELD_OUT_SPLITS = (
                  "79.2 % at collection, 83.3 % after the framework-evidence work"),
     HeldOutSplit("held-out-3", HERE / "heldout3", "used to write knowledge after its first score: "
                  "44.4 % at collection, 84.4 % after the families written from the sources' own messages"),
-    HeldOutSplit("held-out-4", HERE / "heldout4"),
+    HeldOutSplit("held-out-4", HERE / "heldout4", "used to write knowledge after its first score: "
+                 "69.6 % at collection, 84.8 % after the families of commit afda084"),
+    HeldOutSplit("held-out-5", HERE / "heldout5"),
 )
 SPLITS = (DEV, HELD_BACK) + tuple(split.name for split in HELD_OUT_SPLITS)
 RIGHT, PARTIAL, WRONG, NOTHING = "right", "partial", "wrong", "nothing"
@@ -68,6 +70,8 @@ FRAMEWORK_NAMES: Dict[str, "re.Pattern[str]"] = {
     "ctranslate2": re.compile(r"(?i:ctranslate2)|faster-whisper|opennmt\.net"),
 }
 NO_FRAMEWORK = "none"  # a log no framework printed (nvidia-smi): no advice is another framework's
+# Libraries whose process is a framework's: advice for that framework fits their logs (vLLM runs on torch).
+RUNS_ON = {"vllm": "torch"}
 
 
 @dataclass(frozen=True)
@@ -119,9 +123,10 @@ class Outcome:
         if self.case.framework in (None, NO_FRAMEWORK):
             return claims
         others = set()
+        fitting = {self.case.framework, RUNS_ON.get(self.case.framework)}
         for text in self.advice:
             named = {name for name, pattern in FRAMEWORK_NAMES.items() if pattern.search(text)}
-            if named and self.case.framework not in named:
+            if named and not named & fitting:
                 others |= named
         return claims + [f"{name} advice" for name in sorted(others)]
 
