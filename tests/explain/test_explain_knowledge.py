@@ -71,6 +71,8 @@ ALSO_MATCHES = {
     "bce-input-out-of-range": {"device-side-assert"},
     # a GPU used by two ranks is the cause; NCCL's ncclInvalidUsage the report of it
     "nccl-duplicate-gpu": {"nccl-invalid-usage"},
+    # ONNX Runtime's provider loads the same cuDNN DLL; Paddle's own message names the product that failed
+    "paddle-library-not-configured": {"onnxruntime-cuda-provider"},
 }
 
 

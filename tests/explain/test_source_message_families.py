@@ -4,7 +4,10 @@ Runtime's provider list, nvcc's architecture and standard options, JAX's CPU fal
 types, THC's check macro, cuBLAS's ARCH_MISMATCH, cudnnCreate, Triton's loader, numba's driver binding and
 torch's own import; then, after the fourth split, NCCL's topology files, cuFFT's missing forward
 compatibility, the extension builders' toolkit checks, XLA's libdevice search, WSL1's kernel and jaxlib's
-vendored TensorFlow paths. Each log is fed through the real CLI."""
+vendored TensorFlow paths; then, after the fifth, vLLM's context check, cublasCreate, MPS's allocator, training
+loops' NaN line, THC's cuBLAS texts, nvidia-container-cli's requirement check, Paddle's loader, TensorRT's
+libraries, XLA's ptxas search, nvidia-smi without its kernel module, xFormers' dispatcher and TensorFlow's
+preallocation. Each log is fed through the real CLI."""
 
 from __future__ import annotations
 
@@ -97,8 +100,100 @@ CASES = {
     "xla-libdevice": (
         "W external/xla/xla/service/gpu/llvm_gpu_backend/gpu_backend_lib.cc:543] Can't find libdevice directory "
         "${CUDA_DIR}/nvvm/libdevice. This may result in compilation or runtime failures\n",
-        "xla-libdevice-not-found"),
+        "xla-cuda-toolkit-not-found"),
     "cudnn-contiguous": ("RuntimeError: cuDNN requires contiguous input tensor\n", "cudnn-not-supported/layout-or-size"),
+    "vllm-max-model-len": (
+        "ValueError: The model's max seq len (32768) is larger than the maximum number of tokens that can be stored "
+        "in KV cache (7344). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when "
+        "initializing the engine.\n",
+        "cuda-out-of-memory/vllm-kv-cache"),
+    "cublas-create": (
+        "RuntimeError: CUDA error: CUBLAS_STATUS_NOT_INITIALIZED when calling `cublasCreate(handle)`\n",
+        "cublas-not-initialized/handle-out-of-memory"),
+    "cublas-create-after-index-fault": (
+        "the first batch raised IndexError: index out of range in self on the CPU; on the GPU:\n"
+        "RuntimeError: CUDA error: CUBLAS_STATUS_NOT_INITIALIZED when calling `cublasCreate(handle)`\n",
+        "cublas-not-initialized/earlier-fault"),
+    "cublas-create-after-device-assert": (
+        "../aten/src/ATen/native/cuda/Indexing.cu:1146: indexSelectLargeIndex: block: [0,0,0], thread: [0,0,0] "
+        "Assertion `srcIndex < srcSelectDimSize` failed.\n"
+        "RuntimeError: CUDA error: CUBLAS_STATUS_NOT_INITIALIZED when calling `cublasCreate(handle)`\n",
+        "device-side-assert"),
+    "mps-out-of-memory": (
+        "RuntimeError: MPS backend out of memory (MPS allocated: 8.89 GB, other allocations: 172.98 MB, max allowed: "
+        "9.07 GB). Tried to allocate 6.25 MB on private pool. Use PYTORCH_MPS_HIGH_WATERMARK_RATIO=0.0 to disable "
+        "upper limit for memory allocations (may cause system failure).\n",
+        "cuda-out-of-memory/mps-high-watermark"),
+    "nan-loss-line": (
+        "Epoch: [3]  [ 100/500]  loss: 0.4120 (0.4300)\nLoss is nan, stopping training\n",
+        "autograd-anomaly-nan/numerics"),
+    "nan-loss-line-fp16": (
+        "python main_finetune.py --amp --batch_size 64\nLoss is nan, stopping training\n",
+        "autograd-anomaly-nan/fp16-overflow"),
+    "thc-cublas-old-toolkit": (
+        "RuntimeError: cublas runtime error : the GPU program failed to execute at "
+        "/opt/conda/conda-bld/pytorch_1556653183467/work/aten/src/THC/THCBlas.cu:450\n"
+        "GPU: TITAN RTX, CUDA 9.0, pytorch 1.1.0\n",
+        "cublas-execution-failed/toolkit-older-than-gpu"),
+    "initialization-error-in-workers": (
+        "`RuntimeError: CUDA error: initialization error` in `sample_neighbors()` when num_workers > 0\n",
+        "cuda-initialization-error/fork"),
+    "lowercase-oom": ("train fails with cuda out of memory at batch size 1\n", "cuda-out-of-memory/working-set"),
+    "unknown-error-at-init": (
+        "  File \"/usr/lib/python3/site-packages/torch/cuda/__init__.py\", line 172, in _lazy_init\n"
+        "    torch._C._cuda_init()\n"
+        "RuntimeError: CUDA unknown error - this may be due to an incorrectly set up environment, e.g. changing env "
+        "variable CUDA_VISIBLE_DEVICES after program start. Setting the available devices to be zero.\n",
+        "cuda-unknown-error/driver-state-after-suspend"),
+    "container-requirement": (
+        "docker: Error response from daemon: OCI runtime create failed: container init caused: Running hook #0:: "
+        "error running hook: exit status 1, stdout: , stderr: nvidia-container-cli: requirement error: unsatisfied "
+        "condition: cuda>=12.2, please update your driver to a newer version, or use an earlier cuda container: "
+        "unknown.\n",
+        "container-gpu-runtime/driver-older-than-image"),
+    "paddle-loader": (
+        "RuntimeError: (PreconditionNotMet) The third-party dynamic library (cudnn64_8.dll) that Paddle depends on "
+        "is not configured correctly. (error code is 126)\n",
+        "paddle-library-not-configured"),
+    "tensorrt-libraries": (
+        "EP Error /onnxruntime_src/onnxruntime/core/session/provider_bridge_ort.cc:1193 [ONNXRuntimeError] : 1 : "
+        "FAIL : Failed to load library libonnxruntime_providers_tensorrt.so with error: libnvinfer.so.8: cannot "
+        "open shared object file: No such file or directory\n",
+        "cuda-library-not-found/tensorrt-loader-path"),
+    "xla-ptxas": (
+        "W external/xla/xla/stream_executor/gpu/asm_compiler.cc:77] Couldn't get ptxas version string: Internal: "
+        "Couldn't invoke ptxas --version\n",
+        "xla-cuda-toolkit-not-found"),
+    "nvidia-smi-no-module": (
+        "$ nvidia-smi\nNVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that "
+        "the latest NVIDIA driver is installed and running.\n",
+        "driver-not-loaded/kernel-module-not-built"),
+    "nvidia-smi-secure-boot": (
+        "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the latest "
+        "NVIDIA driver is installed and running.\n$ sudo modprobe nvidia\n"
+        "modprobe: ERROR: could not insert 'nvidia': Required key not available\n",
+        "driver-not-loaded/secure-boot"),
+    "xformers-build": (
+        "NotImplementedError: No operator found for `memory_efficient_attention_forward` with inputs:\n"
+        "     query       : shape=(8, 3349, 16, 64) (torch.float16)\n"
+        "`cutlassF-pt` is not supported because:\n    xFormers wasn't build with CUDA support\n",
+        "xformers-no-operator"),
+    "driver-too-old-and-not-available": (
+        "RuntimeError: The NVIDIA driver on your system is too old (found version 10010). Please update your GPU "
+        "driver by downloading and installing a new version from the URL: http://www.nvidia.com/Download/index.aspx\n"
+        "torch.cuda.is_available() returns False.\n",
+        "cuda-driver-too-old"),
+    "tensorflow-cudnn-handle": (
+        "E tensorflow/stream_executor/cuda/cuda_dnn.cc:334] Could not create cudnn handle: CUDNN_STATUS_INTERNAL_ERROR\n",
+        "tensorflow-cudnn-init/tensorflow-preallocation"),
+    "bitsandbytes-libcuda": (
+        "CUDA SETUP: WARNING! libcuda.so not found! Do you have a CUDA driver installed? If you are on a cluster, "
+        "make sure you are on a CUDA machine!\n",
+        "libcuda-not-found"),
+    "numba-libnvvm": (
+        "  File \"/usr/lib/python3/site-packages/numba/cuda/cudadrv/libs.py\", line 64, in open_cudalib\n"
+        "OSError: libnvvm.so: cannot open shared object file: No such file or directory\n",
+        "cuda-library-not-found"),
 }
 
 

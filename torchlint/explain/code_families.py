@@ -58,7 +58,7 @@ MESSAGE_PREFIXES: Mapping[str, Tuple[Tuple[str, str], ...]] = {
 # a message is matched only where it ends (the line, ONNX Runtime's " ; GPU=", THC's " at <file>",
 # punctuation): "operation not permitted" is not "operation not permitted when stream is capturing"
 _MESSAGE_END = {"cusparse": r" when calling `"}
-_LINE_END = r"(?=[ \t]{0,4}(?:$|[;.,:()'\"\]]|at\b))"
+_LINE_END = r"(?=[ \t]{0,4}(?:$|[;.,:()'\"\]`]|at\b))"
 # every name of a library starts with one of these: the names' anchors
 NAME_HEADS = ("cudaError", "CUDA_ERROR_", "CUDNN_STATUS_", "CUBLAS_STATUS_", "CUFFT_", "CUSOLVER_STATUS_",
               "CUSPARSE_STATUS_", "nccl")

@@ -172,9 +172,18 @@ FEATURES = _compiled((
                                   r"|\['(?:Azure|CPU)ExecutionProvider'(?:, '(?:Azure|CPU)ExecutionProvider'){0,2}\]", 0),
     # what the error line itself says about where it failed
     ("no-device", r"CUDA_ERROR_NO_DEVICE|cudaErrorNoDevice|no CUDA-capable device is detected", 0),
-    ("init-time", r"\bcuInit\b|CUDA initialization: |_cuda_getDeviceCount|cudaGetDeviceCount|cuDeviceGetCount", 0),
+    ("init-time", r"\bcuInit\b|CUDA initialization: |_cuda_getDeviceCount|cudaGetDeviceCount|cuDeviceGetCount|_cuda_init\(", 0),
     # NCCL told to read a topology or graph file (NCCL_TOPO_FILE, NCCL_GRAPH_FILE) that may describe another machine
     ("nccl-topology-file", r"NCCL_(?:TOPO|GRAPH)_FILE set by environment|XML Import Channel", 0),
+    # Apple's Metal backend: its allocator's messages and settings
+    ("mps", r"MPS backend out of memory|PYTORCH_MPS_\w+|\bmps:\d|device='mps'|device=\"mps\"", 0),
+    # libnvidia-container's check of the image's CUDA against the host driver
+    ("container-cuda-requirement", r"requirement error: unsatisfied condition: cuda\s?>=", 0),
+    # the kernel module: rebuilt per kernel by DKMS, refused unsigned under Secure Boot
+    ("kernel-module", r"\bdkms\b|\bDKMS\b|linux-headers|kernel (?:update|upgrade)|uname -r", 0),
+    ("secure-boot", r"[Ss]ecure ?[Bb]oot|\bmokutil\b|Required key not available", 0),
+    # TensorRT's libraries, which pip's tensorrt wheels keep in their own directory
+    ("tensorrt", r"libnvinfer\w*\.so|nvinfer\w*\.dll|TensorrtExecutionProvider|\btensorrt\b", 0),
     # cuFFT's internal error, which it reports for a GPU its release does not know
     ("cufft-internal-error", r"CUFFT_INTERNAL_ERROR", 0),
     # the library loaded as the CUDA driver lacks the driver API (numba's binding names the function)
@@ -188,7 +197,8 @@ FEATURES = _compiled((
     ("container", r"\bdocker\b|--shm-size|--ipc=host|\bkubernetes\b|\bk8s\b|\bcontainer\b|\bpodman\b", re.I),
     ("shm", r"/dev/shm|shm_open|posix_fallocate|shared memory segment|ncclShmOpen|--ipc=host|shm-size|\bshm\.h\b", 0),
     # processes made with fork(): DataLoader workers, multiprocessing, pre-forking servers
-    ("fork", r"\bfork(?:ed)?\b|\bmultiprocessing\b|DataLoader worker|_MultiProcessingDataLoaderIter|\bgunicorn\b|\bcelery\b", 0),
+    ("fork", r"\bfork(?:ed)?\b|\bmultiprocessing\b|DataLoader worker|_MultiProcessingDataLoaderIter|\bgunicorn\b|\bcelery\b"
+             r"|\bnum_workers ?(?:>|=) ?[1-9]", 0),
     # a CUDA toolkit before 11.0 named in the paste (or TensorFlow 1.x, built against CUDA 9/10 only): it has no
     # code for Ampere (sm_80/sm_86) or newer GPUs
     ("cuda-before-11", r"\bcudatoolkit[ =:]{0,3}(?:[89]|10)\.\d|\bCUDA(?: [Tt]oolkit)?[ =:]{0,3}(?:[89]|10)\.\d"
