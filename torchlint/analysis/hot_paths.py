@@ -36,6 +36,9 @@ MAX_DEPTH = 3  # self-calls followed from a hot path
 # a Hugging Face `Trainer` subclass runs these on every training step
 HF_TRAINERS = frozenset({"transformers.Trainer", "transformers.trainer.Trainer"})
 HF_TRAINER_STEPS = ("training_step", "compute_loss")
+# Lightning's name for the step: a class of any kind that defines it runs it per batch (a task object the
+# LightningModule's own step delegates to, a custom trainer's step)
+STEP_PROTOCOL = "training_step"
 AUTOGRAD_FUNCTIONS = frozenset(
     {"torch.autograd.Function", "torch.autograd.function.Function", "torch.autograd.function.InplaceFunction"}
 )
@@ -95,9 +98,8 @@ class Reach:
     def hot_methods(self, facts: ClassFacts) -> List[Tuple[str, bool]]:
         """The hot paths an instance of the class runs: (method name, is a Lightning step)."""
         hot: List[Tuple[str, bool]] = []
-        if self.decided_only and self.index.kind(facts.name) is Kind.UNKNOWN:
-            pass
-        else:
+        decided = not (self.decided_only and self.index.kind(facts.name) is Kind.UNKNOWN)
+        if decided:
             if self.index.is_module(facts):
                 hot.append(("forward", False))
             if self.index.is_lightning(facts):
@@ -106,6 +108,8 @@ class Reach:
             hot.extend((("forward", False), ("backward", False)))
         if self._inherits(facts, HF_TRAINERS):
             hot.extend((step, False) for step in HF_TRAINER_STEPS)
+        if decided and STEP_PROTOCOL in facts.methods and not any(name == STEP_PROTOCOL for name, _ in hot):
+            hot.append((STEP_PROTOCOL, False))  # a class a LightningModule or a trainer delegates its step to
         return hot
 
     def bases(self, class_name: str) -> List[str]:

@@ -48,7 +48,8 @@ class HostSyncInHotPath(HotPathRule):
     from `Model.training_step` via `_shared_step`").
     Hot paths: `forward` of a module; `training_step`, `validation_step`, `test_step`, `predict_step`
     of a `LightningModule`; `forward` / `backward` of an `autograd.Function`; `training_step` /
-    `compute_loss` of a Hugging Face `Trainer` subclass. A class is a module if a base resolves, across
+    `compute_loss` of a Hugging Face `Trainer` subclass; `training_step` of any other class (a task
+    object a LightningModule's step delegates to, a custom trainer). A class is a module if a base resolves, across
     the linted files, to `nn.Module` or `LightningModule`, or, for a base from outside the tree, if its
     body says so (layers set on `self` in `__init__`, `register_buffer`, `self.log(...)`). Training
     loops are hot too (a loop that runs a backward pass or an optimizer step, not a scheduler's alone,

@@ -53,6 +53,14 @@ INVALID = (
         line=7,
         column=16,
     ),
+    # the step of a task object the LightningModule delegates to (not a module itself)
+    Invalid(
+        "import torch\nimport lightning as L\n\nclass Task(L.LightningDataModule):\n"
+        "    def training_step(self, batch, batch_idx):\n        loss = self.model.loss_func(self.model(batch))\n"
+        "        if torch.isnan(loss):\n            return None\n        return {'loss': loss}\n",
+        line=7,
+        column=12,
+    ),
     Invalid(
         "from torch import nn\n\nclass M(nn.Module):\n    def forward(self, x):\n"
         "        return x / float(x.abs().max())\n",
