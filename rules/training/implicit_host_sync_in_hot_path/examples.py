@@ -53,6 +53,13 @@ INVALID = (
         line=7,
         column=16,
     ),
+    # a number read through a copy, in a hand-written training loop
+    Invalid(
+        "import torch\n\ndef train(model, loader, optim):\n    for batch in loader:\n        loss = model(batch)\n"
+        "        loss.backward()\n        optim.step()\n        print(float(loss.cpu()))\n",
+        line=8,
+        column=15,
+    ),
     # the step of a task object the LightningModule delegates to (not a module itself)
     Invalid(
         "import torch\nimport lightning as L\n\nclass Task(L.LightningDataModule):\n"

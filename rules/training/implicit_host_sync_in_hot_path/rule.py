@@ -48,9 +48,11 @@ class ImplicitHostSyncInHotPath(HotPathRule):
     Flags code that reads a tensor's value on the host without saying so, in TL003's hot
     paths (`forward` of a module, the `*_step` hooks of a `LightningModule`,
     `forward`/`backward` of an `autograd.Function`, and what they call on `self`, up to
-    three calls deep): a tensor tested by Python (`if t.any():`,
+    three calls deep) and training loops (a loop that runs a backward pass or an optimizer step,
+    and what it calls on every iteration): a tensor tested by Python (`if t.any():`,
     `if not torch.isfinite(loss).all():`, `while err.max() > tol:`), converted by `bool(t)`
-    or `float(t)`, and `torch.nonzero` / `masked_select` whose data-dependent result feeds a
+    or `float(t)` (also of its copy: `float(loss.cpu())` reads a number as `.item()` does), and
+    `torch.nonzero` / `masked_select` whose data-dependent result feeds a
     `for` or an `if`. Off by default: select it with `--select TL005` or
     `extend-select = ["TL005"]`.
 
@@ -110,6 +112,7 @@ class ImplicitHostSyncInHotPath(HotPathRule):
     default_enabled = False
     triggers = ("torch",)
     options = {**HotPathRule.options, SIZES: False, CPU_COPIES: False, LOOP_EXITS: False}
+    training_loops = True
 
     VALID = examples.VALID
     INVALID = examples.INVALID
@@ -128,12 +131,15 @@ class ImplicitHostSyncInHotPath(HotPathRule):
         return is_torch(resolve(ast_dotted_name(func), view.imports), DATA_DEPENDENT | TENSOR_FUNCTIONS)
 
     def method_reports(self, class_name: str, function) -> Iterator[Tuple[Report, bool]]:
-        parents = self._parents(function.body)  # shared with TL003
-        where = f"`{class_name}.{function.name.value}`"
+        return self.owner_reports(function, self._class_node, f"`{class_name}.{function.name.value}`")
+
+    def owner_reports(self, function, class_node, where: str) -> Iterator[Tuple[Report, bool]]:
+        body = function if isinstance(function, cst.Module) else function.body
+        parents = self._parents(body)  # shared with TL003
         statements = set()
         owners: Dict[int, object] = {}  # `_test_owner`'s memo for this method
         holders: Dict[int, object] = {}  # `statement_of`'s
-        for node, what in self._implicit_syncs(function.body, parents):
+        for node, what in self._implicit_syncs(body, parents):
             if self.off_step(node, parents):
                 continue
             if not self.settings["check-error-paths"] and tests_a_check(node, parents, owners):
@@ -169,8 +175,11 @@ class ImplicitHostSyncInHotPath(HotPathRule):
             if func.value == "int" and not self.settings[SIZES]:
                 return
             if len(call.args) == 1 and call.args[0].keyword is None and not call.args[0].star:
-                if self._tensor_valued(call.args[0].value):
+                value = call.args[0].value
+                if self._tensor_valued(value):
                     yield call, f"`{func.value}()` of a tensor"
+                elif self._copied_tensor(value):
+                    yield call, f"`{func.value}()` of a tensor's copy (`{func.value}(x.cpu())` reads a number as `.item()` does)"
             return
         if isinstance(func, cst.Attribute) and func.attr.value == "cpu":
             # an explicit copy, mostly of what host code (a metric, scipy) must have
@@ -217,6 +226,15 @@ class ImplicitHostSyncInHotPath(HotPathRule):
             and not self.cpu_state(func.value)
             and not isinstance(func.value, (cst.List, cst.Tuple, cst.Dict, cst.SimpleString))
         )
+
+    def _copied_tensor(self, expression) -> bool:
+        """Whether an expression is `x.cpu()` of a tensor that may be on the device: converting it
+        to a number waits for the device as `.item()` does (the copy is the wait)."""
+        if not (isinstance(expression, cst.Call) and not expression.args and isinstance(expression.func, cst.Attribute)
+                and expression.func.attr.value == "cpu"):
+            return False
+        receiver, imports = expression.func.value, self.context.imports
+        return not (plainly_host(receiver, imports) or fresh_cpu_tensor(receiver, imports) or self.cpu_state(receiver))
 
     def _data_dependent(self, call) -> bool:
         func = call.func
