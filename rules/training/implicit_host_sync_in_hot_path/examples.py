@@ -56,7 +56,7 @@ INVALID = (
     # a number read through a copy, in a hand-written training loop
     Invalid(
         "import torch\n\ndef train(model, loader, optim):\n    for batch in loader:\n        loss = model(batch)\n"
-        "        loss.backward()\n        optim.step()\n        print(float(loss.cpu()))\n",
+        "        loss.backward()\n        optim.step()\n        print(float(loss.cpu().detach()))\n",
         line=8,
         column=15,
     ),

@@ -42,6 +42,10 @@ from torchlint.rules.training.implicit_host_sync_in_hot_path.tensor_calls import
 )
 
 
+# tensor methods whose result stays where their receiver is, taking no argument (`x.cpu().detach()`)
+KEEP_ON_CPU = frozenset({"detach", "float", "double", "clone", "contiguous", "squeeze", "flatten"})
+
+
 class ImplicitHostSyncInHotPath(HotPathRule):
     """
     ## What it does
@@ -228,8 +232,12 @@ class ImplicitHostSyncInHotPath(HotPathRule):
         )
 
     def _copied_tensor(self, expression) -> bool:
-        """Whether an expression is `x.cpu()` of a tensor that may be on the device: converting it
-        to a number waits for the device as `.item()` does (the copy is the wait)."""
+        """Whether an expression is `x.cpu()` of a tensor that may be on the device, maybe followed by
+        calls that keep it a CPU tensor (`x.cpu().detach()`): converting it to a number waits for
+        the device as `.item()` does (the copy is the wait)."""
+        while (isinstance(expression, cst.Call) and not expression.args and isinstance(expression.func, cst.Attribute)
+               and expression.func.attr.value in KEEP_ON_CPU):
+            expression = expression.func.value
         if not (isinstance(expression, cst.Call) and not expression.args and isinstance(expression.func, cst.Attribute)
                 and expression.func.attr.value == "cpu"):
             return False
