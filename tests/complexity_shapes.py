@@ -161,6 +161,19 @@ def many_host_syncs(n: int) -> Project:
             + _loop("loss = model(batch).mean()\n" + reads)}
 
 
+def early_exits(n: int) -> Project:
+    """A per-batch callback whose body is n blocks, each a read, an early exit on a modulo and reads
+    after it (each read asks whether a periodic exit precedes it in its block)."""
+    blocks = "".join(
+        f"        if batch_idx > {i}:\n            print(outputs['pre_{i}'].item())\n"
+        f"            if trainer.global_step % {i + 2} != 0:\n                return\n"
+        f"            print(outputs['loss_{i}'].item())\n            print(outputs['aux_{i}'].item())\n"
+        for i in range(n)
+    )
+    return {"callbacks.py": HEADER + "import lightning as L\n\n\nclass Logger(L.Callback):\n"
+            "    def on_train_batch_end(self, trainer, pl_module, outputs, batch, batch_idx):\n" + blocks}
+
+
 def many_heavy_imports(n: int) -> Project:
     """n functions reading a module-level `wandb`, beside the loop that logs with it."""
     readers = "".join(f"def log_{i}(value):\n    wandb.log({{'v{i}': value}})\n\n\n" for i in range(n))
@@ -461,6 +474,6 @@ SHAPES: Dict[str, Callable[[int], Project]] = {
         many_heavy_imports, rnn_double_backward, long_trainer, nested_loops_forward, transform_aliases, many_loads,
         local_criteria, rnn_penalty_chain, function_call_chain, sibling_loops, many_accumulators, long_boolean_or,
         rebound_host_values, many_nonzero, forward_many_inputs, deprecated_head_uses, nested_guards,
-        critics_across_files, hard_negative_mining, submodule_losses, class_loads, override_chain,
+        critics_across_files, hard_negative_mining, submodule_losses, class_loads, override_chain, early_exits,
     )
 }

@@ -139,6 +139,8 @@ class StepScope:
     answered: Dict[int, bool] = field(default_factory=dict, compare=False, repr=False)
     # the same for `in_error_path`, by (id, check_conditions)
     errors_answered: Dict[Tuple[int, bool], bool] = field(default_factory=dict, compare=False, repr=False)
+    # per block, by id: the ids of its statements after a periodic early exit (see `_after_exit`)
+    exits: Dict[int, FrozenSet[int]] = field(default_factory=dict, compare=False, repr=False)
 
 
 def class_settings(class_node) -> ClassSettings:
@@ -268,10 +270,49 @@ def in_periodic_branch(node, parents: Mapping, scope: Optional[StepScope] = None
             if _periodic(parent.test) or (scope is not None and _rare(parent, child is parent.body, scope)):
                 answer = True
                 break
+        if isinstance(parent, (cst.IndentedBlock, cst.Module)) and _after_periodic_exit(parent, child, scope):
+            answer = True
+            break
         child, parent = parent, parents.get(parent)
     # every node passed climbs through the same blocks to the same answer
     answered.update((id(passed_node), answer) for passed_node in passed)
     return answer
+
+
+def _after_periodic_exit(block, statement, scope: Optional[StepScope]) -> bool:
+    """Whether `statement` comes after an early exit of its block taken on most steps, `if step % n
+    != 0: return` (or `continue`): the rest of the block runs now and then. Cost: one pass over the
+    block the first time a scope asks about it (without a scope, each time), O(1) after that."""
+    memo = scope.exits if scope is not None else {}
+    if id(block) not in memo:
+        memo[id(block)] = _after_exit(block.body)
+    return id(statement) in memo[id(block)]
+
+
+def _after_exit(body) -> FrozenSet[int]:
+    """The ids of the statements of a block after its first periodic early exit (none without one)."""
+    for position, statement in enumerate(body):
+        if isinstance(statement, cst.If) and statement.orelse is None and _exits(statement.body) and _periodic_exit_test(statement.test):
+            return frozenset(id(later) for later in body[position + 1:])
+    return frozenset()
+
+
+def _exits(block) -> bool:
+    """A block that only returns or continues: `return`, `return None`, `continue`."""
+    lines = block.body if isinstance(block, cst.IndentedBlock) else [block]
+    if len(lines) != 1 or not isinstance(lines[0], (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+        return False
+    small = lines[0].body
+    return len(small) == 1 and isinstance(small[0], (cst.Return, cst.Continue))
+
+
+def _periodic_exit_test(test) -> bool:
+    """A periodic test whose exit is taken on most steps: not `step % n == 0` (which exits now and then)."""
+    if not _periodic(test):
+        return False
+    if isinstance(test, cst.Comparison) and any(isinstance(t.operator, cst.Equal) for t in test.comparisons):
+        return False
+    return True
 
 
 def _rare(branch, in_body: bool, scope: StepScope) -> bool:

@@ -36,9 +36,15 @@ MAX_DEPTH = 3  # self-calls followed from a hot path
 # a Hugging Face `Trainer` subclass runs these on every training step
 HF_TRAINERS = frozenset({"transformers.Trainer", "transformers.trainer.Trainer"})
 HF_TRAINER_STEPS = ("training_step", "compute_loss")
-# Lightning's name for the step: a class of any kind that defines it runs it per batch (a task object the
-# LightningModule's own step delegates to, a custom trainer's step)
-STEP_PROTOCOL = "training_step"
+# Methods that run on every training batch whatever class defines them: Lightning's name for the step (a task
+# object the LightningModule's own step delegates to, a custom trainer's step), the per-batch hooks of
+# Lightning's modules and callbacks, and the per-iteration callbacks of Avalanche's strategies and plugins
+PER_BATCH_HOOKS = (
+    "training_step",
+    "on_train_batch_start", "on_train_batch_end", "on_before_backward", "on_after_backward",
+    "on_before_optimizer_step",
+    "before_training_iteration", "after_training_iteration", "before_backward", "after_backward",
+)
 AUTOGRAD_FUNCTIONS = frozenset(
     {"torch.autograd.Function", "torch.autograd.function.Function", "torch.autograd.function.InplaceFunction"}
 )
@@ -108,8 +114,9 @@ class Reach:
             hot.extend((("forward", False), ("backward", False)))
         if self._inherits(facts, HF_TRAINERS):
             hot.extend((step, False) for step in HF_TRAINER_STEPS)
-        if decided and STEP_PROTOCOL in facts.methods and not any(name == STEP_PROTOCOL for name, _ in hot):
-            hot.append((STEP_PROTOCOL, False))  # a class a LightningModule or a trainer delegates its step to
+        if decided:
+            named = {name for name, _ in hot}
+            hot.extend((hook, False) for hook in PER_BATCH_HOOKS if hook in facts.methods and hook not in named)
         return hot
 
     def bases(self, class_name: str) -> List[str]:

@@ -8,6 +8,10 @@ from __future__ import annotations
 from torchlint.rule_api.rule import Invalid
 
 VALID = (
+    # a per-batch callback that returns early on most steps: the rest runs now and then
+    "import lightning as L\n\nclass LogEvery(L.Callback):\n"
+    "    def on_train_batch_end(self, trainer, pl_module, outputs, batch, batch_idx):\n"
+    "        if trainer.global_step % 100 != 0:\n            return\n        print(outputs['loss'].item())\n",
     # an evaluation loop, an epoch loop, numpy values and a scheduler step in a training loop
     "import numpy as np\nimport torch\n\n@torch.no_grad()\ndef evaluate(model, loader):\n"
     "    return [model(x).item() for x in loader]\n\n"
@@ -73,6 +77,14 @@ VALID = (
 )
 
 INVALID = (
+    # a per-batch hook of a callback runs on every step
+    Invalid(
+        "import lightning as L\n\nclass LogAlways(L.Callback):\n"
+        "    def on_train_batch_end(self, trainer, pl_module, outputs, batch, batch_idx):\n"
+        "        print(outputs['loss'].item())\n",
+        line=5,
+        column=15,
+    ),
     # a training loop: a per-step sum becomes a tensor, read once after the loop
     Invalid(
         "def train(model, loader, opt):\n    running = 0.0\n    for x in loader:\n"

@@ -48,8 +48,11 @@ class HostSyncInHotPath(HotPathRule):
     from `Model.training_step` via `_shared_step`").
     Hot paths: `forward` of a module; `training_step`, `validation_step`, `test_step`, `predict_step`
     of a `LightningModule`; `forward` / `backward` of an `autograd.Function`; `training_step` /
-    `compute_loss` of a Hugging Face `Trainer` subclass; `training_step` of any other class (a task
-    object a LightningModule's step delegates to, a custom trainer). A class is a module if a base resolves, across
+    `compute_loss` of a Hugging Face `Trainer` subclass; in any class, `training_step` (a task object a
+    LightningModule's step delegates to, a custom trainer) and the per-batch hooks of Lightning's modules
+    and callbacks (`on_train_batch_start`/`_end`, `on_before_backward`, `on_after_backward`,
+    `on_before_optimizer_step`) and of Avalanche's plugins (`before_training_iteration`,
+    `after_training_iteration`, `before_backward`, `after_backward`). A class is a module if a base resolves, across
     the linted files, to `nn.Module` or `LightningModule`, or, for a base from outside the tree, if its
     body says so (layers set on `self` in `__init__`, `register_buffer`, `self.log(...)`). Training
     loops are hot too (a loop that runs a backward pass or an optimizer step, not a scheduler's alone,
@@ -128,7 +131,8 @@ class HostSyncInHotPath(HotPathRule):
     - `check-error-paths` (default `false`): also the condition of an `if` whose block raises and an
       `assert`'s test (their message and block never).
     - `check-periodic-branches` (default `false`): also blocks that do not run on every step: under a
-      modulo (`if step % 100 == 0:`) or a first-steps test (`if batch_idx < 10:`); under a logging
+      modulo (`if step % 100 == 0:`) or a first-steps test (`if batch_idx < 10:`), or after an early exit on
+      one (`if step % 100 != 0: return`); under a logging
       switch (`if self.debug:`) or a setting not plainly on by default (set only in `__init__`, to an
       argument, a config value or a literal other than `True`; not `self.training`); a block that
       assigns what its condition tests (`if x is None: x = ...`); a None-check of a value the step made.
