@@ -12,7 +12,10 @@ is offered instead, up to the top-level statement.
 
 Cost: a statement's runs are computed once, the first time a row inside it is asked
 about (linear in its child statements); each question then descends one level per
-nesting depth, with a bisection at each level.
+nesting depth, at most `DEEPEST` levels, with a bisection at each level. A row deeper
+than that is read in its run at that depth: a run of rows is tokenized once, and a row
+lies in at most `DEEPEST` runs, so all the runs tokenized hold at most `DEEPEST` times
+the statement's rows.
 """
 
 from __future__ import annotations
@@ -24,6 +27,10 @@ from typing import Dict, List, Sequence, Tuple
 from torchlint.core.walk import blocks
 
 Rows = Tuple[int, int]
+
+# the nesting depth runs are offered to: a method's statements in a class sit at depth 2,
+# a loop's body in a method at 3
+DEEPEST = 8
 
 
 class _Run:
@@ -45,9 +52,10 @@ class LogicalRows:
 
     def inside(self, statement: ast.stmt, row: int) -> List[Rows]:
         """The runs that hold `row` inside `statement` (whose rows are taken to be whole
-        logical lines), innermost first; none for a row of its own (a header, an `else:`)."""
+        logical lines), innermost first, down to `DEEPEST` levels; none for a row of its
+        own (a header, an `else:`)."""
         found: List[Rows] = []
-        while True:
+        while len(found) < DEEPEST:
             firsts, runs = self._runs_of(statement)
             at = bisect.bisect_right(firsts, row) - 1
             if at < 0 or runs[at].last < row or not runs[at].whole:
