@@ -44,7 +44,8 @@ from torchlint.analysis.loop_facts import (
 from torchlint.core.lazy import cst
 from torchlint.analysis.names import ast_dotted_name, resolve
 from torchlint.analysis.module_names import absolute_import, is_package, module_name
-from torchlint.core.walk import ast_children, blocks, pruned_walk
+from torchlint.analysis.scopes import own_nodes
+from torchlint.core.walk import ast_children, blocks
 
 NO_GRAD = frozenset({"torch.no_grad", "torch.inference_mode", "torch.autograd.no_grad", "torch.autograd.grad_mode.no_grad"})
 # text without which a file holds no training call (the cheap test before any walk)
@@ -308,9 +309,10 @@ def _cst_body(node) -> Sequence:
 
 
 def _cst_walk_defs(function) -> List:
-    """The defs and classes a function's own code holds (at any block depth)."""
+    """The defs and classes a function's own code holds (at any block depth), from its
+    own nodes (`own_nodes`: walked once per file, which TL003 and TL005 walk anyway)."""
     definitions = (cst.FunctionDef, cst.ClassDef)
-    return [node for node in pruned_walk(function.body, (*definitions, cst.Lambda)) if type(node) in definitions]
+    return [node for node in own_nodes(function.body) if type(node) in definitions]
 
 
 def _qualify(module: str, local: str) -> str:
