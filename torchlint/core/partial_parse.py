@@ -17,8 +17,9 @@ from __future__ import annotations
 import ast
 import bisect
 import re
+import unicodedata
 from dataclasses import dataclass
-from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
+from typing import Dict, Iterable, KeysView, List, Optional, Sequence, Set, Tuple
 
 from torchlint.core.source import split_lines
 from torchlint.core.walk import ast_nodes
@@ -84,6 +85,18 @@ def definitions_around(view, nodes: Iterable[ast.AST]) -> Set[int]:
     return found
 
 
+def _names_none(names: KeysView[str], ascii_names: bool, span: Tuple[int, int], lines: Sequence[str]) -> bool:
+    """Whether the rows of `span` surely name none of `names` (in a text that is not ASCII,
+    only if the names all are: a non-ASCII name may be spelled otherwise)."""
+    first, last = span
+    text = "".join(lines[first - 1 : last])
+    if not text.isascii():
+        if not ascii_names:
+            return False
+        text = unicodedata.normalize("NFKC", text)
+    return names.isdisjoint(_WORD.findall(text))
+
+
 def elide_statements(text: str, tree: ast.Module, needed: Optional[Set[int]]) -> Optional[Elided]:
     """`text` (which `tree` was parsed from) without the top-level definitions that are
     not `needed` and that no kept statement names (nor the blank and comment rows just
@@ -113,19 +126,18 @@ def _keep_named(
     body: Sequence[ast.stmt], keep: List[bool], spans: Sequence[Tuple[int, int]], lines: Sequence[str]
 ) -> None:
     """Keep, transitively, the top-level definitions that kept statements name. A kept
-    statement whose text (ASCII: its names are spelled as written) holds none of the names
-    still unresolved as a word is not walked. Cost: each kept statement's text scanned
-    once, and walked at most once."""
+    statement whose text holds none of the names still unresolved as a word is not walked
+    (the text NFKC-normalized, as CPython normalizes names: `ｆｏｏ` is `foo`). Cost: each
+    kept statement's text scanned once, and walked at most once."""
     defined: Dict[str, List[int]] = {}
     for index, statement in enumerate(body):
         if isinstance(statement, _DEFINITIONS) and not keep[index]:
             defined.setdefault(statement.name, []).append(index)
     pending = [index for index, kept in enumerate(keep) if kept]
+    ascii_names = all(name.isascii() for name in defined)
     while pending and defined:
         index = pending.pop()
-        first, last = spans[index]
-        text = "".join(lines[first - 1 : last])
-        if text.isascii() and defined.keys().isdisjoint(_WORD.findall(text)):
+        if _names_none(defined.keys(), ascii_names, spans[index], lines):
             continue
         for node in ast_nodes(body[index]):
             if isinstance(node, ast.Name) and node.id in defined:
