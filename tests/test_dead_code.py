@@ -36,6 +36,8 @@ ALIVE = (
     "CHECK_NAMES",
     # which family holds each GPU error code: read by tools/error_codes_doc.py and its tests
     "family_of_codes",
+    # set on a lazily imported module's spec: CPython's import machinery reads it at each import
+    "_initializing",
 )
 
 

@@ -13,6 +13,7 @@ from dataclasses import replace
 from functools import lru_cache
 from typing import Callable, Dict, List, Optional, Sequence, Set
 
+from torchlint.core.collector import collector_paused
 from torchlint.core.config import Config
 from torchlint.fixing.apply import without_unfixable
 from torchlint.core.gating import definitions_needed, may_fire
@@ -104,10 +105,11 @@ def lint_text(
     problem = large_text.beyond_bound(text)
     if problem is not None:
         return FileResult(path, [syntax_diagnostic(path, f"Not linted: {problem}", 1, 1)])
-    if large_text.is_large(text):
-        result = _lint_large(text, path, config, rules, newline or detect_newline(text), flake8)
-    else:
-        result = _lint_whole(text, path, config, rules, newline, tree, flake8, parser)
+    with collector_paused():
+        if large_text.is_large(text):
+            result = _lint_large(text, path, config, rules, newline or detect_newline(text), flake8)
+        else:
+            result = _lint_whole(text, path, config, rules, newline, tree, flake8, parser)
     result.diagnostics = without_unfixable(result.diagnostics, config)
     return result
 

@@ -13,7 +13,7 @@ Cost: `in_error_path` and `in_periodic_branch` climb from a node to its function
 the answer of every node passed in the method's `StepScope`, so a method's climbs cost
 O(its nodes) in all, plus per `if` met O(its test) (`_periodic`, `_conjuncts`) and, for a
 run-once test (`if x is None: x = ...`), O(its body) (`_assigned_in`); `class_settings`
-is one pass over a class's methods, `step_scope` one over a method.
+is one pass over the statements of a class's methods, `step_scope` one over a method.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from torchlint.analysis.statements import assigned_names, parameter_names
 from torchlint.analysis.classes import methods, self_attribute, self_name
 from torchlint.analysis.names import cst_dotted_name
 from torchlint.analysis.scopes import own_nodes
-from torchlint.core.walk import children, pruned_walk
+from torchlint.core.walk import children, pruned_walk, statements
 
 
 # ---- error paths ---------------------------------------------------------------------
@@ -156,7 +156,7 @@ def class_settings(class_node) -> ClassSettings:
             continue
         in_init = function.name.value == "__init__"
         true_by_default = _true_by_default(function) if in_init else frozenset()
-        for node in own_nodes(function.body):
+        for node in statements(function.body):  # assignments are statements: no expression is walked
             kind = type(node)  # exact types: LibCST's concrete nodes, whose ABC isinstance costs more than the walk
             if kind is cst.Assign:
                 targets = [target.target for target in node.targets]

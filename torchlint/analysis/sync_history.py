@@ -7,9 +7,10 @@ statement by statement, keeps the values read so far: a branch, a loop or a `try
 its own copy (it may not run), and whatever a statement rebinds (`loss = ...`,
 `self.loss = ...`, `loss += 1`, `loss.add_(1)`, `loss[0] = 0`) is read afresh.
 
-Cost: one pass over the method with an undo journal; what a compound statement writes is
-memoized (`_written`), so nesting does not multiply it; forgetting a written name scans
-the keys read under its root.
+Cost: one pass over the method with an undo journal (one walk of each small statement
+gives both its calls and what it writes); what a compound statement writes is memoized
+(`_written`), so nesting does not multiply it; forgetting a written name scans the keys
+read under its root.
 """
 
 from __future__ import annotations
@@ -144,9 +145,15 @@ class _History:
         for small in smalls:
             if isinstance(small, cst.Assert):
                 self.test(small.test)
-            else:
-                self.expression(small)
-            self.forget_written(small)
+                self.forget_written(small)
+                continue
+            # `expression(small)` then `forget_written(small)`, from one walk: it gives the
+            # calls `expression` would meet, in the same order
+            calls: List = []
+            written = self.written[id(small)] = _written(small, self.written, calls)
+            for call in calls:
+                self.call(call)
+            self.read.forget(written)
 
     def test(self, test) -> None:
         """A condition Python tests: its explicit syncs, then the tensors it reads."""
@@ -157,15 +164,20 @@ class _History:
     def expression(self, node) -> None:
         for current in pruned_walk(node, (cst.Lambda, cst.FunctionDef, cst.ClassDef)):
             if type(current) is cst.Call:  # exact type, as in `_written`
-                receiver = self.sync_receiver(current)
-                key = cst_dotted_name(receiver) if receiver is not None else None
-                if key is not None:
-                    if key in self.read:
-                        self.repeated.add(current)
-                    self.read.add(key)
-                elif isinstance(current.func, cst.Name) and current.func.value in _CASTS and len(current.args) == 1:
-                    for root in self.roots(current.args[0].value):
-                        self.read.add(root)
+                self.call(current)
+
+    def call(self, call) -> None:
+        """An explicit sync reads its tensor (again: `repeated`); a cast (`float(loss)`)
+        reads the tensors of its argument."""
+        receiver = self.sync_receiver(call)
+        key = cst_dotted_name(receiver) if receiver is not None else None
+        if key is not None:
+            if key in self.read:
+                self.repeated.add(call)
+            self.read.add(key)
+        elif isinstance(call.func, cst.Name) and call.func.value in _CASTS and len(call.args) == 1:
+            for root in self.roots(call.args[0].value):
+                self.read.add(root)
 
     def roots(self, expression) -> Set[str]:
         """The tensors whose values Python needs to evaluate `expression` as a condition
@@ -200,9 +212,10 @@ class _History:
         return found
 
 
-def _written(node, known: Mapping[int, Set[str]]) -> Set[str]:
+def _written(node, known: Mapping[int, Set[str]], calls: Optional[List] = None) -> Set[str]:
     """What a statement rebinds or changes in place (dotted names); `known` holds the
-    answers for statements inside it that were walked before."""
+    answers for statements inside it that were walked before. `calls`, if given, gets
+    the calls walked, in source order (none inside a lambda, a def or a class)."""
     written: Set[str] = set()
     stack = [node]
     # exact types, not isinstance: these are LibCST's concrete (final) node classes,
@@ -225,13 +238,16 @@ def _written(node, known: Mapping[int, Set[str]]) -> Set[str]:
         elif kind is cst.FunctionDef:
             written.add(current.name.value)
             continue
-        elif kind is cst.Call and type(current.func) is cst.Attribute:
-            method = current.func.attr.value
-            if method.endswith("_") and not method.startswith("__"):
-                target = current.func.value  # `loss.add_(1)` changes loss
+        elif kind is cst.Call:
+            if calls is not None:
+                calls.append(current)
+            if type(current.func) is cst.Attribute:
+                method = current.func.attr.value
+                if method.endswith("_") and not method.startswith("__"):
+                    target = current.func.value  # `loss.add_(1)` changes loss
         if target is not None:
             written.update(_target_names(target))
-        stack.extend(children(current))
+        stack.extend(reversed(children(current)))  # source order, for `calls`
     return written
 
 

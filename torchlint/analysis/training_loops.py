@@ -34,6 +34,7 @@ scanned per call.
 from __future__ import annotations
 
 import ast
+from itertools import repeat
 from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Set, Tuple
 
 from torchlint.analysis.classes import ast_class_methods, ast_self_name
@@ -44,7 +45,8 @@ from torchlint.analysis.loop_facts import (
 from torchlint.core.lazy import cst
 from torchlint.analysis.names import ast_dotted_name, resolve
 from torchlint.analysis.module_names import absolute_import, is_package, module_name
-from torchlint.core.walk import ast_children, blocks, pruned_walk
+from torchlint.analysis.scopes import own_nodes
+from torchlint.core.walk import ast_children, blocks
 
 NO_GRAD = frozenset({"torch.no_grad", "torch.inference_mode", "torch.autograd.no_grad", "torch.autograd.grad_mode.no_grad"})
 # text without which a file holds no training call (the cheap test before any walk)
@@ -103,8 +105,15 @@ def _ast_no_grad(expression, table: Mapping[str, str]) -> bool:
     return resolve(ast_dotted_name(expression), table) in NO_GRAD
 
 
-_AST_LOOPS = (ast.For, ast.AsyncFor, ast.While)
-_AST_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+_AST_LOOPS = frozenset({ast.For, ast.AsyncFor, ast.While})
+_AST_SCOPES = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda})
+_AST_ASSIGNS = frozenset({ast.Assign, ast.AugAssign, ast.AnnAssign})
+_AST_WITHS = frozenset({ast.With, ast.AsyncWith})
+_AST_BRANCHES = frozenset({ast.If, ast.Try, ast.ExceptHandler, ast.Match})
+# nodes with nothing below them that the walk asks about: `Load`, `Add`, `Not`, `And`, `Eq`...
+_AST_LEAVES = frozenset(
+    kind for base in (ast.expr_context, ast.operator, ast.unaryop, ast.boolop, ast.cmpop) for kind in base.__subclasses__()
+)
 
 
 def loop_facts(view, criteria: bool = False) -> Optional[LoopFacts]:
@@ -187,33 +196,37 @@ class _Facts:
         inner: List[Tuple[str, ast.AST, Optional[Tuple[str, str]], bool]] = []
         # (node, open loops: indexes into facts.loops, under no_grad, in a branch of the innermost loop)
         stack: List[Tuple[ast.AST, Tuple[int, ...], bool, bool]] = [(n, (), no_grad, False) for n in reversed(body)]
+        # exact types (the parser's concrete classes), each node's looked up once
         while stack:
             node, loops, quiet, branch = stack.pop()
-            if isinstance(node, _AST_SCOPES):
-                if not isinstance(node, ast.Lambda):
+            kind = type(node)
+            if kind in _AST_LEAVES:
+                continue
+            if kind in _AST_SCOPES:
+                if kind is not ast.Lambda:
                     inner.append((local, node, cls, quiet))
                 continue
-            if isinstance(node, ast.Call):
+            if kind is ast.Call:
                 self.call(node, facts, loops, local, nested, cls, branch)
                 reads = reads or (isinstance(node.func, ast.Attribute) and node.func.attr in HOST_READS)
                 criterion_calls.call(node, self.table, loops[-1] if loops else -1, quiet, known, cls)
-            elif isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            elif kind in _AST_ASSIGNS:
                 criterion_calls.assign(node)
-            elif isinstance(node, (ast.With, ast.AsyncWith)) and any(
-                _ast_no_grad(item.context_expr, self.table) for item in node.items
-            ):
+            elif kind in _AST_WITHS and any(_ast_no_grad(item.context_expr, self.table) for item in node.items):
                 quiet = True
-            if isinstance(node, _AST_LOOPS):
+            if kind in _AST_LOOPS:
                 facts.loops.append(_OpenLoop(quiet, loops[-1] if loops else -1))
                 inside = (*loops, len(facts.loops) - 1)
-                head = [node.test] if isinstance(node, ast.While) else [node.target, node.iter]
+                head = [node.test] if kind is ast.While else [node.target, node.iter]
                 children = [(n, loops, quiet, branch) for n in head]
                 children += [(n, inside, quiet, False) for n in node.body]
                 children += [(n, loops, quiet, branch) for n in node.orelse]
                 stack.extend(reversed(children))
                 continue
-            inner_branch = branch or isinstance(node, (ast.If, ast.Try, ast.ExceptHandler, ast.Match))
-            stack.extend((child, loops, quiet, inner_branch) for child in reversed(ast_children(node)))
+            held = ast_children(node)
+            if held:
+                held.reverse()
+                stack.extend(zip(held, repeat(loops), repeat(quiet), repeat(branch or kind in _AST_BRANCHES)))
         if criterion_calls.calls and criterion_calls.differentiated:
             self.criteria.append(criterion_calls)
         if facts.step or facts.calls or facts.loops or reads:
@@ -308,9 +321,10 @@ def _cst_body(node) -> Sequence:
 
 
 def _cst_walk_defs(function) -> List:
-    """The defs and classes a function's own code holds (at any block depth)."""
+    """The defs and classes a function's own code holds (at any block depth), from its
+    own nodes (`own_nodes`: walked once per file, which TL003 and TL005 walk anyway)."""
     definitions = (cst.FunctionDef, cst.ClassDef)
-    return [node for node in pruned_walk(function.body, (*definitions, cst.Lambda)) if type(node) in definitions]
+    return [node for node in own_nodes(function.body) if type(node) in definitions]
 
 
 def _qualify(module: str, local: str) -> str:

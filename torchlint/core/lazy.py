@@ -19,6 +19,10 @@ def lazy_import(name: str) -> ModuleType:
         raise ImportError(f"No module named {name!r}")
     loader = importlib.util.LazyLoader(spec.loader)
     spec.loader = loader
+    # what importlib sets on a spec once its module is loaded; without it, each later
+    # `import` of the module raises and swallows an AttributeError looking for it (LibCST's
+    # native parser imports `libcst` again for the nodes it builds: a seventh of a parse)
+    spec._initializing = False
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
     loader.exec_module(module)

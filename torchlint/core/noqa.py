@@ -12,12 +12,15 @@
 
 from __future__ import annotations
 
+import ast
 import bisect
 import io
 import re
 import tokenize
 from dataclasses import dataclass, field
 from typing import Dict, FrozenSet, Iterator, List, Optional, Sequence, Tuple
+
+from torchlint.core.logical_rows import LogicalRows, Rows
 
 # A code is letters then digits, as flake8 reads them: the words after a code list
 # (`# noqa: E501 see issue 12`) are free text, not codes
@@ -106,13 +109,20 @@ class LineSuppressions:
 class StatementSuppressions:
     """A file's LineSuppressions, tokenized one top-level statement at a time, when a
     finding first asks about a row of it: a logical line, and the `# noqa` that ends
-    it, never leave the top-level statement they are in."""
+    it, never leave the top-level statement they are in. Given the top-level stdlib-ast
+    `statements` (those of `spans`), only the innermost run of whole logical lines
+    around the row is tokenized (`torchlint.core.logical_rows`): the statement of a
+    method, not the class around it.
+
+    Cost: per row asked about, the run around it is found in O(nesting depth) and
+    tokenized once; each top-level statement's text, with no `statements`, once."""
 
     def __init__(
         self,
         lines: Sequence[str],
         spans: Sequence[Tuple[int, int]],
         memo: Optional[Dict[str, LineSuppressions]] = None,
+        statements: Optional[Sequence[ast.stmt]] = None,
     ) -> None:
         self._lines = lines
         # statement text -> its suppressions counted from row 1, kept across the versions
@@ -121,6 +131,10 @@ class StatementSuppressions:
         self._spans = spans  # (first row, last row) of each top-level statement, in order
         self._firsts = [first for first, _ in spans]
         self._done: Dict[int, LineSuppressions] = {}
+        self._statements = statements
+        self._runs = None if statements is None else LogicalRows(lines)
+        # rows of a run -> its suppressions; None where the tokenizer stopped short of its end
+        self._done_runs: Dict[Rows, Optional[LineSuppressions]] = {}
 
     def noqa_row(self, row: int) -> int:
         return self._around(row).noqa_row(row)
@@ -132,6 +146,11 @@ class StatementSuppressions:
         at = bisect.bisect_right(self._firsts, row) - 1
         if at < 0 or self._spans[at][1] < row:
             return LineSuppressions()
+        if self._runs is not None:
+            for rows in self._runs.inside(self._statements[at], row):
+                found = self._run(rows)
+                if found is not None:
+                    return found
         if at not in self._done:
             first, last = self._spans[at]
             text = "".join(self._lines[first - 1 : last])
@@ -145,9 +164,25 @@ class StatementSuppressions:
         return self._done[at]
 
 
+    def _run(self, rows: Rows) -> Optional[LineSuppressions]:
+        """A run's suppressions; None if it does not tokenize to its end (a run is whole
+        logical lines only as far as the text shows: the statement around it decides then)."""
+        if rows not in self._done_runs:
+            first, last = rows
+            found, complete = _tokenized("".join(self._lines[first - 1 : last]), first)
+            self._done_runs[rows] = found if complete else None
+        return self._done_runs[rows]
+
+
 def line_suppressions(text: str, first_row: int = 1) -> LineSuppressions:
     """Tokenize once; map rows to logical lines and gather noqa comments per logical
     line. `first_row`: the row of the file where `text` starts."""
+    return _tokenized(text, first_row)[0]
+
+
+def _tokenized(text: str, first_row: int) -> Tuple[LineSuppressions, bool]:
+    """`line_suppressions`, and whether the tokenizer reached the end of the text."""
+    complete = True
     result = LineSuppressions()
     comments: List[Tuple[int, str]] = []
     start_row = None
@@ -169,7 +204,7 @@ def line_suppressions(text: str, first_row: int = 1) -> LineSuppressions:
                     result.logical_end[row] = end_row
                 start_row = None
     except (tokenize.TokenError, SyntaxError, IndentationError):
-        pass
+        complete = False
     for row, comment in comments:
         match = NOQA.search(comment)
         if match is None:
@@ -181,4 +216,4 @@ def line_suppressions(text: str, first_row: int = 1) -> LineSuppressions:
             result.noqa[end] = None
         else:
             result.noqa[end] = previous | codes
-    return result
+    return result, complete

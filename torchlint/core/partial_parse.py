@@ -16,13 +16,16 @@ from __future__ import annotations
 
 import ast
 import bisect
+import re
+import unicodedata
 from dataclasses import dataclass
-from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
+from typing import Dict, Iterable, KeysView, List, Optional, Sequence, Set, Tuple
 
 from torchlint.core.source import split_lines
 from torchlint.core.walk import ast_nodes
 
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 @dataclass(frozen=True)
@@ -37,12 +40,6 @@ class Elided:
 
     def file_row(self, row: int) -> int:
         return self.rows[row - 1] if 0 < row <= len(self.rows) else row
-
-
-def definition_spans(tree: ast.Module) -> Dict[int, Tuple[int, int]]:
-    """Index in `tree.body` -> (first row, last row) of each top-level `def`/`class`, the
-    first row being its first decorator's."""
-    return {index: span for index, span in enumerate(statement_spans(tree)) if isinstance(tree.body[index], _DEFINITIONS)}
 
 
 def statement_spans(tree: ast.Module) -> List[Tuple[int, int]]:
@@ -88,6 +85,18 @@ def definitions_around(view, nodes: Iterable[ast.AST]) -> Set[int]:
     return found
 
 
+def _names_none(names: KeysView[str], ascii_names: bool, span: Tuple[int, int], lines: Sequence[str]) -> bool:
+    """Whether the rows of `span` surely name none of `names` (in a text that is not ASCII,
+    only if the names all are: a non-ASCII name may be spelled otherwise)."""
+    first, last = span
+    text = "".join(lines[first - 1 : last])
+    if not text.isascii():
+        if not ascii_names:
+            return False
+        text = unicodedata.normalize("NFKC", text)
+    return names.isdisjoint(_WORD.findall(text))
+
+
 def elide_statements(text: str, tree: ast.Module, needed: Optional[Set[int]]) -> Optional[Elided]:
     """`text` (which `tree` was parsed from) without the top-level definitions that are
     not `needed` and that no kept statement names (nor the blank and comment rows just
@@ -95,9 +104,10 @@ def elide_statements(text: str, tree: ast.Module, needed: Optional[Set[int]]) ->
     if needed is None:
         return None
     body = tree.body
-    spans = definition_spans(tree)
-    keep = [index not in spans or index in needed for index in range(len(body))]
-    _keep_named(body, keep)
+    spans = statement_spans(tree)
+    keep = [not isinstance(statement, _DEFINITIONS) or index in needed for index, statement in enumerate(body)]
+    lines = split_lines(text)
+    _keep_named(body, keep, spans, lines)
     if all(keep):
         return None
     dropped = set()
@@ -107,22 +117,30 @@ def elide_statements(text: str, tree: ast.Module, needed: Optional[Set[int]]) ->
         if not keep[index]:
             dropped.update(range(previous_end + 1, end + 1))
         previous_end = end
-    lines = split_lines(text)
     rows = [row for row in range(1, len(lines) + 1) if row not in dropped]
     kept_text = "".join(lines[row - 1] for row in rows)
     return Elided(kept_text, rows, ast.Module(body=[s for s, kept in zip(body, keep) if kept], type_ignores=[]))
 
 
-def _keep_named(body: Sequence[ast.stmt], keep: List[bool]) -> None:
-    """Keep, transitively, the top-level definitions that kept statements name."""
+def _keep_named(
+    body: Sequence[ast.stmt], keep: List[bool], spans: Sequence[Tuple[int, int]], lines: Sequence[str]
+) -> None:
+    """Keep, transitively, the top-level definitions that kept statements name. A kept
+    statement whose text holds none of the names still unresolved as a word is not walked
+    (the text NFKC-normalized, as CPython normalizes names: `ｆｏｏ` is `foo`). Cost: each
+    kept statement's text scanned once, and walked at most once."""
     defined: Dict[str, List[int]] = {}
     for index, statement in enumerate(body):
         if isinstance(statement, _DEFINITIONS) and not keep[index]:
             defined.setdefault(statement.name, []).append(index)
     pending = [index for index, kept in enumerate(keep) if kept]
+    ascii_names = all(name.isascii() for name in defined)
     while pending and defined:
-        for node in ast_nodes(body[pending.pop()]):
+        index = pending.pop()
+        if _names_none(defined.keys(), ascii_names, spans[index], lines):
+            continue
+        for node in ast_nodes(body[index]):
             if isinstance(node, ast.Name) and node.id in defined:
-                for index in defined.pop(node.id):
-                    keep[index] = True
-                    pending.append(index)
+                for named in defined.pop(node.id):
+                    keep[named] = True
+                    pending.append(named)

@@ -211,7 +211,7 @@ class StatementRanges:
         self._file_row = file_row  # the file's row of a row of the parsed text, if they differ
         self._ranges: Dict = {}
         # keyed by id(node): the module holds its nodes, and a LibCST node's hash is a Python call
-        self._statement_of: Dict[int, int] = {}
+        self._top_index: Dict[int, int] = {}  # id(top-level statement) -> its index, for those indexed
         self._indexed = 0
         self._first_rows: Optional[List[int]] = None
         self._pairs: Optional[List[Tuple[ast.stmt, ast.stmt]]] = None  # of the top-level statements
@@ -270,19 +270,28 @@ class StatementRanges:
         return found
 
     def _index_of(self, node) -> Optional[int]:
-        body, parents, statement_of = self._module.body, self._parents, self._statement_of
-        while id(node) not in statement_of and self._indexed < len(body):
-            index = self._indexed
-            stack = [body[index]]
-            statement_of[id(body[index])] = index
+        """The index of the top-level statement holding `node`: the parents of each next
+        top-level statement's nodes are indexed until `node` is among them, then its
+        parents are followed up to that statement (O(depth))."""
+        body, parents, top_index = self._module.body, self._parents, self._top_index
+        key = id(node)
+        while key not in parents and key not in top_index and self._indexed < len(body):
+            statement = body[self._indexed]
+            top_index[id(statement)] = self._indexed
+            stack = [statement]
             while stack:
                 current = stack.pop()
-                for child in children(current):
-                    parents[id(child)] = current
-                    statement_of[id(child)] = index
-                    stack.append(child)
+                held = children(current)
+                if held:
+                    parents.update(dict.fromkeys(map(id, held), current))
+                    stack.extend(held)
             self._indexed += 1
-        return statement_of.get(id(node))
+        while key not in top_index:
+            parent = parents.get(key)
+            if parent is None:
+                return None
+            key = id(parent)
+        return top_index[key]
 
     def _resolve_nested(self, index: int, node) -> bool:
         """Resolve the innermost statement of an indented block that holds `node`, rendered

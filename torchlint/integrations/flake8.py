@@ -125,8 +125,8 @@ class TorchlintChecker:
 
 
 def _suppressions(source: str, tree):
-    """The file's `# noqa` comments, tokenized only in the top-level statements that hold a
-    finding, as the CLI reads them (the whole source for a notebook, which has no tree here)."""
+    """The file's `# noqa` comments, tokenized only in the statements that hold a finding,
+    as the CLI reads them (the whole source for a notebook, which has no tree here)."""
     from torchlint.core.noqa import StatementSuppressions, line_suppressions
 
     if tree is None:
@@ -134,4 +134,4 @@ def _suppressions(source: str, tree):
     from torchlint.core.partial_parse import statement_spans
     from torchlint.core.source import split_lines
 
-    return StatementSuppressions(split_lines(source), statement_spans(tree))
+    return StatementSuppressions(split_lines(source), statement_spans(tree), statements=tree.body)

@@ -193,7 +193,9 @@ class RuleContext:
     @cached_property
     def suppressions(self) -> StatementSuppressions:
         # the parse text: same rows and comments, no bulk data
-        return StatementSuppressions(self.view.parse_lines, self.view.statement_spans, self.known_suppressions)
+        return StatementSuppressions(
+            self.view.parse_lines, self.view.statement_spans, self.known_suppressions, self.view.tree.body
+        )
 
     def defer(self, report: Report, condition: Condition) -> None:
         """Leave a finding to the project pass, which reports it if `condition` (one of

@@ -101,12 +101,13 @@ def ast_may_fire(class_node: ast.ClassDef, forward: ast.AST, settings, factories
     def is_concat(node) -> bool:
         return isinstance(node, ast.Call) and _ast_called(node.func, imports) in CONCAT_LAST_NAMES
 
+    nodes = ast_nodes(forward)  # walked once, read twice
     if concatenations:
-        for node in ast_nodes(forward):
+        for node in nodes:
             if isinstance(node, (ast.Assign, ast.AnnAssign)) and is_concat(node.value):
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                 candidates.update(t.id for t in targets if isinstance(t, ast.Name))
-    for node in ast_nodes(forward):
+    for node in nodes:
         if not isinstance(node, ast.Call) or not isinstance(node.func, (ast.Attribute, ast.Name)):
             continue
         first = node.args[0] if node.args else None

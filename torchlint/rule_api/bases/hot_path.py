@@ -2,11 +2,11 @@
 method of every class is checked, and a finding is reported where a hot path reaches its
 method (torchlint/analysis/hot_paths.py), in the file at once, else in the project pass.
 
-Cost: per class, its settings and its CPU state (one pass over its methods each) and, per
-method that may run per step, its parents and its `StepScope` (one pass each): computed
-once for the rules of the traversal (TL003 and TL005 share them through the context),
-then O(depth) per `off_step` question with answers kept in the scope; `cpu_state(expr)`
-renders the expression asked about."""
+Cost: per class, its settings and its CPU state (one pass over its methods each, the CPU
+state's over their statements only) and, per method that may run per step, its parents
+and its `StepScope` (one pass each): computed once for the rules of the traversal (TL003
+and TL005 share them through the context), then O(depth) per `off_step` question with
+answers kept in the scope; `cpu_state(expr)` renders the expression asked about."""
 
 from __future__ import annotations
 
@@ -22,12 +22,13 @@ from torchlint.analysis.hot_paths import Reach, criterion_methods
 from torchlint.analysis.instance_flow import instance_flow
 from torchlint.analysis.loop_reach import LoopPass, loop_candidate_nodes
 from torchlint.analysis.modules import ClassIndex
-from torchlint.analysis.scopes import ast_own_nodes, own_nodes
+from torchlint.analysis.scopes import ast_own_nodes
 from torchlint.analysis.loop_graph import CriterionUse
 from torchlint.analysis.training_loops import loop_facts, may_run_per_step
 from torchlint.analysis.value_kinds import fresh_cpu_tensor
 from torchlint.core.config import Config
 from torchlint.core.lazy import cst
+from torchlint.core.walk import statements
 from torchlint.analysis.source_view import SourceView
 from torchlint.rule_api.rule import Report, Rule
 from torchlint.analysis.module_names import module_name
@@ -40,7 +41,7 @@ def _cpu_state(class_node, module, imports) -> Set[str]:
     if class_node is None:
         return set()
     for function in methods(class_node):
-        for node in own_nodes(function.body):
+        for node in statements(function.body):  # assignments are statements: no expression is walked
             kind = type(node)  # exact types: LibCST's concrete nodes, whose ABC isinstance costs more than the walk
             if kind is cst.Assign:
                 pairs = [(target.target, node.value) for target in node.targets]
