@@ -183,7 +183,7 @@ FEATURES = _compiled((
     ("kernel-module", r"\bdkms\b|\bDKMS\b|linux-headers|kernel (?:update|upgrade)|uname -r", 0),
     ("secure-boot", r"[Ss]ecure ?[Bb]oot|\bmokutil\b|Required key not available", 0),
     # TensorRT's libraries, which pip's tensorrt wheels keep in their own directory
-    ("tensorrt", r"libnvinfer\w*\.so|nvinfer\w*\.dll|TensorrtExecutionProvider|\btensorrt\b", 0),
+    ("tensorrt", r"libnvinfer\w{0,40}\.so|nvinfer\w{0,40}\.dll|TensorrtExecutionProvider|\btensorrt\b", 0),
     # cuFFT's internal error, which it reports for a GPU its release does not know
     ("cufft-internal-error", r"CUFFT_INTERNAL_ERROR", 0),
     # the library loaded as the CUDA driver lacks the driver API (numba's binding names the function)
