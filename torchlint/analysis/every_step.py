@@ -307,12 +307,17 @@ def _exits(block) -> bool:
 
 
 def _periodic_exit_test(test) -> bool:
-    """A periodic test whose exit is taken on most steps: not `step % n == 0` (which exits now and then)."""
-    if not _periodic(test):
-        return False
-    if isinstance(test, cst.Comparison) and any(isinstance(t.operator, cst.Equal) for t in test.comparisons):
-        return False
-    return True
+    """A test that holds on most steps and fails now and then: `step % n != 0`, a bare `step % n`, or
+    `not` of a periodic test (`not self.should_log`). `step % n == 0` or a bare switch exit now and then."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        return _periodic(test.expression)
+    if isinstance(test, cst.BinaryOperation) and isinstance(test.operator, cst.Modulo):
+        return True
+    return (
+        isinstance(test, cst.Comparison)
+        and all(isinstance(target.operator, cst.NotEqual) for target in test.comparisons)
+        and _periodic(test)
+    )
 
 
 def _rare(branch, in_body: bool, scope: StepScope) -> bool:

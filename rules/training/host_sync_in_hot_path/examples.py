@@ -9,6 +9,9 @@ from torchlint.rule_api.rule import Invalid
 
 VALID = (
     # a per-batch callback that returns early on most steps: the rest runs now and then
+    "import lightning as L\n\nclass LogImages(L.Callback):\n"
+    "    def on_train_batch_end(self, trainer, pl_module, outputs, batch, batch_idx):\n"
+    "        if not self.should_log:\n            return\n        print(outputs['loss'].item())\n",
     "import lightning as L\n\nclass LogEvery(L.Callback):\n"
     "    def on_train_batch_end(self, trainer, pl_module, outputs, batch, batch_idx):\n"
     "        if trainer.global_step % 100 != 0:\n            return\n        print(outputs['loss'].item())\n",
@@ -77,6 +80,14 @@ VALID = (
 )
 
 INVALID = (
+    # an early exit taken now and then (on multiples of 100) leaves the rest on every other step
+    Invalid(
+        "import lightning as L\n\nclass SkipEvery(L.Callback):\n"
+        "    def on_train_batch_end(self, trainer, pl_module, outputs, batch, batch_idx):\n"
+        "        if trainer.global_step % 100 == 0:\n            return\n        print(outputs['loss'].item())\n",
+        line=7,
+        column=15,
+    ),
     # a per-batch hook of a callback runs on every step
     Invalid(
         "import lightning as L\n\nclass LogAlways(L.Callback):\n"

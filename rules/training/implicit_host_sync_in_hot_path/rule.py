@@ -9,7 +9,7 @@ bound name is looked up in one index of the method's names (`name_nodes`)."""
 from __future__ import annotations
 
 import ast
-from typing import Dict, Iterator, List, Tuple
+from typing import Dict, Iterator, List, Optional, Tuple
 
 from torchlint.analysis.names import ast_dotted_name, resolve
 from torchlint.analysis.scopes import own_nodes
@@ -44,6 +44,13 @@ from torchlint.rules.training.implicit_host_sync_in_hot_path.tensor_calls import
 
 # tensor methods whose result stays where their receiver is, taking no argument (`x.cpu().detach()`)
 KEEP_ON_CPU = frozenset({"detach", "float", "double", "clone", "contiguous", "squeeze", "flatten"})
+
+
+def _bare_method(expression) -> Optional[str]:
+    """`name` for a call `x.name()` with no argument, else None."""
+    if isinstance(expression, cst.Call) and not expression.args and isinstance(expression.func, cst.Attribute):
+        return expression.func.attr.value
+    return None
 
 
 class ImplicitHostSyncInHotPath(HotPathRule):
@@ -235,11 +242,9 @@ class ImplicitHostSyncInHotPath(HotPathRule):
         """Whether an expression is `x.cpu()` of a tensor that may be on the device, maybe followed by
         calls that keep it a CPU tensor (`x.cpu().detach()`): converting it to a number waits for
         the device as `.item()` does (the copy is the wait)."""
-        while (isinstance(expression, cst.Call) and not expression.args and isinstance(expression.func, cst.Attribute)
-               and expression.func.attr.value in KEEP_ON_CPU):
+        while _bare_method(expression) in KEEP_ON_CPU:
             expression = expression.func.value
-        if not (isinstance(expression, cst.Call) and not expression.args and isinstance(expression.func, cst.Attribute)
-                and expression.func.attr.value == "cpu"):
+        if _bare_method(expression) != "cpu":
             return False
         receiver, imports = expression.func.value, self.context.imports
         return not (plainly_host(receiver, imports) or fresh_cpu_tensor(receiver, imports) or self.cpu_state(receiver))
