@@ -4,7 +4,7 @@ made by tools/gpu_error_codes.py) is recognised by `torchlint explain` as each f
 The wrappers are the frameworks' own formats, from their source: torch (c10 CUDA_CHECK, AT_CUDNN_CHECK,
 TORCH_CUDABLAS_CHECK, TORCH_CUSOLVER_CHECK, TORCH_CUDASPARSE_CHECK, C10D_NCCL_CHECK, the cuFFT check),
 ONNX Runtime (CudaCall: "<LIB> failure <n>: <text> ; GPU=..."), CTranslate2 (CUDA_CHECK, CUBLAS_CHECK),
-TensorFlow/XLA stream_executor, and Caffe's glog CHECK. A message is the library's own text for the code
+TensorFlow/XLA stream_executor, Caffe's glog CHECK and ggml's CUDA_CHECK. A message is the library's own text for the code
 (cudaGetErrorString, cusparseGetErrorString, ncclGetErrorString), or its name where the framework prints
 the name.
 """
@@ -39,6 +39,9 @@ WRAPPERS = {
                        "CUDA runtime implicit initialization on GPU:0 failed. Status: {message}\n"),
         ("caffe", "F0301 10:00:00.000000  4242 syncedmem.cpp:71] Check failed: error == cudaSuccess ({value} vs. 0)  "
                   "{message}\n*** Check failure stack trace: ***\n"),
+        # ggml-cuda.cu's CUDA_CHECK before 2024 (llama.cpp, whisper.cpp): "CUDA error %d at %s:%d: %s"
+        ("ggml", "ggml_init_cublas: found 1 CUDA devices:\n  Device 0: NVIDIA GeForce RTX 3060, compute capability 8.6\n"
+                 "CUDA error {value} at /build/llama.cpp/ggml-cuda.cu:1835: {message}\n"),
         # xla/stream_executor/cuda/cuda_status.cc: "CUDA Runtime error: <detail>: <name>: <message>"
         ("xla", "jaxlib.xla_extension.XlaRuntimeError: INTERNAL: CUDA Runtime error: Failed call to "
                 "cudaMemcpyAsync: {name}: {message}\n"),

@@ -73,6 +73,8 @@ ALSO_MATCHES = {
     "nccl-duplicate-gpu": {"nccl-invalid-usage"},
     # ONNX Runtime's provider loads the same cuDNN DLL; Paddle's own message names the product that failed
     "paddle-library-not-configured": {"onnxruntime-cuda-provider"},
+    # the bus error (shared memory) is the cause; the worker's death the report of it
+    "dataloader-shm-exhausted": {"dataloader-worker-killed"},
 }
 
 

@@ -142,7 +142,7 @@ CASES = {
     "jax-old-ptxas": (
         "jaxlib.xla_extension.XlaRuntimeError: INTERNAL: ptxas exited with non-zero error code 65280, output: "
         "ptxas fatal   : Value 'sm_89' is not defined for option 'gpu-name'\n",
-        "cuda-ptx-jit/ptxas-older-than-target", "jax"),
+        "cuda-ptx-jit/xla-ptxas-too-old", "jax"),
     "tensorflow-cublas-cuda9": (
         "Using tensorflow-gpu 1.12.0 with CUDA 9.0 and cuDNN 7.1 on an RTX 3070\n"
         "E tensorflow/stream_executor/cuda/cuda_blas.cc:652] failed to run cuBLAS routine cublasSgemm_v2: "

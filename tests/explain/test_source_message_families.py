@@ -7,11 +7,16 @@ compatibility, the extension builders' toolkit checks, XLA's libdevice search, W
 vendored TensorFlow paths; then, after the fifth, vLLM's context check, cublasCreate, MPS's allocator, training
 loops' NaN line, THC's cuBLAS texts, nvidia-container-cli's requirement check, Paddle's loader, TensorRT's
 libraries, XLA's ptxas search, nvidia-smi without its kernel module, xFormers' dispatcher and TensorFlow's
-preallocation. Each log is fed through the real CLI."""
+preallocation; then, after the sixth, DataLoader workers killed by a signal, TensorRT's engine check, ggml's
+CUDA check, XLA's ptxas warning, MXNet's pooled allocator, TensorFlow's BFC allocator, bitsandbytes before
+Windows support, cuDNN's fused kernels, a kernel launched on the current device, an uncaught c10::CUDAError,
+NVML's mismatch behind the container runtime and tensorboardX's NaN warning. Each log is fed through the
+real CLI."""
 
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -194,6 +199,79 @@ CASES = {
         "  File \"/usr/lib/python3/site-packages/numba/cuda/cudadrv/libs.py\", line 64, in open_cudalib\n"
         "OSError: libnvvm.so: cannot open shared object file: No such file or directory\n",
         "cuda-library-not-found"),
+    "dataloader-worker-killed": (
+        "  File \"/usr/lib/python3/site-packages/torch/utils/data/_utils/signal_handling.py\", line 66, in handler\n"
+        "    _error_if_any_worker_fails()\n"
+        "RuntimeError: DataLoader worker (pid 4176) is killed by signal: Killed.\n",
+        "dataloader-worker-killed/host-memory-oom-kill"),
+    "dataloader-worker-segfault": (
+        "ERROR: Unexpected segmentation fault encountered in worker.\n"
+        "RuntimeError: DataLoader worker (pid 93) is killed by signal: Segmentation fault.\n",
+        "dataloader-worker-killed/native-crash-in-worker"),
+    "tensorrt-engine-version": (
+        "[05/02/2024-10:00:00] [TRT] [E] 6: The engine plan file is not compatible with this version of TensorRT, "
+        "expecting library version 8.6.1.6 got 8.5.3.1, please rebuild.\n"
+        "[05/02/2024-10:00:00] [TRT] [E] 2: [engine.cpp::deserializeEngine::951] Error Code 2: Internal Error "
+        "(Engine deserialization failed.)\n",
+        "tensorrt-engine-incompatible/other-tensorrt-version"),
+    "tensorrt-engine-serialization-tag": (
+        "[TRT] [E] 1: [stdArchiveReader.cpp::StdArchiveReader::32] Error Code 1: Serialization (Serialization "
+        "assertion magicTagRead == kMAGIC_TAG failed.Version tag does not match.)\n",
+        "tensorrt-engine-incompatible/other-tensorrt-version"),
+    "tensorrt-engine-gpu": (
+        "[TRT] [E] 6: The engine plan file is generated on an incompatible device, expecting compute 8.6 got "
+        "compute 7.5, please rebuild.\n",
+        "tensorrt-engine-incompatible/other-gpu"),
+    "ggml-cuda-check": (
+        "ggml_init_cublas: found 1 CUDA devices:\n  Device 0: NVIDIA GeForce RTX 3060, compute capability 8.6\n"
+        "CUDA error 222 at /build/llama.cpp/ggml-cuda.cu:6951: the provided PTX was compiled with an unsupported "
+        "toolchain.\n",
+        "cuda-ptx-jit/driver-jit"),
+    "xla-ptxas-older-than-gpu": (
+        "W external/xla/xla/stream_executor/gpu/asm_compiler.cc:231] Falling back to the CUDA driver for PTX "
+        "compilation; ptxas does not support CC 9.0\n"
+        "E external/xla/xla/stream_executor/cuda/cuda_driver.cc:860] failed to load PTX text as a module: "
+        "CUDA_ERROR_INVALID_IMAGE: device kernel image is invalid\n"
+        "jaxlib.xla_extension.XlaRuntimeError: INTERNAL: Failed to load PTX text as a module\n",
+        "cuda-ptx-jit/xla-ptxas-too-old"),
+    "mxnet-pooled-allocator": (
+        "mxnet.base.MXNetError: [10:00:00] src/storage/./pooled_storage_manager.h:161: cudaMalloc retry failed: "
+        "out of memory\n",
+        "cuda-out-of-memory/mxnet-memory-pool"),
+    "tensorflow-bfc-allocator": (
+        "W tensorflow/core/common_runtime/bfc_allocator.cc:441] Ran out of memory trying to allocate 1.50GiB "
+        "(rounded to 1610612736)requested by op MatMul\n",
+        "cuda-out-of-memory/working-set"),
+    "bitsandbytes-windows": (
+        "The following directories listed in your path were found to be non-existent: "
+        "{WindowsPath('C:/Program Files/NVIDIA GPU Computing Toolkit/CUDA/v11.8/bin')}\n"
+        "CUDA_SETUP: WARNING! libcudart.so not found in any environmental path. Searching in backup paths...\n",
+        "bitsandbytes-cuda-setup/windows-before-0.43"),
+    "bitsandbytes-no-runtime": (
+        "CUDA_SETUP: WARNING! libcudart.so not found in any environmental path. Searching in backup paths...\n"
+        "DEBUG: Possible options found for libcudart.so: set()\n",
+        "bitsandbytes-cuda-setup"),
+    "cudnn-fused-kernel": (
+        "RuntimeError: cuDNN error: CUDNN_STATUS_NOT_SUPPORTED. This error may appear if you passed in a "
+        "non-contiguous input.\n  File \"model.py\", line 40, in forward\n    y = fused_conv_bias_relu(x, w, b)\n",
+        "cudnn-not-supported/fusion-cudnn-version"),
+    "illegal-access-second-gpu": (
+        "model = Net().to(\"cuda:1\")\n"
+        "RuntimeError: CUDA error: an illegal memory access was encountered\n",
+        "cuda-illegal-memory-access/current-device"),
+    "uncaught-cuda-error-in-worker": (
+        "terminate called after throwing an instance of 'c10::CUDAError' initialization error\n"
+        "RuntimeError: DataLoader worker (pid(s) 1201) exited unexpectedly\n",
+        "cuda-initialization-error/fork"),
+    "nvml-behind-container-runtime": (
+        "docker: Error response from daemon: failed to create task for container: OCI runtime create failed: "
+        "runc create failed: unable to start container process: error during container init: error running hook #0: "
+        "error running hook: exit status 1, stdout: , stderr: nvidia-container-cli: initialization error: nvml "
+        "error: driver/library version mismatch: unknown.\n",
+        "nvml-driver-mismatch"),
+    "tensorboard-nan-under-amp": (
+        "Training with torch.cuda.amp.autocast, epoch 12\nWARNING:tensorboardX.x2num:NaN or Inf found in input tensor.\n",
+        "autograd-anomaly-nan/fp16-overflow"),
 }
 
 
@@ -262,3 +340,20 @@ def test_jaxlibs_vendored_tensorflow_paths_make_a_jax_log_with_no_tensorflow_adv
     advice = " ".join(first["workarounds"] + first["dead_ends"] + [first["docs"] or ""])
     assert first["id"] == "cudnn-version-mismatch"
     assert "JAX" in advice and "tensorflow" not in advice.lower()
+
+
+@pytest.mark.parametrize("log, framework_words", [
+    # ggml prints no Python framework: torch's wheels and arch lists are not its fix
+    ("ggml_init_cublas: found 1 CUDA devices:\nCUDA error 209 at ggml-cuda.cu:5284: no kernel image is available "
+     "for execution on the device\n", ("ggml",)),
+    # stream_executor's cuDNN version line names neither TensorFlow nor JAX, and is neither torch's
+    ("Loaded runtime CuDNN library: 7.0.5 but source was compiled with: 7.1.4.  CuDNN library major and minor "
+     "version needs to match or have higher minor version in case of CuDNN 7.0 or later version.\n", ()),
+    ("[TRT] [E] 6: The engine plan file is not compatible with this version of TensorRT, expecting library "
+     "version 8.6.1.6 got 8.5.3.1, please rebuild.\n", ("TensorRT",)),
+])
+def test_logs_of_other_runtimes_get_no_torch_advice(log, framework_words, run_explain):
+    first = _first(run_explain, log)[0]
+    advice = " ".join(first["workarounds"] + first["dead_ends"] + [first["docs"] or ""])
+    assert not re.search(r"\btorch\b|PyTorch|pytorch\.org", advice), advice
+    assert all(word in advice for word in framework_words)

@@ -37,6 +37,8 @@ CUDA_LIBRARIES = ("cuda-runtime", "cuda-driver")
 MESSAGE_PREFIXES: Mapping[str, Tuple[Tuple[str, str], ...]] = {
     "cuda-runtime": (
         ("CUDA error", r"CUDA error:[ \t]?"),  # torch c10 CUDA_CHECK
+        # the C/C++ idiom `fprintf(stderr, "CUDA error %d at %s:%d: %s\n", ...)` (ggml's CUDA_CHECK before 2024)
+        ("CUDA error", r"CUDA error \d{1,6} at [^\n]{0,300}?:\d{1,7}: "),
         # CTranslate2 CUDA_CHECK; pastes retype its prefix in other letter case ("Cuda failed with error")
         ("failed with error", r"(?i:cuda) failed with error "),
         ("CUDA failure", r"CUDA failure \d{1,6}: "),  # ONNX Runtime CUDA_CALL
@@ -47,6 +49,9 @@ MESSAGE_PREFIXES: Mapping[str, Tuple[Tuple[str, str], ...]] = {
         ("Status:", r"Status: "),  # TensorFlow "... failed. Status: <text>"
         ("Check failed: error == cudaSuccess", r"Check failed: error == cudaSuccess \(\d{1,6} vs\. 0\)[ \t]{1,2}"),  # Caffe
         ("Error ", r"Error \d{1,6}: "),  # torch's "Unexpected error from cudaGetDeviceCount() ... Error 802: <text>"
+        # a C++ exception torch did not catch: "terminate called after throwing an instance of 'c10::CUDAError'
+        # what():  CUDA error: <text>", pasted with the what() line run together
+        ("c10::CUDAError", r"c10::CUDAError\S{0,40}[ \t]{1,4}"),
     ),
     "cusparse": (("CUDA error", r"CUDA error:[ \t]?"),),  # torch TORCH_CUDASPARSE_CHECK
     "nccl": (

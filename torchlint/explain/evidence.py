@@ -97,7 +97,7 @@ _PATTERNS = _compiled((
     ("wsl", r"microsoft-standard-WSL2|\bWSL2?\b|/usr/lib/wsl/lib", 0),
     # WSL1's kernel reports itself as 4.4.0-<build>-Microsoft (WSL2's as <version>-microsoft-standard-WSL2)
     ("wsl1", r"\b4\.4\.0-\d{4,6}-Microsoft\b", 0),
-    ("windows", r"\b[A-Z]:\\{1,2}|\\\\site-packages\\\\|\.(?:dll|exe)\b|Microsoft Windows|\bWindows 1[01]\b", 0),
+    ("windows", r"\b[A-Z]:\\{1,2}|\\\\site-packages\\\\|\.(?:dll|exe)\b|Microsoft Windows|\bWindows 1[01]\b|\bWindowsPath\(", 0),
     ("conda", r"\[conda\]|anaconda3|miniconda3|\bconda (?:install|create)\b|/envs/\w+/lib/python", 0),
     ("amp", r"\bautocast\b|GradScaler|torch\.cuda\.amp|\.half\(\)|float16|fp16\b|HalfTensor", 0),
 ))
@@ -144,7 +144,9 @@ FEATURES = _compiled((
     # TensorFlow and XLA (JAX) share stream_executor, whose messages name neither when printed bare
     # ("Could not create cudnn handle", "could not create cublas handle", "failed to create cublas handle")
     ("runtime:stream-executor", r"[Cc]ould not create cu(?:dnn|blas) handle|failed to create cublas handle"
-                                r"|[Ff]ailed to (?:get|determine best cudnn) convolution algorithm", 0),
+                                r"|[Ff]ailed to (?:get|determine best cudnn) convolution algorithm"
+                                # cuda_dnn.cc's version check (stream_executor's own wording)
+                                r"|Loaded runtime CuDNN library: ", 0),
     # PaddlePaddle: its name, its sources, and its enforce format for a library's status,
     # "(External) CUDA error(700), an illegal memory access was encountered." (paddle/phi/core/enforce.h)
     ("product:paddle", r"\b[Pp]addle(?:[Pp]addle|NLP|OCR|Detection|Seg)?\b|\bpaddle/(?:fluid|phi)/"
@@ -163,6 +165,11 @@ FEATURES = _compiled((
     ("frame:torch-import", r"from torch\._C import|[/\\]torch[/\\]__init__\.py", 0),
     # vLLM's engine: its name, its memory knob, its KV-cache allocator's message
     ("product:vllm", r"\bvllm\b|\bvLLM\b|gpu_memory_utilization|No available memory for the cache blocks", 0),
+    # ggml (llama.cpp, whisper.cpp and the apps built on them): its CUDA back end's own lines and sources
+    ("product:ggml", r"\bggml_(?:init_cublas|cuda_\w+|backend_\w+)|ggml-cuda(?:\.cu|/)|\bllama\.cpp\b|\bwhisper\.cpp\b"
+                     r"|\bllm_load_\w+|\bllama_model_load\b|\bGGML_\w+", 0),
+    # TensorRT's own logger and runtime ("[TRT] [E] ...", nvinfer1:: frames, trtexec)
+    ("product:tensorrt", r"\[TRT\]|\bnvinfer1::|\btrtexec\b|TensorRT[- ]LLM|\bTensorRT\b(?!ExecutionProvider)", 0),
     # Triton's launcher and compiler frames
     ("runtime:triton", r"Triton Error \[CUDA\]|[/\\]triton[/\\]|\btriton\.", 0),
     # a driver version stated in the paste (nvidia-smi's header, a collect_env report)
@@ -189,8 +196,9 @@ FEATURES = _compiled((
     # the library loaded as the CUDA driver lacks the driver API (numba's binding names the function)
     ("driver-api-missing", r"driver missing function: cu[A-Z]", 0),
     # ptxas rejects its target: the GPU's sm_ or the PTX's .version is newer than this ptxas
-    ("ptxas-too-old", r"is not defined for option 'gpu-name'|ptxas[^\n]{0,80}Unsupported \.(?:version|target)", 0),
-    ("dtype:fp16", r"\bautocast\b|GradScaler|torch\.cuda\.amp|\.half\(\)|float16|\bfp16\b|HalfTensor|--amp\b|\bopt_level\b", 0),
+    ("ptxas-too-old", r"is not defined for option 'gpu-name'|ptxas[^\n]{0,80}Unsupported \.(?:version|target)"
+                      r"|ptxas does not support CC \d", 0),  # XLA's asm_compiler.cc
+    ("dtype:fp16", r"\bautocast\b|GradScaler|torch\.cuda\.amp|\.half\(\)|float16|\bfp16\b|HalfTensor|--amp\b|\bopt_level\b|\bAMP\b", 0),
     ("runtime:java", r"\bat [\w.$]+\([\w$]+\.java:\d+\)|\.java:\d+\)", 0),
     ("os:linux", r"\blib\w+\.so\b|\.so\.\d|/home/|/usr/|/opt/|\bUbuntu\b|\bLinux\b", 0),
     # where it ran
@@ -208,6 +216,16 @@ FEATURES = _compiled((
                          r"|CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES", 0),
     # torch.utils.cpp_extension building with no GPU visible (docker build, a container without the NVIDIA runtime)
     ("no-gpu-at-build", r"No CUDA runtime is found, using CUDA_HOME", 0),
+    # tensors on a GPU other than the first (`cuda:1`): a kernel launched on the current device misses them
+    ("device:nonzero", r"\bcuda:[1-9]\d?\b|\bset_device\([1-9]|\bdevice=[1-9]\b", 0),
+    # how a DataLoader worker died (torch's signal handler names the signal)
+    ("worker-killed", r"is killed by signal: Killed\b", 0),
+    ("worker-crashed", r"(?:segmentation fault|floating-point exception) encountered in worker"
+                       r"|is killed by signal: (?:Segmentation fault|Floating point exception|Aborted|Illegal instruction)", 0),
+    # TensorRT's deserializer: an engine built for another GPU model
+    ("engine-other-gpu", r"engine plan file is generated on an incompatible device", 0),
+    # a fused kernel or a graph pass that fused one (conv + bias + activation)
+    ("fused-op", r"\bfused_\w+|\bfusion[/\\]|_fuse_pass\b|\bFusedConv\w*|ConvBiasActivation", 0),
     ("visible-devices-set", r"CUDA_VISIBLE_DEVICES['\"]?\]?\s*=\s*['\"]?\d|--gpu[-_](?:ids?|devices)|gpu_id", 0),
 ))
 FEATURE_NAMES = tuple(name for name, _ in FEATURES) + ("os:windows",)  # os:windows is the `windows` fact
