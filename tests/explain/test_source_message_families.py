@@ -10,8 +10,11 @@ libraries, XLA's ptxas search, nvidia-smi without its kernel module, xFormers' d
 preallocation; then, after the sixth, DataLoader workers killed by a signal, TensorRT's engine check, ggml's
 CUDA check, XLA's ptxas warning, MXNet's pooled allocator, TensorFlow's BFC allocator, bitsandbytes before
 Windows support, cuDNN's fused kernels, a kernel launched on the current device, an uncaught c10::CUDAError,
-NVML's mismatch behind the container runtime and tensorboardX's NaN warning. Each log is fed through the
-real CLI."""
+NVML's mismatch behind the container runtime and tensorboardX's NaN warning; then, after the seventh, torch's
+C++ symbols missing from an extension, apex without its extensions, CUDA_HOME and nvcc for builds, NVRTC's
+architecture option, ATen's kernel asserts, ONNX Runtime's arena, ollama's driver check, driver files baked
+into an image, a CUDA library of another major than the stated CUDA, a watchdog in the first collectives, and
+CTranslate2's float16 on a pre-Volta GPU. Each log is fed through the real CLI."""
 
 from __future__ import annotations
 
@@ -272,6 +275,65 @@ CASES = {
     "tensorboard-nan-under-amp": (
         "Training with torch.cuda.amp.autocast, epoch 12\nWARNING:tensorboardX.x2num:NaN or Inf found in input tensor.\n",
         "autograd-anomaly-nan/fp16-overflow"),
+    "extension-abi": (
+        "  File \"/usr/lib/python3/site-packages/torch_scatter/__init__.py\", line 16, in <module>\n"
+        "    torch.ops.load_library(spec.origin)\n"
+        "OSError: /usr/lib/python3/site-packages/torch_scatter/_scatter_cuda.so: undefined symbol: "
+        "_ZNK3c1010TensorImpl36is_contiguous_nondefault_policy_implENS_12MemoryFormatE\n",
+        "extension-abi-mismatch"),
+    "apex-without-extensions": (
+        "  File \"/usr/lib/python3/site-packages/apex/amp/_amp_state.py\", line 12, in <module>\n"
+        "    import amp_C\nModuleNotFoundError: No module named 'amp_C'\n",
+        "apex-extension-not-built"),
+    "cuda-home-for-build": (
+        "  File \"/usr/lib/python3/site-packages/torch/utils/cpp_extension.py\", line 2416, in _join_cuda_home\n"
+        "    raise OSError('CUDA_HOME environment variable is not set. '\n"
+        "OSError: CUDA_HOME environment variable is not set. Please set it to your CUDA install root.\n",
+        "nvcc-not-found"),
+    "nvrtc-architecture": (
+        "cupy.cuda.compiler.CompileException: nvrtc: error: invalid value for --gpu-architecture (-arch)\n",
+        "nvrtc-older-than-gpu"),
+    "aten-index-assert": (
+        "/pytorch/aten/src/ATen/native/cuda/IndexKernel.cu:92: operator(): block: [0,0,0], thread: [32,0,0] "
+        "Assertion `index >= -sizes[i] && index < sizes[i] && \"index out of bounds\"` failed.\n",
+        "device-side-assert"),
+    "onnxruntime-arena": (
+        "onnxruntime.capi.onnxruntime_pybind11_state.RuntimeException: [ONNXRuntimeError] : 6 : RUNTIME_EXCEPTION : "
+        "Non-zero status code returned while running Conv node. Name:'Conv_12' Status Message: "
+        "/onnxruntime_src/onnxruntime/core/framework/bfc_arena.cc:376 void* onnxruntime::BFCArena::"
+        "AllocateRawInternal(size_t, bool, onnxruntime::Stream*, bool, onnxruntime::WaitNotificationFn) "
+        "Failed to allocate memory for requested buffer of size 2147483648\n",
+        "cuda-out-of-memory/onnxruntime-arena"),
+    "ollama-driver-check": (
+        "time=2024-05-01T10:00:00.000Z level=INFO source=gpu.go:101 msg=\"Detecting GPUs\"\n"
+        "time=2024-05-01T10:00:00.000Z level=WARN source=gpu.go:228 msg=\"unable to load cudart\" "
+        "error=\"your nvidia driver is too old or missing.  If you have a CUDA GPU please upgrade to run ollama\"\n",
+        "cuda-driver-too-old"),
+    "driver-files-in-image": (
+        "docker: Error response from daemon: failed to create task for container: OCI runtime create failed: "
+        "error running hook #0: error running hook: exit status 1, stdout: , stderr: nvidia-container-cli: mount "
+        "error: file creation failed: /var/lib/docker/overlay2/0f3c/merged/usr/lib/x86_64-linux-gnu/libcuda.so.1: "
+        "file exists: unknown.\n",
+        "container-gpu-runtime/driver-libs-in-image"),
+    "cuda-major-of-the-library": (
+        "$ nvcc --version\nCuda compilation tools, release 11.8, V11.8.89\nCUDA Version: 11.8\n"
+        "Could not load library libcublasLt.so.12. Error: libcublasLt.so.12: cannot open shared object file: "
+        "No such file or directory\n",
+        "cuda-library-not-found/cuda-major-mismatch"),
+    "watchdog-in-the-first-collectives": (
+        "[rank1]:[E ProcessGroupNCCL.cpp:563] [Rank 1] Watchdog caught collective operation timeout: "
+        "WorkNCCL(SeqNum=1, OpType=BROADCAST, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600094 "
+        "milliseconds before timing out.\n",
+        "nccl-timeout/long-step"),
+    "ctranslate2-float16-pascal": (
+        "Running on a GeForce GTX 1080 Ti\n"
+        "ValueError: Requested float16 compute type, but the target device or backend do not support efficient "
+        "float16 computation.\n",
+        "ctranslate2-compute-type/gpu-without-fast-float16"),
+    "bitsandbytes-cpu-library": (
+        "AttributeError: /usr/lib/python3/site-packages/bitsandbytes/libbitsandbytes_cpu.so: undefined symbol: "
+        "cquantize_blockwise_fp16_nf4\n",
+        "bitsandbytes-cuda-setup"),
 }
 
 
@@ -357,3 +419,11 @@ def test_logs_of_other_runtimes_get_no_torch_advice(log, framework_words, run_ex
     advice = " ".join(first["workarounds"] + first["dead_ends"] + [first["docs"] or ""])
     assert not re.search(r"\btorch\b|PyTorch|pytorch\.org", advice), advice
     assert all(word in advice for word in framework_words)
+
+
+def test_jaxs_cpu_fallback_warning_beside_another_error_makes_no_gpu_claim(run_explain):
+    log = ("WARNING:absl:No GPU/TPU found, falling back to CPU. (Set TF_CPP_MIN_LOG_LEVEL=0 and rerun for more "
+           "info.)\nTraceback (most recent call last):\n  File \"fit.py\", line 3, in <module>\n"
+           "TypeError: unsupported operand type(s) for +: 'int' and 'str'\n")
+    data = json.loads(run_explain(["--format", "json"], stdin=log).stdout)
+    assert data["gpu_claim"] is False

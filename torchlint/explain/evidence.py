@@ -89,7 +89,7 @@ _PATTERNS = _compiled((
     # A GPU name is taken whole: "GTX 960M" is a GTX 960M, never a "GTX 960" inside it.
     ("gpu-name", _START + r"((?:NVIDIA\s+)?(?:GeForce\s+)?(?:RTX\s*(?:PRO\s*)?(?:A\d{4}|\d{4}M?(?:\s*Ti|\s*SUPER)?)"
                  r"|GTX\s*(?:TITAN\s*\w+|\d{3,4}M?(?:\s*Ti)?)|TITAN\s*(?:RTX|Xp|X|V)"
-                 r"|(?:Tesla|NVIDIA)\s+[A-Z]\d{1,3}[A-Z]?\b(?:[-\s]\w+GB)?"
+                 r"|(?:Tesla|NVIDIA)\s+[A-Z]\d{1,3}[A-Z]?\b(?:[-\s]\w+GB)?|[Tt]esla\s+[a-z]\d{1,3}\b"
                  r"|(?:A100|H100|H200|A800|H800|B200|GH200|V100|P100|A10G|L40S)\b(?:[-\s]\w+GB)?))(?!\w)", 0),
     ("visible-devices", r"CUDA_VISIBLE_DEVICES['\"]?\]?\s*(?:=|:)\s*['\"]?([^\s'\",;)]+(?:,\s*\d+)*\]?)", 0),
     # a `pip freeze` / collect_env package line: the doctor's runtime tables read facts.packages
@@ -132,7 +132,7 @@ FEATURES = _compiled((
     # library loader ("Library libcublas.so.12 is not found or cannot be loaded")
     ("product:ctranslate2", r"ctranslate2|faster[-_ ]?whisper|whisper[-_ ]faster|WhisperModel|CUDA failed with error "
                             r"|\bLibrary \S{1,80} is not found or cannot be loaded", re.I),
-    ("product:onnxruntime", r"onnxruntime|OrtException|OrtSession|CUDAExecutionProvider", 0),
+    ("product:onnxruntime", r"(?i:onnx ?runtime)|OrtException|OrtSession|CUDAExecutionProvider", 0),
     # XLA's own stream_executor (external/xla/xla/stream_executor) is JAX's as much as TensorFlow's
     # TensorFlow's own log format names it when the word does not appear: its vendored XLA/TSL paths
     # (`E external/local_xla/...`), its TF_* variables, its allocator's OOM message and graph-node notes
@@ -166,7 +166,7 @@ FEATURES = _compiled((
     # vLLM's engine: its name, its memory knob, its KV-cache allocator's message
     ("product:vllm", r"\bvllm\b|\bvLLM\b|gpu_memory_utilization|No available memory for the cache blocks", 0),
     # ggml (llama.cpp, whisper.cpp and the apps built on them): its CUDA back end's own lines and sources
-    ("product:ggml", r"\bggml_(?:init_cublas|cuda_\w+|backend_\w+)|ggml-cuda(?:\.cu|/)|\bllama\.cpp\b|\bwhisper\.cpp\b"
+    ("product:ggml", r"\bggml_(?:init_cublas|cuda_\w+|backend_\w+)|ggml-cuda(?:\.cu|/)|\bllama\.cpp\b|\bwhisper\.cpp\b|\b[Oo]llama\b"
                      r"|\bllm_load_\w+|\bllama_model_load\b|\bGGML_\w+", 0),
     # TensorRT's own logger and runtime ("[TRT] [E] ...", nvinfer1:: frames, trtexec)
     ("product:tensorrt", r"\[TRT\]|\bnvinfer1::|\btrtexec\b|TensorRT[- ]LLM|\bTensorRT\b(?!ExecutionProvider)", 0),
@@ -194,7 +194,7 @@ FEATURES = _compiled((
     # cuFFT's internal error, which it reports for a GPU its release does not know
     ("cufft-internal-error", r"CUFFT_INTERNAL_ERROR", 0),
     # the library loaded as the CUDA driver lacks the driver API (numba's binding names the function)
-    ("driver-api-missing", r"driver missing function: cu[A-Z]", 0),
+    ("driver-api-missing", r"driver missing function: cu[A-Z]|symbol lookup for cu[A-Z]\w{0,40} failed", 0),
     # ptxas rejects its target: the GPU's sm_ or the PTX's .version is newer than this ptxas
     ("ptxas-too-old", r"is not defined for option 'gpu-name'|ptxas[^\n]{0,80}Unsupported \.(?:version|target)"
                       r"|ptxas does not support CC \d", 0),  # XLA's asm_compiler.cc
@@ -216,6 +216,11 @@ FEATURES = _compiled((
                          r"|CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES", 0),
     # torch.utils.cpp_extension building with no GPU visible (docker build, a container without the NVIDIA runtime)
     ("no-gpu-at-build", r"No CUDA runtime is found, using CUDA_HOME", 0),
+    # a watchdog timeout in one of the job's first collectives (NCCL's sequence number: DDP's construction
+    # broadcasts, the first barrier): ranks that never started together, start-up work rather than divergence
+    ("nccl-early-collective", r"WorkNCCL\(SeqNum=[0-4]\b", 0),
+    # libnvidia-container cannot mount the host's driver files over ones the image already holds
+    ("container-driver-file-exists", r"mount error: file creation failed: [^\n]{0,300}?lib(?:nvidia|cuda)[\w.-]{0,40}: file exists", 0),
     # tensors on a GPU other than the first (`cuda:1`): a kernel launched on the current device misses them
     ("device:nonzero", r"\bcuda:[1-9]\d?\b|\bset_device\([1-9]|\bdevice=[1-9]\b", 0),
     # how a DataLoader worker died (torch's signal handler names the signal)
@@ -228,7 +233,8 @@ FEATURES = _compiled((
     ("fused-op", r"\bfused_\w+|\bfusion[/\\]|_fuse_pass\b|\bFusedConv\w*|ConvBiasActivation", 0),
     ("visible-devices-set", r"CUDA_VISIBLE_DEVICES['\"]?\]?\s*=\s*['\"]?\d|--gpu[-_](?:ids?|devices)|gpu_id", 0),
 ))
-FEATURE_NAMES = tuple(name for name, _ in FEATURES) + ("os:windows",)  # os:windows is the `windows` fact
+# os:windows is the `windows` fact; the others compare facts (`_derived_features`)
+FEATURE_NAMES = tuple(name for name, _ in FEATURES) + ("os:windows", "gpu:before-volta", "cuda-major-differs")
 
 
 def regions(text: str, starts: Iterable[int]) -> List[Tuple[int, int]]:
@@ -264,7 +270,28 @@ def extract(text: str, match_offsets: Iterable[int] = ()) -> Evidence:
     if evidence.windows:
         evidence.features.add("os:windows")
     _settle(evidence)
+    evidence.features.update(_derived_features(evidence, text))
     return evidence
+
+
+# Libraries whose file name carries the CUDA major they belong to (cuFFT, cuRAND, cuSPARSE and cuDNN number
+# their own releases): libcublasLt.so.12 is CUDA 12's, cudart64_110.dll CUDA 11's
+_CUDA_MAJOR_LIBRARY = re.compile(r"\b(?:lib(?:cublas|cublasLt|cudart|nvrtc)\.so\.|(?:cublas|cublasLt|cudart|nvrtc)64_)(\d{2})")
+_CUDA_STATED = re.compile(r"\bcuda(?:[ _-]?(?:version|toolkit))?\s{0,2}[:=]?\s{0,2}v?(\d{1,2})\.\d", re.I)
+
+
+def _derived_features(evidence: Evidence, text: str) -> Set[str]:
+    """Features that compare facts: a GPU older than Volta (compute capability below 7.0); a CUDA library asked
+    for by its major version (libcublasLt.so.12) on a machine whose stated CUDA has another major.
+    Cost: two linear scans of the text."""
+    derived = set()
+    if any(float(gpu.capability) < 7.0 for gpu in evidence.facts.gpus if gpu.capability):
+        derived.add("gpu:before-volta")
+    wanted = {hit.group(1)[:2] for hit in _CUDA_MAJOR_LIBRARY.finditer(text)}
+    stated = {hit.group(1) for hit in _CUDA_STATED.finditer(text)}
+    if wanted and stated and not wanted & stated:
+        derived.add("cuda-major-differs")
+    return derived
 
 
 def _clue(evidence: Evidence, text: str, fact: str, value: str, position: int) -> None:
@@ -331,7 +358,7 @@ def _take(evidence: Evidence, name: str, hit: "re.Match[str]", text: str) -> Non
         major, minor = (hit.group(2), hit.group(3)) if hit.group(2) else (hit.group(4), hit.group(5))
         _add_gpu(evidence, text, group.strip(), f"{major}.{minor}", at)
     elif name == "gpu-name":
-        capability = capability_of(group)
+        capability = capability_of(group) or capability_of(group.upper())  # "tesla p40", as people type it
         if capability:
             _add_gpu(evidence, text, " ".join(group.split()), capability, at)
     elif name == "visible-devices" and "CUDA_VISIBLE_DEVICES" not in facts.env:
