@@ -58,7 +58,9 @@ HELD_OUT_SPLITS = (
                  "43.5 % at collection, 73.9 % after the families of commit 5f4fffc"),
     HeldOutSplit("held-out-6", HERE / "heldout6", "used to write knowledge after its first score: "
                  "67.4 % at collection, 91.3 % after the families of commit 2292fa4"),
-    HeldOutSplit("held-out-7", HERE / "heldout7"),
+    HeldOutSplit("held-out-7", HERE / "heldout7", "used to write knowledge after its first score: "
+                 "67.4 % at collection, 95.7 % after the families of commit 0fd0975"),
+    HeldOutSplit("held-out-8", HERE / "heldout8"),
 )
 SPLITS = (DEV, HELD_BACK) + tuple(split.name for split in HELD_OUT_SPLITS)
 RIGHT, PARTIAL, WRONG, NOTHING = "right", "partial", "wrong", "nothing"
