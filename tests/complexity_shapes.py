@@ -174,6 +174,20 @@ def early_exits(n: int) -> Project:
             "    def on_train_batch_end(self, trainer, pl_module, outputs, batch, batch_idx):\n" + blocks}
 
 
+def returned_syncs(n: int) -> Project:
+    """n step functions each returning `loss.item()`, each called twice from the training loop, one
+    result summed and one bound to a name that is logged (each function asks for its callers' uses)."""
+    steps = "".join(
+        f"def step_{i}(model, batch, optimizer):\n    loss = model(batch).mean() * {i}\n    loss.backward()\n"
+        f"    optimizer.step()\n    value = loss.item()\n    return value\n\n\n"
+        for i in range(n)
+    )
+    calls = "".join(f"total += step_{i}(model, batch, optimizer)\nlast_{i} = step_{i}(model, batch, optimizer)\n"
+                    f"print(last_{i})\n" for i in range(n))
+    return {"train.py": HEADER + "\n\n" + steps + "def train(model, loader, optimizer):\n    total = 0.0\n"
+            + _loop(calls)}
+
+
 def many_heavy_imports(n: int) -> Project:
     """n functions reading a module-level `wandb`, beside the loop that logs with it."""
     readers = "".join(f"def log_{i}(value):\n    wandb.log({{'v{i}': value}})\n\n\n" for i in range(n))
@@ -475,5 +489,6 @@ SHAPES: Dict[str, Callable[[int], Project]] = {
         local_criteria, rnn_penalty_chain, function_call_chain, sibling_loops, many_accumulators, long_boolean_or,
         rebound_host_values, many_nonzero, forward_many_inputs, deprecated_head_uses, nested_guards,
         critics_across_files, hard_negative_mining, submodule_losses, class_loads, override_chain, early_exits,
+        returned_syncs,
     )
 }

@@ -8,6 +8,11 @@ from __future__ import annotations
 from torchlint.rule_api.rule import Invalid
 
 VALID = (
+    # a step function whose returned number a caller branches on: needed on the host
+    "import torch\n\ndef train_step(model, opt, batch):\n    loss = model(batch).sum()\n    loss.backward()\n"
+    "    opt.step()\n    return loss.item()\n\n"
+    "def train(model, opt, loader):\n    best = 1e9\n    for batch in loader:\n"
+    "        value = train_step(model, opt, batch)\n        if value < best:\n            best = value\n",
     # a per-batch callback that returns early on most steps: the rest runs now and then
     "import lightning as L\n\nclass LogImages(L.Callback):\n"
     "    def on_train_batch_end(self, trainer, pl_module, outputs, batch, batch_idx):\n"
@@ -80,6 +85,16 @@ VALID = (
 )
 
 INVALID = (
+    # a step function's returned number that its caller only sums and logs
+    Invalid(
+        "import torch\n\ndef train_step(model, opt, batch):\n    loss = model(batch).sum()\n    loss.backward()\n"
+        "    opt.step()\n    return loss.item()\n\n"
+        "def train(model, opt, loader):\n    total = 0.0\n    for step, batch in enumerate(loader):\n"
+        "        value = train_step(model, opt, batch)\n        total += value\n"
+        "        print(f'step {step}: {value:.3f}')\n",
+        line=7,
+        column=12,
+    ),
     # an early exit taken now and then (on multiples of 100) leaves the rest on every other step
     Invalid(
         "import lightning as L\n\nclass SkipEvery(L.Callback):\n"

@@ -26,6 +26,7 @@ from torchlint.rule_api.rule import Positions, Report
 from torchlint.rules.training.host_sync_in_hot_path import examples
 from torchlint.rules.training.host_sync_in_hot_path.lightning_log import logged_values
 from torchlint.rules.training.host_sync_in_hot_path.mining_fix import MiningPlan, mining_plan
+from torchlint.rules.training.host_sync_in_hot_path.returned_values import ReturnedUses
 from torchlint.rules.training.host_sync_in_hot_path.syncs import (
     SYNCHRONIZE,
     after_sync,
@@ -62,7 +63,9 @@ class HostSyncInHotPath(HotPathRule):
     Reported by default: values only recorded or reported (given to `self.log`, a logger, `print`, a
     progress bar, a stats dict kept, returned or handed to one of them, a list of losses, an attribute
     of `self`), summed or averaged (`running += loss.item()`), or used in arithmetic that works as well
-    on the tensor (`x / x.sum().item()`); `torch.cuda.synchronize()` except around a timer. A value
+    on the tensor (`x / x.sum().item()`); a number a function returns when every call of it in the file
+    (by name, or on `self`) only sums, logs or drops it (`total += train_step(batch)`);
+    `torch.cuda.synchronize()` except around a timer. A value
     needed on the host (a size, an index, a split, a loop, a branch, a returned number, a dict handed
     to another function) only with `check-host-values`, except in loss code (`forward` of a class
     named `...Loss`, a function named `...loss` or `loss_...`, a criterion a training loop differentiates,
@@ -153,6 +156,7 @@ class HostSyncInHotPath(HotPathRule):
     def __init__(self, context) -> None:
         super().__init__(context)
         self._progress_bar: Set[int] = set()
+        self._returned_uses = ReturnedUses(context.view.tree)
 
     @classmethod
     def ast_candidate(cls, node: ast.AST, view: SourceView) -> bool:
@@ -183,6 +187,7 @@ class HostSyncInHotPath(HotPathRule):
         repeated = repeated_syncs(body, imports, sync_receiver)
         uses = name_uses(nodes, parents)
         memo = UseMemo()  # what the uses of each name say, asked once per name
+        returned_memo = UseMemo()  # the same, where a `return` counts as recorded
         owner_names = OwnerNames(body, parents)  # the accumulators' names, indexed once
         kinds = NameKinds(imports, cst_bindings(nodes))
         counts = None
@@ -235,6 +240,9 @@ class HostSyncInHotPath(HotPathRule):
                 continue
             if recorded(node, parents, uses, memo):
                 yield Report(self, node, message), False
+            elif self._returned_to_recorders(function) and recorded(node, parents, uses, returned_memo, returned=True):
+                message += "; its callers here only sum, log or drop the number it returns"
+                yield Report(self, node, message), False
             elif host_values or criterion:
                 hint = host_value_rewrite(node, parents, uses, memo.rewrites) if loss_path or not host_values else None
                 mined = counts is not None and id(node) in counts.syncs
@@ -246,6 +254,11 @@ class HostSyncInHotPath(HotPathRule):
                 if not host_values:
                     self.criterion_only.add(id(report))
                 yield report, False
+
+    def _returned_to_recorders(self, function) -> bool:
+        """Whether `function` (not the module's own code) is called here only where its result is summed,
+        logged or dropped."""
+        return not isinstance(function, cst.Module) and self._returned_uses.only_recorded(function.name.value)
 
     def quiet_hooks(self, report: Report) -> FrozenSet[str]:
         # Lightning's progress bar reads every `prog_bar=True` value logged on step with

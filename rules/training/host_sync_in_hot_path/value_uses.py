@@ -29,13 +29,13 @@ _SIZE_ARGUMENTS = frozenset(
     }
 )
 # calls that record or report a value (logging, progress bars, stats dicts, lists of losses)
-_SINK_METHODS = frozenset(
+SINK_METHODS = frozenset(
     {
         "log", "log_dict", "log_metrics", "info", "debug", "warning", "add_scalar", "add_scalars", "set_postfix",
         "update", "append", "set_description", "set_postfix_str",
     }
 )
-_SINK_FUNCTIONS = frozenset({"print"})
+SINK_FUNCTIONS = frozenset({"print"})
 
 
 @dataclass
@@ -50,13 +50,15 @@ class UseMemo:
     tensor_operand: Dict[int, bool] = field(default_factory=dict)  # `meets_tensor`'s memo
 
 
-def recorded(call, parents: Dict, uses: Dict[str, List], memo: Optional[UseMemo] = None) -> bool:
+def recorded(call, parents: Dict, uses: Dict[str, List], memo: Optional[UseMemo] = None,
+             returned: bool = False) -> bool:
     """Whether a synced value only goes where values are recorded or reported: a logging
     call, `print`, a stats dict given to one (`self.log_dict({"loss": v.item()})`) or
     filled in place (`stats["loss"] = ...`, `stats.update(loss=...)`), a list of losses,
-    an attribute of `self`, itself or through a name bound once whose every use is such.
-    Other values (a size, an index, a loop, a branch, a dict handed to any other
-    function) are needed on the host: reported only with `check-host-values`.
+    an attribute of `self`, itself or through a name bound once whose every use is such;
+    `returned`: also a `return` (the function's callers only record, sum or drop it, see
+    `returned_values`). Other values (a size, an index, a loop, a branch, a dict handed to
+    any other function) are needed on the host: reported only with `check-host-values`.
     Cost: O(the expression around the call); for a name bound, O(its uses) the first
     time with a `memo`, O(1) after."""
     climbed = memo.climbed if memo is not None else None
@@ -78,17 +80,19 @@ def recorded(call, parents: Dict, uses: Dict[str, List], memo: Optional[UseMemo]
             known = memo.recorded.get(target.value) if memo is not None else None
             if known is None:
                 reads = [name for name in uses.get(target.value, ()) if name is not target and not binds(name, parents)]
-                known = bool(reads) and all(_recorded_use(name, parents, climbed) for name in reads)
+                known = bool(reads) and all(_recorded_use(name, parents, climbed, returned) for name in reads)
                 if memo is not None:
                     memo.recorded[target.value] = known
             return known
-    return _recorded_use(node, parents, climbed)
+    return _recorded_use(node, parents, climbed, returned)
 
 
-def _recorded_use(node, parents: Dict, climbed: Optional[Dict] = None) -> bool:
+def _recorded_use(node, parents: Dict, climbed: Optional[Dict] = None, returned: bool = False) -> bool:
     node, parent = climb(node, parents, climbed)
     while isinstance(parent, cst.IfExp) and node is not parent.test:  # `x.item() if x is not None else 0`
         node, parent = climb(parent, parents, climbed)
+    if isinstance(parent, cst.Return):
+        return returned
     if isinstance(parent, cst.Arg):
         call = parents.get(parent)
         if isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value == "dict":
@@ -216,8 +220,8 @@ def _is_sink(call) -> bool:
         return False
     func = call.func
     if isinstance(func, cst.Name):
-        return func.value in _SINK_FUNCTIONS
-    return isinstance(func, cst.Attribute) and func.attr.value in _SINK_METHODS
+        return func.value in SINK_FUNCTIONS
+    return isinstance(func, cst.Attribute) and func.attr.value in SINK_METHODS
 
 
 def _is_sink_string(part, parents: Dict) -> bool:

@@ -1,0 +1,136 @@
+"""Whether the callers of a function only record, sum or drop the number it returns: then a step
+function's `return loss.item()` syncs for nothing a tensor could not do (`total += train_step(b)`).
+
+Only the calls this file shows are read: a module function called by name, a method called on `self`
+or `cls`; a function none of them calls here is not known (its callers may need the number). A call's
+result qualifies when it is dropped (an expression statement), summed (`total += f(x)`, also through
+arithmetic), handed to a logging call or `print` (also in an f-string or a dict literal there), or bound
+to a name bound once in its function whose every read is one of those.
+
+Cost: one walk of the file's stdlib ast (parents, and the calls by callee name), the first time a name is
+asked; then per name O(its calls and the reads of the names they are bound to), each function's names
+indexed once. Linear in the file.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Dict, List, Optional, Tuple
+
+from torchlint.core.walk import ast_nodes
+from torchlint.rules.training.host_sync_in_hot_path.value_uses import SINK_FUNCTIONS, SINK_METHODS
+
+_ACCUMULATING = (ast.Add, ast.Sub)
+_ARITHMETIC = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv)
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+_RECEIVERS = ("self", "cls")
+
+
+class ReturnedUses:
+    """One file's answer, per function name, to "do its callers here only record, sum or drop what it
+    returns?" (`only_recorded`); built on the first question."""
+
+    def __init__(self, tree: ast.Module) -> None:
+        self.tree = tree
+        self._parents: Optional[Dict[int, ast.AST]] = None
+        self._calls: Dict[str, List[ast.Call]] = {}
+        self._verdicts: Dict[str, bool] = {}
+        self._names: Dict[int, Dict[str, Tuple[int, List[ast.Name]]]] = {}
+
+    def only_recorded(self, name: str) -> bool:
+        if name not in self._verdicts:
+            self._index()
+            calls = self._calls.get(name, [])
+            self._verdicts[name] = bool(calls) and all(self._qualifies(call, bound=True) for call in calls)
+        return self._verdicts[name]
+
+    def _index(self) -> None:
+        if self._parents is not None:
+            return
+        self._parents = {}
+        for node in ast_nodes(self.tree):
+            for child in ast.iter_child_nodes(node):
+                self._parents[id(child)] = node
+            if isinstance(node, ast.Call):
+                callee = _callee(node.func)
+                if callee is not None:
+                    self._calls.setdefault(callee, []).append(node)
+
+    def _qualifies(self, expression: ast.AST, bound: bool) -> bool:
+        """Whether the value of `expression` is only dropped, summed or recorded; `bound`: a name it is
+        bound to is followed (one level: a call's result, not a name read)."""
+        node, parent = self._climb(expression)
+        if isinstance(parent, ast.Expr):
+            return node is expression
+        if isinstance(parent, ast.AugAssign):
+            return parent.value is node and isinstance(parent.op, _ACCUMULATING)
+        if isinstance(parent, (ast.keyword, ast.FormattedValue, ast.Dict)) or _argument_of(node, parent):
+            return self._in_sink(node, parent)
+        if bound and isinstance(parent, ast.Assign) and len(parent.targets) == 1 and parent.value is node:
+            target = parent.targets[0]
+            return isinstance(target, ast.Name) and self._reads_qualify(parent, target.id)
+        return False
+
+    def _climb(self, node: ast.AST) -> Tuple[ast.AST, Optional[ast.AST]]:
+        parent = self._parents.get(id(node))
+        while isinstance(parent, ast.UnaryOp) or (isinstance(parent, ast.BinOp) and isinstance(parent.op, _ARITHMETIC)):
+            node, parent = parent, self._parents.get(id(parent))
+        return node, parent
+
+    def _in_sink(self, node: ast.AST, parent: ast.AST) -> bool:
+        """A value inside a logging call's arguments: directly, as a keyword, in an f-string or a dict literal."""
+        while isinstance(parent, (ast.keyword, ast.FormattedValue, ast.JoinedStr, ast.Dict)):
+            node, parent = parent, self._parents.get(id(parent))
+        return _argument_of(node, parent) and _is_sink(parent)
+
+    def _reads_qualify(self, assignment: ast.Assign, name: str) -> bool:
+        scope = self._scope_of(assignment)
+        names = self._names.get(id(scope))
+        if names is None:
+            names = self._names[id(scope)] = _names_in(scope)
+        bindings, reads = names.get(name, (0, []))
+        return bindings == 1 and bool(reads) and all(self._qualifies(read, bound=False) for read in reads)
+
+    def _scope_of(self, node: ast.AST) -> ast.AST:
+        parent = self._parents.get(id(node))
+        while parent is not None and not isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
+            parent = self._parents.get(id(parent))
+        return parent if parent is not None else self.tree
+
+
+def _callee(func: ast.AST) -> Optional[str]:
+    if isinstance(func, ast.Name):
+        return func.id
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in _RECEIVERS:
+        return func.attr
+    return None
+
+
+def _argument_of(node: ast.AST, parent: Optional[ast.AST]) -> bool:
+    return isinstance(parent, ast.Call) and node is not parent.func
+
+
+def _is_sink(call: ast.Call) -> bool:
+    func = call.func
+    if isinstance(func, ast.Name):
+        return func.id in SINK_FUNCTIONS
+    return isinstance(func, ast.Attribute) and func.attr in SINK_METHODS
+
+
+def _names_in(scope: ast.AST) -> Dict[str, Tuple[int, List[ast.Name]]]:
+    """Each name of a function's own code (nested scopes left out): how often it is bound, and its reads."""
+    found: Dict[str, Tuple[int, List[ast.Name]]] = {}
+    stack = list(ast.iter_child_nodes(scope))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, _SCOPES):
+            continue
+        if isinstance(node, ast.Name):
+            bindings, reads = found.get(node.id, (0, []))
+            if isinstance(node.ctx, ast.Load):
+                reads.append(node)
+            else:
+                bindings += 1
+            found[node.id] = (bindings, reads)
+        stack.extend(ast.iter_child_nodes(node))
+    return found
