@@ -14,7 +14,11 @@ NVML's mismatch behind the container runtime and tensorboardX's NaN warning; the
 C++ symbols missing from an extension, apex without its extensions, CUDA_HOME and nvcc for builds, NVRTC's
 architecture option, ATen's kernel asserts, ONNX Runtime's arena, ollama's driver check, driver files baked
 into an image, a CUDA library of another major than the stated CUDA, a watchdog in the first collectives, and
-CTranslate2's float16 on a pre-Volta GPU. Each log is fed through the real CLI."""
+CTranslate2's float16 on a pre-Volta GPU; then, after the eighth, torch's own libraries mixed from two installs,
+ptxas rejecting bf16 below sm_80, Python.h for Triton's launcher, gloo's transport timeout, jaxlib's cuSolver
+handle, TensorRT's unsupported SM, TensorRT's own libraries off the loader path, NGC containers' driver check,
+CPU-only builds, cuda-compat on an unsupported GPU, ollama's AVX check, the toolkit's stub libcuda and
+nvidia-smi's message retyped. Each log is fed through the real CLI."""
 
 from __future__ import annotations
 
@@ -334,6 +338,71 @@ CASES = {
         "AttributeError: /usr/lib/python3/site-packages/bitsandbytes/libbitsandbytes_cpu.so: undefined symbol: "
         "cquantize_blockwise_fp16_nf4\n",
         "bitsandbytes-cuda-setup"),
+    "torch-import-mixed-installs": (
+        "  File \"/home/me/.local/lib/python3.8/site-packages/torch/__init__.py\", line 197, in <module>\n"
+        "    from torch._C import *  # noqa: F403\n"
+        "ImportError: /home/me/.local/lib/python3.8/site-packages/torch/lib/libtorch_cpu.so: undefined symbol: "
+        "_ZTIN3c1013intrusive_ptr_targetE\n",
+        "extension-abi-mismatch/stale-torch-install"),
+    "ptxas-bf16-below-ampere": (
+        "ptxas /tmp/compile-ptx-src-1a2b3c, line 120; error   : Feature '.bf16' requires .target sm_80 or higher\n"
+        "ptxas fatal   : Ptx assembly aborted due to errors\n",
+        "bf16-unsupported"),
+    "triton-launcher-python-headers": (
+        "C:\\Users\\me\\AppData\\Local\\Temp\\tmpa1b2\\main.c:5: error: include file 'Python.h' not found\n"
+        "Failed to compile. cc_cmd: ['D:\\ComfyUI_windows_portable\\python_embeded\\Lib\\site-packages\\triton\\"
+        "runtime\\tcc\\tcc.exe', 'main.c']\n",
+        "python-headers-missing/embedded-python"),
+    "extension-build-python-headers": (
+        "csrc/ops.cpp:1:10: fatal error: Python.h: No such file or directory\n    1 | #include <Python.h>\n"
+        "compilation terminated.\nerror: command '/usr/bin/gcc' failed with exit code 1\n",
+        "python-headers-missing"),
+    "gloo-transport-timeout": (
+        "RuntimeError: [/opt/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:598] Connection closed by peer\n"
+        "[E] [../third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:81] Timed out waiting 1800000ms for recv "
+        "operation to complete\n",
+        "nccl-timeout/ranks-diverged"),
+    "jaxlib-cusolver-handle": (
+        "jax._src.source_info_util.JaxStackTraceBeforeTransformation: RuntimeError: jaxlib/gpu/solver_kernels.cc:45: "
+        "operation gpusolverDnCreate(&handle) failed: cuSolver internal error\n",
+        "cusolver-error/jax-pip-wheel-skew"),
+    "tensorrt-unsupported-sm": (
+        "[TRT] [F] Assertion failed: Unsupported SM: 0x900\n../rtSafe/cuda/caskUtils.cpp:111\nAborting...\n",
+        "tensorrt-too-old-for-gpu"),
+    "tensorrt-own-library-off-path": (
+        "[TRT] [E] Load libnvinfer.so failed - libnvinfer_plugin.so.8: cannot open shared object file: No such file "
+        "or directory\n",
+        "cuda-library-not-found/tensorrt-loader-path"),
+    "ngc-container-driver-check": (
+        "== PyTorch ==\nNVIDIA Release 23.05 (build 60708168)\n"
+        "ERROR: This container was built for NVIDIA Driver Release 530.30 or later, but\n"
+        "       version 470.182.03 was detected and compatibility mode is UNAVAILABLE.\n",
+        "cuda-driver-too-old"),
+    "ctranslate2-cpu-only-build": (
+        "  File \"/usr/lib/python3/site-packages/faster_whisper/transcribe.py\", line 145, in __init__\n"
+        "    self.model = ctranslate2.models.Whisper(\n"
+        "ValueError: This CTranslate2 package was not compiled with CUDA support\n",
+        "library-cpu-only-build"),
+    "forward-compat-on-geforce": (
+        "export LD_LIBRARY_PATH=/usr/local/cuda-12.4/compat:$LD_LIBRARY_PATH\n"
+        "RuntimeError: CUDA error: system has unsupported display driver / cuda driver combination\n",
+        "cuda-driver-setup/forward-compat-on-unsupported-gpu"),
+    "ggml-init-message": (
+        "ggml_cuda_init: failed to initialize CUDA: no CUDA-capable device is detected\n",
+        "cuda-driver-init-failed/visible-devices"),
+    "ollama-avx-check": (
+        "time=2024-06-01T10:00:00.000Z level=WARN source=gpu.go:225 msg=\"CPU does not have minimum vector extensions, "
+        "GPU inference disabled\" required=avx detected=\"no vector extensions\"\n",
+        "cpu-without-avx"),
+    "toolkit-stub-libcuda": (
+        "numba.cuda.cudadrv.driver.CudaAPIError: [34] Call to cuInit results in CUDA_ERROR_STUB_LIBRARY\n"
+        "LD_LIBRARY_PATH=/usr/local/cuda-12.1/lib64/stubs:/usr/local/cuda-12.1/lib64\n"
+        "AttributeError: /usr/local/cuda-12.1/lib64/stubs/libcuda.so: undefined symbol: cuInit\n",
+        "libcuda-not-found/stub-library"),
+    "nvidia-smi-retyped": (
+        "NVIDIA-SMI has failed because it couldn’t communicate with the NVIDIA driver. Make sure that the latest "
+        "NVIDIA driver is installed and running.\n",
+        "driver-not-loaded/kernel-module-not-built"),
 }
 
 

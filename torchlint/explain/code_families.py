@@ -48,6 +48,7 @@ MESSAGE_PREFIXES: Mapping[str, Tuple[Tuple[str, str], ...]] = {
         ("THCudaCheck FAIL", r"THCudaCheck FAIL file=[^\n]{0,300}? error=\d{1,6} : "),  # THC's check (Lua Torch, torch < 1.0)
         ("Status:", r"Status: "),  # TensorFlow "... failed. Status: <text>"
         ("Check failed: error == cudaSuccess", r"Check failed: error == cudaSuccess \(\d{1,6} vs\. 0\)[ \t]{1,2}"),  # Caffe
+        ("failed to initialize CUDA", r"failed to initialize CUDA: "),  # ggml_cuda_init (llama.cpp, whisper.cpp)
         ("Error ", r"Error \d{1,6}: "),  # torch's "Unexpected error from cudaGetDeviceCount() ... Error 802: <text>"
         # a C++ exception torch did not catch: "terminate called after throwing an instance of 'c10::CUDAError'
         # what():  CUDA error: <text>", pasted with the what() line run together

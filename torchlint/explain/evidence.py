@@ -221,6 +221,12 @@ FEATURES = _compiled((
     ("nccl-early-collective", r"WorkNCCL\(SeqNum=[0-4]\b", 0),
     # libnvidia-container cannot mount the host's driver files over ones the image already holds
     ("container-driver-file-exists", r"mount error: file creation failed: [^\n]{0,300}?lib(?:nvidia|cuda)[\w.-]{0,40}: file exists", 0),
+    # CUDA's link-time stub of the driver (lib64/stubs/libcuda.so) loaded as the driver
+    ("cuda-stub", r"[/\\]stubs[/\\]libcuda\.so", 0),
+    # the forward-compatibility package (cuda-compat): a newer libcuda for data-center GPUs only
+    ("cuda-compat", r"\bcuda-compat\b|[/\\]compat[/\\]libcuda|cuda[\w.-]{0,10}[/\\]compat\b", 0),
+    # a Python without its headers: the embeddable Windows distribution (ComfyUI's python_embeded)
+    ("embedded-python", r"python_embed(?:d)?ed|\bembeddable\b", 0),
     # tensors on a GPU other than the first (`cuda:1`): a kernel launched on the current device misses them
     ("device:nonzero", r"\bcuda:[1-9]\d?\b|\bset_device\([1-9]|\bdevice=[1-9]\b", 0),
     # how a DataLoader worker died (torch's signal handler names the signal)
