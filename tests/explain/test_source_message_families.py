@@ -18,7 +18,11 @@ CTranslate2's float16 on a pre-Volta GPU; then, after the eighth, torch's own li
 ptxas rejecting bf16 below sm_80, Python.h for Triton's launcher, gloo's transport timeout, jaxlib's cuSolver
 handle, TensorRT's unsupported SM, TensorRT's own libraries off the loader path, NGC containers' driver check,
 CPU-only builds, cuda-compat on an unsupported GPU, ollama's AVX check, the toolkit's stub libcuda and
-nvidia-smi's message retyped. Each log is fed through the real CLI."""
+nvidia-smi's message retyped; then, after the ninth, torch.compile importing another Triton, DGL's and MXNet's
+CPU builds, a worker gone in a container, THC's cuBLAS allocation text, bitsandbytes' WindowsPath bug,
+Paddle's cuDNN loader, cuDNN 8's zlibwapi.dll, TensorFlow preallocating beside JAX, Kubernetes' device plugin
+without NVML, Docker Desktop on WSL2, a CUDA runtime of another release before CUDA 11, and the NVIDIA driver
+installer. Each log is fed through the real CLI."""
 
 from __future__ import annotations
 
@@ -382,7 +386,7 @@ CASES = {
         "  File \"/usr/lib/python3/site-packages/faster_whisper/transcribe.py\", line 145, in __init__\n"
         "    self.model = ctranslate2.models.Whisper(\n"
         "ValueError: This CTranslate2 package was not compiled with CUDA support\n",
-        "library-cpu-only-build"),
+        "library-cpu-only-build/ctranslate2-platform"),
     "forward-compat-on-geforce": (
         "export LD_LIBRARY_PATH=/usr/local/cuda-12.4/compat:$LD_LIBRARY_PATH\n"
         "RuntimeError: CUDA error: system has unsupported display driver / cuda driver combination\n",
@@ -403,6 +407,59 @@ CASES = {
         "NVIDIA-SMI has failed because it couldn’t communicate with the NVIDIA driver. Make sure that the latest "
         "NVIDIA driver is installed and running.\n",
         "driver-not-loaded/kernel-module-not-built"),
+    "inductor-imports-another-triton": (
+        "torch._dynamo.exc.BackendCompilerFailed: backend='inductor' raised:\n"
+        "ImportError: cannot import name 'AttrsDescriptor' from 'triton.compiler.compiler' "
+        "(/usr/lib/python3/site-packages/triton/compiler/compiler.py)\n",
+        "triton-version-mismatch"),
+    "dgl-cpu-package": (
+        "dgl._ffi.base.DGLError: [10:00:00] /opt/dgl/src/runtime/c_runtime_api.cc:82: Check failed: allow_missing: "
+        "Device API cuda is not enabled. Please install the cuda version of dgl.\n",
+        "library-cpu-only-build/dgl-cpu-package"),
+    "mxnet-cpu-package": (
+        "[10:00:00] src/imperative/./imperative_utils.h:92: GPU support is disabled. Compile MXNet with USE_CUDA=1 to "
+        "enable GPU support.\nterminate called after throwing an instance of 'dmlc::Error'\n",
+        "library-cpu-only-build/mxnet-cpu-package"),
+    "worker-gone-in-a-container": (
+        "$ docker run --gpus all -it trainer:latest python train.py\n"
+        "RuntimeError: DataLoader worker (pid(s) 118) exited unexpectedly\n",
+        "dataloader-worker-killed/container-shm"),
+    "thc-cublas-allocation": (
+        "RuntimeError: cublas runtime error : resource allocation failed at "
+        "/opt/conda/conda-bld/pytorch_1544199946412/work/aten/src/THC/THCGeneral.cpp:250\n",
+        "cuda-out-of-memory/working-set"),
+    "bitsandbytes-windows-path-bug": (
+        "  File \"C:\\kohya\\venv\\lib\\site-packages\\bitsandbytes\\cuda_setup\\main.py\", line 111, in "
+        "extract_candidate_paths\nTypeError: argument of type 'WindowsPath' is not iterable\n",
+        "bitsandbytes-cuda-setup/windows-before-0.43"),
+    "paddle-cudnn-loader": (
+        "Error: Cannot load cudnn shared library. Cannot invoke method cudnnGetVersion at "
+        "(/paddle/paddle/fluid/platform/dynload/cudnn.cc:63)\n",
+        "cudnn-library-not-found/paddle"),
+    "cudnn8-zlibwapi": (
+        "Could not locate zlibwapi.dll. Please make sure it is in your library path!\n",
+        "cudnn-library-not-found/zlibwapi-missing"),
+    "tensorflow-beside-jax": (
+        "import tensorflow_datasets as tfds\nimport jax\n"
+        "RuntimeError: UNKNOWN: Failed to determine best cudnn convolution algorithm: INTERNAL: All algorithms tried "
+        "for %cudnn-conv failed. DNN library is not found.\n",
+        "cudnn-library-not-found/tensorflow-preallocation"),
+    "kubernetes-device-plugin-nvml": (
+        "kubectl logs -n kube-system nvidia-device-plugin-daemonset-x2v9k\nLoading NVML\n"
+        "Failed to initialize NVML: could not load NVML library.\n",
+        "container-gpu-runtime/kubernetes-default-runtime"),
+    "docker-desktop-wsl2": (
+        "Running Docker Desktop with the WSL2 backend on Windows 10\n"
+        "nvidia-container-cli: initialization error: load library failed: libnvidia-ml.so.1: cannot open shared "
+        "object file: no such file or directory: unknown.\n",
+        "container-gpu-runtime/wsl2-gpu-support"),
+    "cudart-minor-before-cuda-11": (
+        "I have CUDA 9.1 installed\nOSError: libcudart.so.9.0: cannot open shared object file: No such file or directory\n",
+        "cuda-library-not-found/cuda-major-mismatch"),
+    "driver-installer-nouveau": (
+        "ERROR: The Nouveau kernel driver is currently in use by your system.  This driver is incompatible with the "
+        "NVIDIA driver, and must be disabled before proceeding.\n",
+        "nvidia-driver-install-failed/nouveau"),
 }
 
 

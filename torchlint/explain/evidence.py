@@ -140,7 +140,7 @@ FEATURES = _compiled((
     ("product:tensorflow", r"(?<!org_)(?<!org_tensorflow/)tensorflow|(?<!xla/)(?<!org_tensorflow/tensorflow/)stream_executor|\bkeras\b|external/local_(?:xla|tsl)/"
                            r"|(?<!xla/stream_executor/cuda/)cuda_driver\.cc|\bTF_[A-Z]{3,}|OOM when allocating tensor"
                            r"|ResourceExhaustedError|\[\[(?:\{\{)?[Nn]ode[ :]|_device=\"/job:", 0),
-    ("product:jax", r"\bjaxlib\b|\bjax\b|XlaRuntimeError|external/org_tensorflow/", 0),
+    ("product:jax", r"\bjaxlib\b|\b(?:jax|JAX)\b|XlaRuntimeError|external/org_tensorflow/", 0),
     # TensorFlow and XLA (JAX) share stream_executor, whose messages name neither when printed bare
     # ("Could not create cudnn handle", "could not create cublas handle", "failed to create cublas handle")
     ("runtime:stream-executor", r"[Cc]ould not create cu(?:dnn|blas) handle|failed to create cublas handle"
@@ -152,7 +152,7 @@ FEATURES = _compiled((
     ("product:paddle", r"\b[Pp]addle(?:[Pp]addle|NLP|OCR|Detection|Seg)?\b|\bpaddle/(?:fluid|phi)/"
                        r"|\(External\) (?:CUDA|CUDNN|CUBLAS|NCCL|CUFFT|CUSOLVER|CUSPARSE|CURAND) error\(", 0),
     # Apache MXNet: its package and its exception
-    ("product:mxnet", r"\bmxnet\b|MXNetError", 0),
+    ("product:mxnet", r"\b(?:mxnet|MXNet)\b|MXNetError", 0),
     # Caffe's glog CHECK macros around CUDA calls: "Check failed: error == cudaSuccess (2 vs. 0)"
     ("product:caffe", r"\b[Cc]affe\b|Check failed: (?:error|status) == (?:cudaSuccess|CUDNN_STATUS_SUCCESS|CUBLAS_STATUS_SUCCESS)", 0),
     # Lua Torch (torch7): its package manager, its CUDA package, its interpreter and Lua paths (not THC, which
@@ -221,8 +221,14 @@ FEATURES = _compiled((
     ("nccl-early-collective", r"WorkNCCL\(SeqNum=[0-4]\b", 0),
     # libnvidia-container cannot mount the host's driver files over ones the image already holds
     ("container-driver-file-exists", r"mount error: file creation failed: [^\n]{0,300}?lib(?:nvidia|cuda)[\w.-]{0,40}: file exists", 0),
+    ("product:dgl", r"\bdgl\b|\bDGLError\b", 0),
+    ("kubernetes", r"\bkubernetes\b|\bk8s\b|\bkubectl\b|\bkubelet\b|device[- ]plugin", re.I),
+    # NVIDIA's cuDNN 8 for Windows needs zlib's zlibwapi.dll beside it
+    ("zlibwapi", r"zlibwapi\.dll", 0),
     # CUDA's link-time stub of the driver (lib64/stubs/libcuda.so) loaded as the driver
     ("cuda-stub", r"[/\\]stubs[/\\]libcuda\.so", 0),
+    # the Linux kernel's own NVIDIA driver, which the NVIDIA installer cannot replace while it is loaded
+    ("nouveau", r"\bnouveau\b", re.I),
     # the forward-compatibility package (cuda-compat): a newer libcuda for data-center GPUs only
     ("cuda-compat", r"\bcuda-compat\b|[/\\]compat[/\\]libcuda|cuda[\w.-]{0,10}[/\\]compat\b", 0),
     # a Python without its headers: the embeddable Windows distribution (ComfyUI's python_embeded)
@@ -240,7 +246,7 @@ FEATURES = _compiled((
     ("visible-devices-set", r"CUDA_VISIBLE_DEVICES['\"]?\]?\s*=\s*['\"]?\d|--gpu[-_](?:ids?|devices)|gpu_id", 0),
 ))
 # os:windows is the `windows` fact; the others compare facts (`_derived_features`)
-FEATURE_NAMES = tuple(name for name, _ in FEATURES) + ("os:windows", "gpu:before-volta", "cuda-major-differs")
+FEATURE_NAMES = tuple(name for name, _ in FEATURES) + ("os:windows", "wsl", "gpu:before-volta", "cuda-major-differs")
 
 
 def regions(text: str, starts: Iterable[int]) -> List[Tuple[int, int]]:
@@ -282,22 +288,44 @@ def extract(text: str, match_offsets: Iterable[int] = ()) -> Evidence:
 
 # Libraries whose file name carries the CUDA major they belong to (cuFFT, cuRAND, cuSPARSE and cuDNN number
 # their own releases): libcublasLt.so.12 is CUDA 12's, cudart64_110.dll CUDA 11's
-_CUDA_MAJOR_LIBRARY = re.compile(r"\b(?:lib(?:cublas|cublasLt|cudart|nvrtc)\.so\.|(?:cublas|cublasLt|cudart|nvrtc)64_)(\d{2})")
-_CUDA_STATED = re.compile(r"\bcuda(?:[ _-]?(?:version|toolkit))?\s{0,2}[:=]?\s{0,2}v?(\d{1,2})\.\d", re.I)
+_CUDA_LIBRARY_WANTED = re.compile(
+    r"(?:Could not load (?:dynamic )?library '?|Library |error while loading shared libraries: |OSError: |ImportError: )"
+    r"(?:lib(?:cublas|cublasLt|cudart|nvrtc)\.so\.(\d{1,2})(?:\.(\d))?|(?:cublas|cublasLt|cudart|nvrtc)64_(\d{2,3}))")
+_CUDA_STATED = re.compile(r"\bcuda(?:[ _-]?(?:version|toolkit))?[\s:=_-]{0,3}v?(\d{1,2})\.(\d)", re.I)
 
 
 def _derived_features(evidence: Evidence, text: str) -> Set[str]:
-    """Features that compare facts: a GPU older than Volta (compute capability below 7.0); a CUDA library asked
+    """Features that follow from facts: WSL (1 or 2); a GPU older than Volta (compute capability below 7.0); a CUDA library asked
     for by its major version (libcublasLt.so.12) on a machine whose stated CUDA has another major.
     Cost: two linear scans of the text."""
-    derived = set()
+    derived = {"wsl"} if evidence.wsl else set()
     if any(float(gpu.capability) < 7.0 for gpu in evidence.facts.gpus if gpu.capability):
         derived.add("gpu:before-volta")
-    wanted = {hit.group(1)[:2] for hit in _CUDA_MAJOR_LIBRARY.finditer(text)}
-    stated = {hit.group(1) for hit in _CUDA_STATED.finditer(text)}
-    if wanted and stated and not wanted & stated:
+    wanted = {_release(hit) for hit in _CUDA_LIBRARY_WANTED.finditer(text)}
+    stated = {(int(hit.group(1)), int(hit.group(2))) for hit in _CUDA_STATED.finditer(text)}
+    if wanted and stated and not any(_same_release(library, cuda) for library in wanted for cuda in stated):
         derived.add("cuda-major-differs")
     return derived
+
+
+def _release(hit: "re.Match[str]") -> Tuple[int, Optional[int]]:
+    """The CUDA release a library file names: libcudart.so.11.0 and cudart64_110.dll are 11, libcudart.so.10.1 and
+    cudart64_101.dll 10.1 (before CUDA 11 the file name carries the minor version), cublas64_12.dll 12."""
+    if hit.group(3) is None:
+        major = int(hit.group(1))
+        return major, int(hit.group(2)) if hit.group(2) is not None and major < 11 else None
+    digits = hit.group(3)
+    if len(digits) == 3:
+        return int(digits[:2]), int(digits[2]) if int(digits[:2]) < 11 else None
+    value = int(digits)
+    return (value, None) if value >= 10 else (int(digits[0]), int(digits[1]))
+
+
+def _same_release(library: Tuple[int, Optional[int]], cuda: Tuple[int, int]) -> bool:
+    """Whether a library of that release is what the stated CUDA ships: the same major, and before CUDA 11 the same
+    minor too (libcudart.so.9.0 is not in CUDA 9.1)."""
+    major, minor = library
+    return major == cuda[0] and (minor is None or major >= 11 or minor == cuda[1])
 
 
 def _clue(evidence: Evidence, text: str, fact: str, value: str, position: int) -> None:
