@@ -168,3 +168,6 @@ def test_a_family_that_holds_no_code_or_extends_with_foreign_fields_is_rejected(
     extended = apply_families(data, [{"id": "known", "cuda": [700]}], CODES)["signature"][0]
     assert "cudaErrorIllegalAddress" in extended["regex"] and "CUDA error" in extended["anchors"]
     assert data["signature"][0]["regex"] == "x"  # the document it was given is left as it was
+    twice = {"signature": data["signature"] * 2}
+    with pytest.raises(CodeFamilyError, match="defined twice: known"):  # the second would silently replace the first
+        apply_families(twice, [], CODES)

@@ -22,7 +22,11 @@ nvidia-smi's message retyped; then, after the ninth, torch.compile importing ano
 CPU builds, a worker gone in a container, THC's cuBLAS allocation text, bitsandbytes' WindowsPath bug,
 Paddle's cuDNN loader, cuDNN 8's zlibwapi.dll, TensorFlow preallocating beside JAX, Kubernetes' device plugin
 without NVML, Docker Desktop on WSL2, a CUDA runtime of another release before CUDA 11, and the NVIDIA driver
-installer. Each log is fed through the real CLI."""
+installer; then, after the tenth, extensions built without GPU support (detectron2's ops), Lightning's DDP
+unused-parameters message, a retyped DataLoader line, the driver's own ptxas behind cuLinkAddData, FFmpeg's
+NVENC API and libraries, OpenCV's CPU wheels and its DNN architecture check, nvcc's gpu-architecture
+option, TensorFlow skipping a GPU below its minimum capability and its native-Windows CPU build,
+PaddlePaddle's BadAlloc and MXNet's device id check. Each log is fed through the real CLI."""
 
 from __future__ import annotations
 
@@ -460,6 +464,54 @@ CASES = {
         "ERROR: The Nouveau kernel driver is currently in use by your system.  This driver is incompatible with the "
         "NVIDIA driver, and must be disabled before proceeding.\n",
         "nvidia-driver-install-failed/nouveau"),
+    "ops-built-without-gpu": (
+        "RuntimeError: Not compiled with GPU support (ROIAlign_forward at detectron2/layers/csrc/ROIAlign/ROIAlign.h:71)\n",
+        "extension-built-without-gpu/gpu-not-visible-at-build"),
+    "lightning-ddp-unused-parameters": (
+        "RuntimeError: It looks like your LightningModule has parameters that were not used in producing the loss "
+        "returned by training_step. If this is intentional, you must enable the detection of unused parameters in "
+        "DDP, either by setting the string value `strategy='ddp_find_unused_parameters_true'`\n",
+        "ddp-unused-parameters"),
+    "driver-jit-behind-culinkadddata": (
+        "cuLinkAddData(): the provided PTX was compiled with an unsupported toolchain.\n"
+        "ptxas application ptx input, line 9; fatal   : Unsupported .version 7.8; current version is '7.4'\n",
+        "cuda-ptx-jit/driver-jit"),
+    "ffmpeg-nvenc-api": (
+        "[h264_nvenc @ 0x55d0c1a2b3c0] Driver does not support the required nvenc API version. Required: 12.1 Found: 11.1\n"
+        "[h264_nvenc @ 0x55d0c1a2b3c0] The minimum required Nvidia driver for nvenc is 530.41.03 or newer\n",
+        "cuda-driver-too-old"),
+    "ffmpeg-nvenc-library": (
+        "[h264_nvenc @ 0x5601] Cannot load libnvidia-encode.so.1\n"
+        "[h264_nvenc @ 0x5601] The minimum required Nvidia driver for nvenc is (unknown) or newer\n",
+        "video-codec-library-not-found/driver-capabilities"),
+    "opencv-pypi-wheel": (
+        "cv2.error: OpenCV(4.8.0) /io/opencv/modules/core/include/opencv2/core/private.cuda.hpp:106: error: "
+        "(-216:No CUDA support) The library is compiled without CUDA support in function 'throw_no_cuda'\n",
+        "library-cpu-only-build/opencv-pypi"),
+    "opencv-dnn-architectures": (
+        "cv2.error: OpenCV(4.5.5) /opencv/modules/dnn/src/dnn.cpp:2413: error: (-216:No CUDA support) OpenCV was not "
+        "built to work with the selected device. Please check CUDA_ARCH_PTX or CUDA_ARCH_BIN in your build "
+        "configuration. in function 'initCUDABackend'\n",
+        "no-kernel-image"),
+    "nvcc-gpu-architecture-option": (
+        "nvcc fatal   : Value 'sm_89' is not defined for option 'gpu-architecture'\n",
+        "nvcc-older-than-build"),
+    "tensorflow-minimum-capability": (
+        "I tensorflow/core/common_runtime/gpu/gpu_device.cc:1700] Ignoring visible gpu device (device: 0, name: "
+        "GeForce GTX 760, pci bus id: 0000:01:00.0, compute capability: 3.0) with Cuda compute capability 3.0. The "
+        "minimum required Cuda capability is 3.5.\n",
+        "gpu-below-minimum-capability"),
+    "tensorflow-native-windows": (
+        "Windows 11, TensorFlow 2.12\n>>> tf.test.is_built_with_cuda()\nFalse\n",
+        "library-cpu-only-build/tensorflow-native-windows"),
+    "paddle-bad-alloc": (
+        "paddle::memory::allocation::BadAlloc\nOut of memory error on GPU 0. Cannot allocate 2.500000GB memory on GPU 0, "
+        "available memory is only 512.000000MB.\n",
+        "cuda-out-of-memory/working-set"),
+    "mxnet-device-id": (
+        "mxnet.base.MXNetError: [10:00:00] src/engine/threaded_engine.cc:331: Check failed: exec_ctx.dev_id < "
+        "device_count_ (2 vs. 2) Invalid GPU Id: 2, Valid device id should be less than device_count: 2\n",
+        "invalid-device-ordinal"),
 }
 
 

@@ -49,6 +49,8 @@ MESSAGE_PREFIXES: Mapping[str, Tuple[Tuple[str, str], ...]] = {
         ("Status:", r"Status: "),  # TensorFlow "... failed. Status: <text>"
         ("Check failed: error == cudaSuccess", r"Check failed: error == cudaSuccess \(\d{1,6} vs\. 0\)[ \t]{1,2}"),  # Caffe
         ("failed to initialize CUDA", r"failed to initialize CUDA: "),  # ggml_cuda_init (llama.cpp, whisper.cpp)
+        # a driver API call named before cuGetErrorString's text (hashcat: "cuLinkAddData(): <text>")
+        ("(): ", r"\bcu[A-Z]\w{2,40}\(\): "),
         ("Error ", r"Error \d{1,6}: "),  # torch's "Unexpected error from cudaGetDeviceCount() ... Error 802: <text>"
         # a C++ exception torch did not catch: "terminate called after throwing an instance of 'c10::CUDAError'
         # what():  CUDA error: <text>", pasted with the what() line run together
@@ -149,6 +151,10 @@ def apply_families(data: Dict[str, Any], families: Iterable[Mapping[str, Any]], 
     """The knowledge document `data` with each family applied: an existing signature's pattern and anchors
     extended by its codes (and its causes and workarounds by the family's), or a new signature added."""
     signatures = {entry["id"]: dict(entry) for entry in data.get("signature", [])}
+    if len(signatures) != len(data.get("signature", [])):
+        seen: set = set()
+        twice = sorted({entry["id"] for entry in data["signature"] if entry["id"] in seen or seen.add(entry["id"])})
+        raise CodeFamilyError(f"signatures defined twice: {', '.join(twice)}")
     added = []
     for family in families:
         held = family_codes(family, codes)

@@ -126,7 +126,8 @@ FEATURES = _compiled((
     ("library-older", r"which is newer|[Oo]utdated \w+ installation|must be at least as new|Minimum supported", 0),
     # how long things worked before they failed
     ("long-running", r"daemon-reload|after (?:a |some |random |several |a few |a couple of )?(?:while|time|amount of time|days?|hours?)\b"
-                     r"|\b(?:several|a few|couple of) days\b|\bworks? (?:well|fine)\b[^\n]{0,40}\b(?:until|upon|but)\b", re.I),
+                     r"|\b(?:several|a few|couple of) days\b|\bworks? (?:well|fine)\b[^\n]{0,40}\b(?:until|upon|but)\b"
+                     r"|\bsometimes\b|\bintermittent(?:ly)?\b", re.I),
     # the product and runtime that printed the log
     # CTranslate2's own messages: its CUDA_CHECK ("CUDA failed with error <cudaGetErrorString>") and its
     # library loader ("Library libcublas.so.12 is not found or cannot be loaded")
@@ -137,7 +138,7 @@ FEATURES = _compiled((
     # TensorFlow's own log format names it when the word does not appear: its vendored XLA/TSL paths
     # (`E external/local_xla/...`), its TF_* variables, its allocator's OOM message and graph-node notes
     # jaxlib built TensorFlow's tree as the Bazel repository `org_tensorflow`: its paths are JAX's, not TensorFlow's
-    ("product:tensorflow", r"(?<!org_)(?<!org_tensorflow/)tensorflow|(?<!xla/)(?<!org_tensorflow/tensorflow/)stream_executor|\bkeras\b|external/local_(?:xla|tsl)/"
+    ("product:tensorflow", r"(?<!org_)(?<!org_tensorflow/)tensorflow|\bTensorFlow\b|\btf\.(?:test|config)\.|(?<!xla/)(?<!org_tensorflow/tensorflow/)stream_executor|\bkeras\b|external/local_(?:xla|tsl)/"
                            r"|(?<!xla/stream_executor/cuda/)cuda_driver\.cc|\bTF_[A-Z]{3,}|OOM when allocating tensor"
                            r"|ResourceExhaustedError|\[\[(?:\{\{)?[Nn]ode[ :]|_device=\"/job:", 0),
     ("product:jax", r"\bjaxlib\b|\b(?:jax|JAX)\b|XlaRuntimeError|external/org_tensorflow/", 0),
@@ -196,7 +197,8 @@ FEATURES = _compiled((
     # the library loaded as the CUDA driver lacks the driver API (numba's binding names the function)
     ("driver-api-missing", r"driver missing function: cu[A-Z]|symbol lookup for cu[A-Z]\w{0,40} failed", 0),
     # ptxas rejects its target: the GPU's sm_ or the PTX's .version is newer than this ptxas
-    ("ptxas-too-old", r"is not defined for option 'gpu-name'|ptxas[^\n]{0,80}Unsupported \.(?:version|target)"
+    # (not the driver's own ptxas, which the JIT runs as "ptxas application ptx input": there the driver is old)
+    ("ptxas-too-old", r"is not defined for option 'gpu-name'|ptxas(?! application ptx input)[^\n]{0,80}Unsupported \.(?:version|target)"
                       r"|ptxas does not support CC \d", 0),  # XLA's asm_compiler.cc
     ("dtype:fp16", r"\bautocast\b|GradScaler|torch\.cuda\.amp|\.half\(\)|float16|\bfp16\b|HalfTensor|--amp\b|\bopt_level\b|\bAMP\b", 0),
     ("runtime:java", r"\bat [\w.$]+\([\w$]+\.java:\d+\)|\.java:\d+\)", 0),
@@ -214,6 +216,8 @@ FEATURES = _compiled((
     # the launch needs more registers or shared memory per block than a multiprocessor has
     ("launch-resources", r"too many resources requested for launch|cudaErrorLaunchOutOfResources"
                          r"|CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES", 0),
+    # an extension's op reporting that its CUDA part was not built (detectron2, mmcv, maskrcnn-benchmark)
+    ("ops-without-gpu", r"Not compiled with GPU support", 0),
     # torch.utils.cpp_extension building with no GPU visible (docker build, a container without the NVIDIA runtime)
     ("no-gpu-at-build", r"No CUDA runtime is found, using CUDA_HOME", 0),
     # a watchdog timeout in one of the job's first collectives (NCCL's sequence number: DDP's construction
@@ -222,6 +226,7 @@ FEATURES = _compiled((
     # libnvidia-container cannot mount the host's driver files over ones the image already holds
     ("container-driver-file-exists", r"mount error: file creation failed: [^\n]{0,300}?lib(?:nvidia|cuda)[\w.-]{0,40}: file exists", 0),
     ("product:dgl", r"\bdgl\b|\bDGLError\b", 0),
+    ("product:opencv", r"\bcv2\.error\b|\bOpenCV\(\d", 0),
     ("kubernetes", r"\bkubernetes\b|\bk8s\b|\bkubectl\b|\bkubelet\b|device[- ]plugin", re.I),
     # NVIDIA's cuDNN 8 for Windows needs zlib's zlibwapi.dll beside it
     ("zlibwapi", r"zlibwapi\.dll", 0),
@@ -236,7 +241,7 @@ FEATURES = _compiled((
     # tensors on a GPU other than the first (`cuda:1`): a kernel launched on the current device misses them
     ("device:nonzero", r"\bcuda:[1-9]\d?\b|\bset_device\([1-9]|\bdevice=[1-9]\b", 0),
     # how a DataLoader worker died (torch's signal handler names the signal)
-    ("worker-killed", r"is killed by signal: Killed\b", 0),
+    ("worker-killed", r"is killed by signal(?:ed)?: Killed\b", 0),
     ("worker-crashed", r"(?:segmentation fault|floating-point exception) encountered in worker"
                        r"|is killed by signal: (?:Segmentation fault|Floating point exception|Aborted|Illegal instruction)", 0),
     # TensorRT's deserializer: an engine built for another GPU model
