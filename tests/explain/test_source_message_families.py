@@ -26,7 +26,12 @@ installer; then, after the tenth, extensions built without GPU support (detectro
 unused-parameters message, a retyped DataLoader line, the driver's own ptxas behind cuLinkAddData, FFmpeg's
 NVENC API and libraries, OpenCV's CPU wheels and its DNN architecture check, nvcc's gpu-architecture
 option, TensorFlow skipping a GPU below its minimum capability and its native-Windows CPU build,
-PaddlePaddle's BadAlloc and MXNet's device id check. Each log is fed through the real CLI."""
+PaddlePaddle's BadAlloc and MXNet's device id check; then, after the eleventh, CUDA_HOME set as a list, a
+symbol wrapped over two lines, DGL's older wording, SIGILL on a CPU without AVX, a Triton module name pasted
+with a space, apex's own wording, OpenCV's DNN fallback, forward compatibility refused, Paddle's cuDNN
+header check, DKMS built with another gcc, the driver's ptxas behind numba's linker, TensorFlow listing no
+GPU on Windows, JAX's plugin without its wheels' libraries, NVENC's preset version, OpenCL without a device,
+DALI's libnvcuvid and RAPIDS' minimum capability. Each log is fed through the real CLI."""
 
 from __future__ import annotations
 
@@ -512,6 +517,56 @@ CASES = {
         "mxnet.base.MXNetError: [10:00:00] src/engine/threaded_engine.cc:331: Check failed: exec_ctx.dev_id < "
         "device_count_ (2 vs. 2) Invalid GPU Id: 2, Valid device id should be less than device_count: 2\n",
         "invalid-device-ordinal"),
+    "cuda-home-as-a-list": (
+        "unable to execute '/usr/local/cuda-11.8:/bin/nvcc': No such file or directory\n"
+        "error: command '/usr/local/cuda-11.8:/bin/nvcc' failed with exit status 1\n",
+        "nvcc-not-found/cuda-home-list"),
+    "symbol-wrapped": (
+        "ImportError: xformers/_C.so: undefined\n symbol: _ZN3c104cuda20CUDACachingAllocator9allocatorE\n",
+        "extension-abi-mismatch"),
+    "cpu-without-avx-sigill": (
+        "$ python -c 'import torch; torch.rand(3)'\nIllegal instruction (core dumped)\n",
+        "cpu-without-avx"),
+    "opencv-dnn-cpu-fallback": (
+        "[ WARN:0@1.2] global net_impl.cpp:174 cv::dnn::dnn4_v20231225::Net::Impl::setUpNet DNN module was not built "
+        "with CUDA backend; switching to CPU\n",
+        "library-cpu-only-build/opencv-pypi"),
+    "forward-compat-refused": (
+        "ggml_cuda_init: failed to initialize CUDA: forward compatibility was attempted on non supported HW\n",
+        "cuda-driver-setup/forward-compat-on-unsupported-gpu"),
+    "paddle-cudnn-header": (
+        "Check failed: (cudnn_cuh_major < 4 && cudnn_dso_major < 4) || (cudnn_cuh_major == cudnn_dso_major) [cudnn "
+        "init] libcudnn v8 with header v7 unmatched!\n",
+        "cudnn-version-mismatch"),
+    "dkms-other-gcc": (
+        "DKMS make.log for nvidia-550.54.14 for kernel 6.5.0-14-generic (x86_64)\n"
+        "warning: the compiler differs from the one used to build the kernel\n"
+        "gcc: error: unrecognized command-line option '-ftrivial-auto-var-init=zero'\n",
+        "nvidia-driver-install-failed/compiler-mismatch"),
+    "numba-linker-driver-jit": (
+        "numba.cuda.cudadrv.driver.LinkerError: [222] Call to cuLinkAddData results in CUDA_ERROR_UNSUPPORTED_PTX_VERSION\n"
+        "ptxas application ptx input, line 9; fatal   : Unsupported .version 8.3; current version is '8.1'\n",
+        "cuda-ptx-jit/driver-jit"),
+    "tensorflow-lists-no-gpu-on-windows": (
+        "Windows 10, tensorflow 2.13\n>>> tf.config.list_physical_devices('GPU')\n[]\n",
+        "library-cpu-only-build/tensorflow-native-windows"),
+    "jax-plugin-library-not-found": (
+        "ERROR:jax._src.xla_bridge:Jax plugin configuration error: Exception when calling "
+        "jax_plugins.xla_cuda12.initialize()\nRuntimeError: jaxlib/cuda/versions_helpers.cc:45: operation "
+        "cudnnGetVersion() failed: The cuDNN library was not found.\n",
+        "jax-cuda-backend/ld-library-path"),
+    "nvenc-preset-version": (
+        "[hevc_nvenc @ 0x600002f4c000] Cannot get the preset configuration: invalid version (15)\n",
+        "cuda-driver-too-old"),
+    "opencl-no-device": (
+        "hashcat (v6.2.6) starting\nclGetDeviceIDs(): CL_DEVICE_NOT_FOUND\n",
+        "opencl-no-device"),
+    "dali-nvcuvid": (
+        "Assert on \"lib_handle_\" failed: Failed to load libnvcuvid.so, needed by the VideoReader operator.\n",
+        "video-codec-library-not-found/driver-capabilities"),
+    "rapids-minimum-capability": (
+        "RuntimeError: This cuDF installation is missing the necessary PTX files that are <=60.\n",
+        "gpu-below-minimum-capability"),
 }
 
 

@@ -226,7 +226,13 @@ FEATURES = _compiled((
     # libnvidia-container cannot mount the host's driver files over ones the image already holds
     ("container-driver-file-exists", r"mount error: file creation failed: [^\n]{0,300}?lib(?:nvidia|cuda)[\w.-]{0,40}: file exists", 0),
     ("product:dgl", r"\bdgl\b|\bDGLError\b", 0),
-    ("product:opencv", r"\bcv2\.error\b|\bOpenCV\(\d", 0),
+    ("product:opencv", r"\bcv2\.error\b|\bOpenCV\(\d|\bcv::", 0),
+    # CUDA_HOME set like a PATH list ("/usr/local/cuda-10.1:"), so the build runs "<list>/bin/nvcc"
+    ("cuda-home-list", r"'[^'\n]{0,200}:/bin/nvcc'", 0),
+    # the kernel module built with another gcc than the kernel (DKMS's make.log)
+    ("kernel-compiler-differs", r"the compiler differs from the one used to build the kernel", 0),
+    # jaxlib's CUDA plugin checks each library's version at start-up and names the one it could not load
+    ("jax-library-not-found", r"failed: The \w{2,20} library was not found", 0),
     ("kubernetes", r"\bkubernetes\b|\bk8s\b|\bkubectl\b|\bkubelet\b|device[- ]plugin", re.I),
     # NVIDIA's cuDNN 8 for Windows needs zlib's zlibwapi.dll beside it
     ("zlibwapi", r"zlibwapi\.dll", 0),
@@ -235,7 +241,7 @@ FEATURES = _compiled((
     # the Linux kernel's own NVIDIA driver, which the NVIDIA installer cannot replace while it is loaded
     ("nouveau", r"\bnouveau\b", re.I),
     # the forward-compatibility package (cuda-compat): a newer libcuda for data-center GPUs only
-    ("cuda-compat", r"\bcuda-compat\b|[/\\]compat[/\\]libcuda|cuda[\w.-]{0,10}[/\\]compat\b", 0),
+    ("cuda-compat", r"\bcuda-compat\b|[/\\]compat[/\\]libcuda|cuda[\w.-]{0,10}[/\\]compat\b|forward compatibility was attempted", 0),
     # a Python without its headers: the embeddable Windows distribution (ComfyUI's python_embeded)
     ("embedded-python", r"python_embed(?:d)?ed|\bembeddable\b", 0),
     # tensors on a GPU other than the first (`cuda:1`): a kernel launched on the current device misses them
