@@ -465,6 +465,14 @@ CASES = {
     "cudart-minor-before-cuda-11": (
         "I have CUDA 9.1 installed\nOSError: libcudart.so.9.0: cannot open shared object file: No such file or directory\n",
         "cuda-library-not-found/cuda-major-mismatch"),
+    "windows-dll-of-the-stated-cuda": (
+        "CUDA 9.2 is installed\nW tensorflow/stream_executor/platform/default/dso_loader.cc:55] Could not load dynamic "
+        "library 'cudart64_92.dll'; dlerror: cudart64_92.dll not found\n",
+        "cuda-library-not-found/tensorflow-cpu-fallback"),
+    "windows-dll-of-another-cuda": (
+        "CUDA 10.0 is installed\nW tensorflow/stream_executor/platform/default/dso_loader.cc:55] Could not load dynamic "
+        "library 'cudart64_92.dll'; dlerror: cudart64_92.dll not found\n",
+        "cuda-library-not-found/cuda-major-mismatch"),
     "driver-installer-nouveau": (
         "ERROR: The Nouveau kernel driver is currently in use by your system.  This driver is incompatible with the "
         "NVIDIA driver, and must be disabled before proceeding.\n",

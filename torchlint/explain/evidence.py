@@ -321,15 +321,16 @@ def _derived_features(evidence: Evidence, text: str) -> Set[str]:
 
 def _release(hit: "re.Match[str]") -> Tuple[int, Optional[int]]:
     """The CUDA release a library file names: libcudart.so.11.0 and cudart64_110.dll are 11, libcudart.so.10.1 and
-    cudart64_101.dll 10.1 (before CUDA 11 the file name carries the minor version), cublas64_12.dll 12."""
+    cudart64_101.dll 10.1, cudart64_92.dll 9.2 (before CUDA 11 the file name carries the minor version),
+    cublas64_12.dll 12."""
     if hit.group(3) is None:
         major = int(hit.group(1))
         return major, int(hit.group(2)) if hit.group(2) is not None and major < 11 else None
     digits = hit.group(3)
     if len(digits) == 3:
         return int(digits[:2]), int(digits[2]) if int(digits[:2]) < 11 else None
-    value = int(digits)
-    return (value, None) if value >= 10 else (int(digits[0]), int(digits[1]))
+    value = int(digits)  # cublas64_11 is CUDA 11; cudart64_92 is 9.2
+    return (value, None) if value <= 13 else (int(digits[0]), int(digits[1]))
 
 
 def _same_release(library: Tuple[int, Optional[int]], cuda: Tuple[int, int]) -> bool:
