@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import re
 import sys
+from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -151,9 +152,9 @@ def apply_families(data: Dict[str, Any], families: Iterable[Mapping[str, Any]], 
     """The knowledge document `data` with each family applied: an existing signature's pattern and anchors
     extended by its codes (and its causes and workarounds by the family's), or a new signature added."""
     signatures = {entry["id"]: dict(entry) for entry in data.get("signature", [])}
-    if len(signatures) != len(data.get("signature", [])):
-        seen: set = set()
-        twice = sorted({entry["id"] for entry in data["signature"] if entry["id"] in seen or seen.add(entry["id"])})
+    counts = Counter(entry["id"] for entry in data.get("signature", []))
+    twice = sorted(name for name, count in counts.items() if count > 1)
+    if twice:  # keyed by id, the second definition would silently replace the first
         raise CodeFamilyError(f"signatures defined twice: {', '.join(twice)}")
     added = []
     for family in families:
