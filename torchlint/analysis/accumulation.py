@@ -74,7 +74,7 @@ def accumulator(call, parents: Mapping):
     loss.item()` (also through arithmetic: `+= loss.item() * n`), or a running mean
     `avg = 0.9 * avg + 0.1 * loss.item()`; None otherwise."""
     node, parent = climb(call, parents)
-    if node is not call and _repeats_a_sequence(node):
+    if node is not call and repeats_a_sequence(node):
         return None  # `lengths += n.item() * [seq]`: a count, needed on the host
     if isinstance(parent, cst.AugAssign) and type(parent.target) is cst.Name:
         return parent if type(parent.operator).__name__ in _ACCUMULATING else None
@@ -86,7 +86,8 @@ def accumulator(call, parents: Mapping):
     return None
 
 
-def _repeats_a_sequence(expression) -> bool:
+def repeats_a_sequence(expression) -> bool:
+    """`n * [x]`, `(x,) * n` or `'-' * n`: arithmetic that builds a sequence, whose count is needed on the host."""
     return any(
         isinstance(node, cst.BinaryOperation)
         and isinstance(node.operator, cst.Multiply)

@@ -8,6 +8,13 @@ from __future__ import annotations
 from torchlint.rule_api.rule import Invalid
 
 VALID = (
+    # a sum kept on `self` that the step branches on is needed on the host
+    "from torch import nn\n\nclass Net(nn.Module):\n    def forward(self, x):\n"
+    "        self.tokens += x.sum().item()\n        if self.tokens < self.warmup:\n            x = x * 0.5\n"
+    "        return x\n",
+    # a count that builds a sequence is needed on the host
+    "from torch import nn\n\nclass Net(nn.Module):\n    def forward(self, x):\n"
+    "        self.seen += x.sum().long().item() * ['x']\n        return x\n",
     # a step function whose returned number a caller branches on: needed on the host
     "import torch\n\ndef train_step(model, opt, batch):\n    loss = model(batch).sum()\n    loss.backward()\n"
     "    opt.step()\n    return loss.item()\n\n"
@@ -85,6 +92,14 @@ VALID = (
 )
 
 INVALID = (
+    # a per-step sum kept on `self`, and one kept in a stats dict
+    Invalid(
+        "import torch\nfrom torch import nn\n\nclass Net(nn.Module):\n    def forward(self, x):\n"
+        "        y = self.body(x)\n        self.total += y.sum().item()\n        self.stats['n'] += y.numel()\n"
+        "        return y\n",
+        line=7,
+        column=23,
+    ),
     # a step function's returned number that its caller only sums and logs
     Invalid(
         "import torch\n\ndef train_step(model, opt, batch):\n    loss = model(batch).sum()\n    loss.backward()\n"

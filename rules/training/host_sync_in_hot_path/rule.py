@@ -62,7 +62,8 @@ class HostSyncInHotPath(HotPathRule):
 
     Reported by default: values only recorded or reported (given to `self.log`, a logger, `print`, a
     progress bar, a stats dict kept, returned or handed to one of them, a list of losses, an attribute
-    of `self`), summed or averaged (`running += loss.item()`), or used in arithmetic that works as well
+    of `self` the method does not compare or branch on), summed or averaged (`running += loss.item()`, also
+    into such an attribute or a stats dict: `self.total += loss.item()`), or used in arithmetic that works as well
     on the tensor (`x / x.sum().item()`); a number a function returns when every call of it in the file
     (by name, or on `self`) only sums, logs or drops it (`total += train_step(batch)`);
     `torch.cuda.synchronize()` except around a timer. A value

@@ -10,15 +10,17 @@ O(its nodes + the expressions climbed), climbs memoized.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Set, Tuple
 
-from torchlint.analysis.accumulation import climb
+from torchlint.analysis.accumulation import climb, repeats_a_sequence
 from torchlint.analysis.value_kinds import Kind
 from torchlint.core.lazy import cst
 
 _HOST_BUILTINS = frozenset(
     {"int", "float", "bool", "range", "min", "max", "round", "len", "str", "print", "format", "divmod", "abs"}
 )
+# builtins whose argument must be a Python number (a size, a count, a bound)
+_HOST_NUMBER_CALLS = frozenset({"range", "int", "bool", "min", "max", "len", "round", "divmod"})
 ARITHMETIC = ("Add", "Subtract", "Multiply", "Divide", "FloorDivide", "Power", "Modulo")
 # tensor methods and torch functions whose arguments are sizes, counts or indices
 _SIZE_ARGUMENTS = frozenset(
@@ -48,6 +50,8 @@ class UseMemo:
     climbed: Dict[int, Tuple[object, object]] = field(default_factory=dict)
     rewrites: Dict = field(default_factory=dict)  # `loss_paths.host_value_rewrite`'s memo
     tensor_operand: Dict[int, bool] = field(default_factory=dict)  # `meets_tensor`'s memo
+    # (receiver, attribute) pairs the method reads as a host number (`if self.tokens < n:`), found once
+    host_attributes: Optional[Set[Tuple[str, str]]] = None
 
 
 def recorded(call, parents: Dict, uses: Dict[str, List], memo: Optional[UseMemo] = None,
@@ -69,11 +73,17 @@ def recorded(call, parents: Dict, uses: Dict[str, List], memo: Optional[UseMemo]
         and not _needs_host_value(node, parents)
     ):
         return True  # arithmetic with a number (`x / x.sum().item()`) works as well on the tensor
+    if isinstance(parent, cst.AugAssign) and isinstance(parent.operator, (cst.AddAssign, cst.SubtractAssign)):
+        # a sum kept on `self` or in a stats dict (`self.total += loss.item()`), unless the method compares or
+        # branches on it (`if self.tokens < n:`); a name's sum is `accumulator`'s
+        target = parent.target
+        kept = isinstance(target, cst.Subscript) or (
+            _kept(target) and _attribute_key(target) not in _host_attributes(parents, memo)
+        )
+        return kept and not (node is not call and repeats_a_sequence(node))
     if isinstance(parent, cst.Assign) and len(parent.targets) == 1:
         target = parent.targets[0].target
-        if isinstance(target, cst.Subscript):
-            return True
-        if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name):
+        if _kept(target):
             return True
         if isinstance(target, cst.Name):
             # the answer is the name's (`target`, a binding, is no read): kept per name
@@ -85,6 +95,44 @@ def recorded(call, parents: Dict, uses: Dict[str, List], memo: Optional[UseMemo]
                     memo.recorded[target.value] = known
             return known
     return _recorded_use(node, parents, climbed, returned)
+
+
+def _kept(target) -> bool:
+    """A value stored where it is kept for a record: an attribute of `self` (of a name) or an item of a dict."""
+    return isinstance(target, cst.Subscript) or (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name))
+
+
+def _attribute_key(attribute) -> Tuple[str, str]:
+    return attribute.value.value, attribute.attr.value
+
+
+def _host_attributes(parents: Dict, memo: Optional[UseMemo]) -> Set[Tuple[str, str]]:
+    """The (receiver, attribute) pairs the method reads as a host number: one pass over its nodes, then kept."""
+    host = memo.host_attributes if memo is not None else None
+    if host is None:
+        host = {
+            _attribute_key(node)
+            for node in parents
+            if type(node) is cst.Attribute and type(node.value) is cst.Name and _read_as_host_number(node, parents)
+        }
+        if memo is not None:
+            memo.host_attributes = host
+    return host
+
+
+def _read_as_host_number(node, parents: Dict) -> bool:
+    """Whether a read, through arithmetic, is compared, branched or looped on, or used as a size or an index."""
+    parent = parents.get(node)
+    while isinstance(parent, (cst.BinaryOperation, cst.UnaryOperation)):
+        node, parent = parent, parents.get(parent)
+    if isinstance(parent, (cst.Comparison, cst.ComparisonTarget, cst.Index, cst.Slice)):
+        return True
+    if isinstance(parent, (cst.If, cst.While, cst.IfExp)):
+        return parent.test is node
+    if isinstance(parent, cst.Arg):
+        call = parents.get(parent)
+        return isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value in _HOST_NUMBER_CALLS
+    return False
 
 
 def _recorded_use(node, parents: Dict, climbed: Optional[Dict] = None, returned: bool = False) -> bool:
