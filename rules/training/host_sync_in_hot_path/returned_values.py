@@ -17,12 +17,12 @@ from __future__ import annotations
 import ast
 from typing import Dict, List, Optional, Tuple
 
+from torchlint.analysis.scopes import ast_own_nodes
 from torchlint.core.walk import ast_nodes
 from torchlint.rules.training.host_sync_in_hot_path.value_uses import SINK_FUNCTIONS, SINK_METHODS
 
 _ACCUMULATING = (ast.Add, ast.Sub)
 _ARITHMETIC = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv)
-_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 _RECEIVERS = ("self", "cls")
 
 
@@ -120,11 +120,7 @@ def _is_sink(call: ast.Call) -> bool:
 def _names_in(scope: ast.AST) -> Dict[str, Tuple[int, List[ast.Name]]]:
     """Each name of a function's own code (nested scopes left out): how often it is bound, and its reads."""
     found: Dict[str, Tuple[int, List[ast.Name]]] = {}
-    stack = list(ast.iter_child_nodes(scope))
-    while stack:
-        node = stack.pop()
-        if isinstance(node, _SCOPES):
-            continue
+    for node in ast_own_nodes(scope):
         if isinstance(node, ast.Name):
             bindings, reads = found.get(node.id, (0, []))
             if isinstance(node.ctx, ast.Load):
@@ -132,5 +128,4 @@ def _names_in(scope: ast.AST) -> Dict[str, Tuple[int, List[ast.Name]]]:
             else:
                 bindings += 1
             found[node.id] = (bindings, reads)
-        stack.extend(ast.iter_child_nodes(node))
     return found

@@ -16,11 +16,10 @@ from torchlint.analysis.accumulation import climb, repeats_a_sequence
 from torchlint.analysis.value_kinds import Kind
 from torchlint.core.lazy import cst
 
-_HOST_BUILTINS = frozenset(
-    {"int", "float", "bool", "range", "min", "max", "round", "len", "str", "print", "format", "divmod", "abs"}
-)
-# builtins whose argument must be a Python number (a size, a count, a bound)
+# builtins whose argument must be a Python number (a size, a count, a bound); with the ones that format
+# or convert a number, those whose argument is read on the host
 _HOST_NUMBER_CALLS = frozenset({"range", "int", "bool", "min", "max", "len", "round", "divmod"})
+_HOST_BUILTINS = _HOST_NUMBER_CALLS | frozenset({"float", "str", "print", "format", "abs"})
 ARITHMETIC = ("Add", "Subtract", "Multiply", "Divide", "FloorDivide", "Power", "Modulo")
 # tensor methods and torch functions whose arguments are sizes, counts or indices
 _SIZE_ARGUMENTS = frozenset(
