@@ -188,6 +188,15 @@ def returned_syncs(n: int) -> Project:
             + _loop(calls)}
 
 
+def attribute_sums(n: int) -> Project:
+    """A forward summing n values into attributes of `self`, half of them then branched on (each sum asks
+    whether the method reads its attribute as a host number)."""
+    sums = "".join(f"        self.total_{i} += x.sum().item() * {i}\n" for i in range(n))
+    branches = "".join(f"        if self.total_{i} > {i}:\n            x = x * 0.5\n" for i in range(0, n, 2))
+    return {"model.py": HEADER + "\nfrom torch import nn\n\n\nclass Net(nn.Module):\n    def forward(self, x):\n"
+            + sums + branches + "        return x\n"}
+
+
 def many_heavy_imports(n: int) -> Project:
     """n functions reading a module-level `wandb`, beside the loop that logs with it."""
     readers = "".join(f"def log_{i}(value):\n    wandb.log({{'v{i}': value}})\n\n\n" for i in range(n))
@@ -489,6 +498,6 @@ SHAPES: Dict[str, Callable[[int], Project]] = {
         local_criteria, rnn_penalty_chain, function_call_chain, sibling_loops, many_accumulators, long_boolean_or,
         rebound_host_values, many_nonzero, forward_many_inputs, deprecated_head_uses, nested_guards,
         critics_across_files, hard_negative_mining, submodule_losses, class_loads, override_chain, early_exits,
-        returned_syncs,
+        returned_syncs, attribute_sums,
     )
 }
