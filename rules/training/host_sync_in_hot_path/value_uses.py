@@ -120,10 +120,9 @@ def _host_attributes(parents: Dict, memo: Optional[UseMemo]) -> Set[Tuple[str, s
 
 
 def _read_as_host_number(node, parents: Dict) -> bool:
-    """Whether a read, through arithmetic, is compared, branched or looped on, or used as a size or an index."""
-    parent = parents.get(node)
-    while isinstance(parent, (cst.BinaryOperation, cst.UnaryOperation)):
-        node, parent = parent, parents.get(parent)
+    """Whether a read, through arithmetic, is compared, branched or looped on, or used as a size or an index
+    (what `_needs_host_value` says of a result, less the places a number is only formatted or bound)."""
+    node, parent = _above_arithmetic(node, parents)
     if isinstance(parent, (cst.Comparison, cst.ComparisonTarget, cst.Index, cst.Slice)):
         return True
     if isinstance(parent, (cst.If, cst.While, cst.IfExp)):
@@ -282,12 +281,18 @@ def _is_sink_string(part, parents: Dict) -> bool:
     return isinstance(holder, cst.Arg) and _is_sink(parents.get(holder))
 
 
+def _above_arithmetic(node, parents: Dict):
+    """The outermost arithmetic (unary or binary) around `node`, and its parent."""
+    parent = parents.get(node)
+    while isinstance(parent, (cst.BinaryOperation, cst.UnaryOperation)):
+        node, parent = parent, parents.get(parent)
+    return node, parent
+
+
 def _needs_host_value(expression, parents: Dict) -> bool:
     """Whether the value of an arithmetic expression ends up where only a Python number
     will do: `int(...)`, `range(...)`, `min(...)`, a comparison, a branch, an index."""
-    node, parent = expression, parents.get(expression)
-    while isinstance(parent, (cst.BinaryOperation, cst.UnaryOperation)):
-        node, parent = parent, parents.get(parent)
+    node, parent = _above_arithmetic(expression, parents)
     if isinstance(parent, cst.Arg):
         call = parents.get(parent)
         if not isinstance(call, cst.Call):
