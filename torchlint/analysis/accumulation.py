@@ -31,10 +31,12 @@ _DISPLAY_METHODS = frozenset(
      "set_description", "set_postfix_str", "write", "append", "format"}
 )
 _ACCUMULATING = ("AddAssign", "SubtractAssign")
+# what reads a host copy (`.numpy()`, `.cpu()`) as a number or a list, so that the copy's use is theirs
+_HOST_READS_OF_A_COPY = frozenset({"item", "tolist"})
 
 
 def climb(node, parents: Mapping, memo: Optional[Dict[int, Tuple[object, object]]] = None):
-    """Up through what keeps a value a number (`float(...)`, `round(...)`, arithmetic):
+    """Up through what keeps a value a number (`float(...)`, `round(...)`, arithmetic, `.item()` of a copy):
     the outermost such expression and its parent. With a `memo` (one per `parents`), every
     node passed keeps the answer, so that the leaves of a long sum climb it once in all.
     Cost: O(the expressions climbed); with a memo, O(1) for a node climbed before."""
@@ -65,6 +67,10 @@ def _climb_step(node, parents: Mapping):
     if isinstance(parent, cst.Arg) and parent.keyword is None:
         call = parents.get(parent)
         if isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value in NUMBER_WRAPPERS:
+            return call
+    if isinstance(parent, cst.Attribute) and parent.value is node and parent.attr.value in _HOST_READS_OF_A_COPY:
+        call = parents.get(parent)  # `x.numpy().item()`: the copy is read as a number (or a list) in turn
+        if isinstance(call, cst.Call) and call.func is parent and not call.args:
             return call
     return None
 

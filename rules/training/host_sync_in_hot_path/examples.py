@@ -92,6 +92,13 @@ VALID = (
 )
 
 INVALID = (
+    # a copy read as a number in turn goes where the number goes: a stats dict
+    Invalid(
+        "import torch\n\ndef train_step(model, opt, batch, logs):\n    loss = model(batch).sum()\n    loss.backward()\n"
+        "    opt.step()\n    logs['loss'] = loss.cpu().detach().numpy().item()\n",
+        line=7,
+        column=20,
+    ),
     # a per-step sum kept on `self`, and one kept in a stats dict
     Invalid(
         "import torch\nfrom torch import nn\n\nclass Net(nn.Module):\n    def forward(self, x):\n"
