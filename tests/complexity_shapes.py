@@ -287,6 +287,25 @@ def override_chain(n: int) -> Project:
     return {"impls.py": "import torch\n\n\n" + base + subclasses}
 
 
+def inherited_hooks(n: int) -> Project:
+    """A plugin base whose per-iteration hook calls `self.update`, a chain of n subclasses
+    each overriding `update` with a host read (every subclass is an origin of the hook it
+    inherits), and n metrics, each a torchmetrics subclass whose `update` reads a number."""
+    base = ("class Plugin:\n    def after_training_iteration(self, strategy):\n        self.update(strategy)\n\n"
+            "    def update(self, strategy):\n        pass\n")
+    plugins = "".join(
+        f"\n\nclass Plugin{i}({'Plugin' + str(i - 1) if i else 'Plugin'}):\n    def update(self, strategy):\n"
+        f"        self.losses.append(strategy.loss.item() * {i})\n"
+        for i in range(n)
+    )
+    metrics = "".join(
+        f"\n\nclass Metric{i}(Metric):\n    def update(self, preds, target):\n"
+        f"        self.largest = max(self.largest, (preds - target).max().item() * {i})\n"
+        for i in range(n)
+    )
+    return {"plugins.py": "import torch\nfrom torchmetrics import Metric\n\n\n" + base + plugins + metrics}
+
+
 def class_loads(n: int) -> Project:
     """A class with n methods each loading a file, and one that saves the instance whole
     (`torch.save(self, ...)`: walking the class per load would be quadratic)."""
@@ -498,6 +517,6 @@ SHAPES: Dict[str, Callable[[int], Project]] = {
         local_criteria, rnn_penalty_chain, function_call_chain, sibling_loops, many_accumulators, long_boolean_or,
         rebound_host_values, many_nonzero, forward_many_inputs, deprecated_head_uses, nested_guards,
         critics_across_files, hard_negative_mining, submodule_losses, class_loads, override_chain, early_exits,
-        returned_syncs, attribute_sums,
+        returned_syncs, attribute_sums, inherited_hooks,
     )
 }

@@ -45,6 +45,18 @@ PER_BATCH_HOOKS = (
     "on_before_optimizer_step",
     "before_training_iteration", "after_training_iteration", "before_backward", "after_backward",
 )
+# A metric's `update` runs on every batch: the training step calls it (torchmetrics, Ignite), or a
+# per-iteration plugin does (Avalanche); `compute` / `result` run once per epoch
+METRIC_BASES = frozenset(
+    {
+        "torchmetrics.Metric", "torchmetrics.metric.Metric",
+        "ignite.metrics.Metric", "ignite.metrics.metric.Metric",
+        "avalanche.evaluation.Metric", "avalanche.evaluation.metric_definitions.Metric",
+        "avalanche.evaluation.PluginMetric", "avalanche.evaluation.metric_definitions.PluginMetric",
+        "avalanche.evaluation.GenericPluginMetric", "avalanche.evaluation.metric_definitions.GenericPluginMetric",
+    }
+)
+METRIC_UPDATE = "update"
 AUTOGRAD_FUNCTIONS = frozenset(
     {"torch.autograd.Function", "torch.autograd.function.Function", "torch.autograd.function.InplaceFunction"}
 )
@@ -68,8 +80,8 @@ class Route:
 
     def describe(self) -> str:
         """"" for a hot path itself, else ", reached from `Model.training_step` via ..."."""
-        if not self.via:
-            return ""
+        if not self.via:  # the hot path itself; a metric's `update` says why it is one
+            return " (a metric's `update` runs on every batch it measures)" if self.hot == METRIC_UPDATE else ""
         steps = " -> ".join(f"`{name}`" for name in self.via)
         return f" (reached from `{self.origin.rsplit('.', 1)[-1]}.{self.hot}` via {steps})"
 
@@ -114,10 +126,21 @@ class Reach:
             hot.extend((("forward", False), ("backward", False)))
         if self._inherits(facts, HF_TRAINERS):
             hot.extend((step, False) for step in HF_TRAINER_STEPS)
-        if decided:
+        if self._inherits(facts, METRIC_BASES):
+            hot.append((METRIC_UPDATE, False))
+        if decided:  # a hook the class inherits runs the instance's own methods too
             named = {name for name, _ in hot}
-            hot.extend((hook, False) for hook in PER_BATCH_HOOKS if hook in facts.methods and hook not in named)
+            hot.extend(
+                (hook, False)
+                for hook in PER_BATCH_HOOKS
+                if hook not in named and self.lookup(facts.name, hook) is not None
+            )
         return hot
+
+    def is_metric(self, class_name: str) -> bool:
+        """Whether the class inherits one of `METRIC_BASES` (through the index)."""
+        facts = self.index.find(class_name)
+        return facts is not None and self._inherits(facts, METRIC_BASES)
 
     def bases(self, class_name: str) -> List[str]:
         """The classes of the index that `class_name` names as its bases, in order (empty for a

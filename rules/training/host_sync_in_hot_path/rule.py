@@ -53,7 +53,10 @@ class HostSyncInHotPath(HotPathRule):
     LightningModule's step delegates to, a custom trainer) and the per-batch hooks of Lightning's modules
     and callbacks (`on_train_batch_start`/`_end`, `on_before_backward`, `on_after_backward`,
     `on_before_optimizer_step`) and of Avalanche's plugins (`before_training_iteration`,
-    `after_training_iteration`, `before_backward`, `after_backward`). A class is a module if a base resolves, across
+    `after_training_iteration`, `before_backward`, `after_backward`), also where a base defines the hook
+    (the instance's own methods run from it); `update` of a metric (a class of torchmetrics, Ignite or
+    Avalanche's metric bases): it runs on every batch it measures, in training or in evaluation alike, since
+    which loop uses a metric is not known where it is defined. A class is a module if a base resolves, across
     the linted files, to `nn.Module` or `LightningModule`, or, for a base from outside the tree, if its
     body says so (layers set on `self` in `__init__`, `register_buffer`, `self.log(...)`). Training
     loops are hot too (a loop that runs a backward pass or an optimizer step, not a scheduler's alone,
@@ -68,7 +71,8 @@ class HostSyncInHotPath(HotPathRule):
     (by name, or on `self`) only sums, logs or drops it (`total += train_step(batch)`);
     `torch.cuda.synchronize()` except around a timer. A value
     needed on the host (a size, an index, a split, a loop, a branch, a returned number, a dict handed
-    to another function) only with `check-host-values`, except in loss code (`forward` of a class
+    to another function) only with `check-host-values`, except in a metric's `update` (what it reads
+    goes into the metric's state) and in loss code (`forward` of a class
     named `...Loss`, a function named `...loss` or `loss_...`, a criterion a training loop differentiates,
     built there, passed in as a parameter or returned by a factory of the tree), where the
     message gives the sync-free rewrite that fits (sort once and mask by rank instead of `topk` of a
@@ -182,7 +186,7 @@ class HostSyncInHotPath(HotPathRule):
         logged = logged_values(nodes, instance, imports)
         timed = calls_a_timer(nodes, imports)
         loss_path = not module_code and is_loss_code(function, class_node)
-        host_values = bool(self.settings["check-host-values"]) or loss_path
+        host_values = bool(self.settings["check-host-values"]) or loss_path or self.metric_update(function, class_node)
         # loss code too if a hot loop calls an instance as its criterion (decided by `_place`)
         criterion = not loss_path and not module_code and may_be_criterion(function, class_node)
         repeated = repeated_syncs(body, imports, sync_receiver)

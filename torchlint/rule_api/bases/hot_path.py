@@ -18,7 +18,7 @@ from torchlint.analysis.classes import ast_class_methods, methods
 from torchlint.analysis.every_step import (
     ClassSettings, StepScope, class_settings, in_error_path, in_periodic_branch, step_scope,
 )
-from torchlint.analysis.hot_paths import Reach, criterion_methods
+from torchlint.analysis.hot_paths import METRIC_UPDATE, Reach, criterion_methods
 from torchlint.analysis.instance_flow import instance_flow
 from torchlint.analysis.loop_reach import LoopPass, loop_candidate_nodes
 from torchlint.analysis.modules import ClassIndex
@@ -78,6 +78,7 @@ class HotPathRule(LoopPass, Rule):
         self._candidates: List[Pending] = []
         self._reach: Optional[Reach] = None
         self._class_node = None
+        self._class_name = ""
         self._cpu_state: Optional[Set[str]] = None
         self._settings: Optional[ClassSettings] = None
         self._function = None
@@ -145,6 +146,17 @@ class HotPathRule(LoopPass, Rule):
             self._cpu_state = shared[key]
         return bool(self._cpu_state) and self.context.module.code_for_node(expression) in self._cpu_state
 
+    def metric_update(self, function, class_node) -> bool:
+        """Whether `function` is the `update` of the class being visited and that class is a metric
+        (its bases resolve, in this file, to `hot_paths.METRIC_BASES`): what it reads on the host
+        goes into the metric's state, on every batch."""
+        return (
+            class_node is not None
+            and class_node is self._class_node
+            and function.name.value == METRIC_UPDATE
+            and self._file_reach().is_metric(self._class_name)
+        )
+
     def off_step(self, node, parents: Mapping) -> bool:
         """Whether `node` does not run on every step: an error path, or a block that runs
         now and then (as the rule's `check-error-paths` / `check-periodic-branches` say)."""
@@ -174,7 +186,7 @@ class HotPathRule(LoopPass, Rule):
         module = module_name(self.context.path)
         dotted = ".".join(self._class_names)
         class_name = f"{module}.{dotted}" if module else dotted
-        self._class_node, self._cpu_state, self._settings = node, None, None
+        self._class_node, self._class_name, self._cpu_state, self._settings = node, class_name, None, None
         for function in methods(node):
             if not isinstance(function.body, cst.IndentedBlock) or not may_run_per_step(function.name.value):
                 continue
