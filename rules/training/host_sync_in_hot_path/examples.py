@@ -8,6 +8,11 @@ from __future__ import annotations
 from torchlint.rule_api.rule import Invalid
 
 VALID = (
+    # a returned number handed to a plain function (no logger, no callback): needed on the host
+    "import torch\n\ndef train_step(model, opt, batch):\n    loss = model(batch).sum()\n    loss.backward()\n"
+    "    opt.step()\n    return loss.item()\n\n"
+    "def train(model, opt, loader, schedule):\n    for batch in loader:\n"
+    "        value = train_step(model, opt, batch)\n        schedule.on_value(value)\n",
     # a sum kept on `self` that the step branches on is needed on the host
     "from torch import nn\n\nclass Net(nn.Module):\n    def forward(self, x):\n"
     "        self.tokens += x.sum().item()\n        if self.tokens < self.warmup:\n            x = x * 0.5\n"
@@ -92,6 +97,17 @@ VALID = (
 )
 
 INVALID = (
+    # a step function's returned number that its caller sums and hands to callbacks, which observe the step
+    Invalid(
+        "import torch\n\nclass Loop:\n    def _forward_pass(self, batch):\n        loss = self.model(batch).sum()\n"
+        "        loss.backward()\n        return loss.item()\n\n"
+        "    def train_epoch(self, loader, callbacks):\n        total = 0.0\n        for batch in loader:\n"
+        "            batch_loss = self._forward_pass(batch)\n            total += batch_loss\n"
+        "            callbacks.on_batch(batch=batch, batch_loss=batch_loss)\n"
+        "            self.optimizer.step()\n        return total\n",
+        line=7,
+        column=16,
+    ),
     # a copy read as a number in turn goes where the number goes: a stats dict
     Invalid(
         "import torch\n\ndef train_step(model, opt, batch, logs):\n    loss = model(batch).sum()\n    loss.backward()\n"

@@ -19,7 +19,7 @@ from typing import Dict, List, Optional, Tuple
 
 from torchlint.analysis.scopes import ast_own_nodes
 from torchlint.core.walk import ast_nodes
-from torchlint.rules.training.host_sync_in_hot_path.value_uses import SINK_FUNCTIONS, SINK_METHODS
+from torchlint.rules.training.host_sync_in_hot_path.value_uses import SINK_FUNCTIONS, sink_method
 
 _ACCUMULATING = (ast.Add, ast.Sub)
 _ARITHMETIC = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv)
@@ -114,7 +114,11 @@ def _is_sink(call: ast.Call) -> bool:
     func = call.func
     if isinstance(func, ast.Name):
         return func.id in SINK_FUNCTIONS
-    return isinstance(func, ast.Attribute) and func.attr in SINK_METHODS
+    if not isinstance(func, ast.Attribute):
+        return False
+    held = func.value
+    receiver = held.id if isinstance(held, ast.Name) else held.attr if isinstance(held, ast.Attribute) else None
+    return sink_method(func.attr, receiver)
 
 
 def _names_in(scope: ast.AST) -> Dict[str, Tuple[int, List[ast.Name]]]:

@@ -64,7 +64,8 @@ class HostSyncInHotPath(HotPathRule):
     not a loop that only calls a function holding its own training loop.
 
     Reported by default: values only recorded or reported (given to `self.log`, a logger, `print`, a
-    progress bar, a stats dict kept, returned or handed to one of them, a list of losses, an attribute
+    progress bar, an event of callbacks (`callbacks.on_batch(batch_loss=...)`), a stats dict kept,
+    returned or handed to one of them, a list of losses, an attribute
     of `self` the method does not compare or branch on), summed or averaged (`running += loss.item()`, also
     into such an attribute or a stats dict: `self.total += loss.item()`), or used in arithmetic that works as well
     on the tensor (`x / x.sum().item()`); a number a function returns when every call of it in the file

@@ -39,6 +39,15 @@ SINK_METHODS = frozenset(
 SINK_FUNCTIONS = frozenset({"print"})
 
 
+def sink_method(method: str, receiver: Optional[str]) -> bool:
+    """Whether `receiver.method(...)` records or reports its arguments: a logging or stats method
+    (`SINK_METHODS`), or an event handed to callbacks (`callbacks.on_batch(batch_loss=loss)`,
+    `self.callback.on_step_end(...)`): they observe the step. `receiver`: its last name."""
+    return method in SINK_METHODS or (
+        method.startswith("on_") and receiver is not None and "callback" in receiver.lower()
+    )
+
+
 @dataclass
 class UseMemo:
     """What `recorded` and `arithmetic_only` found of each name of one method (their
@@ -267,7 +276,11 @@ def _is_sink(call) -> bool:
     func = call.func
     if isinstance(func, cst.Name):
         return func.value in SINK_FUNCTIONS
-    return isinstance(func, cst.Attribute) and func.attr.value in SINK_METHODS
+    if not isinstance(func, cst.Attribute):
+        return False
+    held = func.value
+    receiver = held.value if isinstance(held, cst.Name) else held.attr.value if isinstance(held, cst.Attribute) else None
+    return sink_method(func.attr.value, receiver)
 
 
 def _is_sink_string(part, parents: Dict) -> bool:
