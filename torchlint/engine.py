@@ -22,7 +22,7 @@ from torchlint.core import large_files as large_text
 from torchlint.core.diagnostics import SYNTAX_CODE, Diagnostic, FileResult, Location
 from torchlint.core.lazy import cst
 from torchlint.core.noqa import code_matches, file_exemption
-from torchlint.core.parse import cst_source, elide_data, in_deep_stack
+from torchlint.core.parse import cst_source, elide_data, in_deep_stack, parse_module
 from torchlint.rule_api.registry import selected_codes
 from torchlint.analysis.source_view import SourceView
 from torchlint.rule_api.rule import Rule, RuleContext
@@ -209,7 +209,7 @@ def _lint_parsed(
     elided = elide_statements(source.text, view.tree, needed_definitions(view, config, rules))
     try:
         if parser is None:
-            module = cst.parse_module(source.text if elided is None else elided.text)
+            module = parse_module(source.text if elided is None else elided.text)
         elif elided is None:
             module = parser.parse(source.text, view.tree)
         else:

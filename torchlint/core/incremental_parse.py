@@ -20,6 +20,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from torchlint.core.partial_parse import statement_spans
 from torchlint.core.lazy import cst
 from torchlint.core.noqa import LineSuppressions
+from torchlint.core.parse import parse_module
 from torchlint.core.positions import KnownRanges
 from torchlint.core.source import split_lines
 
@@ -43,12 +44,12 @@ class StatementParser:
         for first, last in spans if len(spans) > 1 else ():
             source = "".join(lines[first - 1 : last])
             if source in used:  # a statement written twice: each copy is a node of its own
-                chunk = _Chunk(cst.parse_module(source))
+                chunk = _Chunk(parse_module(source))
             else:
-                chunk = used[source] = self._chunks.get(source) or _Chunk(cst.parse_module(source))
+                chunk = used[source] = self._chunks.get(source) or _Chunk(parse_module(source))
             parts.append(chunk)
         self._chunks = used  # what this version used: the next one shares most of it
-        module = (_joined(parts) if parts else None) or cst.parse_module(text)
+        module = (_joined(parts) if parts else None) or parse_module(text)
         self.ranges.keep_only(module.body)
         if len(self.suppressions) > 2 * len(module.body) + 64:  # the statements of versions long gone
             self.suppressions.clear()

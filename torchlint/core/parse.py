@@ -8,6 +8,11 @@ code ("no matching outer block for dedent"). LibCST is therefore given the text 
 each such line's leading whitespace up to its last form feed removed, which means the
 same to CPython, and positions are shifted back by a per-row column offset.
 
+LibCST checks every node it builds (`CSTNode.__post_init__` calls `_validate`), a fifth
+of a parse; a parser's nodes are valid by construction, and only code CPython accepted
+reaches it, so `parse_module` parses with that check off (nodes built after, by a fix,
+are still checked).
+
 LibCST's parser, code generator and metadata recurse once per nesting level (an `elif`
 chain, nested brackets, a long `+` chain), so the LibCST phase runs in a thread with a
 large stack and a raised recursion limit. Only code that CPython parsed reaches it,
@@ -24,6 +29,7 @@ import tokenize
 from dataclasses import dataclass, field
 from typing import Callable, Dict, Set, TypeVar
 
+from torchlint.core.lazy import cst
 from torchlint.core.source import split_lines
 
 FORM_FEED = "\x0c"
@@ -102,6 +108,23 @@ def _rows_inside_strings(text: str):
     except (tokenize.TokenError, SyntaxError):
         return None
     return rows
+
+
+def parse_module(text: str):
+    """`cst.parse_module(text)` without LibCST's check of each node it builds (see the module
+    doc): for text CPython has parsed. Callers parse under `in_deep_stack`, one at a time."""
+    from libcst._nodes.base import CSTNode  # where the check is; no public switch exists
+
+    checked = CSTNode.__dict__["__post_init__"]
+    CSTNode.__post_init__ = _unchecked
+    try:
+        return cst.parse_module(text)
+    finally:
+        CSTNode.__post_init__ = checked
+
+
+def _unchecked(node) -> None:
+    """A node's `__post_init__` while `parse_module` runs."""
 
 
 Result = TypeVar("Result")
