@@ -54,7 +54,7 @@ class HostSyncInHotPath(HotPathRule):
     and callbacks (`on_train_batch_start`/`_end`, `on_before_backward`, `on_after_backward`,
     `on_before_optimizer_step`) and of Avalanche's plugins (`before_training_iteration`,
     `after_training_iteration`, `before_backward`, `after_backward`), also where a base defines the hook
-    (the instance's own methods run from it); `update` of a metric (a class of torchmetrics, Ignite or
+    (the instance's own methods run from it); `update` of a metric (a class of torchmetrics', Ignite's or
     Avalanche's metric bases): it runs on every batch it measures, in training or in evaluation alike, since
     which loop uses a metric is not known where it is defined. A class is a module if a base resolves, across
     the linted files, to `nn.Module` or `LightningModule`, or, for a base from outside the tree, if its

@@ -9,6 +9,10 @@ from torchlint.rule_api.rule import Invalid
 from torchlint.rules.training.implicit_host_sync_in_hot_path.tensor_calls import CPU_COPIES, LOOP_EXITS, SIZES
 
 VALID = (
+    # a detached fresh CPU tensor is read without a wait
+    "import torch\n\ndef train(model, loader, optim, history):\n    for batch in loader:\n"
+    "        loss = model(batch)\n        loss.backward()\n        optim.step()\n"
+    "        history.append(float(torch.zeros(1).detach()))\n",
     # a plain variable, a fresh CPU tensor, lengths for pack_padded_sequence, TL003's calls
     "import torch\nfrom torch import nn\nfrom torch.nn.utils.rnn import pack_padded_sequence\n\n"
     "class M(nn.Module):\n    def forward(self, x, lengths, flag):\n        if flag:\n            x = -x\n"
@@ -59,6 +63,14 @@ INVALID = (
         "        loss.backward()\n        optim.step()\n        print(float(loss.cpu().detach()))\n",
         line=8,
         column=15,
+    ),
+    # a number read from a detached loss: only a tensor has `.detach()`
+    Invalid(
+        "import torch\n\ndef train(model, loader, optim, history):\n    for batch in loader:\n"
+        "        loss_tensor = model(batch)\n        loss_tensor.backward()\n        optim.step()\n"
+        "        history.append(float(loss_tensor.detach()))\n",
+        line=8,
+        column=24,
     ),
     # the step of a task object the LightningModule delegates to (not a module itself)
     Invalid(

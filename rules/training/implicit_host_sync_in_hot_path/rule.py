@@ -62,7 +62,8 @@ class ImplicitHostSyncInHotPath(HotPathRule):
     three calls deep) and training loops (a loop that runs a backward pass or an optimizer step,
     and what it calls on every iteration): a tensor tested by Python (`if t.any():`,
     `if not torch.isfinite(loss).all():`, `while err.max() > tol:`), converted by `bool(t)`
-    or `float(t)` (also of its copy: `float(loss.cpu())` reads a number as `.item()` does), and
+    or `float(t)` (also of its copy: `float(loss.cpu())` reads a number as `.item()` does; and of a
+    detached tensor, `float(loss.detach())`: only a tensor has `.detach()`), and
     `torch.nonzero` / `masked_select` whose data-dependent result feeds a
     `for` or an `if`. Off by default: select it with `--select TL005` or
     `extend-select = ["TL005"]`.
@@ -191,6 +192,8 @@ class ImplicitHostSyncInHotPath(HotPathRule):
                     yield call, f"`{func.value}()` of a tensor"
                 elif self._copied_tensor(value):
                     yield call, f"`{func.value}()` of a tensor's copy (`{func.value}(x.cpu())` reads a number as `.item()` does)"
+                elif self._detached_tensor(value):
+                    yield call, f"`{func.value}()` of a detached tensor"
             return
         if isinstance(func, cst.Attribute) and func.attr.value == "cpu":
             # an explicit copy, mostly of what host code (a metric, scipy) must have
@@ -248,6 +251,18 @@ class ImplicitHostSyncInHotPath(HotPathRule):
             return False
         receiver, imports = expression.func.value, self.context.imports
         return not (plainly_host(receiver, imports) or fresh_cpu_tensor(receiver, imports) or self.cpu_state(receiver))
+
+    def _detached_tensor(self, expression) -> bool:
+        """Whether an expression is `x.detach()`, maybe followed by calls that keep it a tensor
+        (`x.detach().float()`), of an `x` that may be on the device: only a tensor has `.detach()`."""
+        detached = False
+        while _bare_method(expression) in KEEP_ON_CPU:
+            detached = detached or _bare_method(expression) == "detach"
+            expression = expression.func.value
+        imports = self.context.imports
+        return detached and not (
+            plainly_host(expression, imports) or fresh_cpu_tensor(expression, imports) or self.cpu_state(expression)
+        )
 
     def _data_dependent(self, call) -> bool:
         func = call.func
