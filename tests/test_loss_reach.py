@@ -119,3 +119,23 @@ def test_a_loss_method_handed_to_a_call_runs_in_the_step(tmp_path):
 def test_a_loss_method_handed_to_a_call_of_an_epoch_hook_stays_quiet(tmp_path):
     root = write_tree(tmp_path, {"distill.py": REDIRECTED.format(hook="on_train_epoch_end")})
     assert check(root) == []
+
+
+# a loss that picks its method in `__init__` and calls it through an attribute
+CHOSEN_METHOD = (
+    "import torch\nfrom torch import nn\n\n\nclass PairLoss(nn.Module):\n    def __init__(self, mat_based=True):\n"
+    "        super().__init__()\n        self.loss_method = self.mat_loss if mat_based else self.pair_loss\n"
+    "        self.scale = self.default_scale\n\n"
+    "    def forward(self, mat, labels):\n        return self.loss_method(mat, labels) * self.scale\n\n"
+    "    def mat_loss(self, mat, labels):\n        k = int(labels.sum().item())\n        return mat.topk(k)[0].mean()\n\n"
+    "    def pair_loss(self, mat, labels):\n        return mat.mean()\n\n"
+    "    def rarely(self, mat):\n        return mat.max().item()\n"
+)
+
+
+def test_a_method_set_on_self_in_init_is_what_a_call_through_it_runs(tmp_path):
+    root = write_tree(tmp_path, {"losses.py": CHOSEN_METHOD})
+    # `mat_loss` runs from `forward` through `self.loss_method`; `rarely` is called by nothing
+    assert places(check(root)) == [("losses.py", 15)]
+    unbound = CHOSEN_METHOD.replace("self.mat_loss if mat_based else self.pair_loss", "None")
+    assert places(check(write_tree(tmp_path / "unbound", {"losses.py": unbound}))) == []

@@ -89,7 +89,7 @@ class ClassGraphBuilder:
         calls: Dict[str, List[str]] = {}
         self_calls: Set[str] = set()
         layers = False
-        held = self._held_classes(functions)
+        held, bound = self._init_attributes(functions)
         for function in functions:
             instance = ast_self_name(function)
             if instance is None:
@@ -100,6 +100,7 @@ class ClassGraphBuilder:
                     attribute = ast_self_attribute(inner.func, instance)
                     if attribute is not None:
                         called.append(attribute)
+                        called.extend(bound.get(attribute, ()))  # `self.loss_method(...)` set to `self.mat_loss`
                     elif isinstance(inner.func, ast.Attribute):  # `self.head.loss_fn(...)`
                         holder = ast_self_attribute(inner.func.value, instance)
                         called.extend(submodule_call(built, inner.func.attr) for built in held.get(holder, ()))
@@ -126,24 +127,34 @@ class ClassGraphBuilder:
         if calls:
             self.calls[name] = calls
 
-    def _held_classes(self, functions) -> Dict[str, List[str]]:
-        """`self.attr = Class(...)` in `__init__`: attr -> the absolute names of the classes
-        built there (resolved as bases are). Cost: one walk of `__init__`."""
+    def _init_attributes(self, functions) -> Tuple[Dict[str, List[str]], Dict[str, List[str]]]:
+        """What `__init__` sets on `self`: `self.attr = Class(...)`, attr -> the absolute names of
+        the classes built there (resolved as bases are); and `self.attr = self.method` (also
+        `self.a if flag else self.b`), attr -> the methods it may hold. Cost: one walk of `__init__`."""
         held: Dict[str, List[str]] = {}
+        bound: Dict[str, List[str]] = {}
         for function in functions:
             instance = ast_self_name(function)
             if function.name != "__init__" or instance is None:
                 continue
             for inner in ast_own_nodes(function):
-                if isinstance(inner, ast.Assign) and isinstance(inner.value, ast.Call):
+                if not isinstance(inner, ast.Assign):
+                    continue
+                attributes = [ast_self_attribute(target, instance) for target in inner.targets]
+                if isinstance(inner.value, ast.Call):
                     built = resolve_base(
                         ast_dotted_name(inner.value.func), self.table, self.module, self.package, self.top_level
                     )
-                    for target in inner.targets:
-                        attribute = ast_self_attribute(target, instance)
+                    for attribute in attributes:
                         if attribute is not None and built is not None:
                             held.setdefault(attribute, []).append(built)
-        return held
+                    continue
+                choices = [inner.value.body, inner.value.orelse] if isinstance(inner.value, ast.IfExp) else [inner.value]
+                methods = [method for method in (ast_self_attribute(c, instance) for c in choices) if method is not None]
+                for attribute in attributes:
+                    if attribute is not None and methods:
+                        bound.setdefault(attribute, []).extend(methods)
+        return held, bound
 
     def _builds_layer(self, value: ast.AST) -> bool:
         """`nn.Linear(...)`, `nn.Parameter(...)`, `nn.ModuleList([...])`: a torch.nn class."""

@@ -44,8 +44,9 @@ class HostSyncInHotPath(HotPathRule):
     ## What it does
     Flags `.item()`, `.tolist()`, `.numpy()` and `torch.cuda.synchronize()` on every step: in a hot
     path or what it calls on `self` (up to three calls deep, through the class and its bases in any
-    file; also a method of a submodule `__init__` builds, `self.head.loss_fn(...)`, and a method handed
-    to a call, `redirect(model, self._compute_loss, batch)`); the message names the route ("reached
+    file; also a method of a submodule `__init__` builds, `self.head.loss_fn(...)`, a method handed
+    to a call, `redirect(model, self._compute_loss, batch)`, and one `__init__` stores on `self`,
+    `self.loss_method = self.mat_loss`); the message names the route ("reached
     from `Model.training_step` via `_shared_step`").
     Hot paths: `forward` of a module; `training_step`, `validation_step`, `test_step`, `predict_step`
     of a `LightningModule`; `forward` / `backward` of an `autograd.Function`; `training_step` /
