@@ -27,6 +27,11 @@ package of pinned releases unpacked under /tmp: avalanche-lib 0.6.0, d3rlpy 2.8.
 open_clip_torch 3.3.0, pyannote.audio 4.0.7, pykeen 1.11.1, pytorch-forecasting 1.8.0,
 sentence-transformers 6.3.0, skorch 1.4.0, torchgeo 0.8.1, torchmetrics 1.9.0, torchrl
 0.14.1; each unpacked into a directory named `<dist>-<version>` as `root` says).
+bench/tl003_recall_judged_seed61.jsonl was judged on 2026-12-03 by a helper that never ran
+torchlint nor read its rules (seed 61, 8 hits per package: catalyst 22.4, mosaicml 0.32.1,
+neuralforecast 3.3.0, poutyne 1.19.0, pytorch-metric-learning 2.9.0, pytorch-widedeep 1.7.0,
+none used before); it was scored before any change made from it (5/15 TL003 or TL005), and
+its misses were then read, so the next independent measure needs a fresh sample.
 
 Cost: one parse and one walk of each file (the scopes' walks do not overlap: a nested
 loop inside a scope already walked is not walked again).
