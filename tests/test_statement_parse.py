@@ -11,7 +11,7 @@ from cli_support import FIXTURES, REPO
 from torchlint.core.config import Config
 from torchlint.engine import lint_text
 from torchlint.core.lazy import cst
-from torchlint.core.parse import cst_source
+from torchlint.core.parse import cst_source, parse_module
 from torchlint.core.positions import KEPT_STATEMENT_ROWS
 from torchlint.rule_api.registry import all_rules, select_rules
 from torchlint.core.incremental_parse import StatementParser
@@ -99,3 +99,21 @@ def test_a_class_too_long_to_keep_whole_gets_the_positions_a_lint_without_the_pa
         reused = lint_text(version, "trainer.py", config, selected, parser=parser).diagnostics
         assert len(reused) > KEPT_STATEMENT_ROWS // 4
         assert reused == lint_text(version, "trainer.py", config, selected).diagnostics
+
+
+def test_the_unchecked_parse_is_libcsts_and_leaves_its_checks_on():
+    for path in sorted(FIXTURES.rglob("*.py")):
+        text = path.read_text(encoding="utf-8", errors="replace")
+        try:
+            expected = cst.parse_module(text)
+        except cst.ParserSyntaxError:  # the fixtures of bad input
+            continue
+        assert parse_module(text).deep_equals(expected), path
+    # a node built after the parse (by a fix) is checked as LibCST checks it
+    with pytest.raises(cst.CSTValidationError):
+        cst.Name("not a name")
+    # also after a parse that failed
+    with pytest.raises(cst.ParserSyntaxError):
+        parse_module("def f(:\n")
+    with pytest.raises(cst.CSTValidationError):
+        cst.Name("not a name")

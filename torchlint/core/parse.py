@@ -116,11 +116,11 @@ def parse_module(text: str):
     from libcst._nodes.base import CSTNode  # where the check is; no public switch exists
 
     checked = CSTNode.__dict__["__post_init__"]
-    CSTNode.__post_init__ = _unchecked
+    setattr(CSTNode, "__post_init__", _unchecked)
     try:
         return cst.parse_module(text)
     finally:
-        CSTNode.__post_init__ = checked
+        setattr(CSTNode, "__post_init__", checked)
 
 
 def _unchecked(node) -> None:
