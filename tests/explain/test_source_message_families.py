@@ -31,7 +31,11 @@ symbol wrapped over two lines, DGL's older wording, SIGILL on a CPU without AVX,
 with a space, apex's own wording, OpenCV's DNN fallback, forward compatibility refused, Paddle's cuDNN
 header check, DKMS built with another gcc, the driver's ptxas behind numba's linker, TensorFlow listing no
 GPU on Windows, JAX's plugin without its wheels' libraries, NVENC's preset version, OpenCL without a device,
-DALI's libnvcuvid and RAPIDS' minimum capability. Each log is fed through the real CLI."""
+DALI's libnvcuvid and RAPIDS' minimum capability; then, after the twelfth, DataLoader's bus-error sentence in any
+case, torch.compile without Triton (on Windows too), TensorFlow's "possibly insufficient driver version", TensorRT's
+minimum SM and its out-of-memory messages (the builder's workspace, ONNX Runtime's provider), MXNet's older
+USE_CUDA wording, XLA's wrapped out-of-memory line, and CTranslate2's compute type on an old GPU or on the CPU
+(which makes no GPU claim). Each log is fed through the real CLI."""
 
 from __future__ import annotations
 
@@ -575,7 +579,60 @@ CASES = {
     "rapids-minimum-capability": (
         "RuntimeError: This cuDF installation is missing the necessary PTX files that are <=60.\n",
         "gpu-below-minimum-capability"),
+    # written after the twelfth split, from the libraries' own messages
+    "dataloader-bus-error-lower-case": (
+        "RuntimeError: DataLoader worker exited unexpectedly: unexpected bus error encountered in worker. This might "
+        "be caused by insufficient shared memory (shm).\n",
+        "dataloader-shm-exhausted"),
+    "triton-not-installed-linux": (
+        "torch._dynamo.exc.BackendCompilerFailed: backend='inductor' raised:\nRuntimeError: Cannot find a working "
+        "triton installation. Either the package is not installed or it is too old. More information on installing "
+        "Triton can be found at: https://github.com/triton-lang/triton\n",
+        "triton-not-installed/not-installed"),
+    "triton-not-installed-windows": (
+        "  File \"C:\\Users\\me\\venv\\Lib\\site-packages\\torch\\_inductor\\scheduler.py\", line 2750, in "
+        "create_backend\nRuntimeError: Cannot find a working triton installation. More information on installing "
+        "Triton can be found at https://github.com/openai/triton\n",
+        "triton-not-installed/windows"),
+    "tensorflow-insufficient-driver": (
+        "E tensorflow/stream_executor/cuda/cuda_dnn.cc:385] could not create cudnn handle: "
+        "CUDNN_STATUS_NOT_INITIALIZED\nE tensorflow/stream_executor/cuda/cuda_dnn.cc:393] possibly insufficient "
+        "driver version: 390.87.0\n",
+        "cuda-driver-too-old"),
+    "tensorrt-minimum-capability": (
+        "[TRT] [E] IBuilder::buildSerializedNetwork: Error Code 9: API Usage Error (Target GPU SM 61 is not "
+        "supported by this TensorRT release.)\n",
+        "gpu-below-minimum-capability"),
+    "mxnet-use-cuda": (
+        "mxnet.base.MXNetError: [12:00:00] src/storage/storage.cc:143: Compile with USE_CUDA=1 to enable GPU usage\n",
+        "library-cpu-only-build/mxnet-cpu-package"),
+    "xla-resource-exhausted-wrapped": (
+        "E external/org_tensorflow/tensorflow/compiler/xla/python/local_client.cc:672] Execution of replica 0 failed: "
+        "Resource exhausted: Out\nof memory while trying to allocate 2147483648 bytes.\njax version 0.1.39\n",
+        "cuda-out-of-memory/jax-preallocation"),
+    "tensorrt-builder-out-of-memory": (
+        "[TRT] [E] 2: [virtualMemoryBuffer.cpp::resizePhysical::145] Error Code 2: OutOfMemory (no further "
+        "information)\n[TRT] [W] Requested amount of GPU memory (8589934592 bytes) could not be allocated. There may "
+        "not be enough free memory for allocation to succeed.\n",
+        "tensorrt-out-of-memory/workspace-size"),
+    "onnxruntime-tensorrt-workspace": (
+        "[E:onnxruntime:Default, tensorrt_execution_provider.h:58 log] [TRT] ../rtSafe/safeRuntime.cpp (25) - Cuda "
+        "Error in allocate: 2 (out of memory)\n",
+        "tensorrt-out-of-memory/provider-workspace-size"),
+    "ctranslate2-float16-on-old-gpu": (
+        "    model = WhisperModel(\"large-v2\", device=\"cuda\", compute_type=\"float16\")\nValueError: Requested "
+        "float16 compute type, but the target device or backend do not support efficient float16 computation.\n",
+        "ctranslate2-compute-type/gpu-without-fast-float16"),
 }
+
+
+@pytest.mark.parametrize("device, claim", [("cpu", False), ("cuda", True)])
+def test_a_compute_type_refused_on_the_cpu_makes_no_gpu_claim(device, claim, run_explain):
+    log = (f"    model = WhisperModel(\"small\", device=\"{device}\", compute_type=\"float16\")\nValueError: Requested "
+           "float16 compute type, but the target device or backend do not support efficient float16 computation.\n")
+    data = json.loads(run_explain(["--format", "json"], stdin=log).stdout)
+    assert data["matches"][0]["id"] == "ctranslate2-compute-type"
+    assert data["gpu_claim"] is claim
 
 
 def _first(run_explain, log):

@@ -129,11 +129,15 @@ FEATURES = _compiled((
                      r"|\b(?:several|a few|couple of) days\b|\bworks? (?:well|fine)\b[^\n]{0,40}\b(?:until|upon|but)\b"
                      r"|\bsometimes\b|\bintermittent(?:ly)?\b", re.I),
     # the product and runtime that printed the log
+    # the device a model was loaded on, as the call that failed names it (`WhisperModel(path, device="cpu")`)
+    ("device:cpu", r"""\bdevice\s?=\s?["']cpu["']""", 0),
+    ("device:cuda", r"""\bdevice\s?=\s?["']cuda(?::\d)?["']""", 0),
     # CTranslate2's own messages: its CUDA_CHECK ("CUDA failed with error <cudaGetErrorString>") and its
     # library loader ("Library libcublas.so.12 is not found or cannot be loaded")
     ("product:ctranslate2", r"ctranslate2|faster[-_ ]?whisper|whisper[-_ ]faster|WhisperModel|CUDA failed with error "
                             r"|\bLibrary \S{1,80} is not found or cannot be loaded", re.I),
-    ("product:onnxruntime", r"(?i:onnx ?runtime)|OrtException|OrtSession|CUDAExecutionProvider", 0),
+    ("product:onnxruntime", r"(?i:onnx ?runtime)|OrtException|OrtSession|CUDAExecutionProvider"
+                            r"|tensorrt_execution_provider\.\w|TensorrtExecutionProvider", 0),
     # XLA's own stream_executor (external/xla/xla/stream_executor) is JAX's as much as TensorFlow's
     # TensorFlow's own log format names it when the word does not appear: its vendored XLA/TSL paths
     # (`E external/local_xla/...`), its TF_* variables, its allocator's OOM message and graph-node notes

@@ -33,8 +33,15 @@ class Explanation:
 
     @property
     def gpu_claim(self) -> bool:
-        """Whether the explanation says anything about a GPU, its driver or its libraries."""
-        return bool(self.diagnoses) or any(found.signature.gpu for found in self.matches)
+        """Whether the explanation says anything about a GPU, its driver or its libraries: a match of a
+        GPU signature, unless the cause the evidence puts first is none (`Cause.gpu`)."""
+        return bool(self.diagnoses) or any(self._claims_gpu(found) for found in self.matches)
+
+    def _claims_gpu(self, found: Match) -> bool:
+        if not found.signature.gpu:
+            return False
+        causes = self.causes(found)
+        return not causes or causes[0].gpu
 
 
 def explain(text: str, knowledge: Optional[KnowledgeBase] = None, original: Optional[bytes] = None) -> Explanation:

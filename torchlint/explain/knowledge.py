@@ -41,6 +41,7 @@ class Cause:
     unless: Tuple[str, ...] = ()  # features that rule it out
     requires: Tuple[str, ...] = ()  # features without which it is not a candidate
     workarounds: Tuple[str, ...] = ()  # tried before the signature's own
+    gpu: bool = True  # False: when it leads, the log shows no GPU problem (a model on the CPU)
 
 
 @dataclass(frozen=True)
@@ -181,8 +182,10 @@ def _cause(where: str, entry: Mapping[str, Any]) -> Cause:
     unknown = {f for key in ("when", "unless", "requires") for f in entry.get(key, [])} - set(FEATURE_NAMES)
     if unknown:
         raise KnowledgeError(f"{where}: cause {entry['id']}: unknown evidence features {sorted(unknown)}")
+    if not isinstance(entry.get("gpu", True), bool):
+        raise KnowledgeError(f"{where}: cause {entry['id']}: `gpu` must be true or false")
     return Cause(entry["id"], entry["text"], tuple(entry.get("when", [])), tuple(entry.get("unless", [])),
-                 tuple(entry.get("requires", [])), tuple(entry.get("workarounds", [])))
+                 tuple(entry.get("requires", [])), tuple(entry.get("workarounds", [])), entry.get("gpu", True))
 
 
 def rank_causes(signature: Signature, features: "frozenset[str] | set[str]") -> List[Cause]:
