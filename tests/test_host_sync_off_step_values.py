@@ -189,3 +189,30 @@ def test_a_none_check_of_a_value_from_the_batch_is_no_rare_block(tmp_path):
     )
     root = write_tree(tmp_path, {"head.py": text})
     assert rows(root) == [8, 11]
+
+
+def test_values_handed_to_a_recorder_or_kept_in_a_stats_list_are_reported_by_default(tmp_path):
+    text = (
+        "import torch\n\n\nclass Agent:\n    def update(self, batch, optimizer):\n"
+        "        for _ in range(4):\n            loss, kl, entropy, indices = self.losses(batch)\n"
+        "            optimizer.zero_grad()\n            loss.backward()\n            optimizer.step()\n"
+        "            self.track_data('Loss / Policy loss', loss.item())\n"  # 11: skrl's recorder
+        "            self.logger.record('train/kl', kl.item())\n"  # 12: Stable-Baselines3's
+        "            self.entropy_record.extend(entropy.detach().cpu().numpy())\n"  # 13: a stats deque
+        "            self.buffer.update_priorities(indices.cpu().numpy())\n"  # 14: the buffer's input
+    )
+    root = write_tree(tmp_path, {"agent.py": text})
+    assert rows(root) == [11, 12, 13]
+    configure(root, check_host_values=True)
+    assert rows(root) == [11, 12, 13, 14]
+
+
+@pytest.mark.parametrize("framework", ["import jax\nimport jax.numpy as jnp\n", "import warp as wp\n"])
+def test_another_frameworks_code_is_not_torchs(tmp_path, framework):
+    update = (
+        "\n\nclass Agent:\n    def update(self, batch, optimizer):\n        for _ in range(4):\n"
+        "            loss = self.step(batch, optimizer)\n            optimizer.step()\n"
+        "            self.track_data('Loss', loss.item())\n"
+    )
+    root = write_tree(tmp_path, {"jax_agent.py": framework + update, "torch_agent.py": framework + "import torch\n" + update})
+    assert [Path(d["filename"]).name for d in check(root, "--select", "TL003,TL005")] == ["torch_agent.py"]

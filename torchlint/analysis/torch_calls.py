@@ -53,6 +53,17 @@ def ast_imports_torch(table: ImportTable) -> bool:
     return any(target == "torch" or target.startswith("torch.") for target in table.values())
 
 
+# array frameworks whose arrays have `.item()`, `.numpy()` and `.tolist()` of their own
+OTHER_ARRAY_FRAMEWORKS = frozenset({"jax", "tensorflow", "warp", "mlx", "paddle", "mindspore", "oneflow", "cupy"})
+
+
+def ast_other_framework_code(table: ImportTable) -> bool:
+    """Whether the file imports another array framework and not torch (a JAX agent beside
+    its PyTorch twin): its arrays are that framework's."""
+    roots = {target.partition(".")[0] for target in table.values()}
+    return "torch" not in roots and not roots.isdisjoint(OTHER_ARRAY_FRAMEWORKS)
+
+
 def ast_is_dataloader(call: ast.Call, table: ImportTable) -> bool:
     return resolve(ast_dotted_name(call.func), table) in TORCH_DATALOADERS
 

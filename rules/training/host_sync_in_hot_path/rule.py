@@ -65,8 +65,9 @@ class HostSyncInHotPath(HotPathRule):
     not a loop that only calls a function holding its own training loop.
 
     Reported by default: values only recorded or reported (given to `self.log`, a logger, `print`, a
-    progress bar, an event of callbacks (`callbacks.on_batch(batch_loss=...)`), a stats dict kept,
-    returned or handed to one of them, a list of losses, an attribute
+    progress bar, a recorder (`logger.record(...)`, `self.track_data(...)`), an event of callbacks
+    (`callbacks.on_batch(batch_loss=...)`), a stats dict kept, returned or handed to one of them, a list
+    or deque of losses (`append`, `extend`), an attribute
     of `self` the method does not compare or branch on), summed or averaged (`running += loss.item()`, also
     into such an attribute or a stats dict: `self.total += loss.item()`), or used in arithmetic that works as well
     on the tensor (`x / x.sum().item()`); a number a function returns when every call of it in the file
@@ -80,7 +81,9 @@ class HostSyncInHotPath(HotPathRule):
     message gives the sync-free rewrite that fits (sort once and mask by rank instead of `topk` of a
     count; `clamp_min`/`clamp_max` for Python `min`/`max`; `torch.where` for a branch).
 
-    Not reported: values plainly not tensors (numpy arrays, Python numbers and lists); `.item()` of a
+    Not reported: values plainly not tensors (numpy arrays, Python numbers and lists), and the code of
+    another array framework (a file that imports JAX, TensorFlow, Warp, MLX, Paddle, MindSpore,
+    OneFlow or CuPy and not torch: a JAX agent beside its PyTorch twin); `.item()` of a
     fresh CPU tensor (`torch.rand(1).item()`); look-alikes (`dict.items()`, `arr.item(0)`); a second
     read of a tensor the step already read on the host on every path to it (until rebound or changed
     in place), or a second sync on one value (`x.numpy().tolist()`); epoch-level hooks and helpers no

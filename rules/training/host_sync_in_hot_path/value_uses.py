@@ -29,11 +29,12 @@ _SIZE_ARGUMENTS = frozenset(
         "new_full", "new_empty", "unflatten", "tensor_split", "roll",
     }
 )
-# calls that record or report a value (logging, progress bars, stats dicts, lists of losses)
+# calls that record or report a value (logging, progress bars, stats dicts, lists of losses,
+# recorders: Stable-Baselines3's `logger.record`, skrl's `track_data`)
 SINK_METHODS = frozenset(
     {
         "log", "log_dict", "log_metrics", "info", "debug", "warning", "add_scalar", "add_scalars", "set_postfix",
-        "update", "append", "set_description", "set_postfix_str",
+        "update", "append", "extend", "set_description", "set_postfix_str", "record", "record_mean", "track_data",
     }
 )
 SINK_FUNCTIONS = frozenset({"print"})

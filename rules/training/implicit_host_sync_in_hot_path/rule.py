@@ -68,6 +68,9 @@ class ImplicitHostSyncInHotPath(HotPathRule):
     `for` or an `if`. Off by default: select it with `--select TL005` or
     `extend-select = ["TL005"]`.
 
+    A file that imports another array framework and not torch (JAX, TensorFlow, Warp, ...) is
+    that framework's code, and not looked at.
+
     Only evident tensors count: the result of a torch predicate or reduction
     (`torch.isnan(x)`, `x.sum()`, `x.any()`); not a plain variable (`if loss:`), a fresh CPU
     tensor (`float(torch.rand(1))`), or the lengths given to `pack_padded_sequence` (which

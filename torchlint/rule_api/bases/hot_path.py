@@ -23,6 +23,7 @@ from torchlint.analysis.instance_flow import instance_flow
 from torchlint.analysis.loop_reach import LoopPass, loop_candidate_nodes
 from torchlint.analysis.modules import ClassIndex
 from torchlint.analysis.scopes import ast_own_nodes
+from torchlint.analysis.torch_calls import ast_other_framework_code
 from torchlint.analysis.loop_graph import CriterionUse
 from torchlint.analysis.training_loops import loop_facts, may_run_per_step
 from torchlint.analysis.value_kinds import fresh_cpu_tensor
@@ -106,7 +107,10 @@ class HotPathRule(LoopPass, Rule):
     @classmethod
     def sites(cls, view: SourceView, config: Config) -> Iterator[ast.AST]:
         """The classes with a candidate in a method that may run per step, then (with
-        `training_loops`) the candidates in functions that may run per step."""
+        `training_loops`) the candidates in functions that may run per step; none in another
+        framework's code."""
+        if ast_other_framework_code(view.imports):
+            return
         yield from cls._candidate_classes(view)
         if cls.training_loops:
             yield from loop_candidate_nodes(cls, view)
