@@ -35,7 +35,8 @@ its misses were then read, so the next independent measure needs a fresh sample.
 bench/tl003_recall_judged_seed73.jsonl was judged on 2026-12-04 the same way (seed 73, 8 hits per
 package: allennlp 2.10.1, lightning_bolts 0.7.0, ludwig 0.11.0, mmengine 0.10.7, pfrl 0.4.0,
 sb3_contrib 2.9.2, skrl 2.1.1, none used before) and scored before any change made from it:
-TL003 or TL005 10/22 by default, 35/38 with `ALL_OPTIONS`.
+TL003 or TL005 10/22 by default, 35/38 with `ALL_OPTIONS`; after the recorders and the
+other-framework gate its misses led to (commit 1f11141), 15/22 and 35/38, no longer independent.
 
 Cost: one parse and one walk of each file (the scopes' walks do not overlap: a nested
 loop inside a scope already walked is not walked again).
