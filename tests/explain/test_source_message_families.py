@@ -35,7 +35,11 @@ DALI's libnvcuvid and RAPIDS' minimum capability; then, after the twelfth, DataL
 case, torch.compile without Triton (on Windows too), TensorFlow's "possibly insufficient driver version", TensorRT's
 minimum SM and its out-of-memory messages (the builder's workspace, ONNX Runtime's provider), MXNet's older
 USE_CUDA wording, XLA's wrapped out-of-memory line, and CTranslate2's compute type on an old GPU or on the CPU
-(which makes no GPU claim). Each log is fed through the real CLI."""
+(which makes no GPU claim); then, after the thirteenth, an extension missing a library of torch (a torch 1.x build,
+a CPU torch, an import before torch), torch.distributed's store on a port in use or timing out, the scheduler's
+warning under GradScaler, TensorFlow's missing /dev/nvidia0, NVRTC asked for an architecture the toolkit dropped,
+and no framework's advice for software with GPU code of its own (XGBoost, OpenMM, FFmpeg, CuPy, numba). Each log
+is fed through the real CLI."""
 
 from __future__ import annotations
 
@@ -313,7 +317,7 @@ CASES = {
         "nvcc-not-found"),
     "nvrtc-architecture": (
         "cupy.cuda.compiler.CompileException: nvrtc: error: invalid value for --gpu-architecture (-arch)\n",
-        "nvrtc-older-than-gpu"),
+        "nvrtc-older-than-gpu/toolkit-older-than-gpu"),
     "aten-index-assert": (
         "/pytorch/aten/src/ATen/native/cuda/IndexKernel.cu:92: operator(): block: [0,0,0], thread: [32,0,0] "
         "Assertion `index >= -sizes[i] && index < sizes[i] && \"index out of bounds\"` failed.\n",
@@ -623,7 +627,61 @@ CASES = {
         "    model = WhisperModel(\"large-v2\", device=\"cuda\", compute_type=\"float16\")\nValueError: Requested "
         "float16 compute type, but the target device or backend do not support efficient float16 computation.\n",
         "ctranslate2-compute-type/gpu-without-fast-float16"),
+    "extension-built-for-torch-1": (
+        "    from mypkg import _C\nImportError: libtorch_cuda_cpp.so: cannot open shared object file: No such file or "
+        "directory\n",
+        "extension-torch-library-not-found/built-for-torch-1"),
+    "extension-before-torch": (
+        "    import my_ops_cuda\nImportError: libc10.so: cannot open shared object file: No such file or directory\n",
+        "extension-torch-library-not-found/imported-before-torch"),
+    "extension-on-cpu-torch": (
+        "ImportError: libc10_cuda.so: cannot open shared object file: No such file or directory\n",
+        "extension-torch-library-not-found/cpu-torch-for-cuda-extension"),
+    "store-port-in-use": (
+        "torch.distributed.DistNetworkError: The server socket has failed to listen on any local network address. "
+        "The server socket has failed to bind to [::]:29500 (errno: 98 - Address already in use).\n",
+        "distributed-port-in-use"),
+    "store-timeout": (
+        "torch.distributed.DistStoreError: Timed out after 1801 seconds waiting for clients. 3/4 clients joined.\n",
+        "distributed-store-timeout"),
+    "scheduler-before-optimizer": (
+        "UserWarning: Detected call of `lr_scheduler.step()` before `optimizer.step()`. In PyTorch 1.1.0 and later, "
+        "you should call them in the opposite order: `optimizer.step()` before `lr_scheduler.step()`.\n",
+        "scheduler-step-before-optimizer-step/gradscaler-skipped-step"),
+    "tensorflow-no-device-node": (
+        "E tensorflow/stream_executor/cuda/cuda_driver.cc:313] failed call to cuInit: UNKNOWN ERROR (-1)\n"
+        "I tensorflow/stream_executor/cuda/cuda_diagnostics.cc:163] no NVIDIA GPU device is present: /dev/nvidia0 "
+        "does not exist\n",
+        "cuda-driver-init-failed/no-driver"),
+    "tensorflow-no-device-node-in-container": (
+        "$ docker run -it tensorflow/tensorflow:latest-gpu python -c 'import tensorflow as tf'\n"
+        "I tensorflow/stream_executor/cuda/cuda_diagnostics.cc:163] no NVIDIA GPU device is present: /dev/nvidia0 "
+        "does not exist\n",
+        "cuda-driver-init-failed/no-gpu-given"),
+    "nvrtc-dropped-architecture": (
+        "NVRTC compilation error: nvrtc: error: invalid value for --gpu-architecture (-arch)\n"
+        "Options: -I/usr/lib/python3/site-packages/cupy/core/include -ftz=true -arch=compute_30\n",
+        "nvrtc-older-than-gpu/gpu-architecture-dropped"),
+    "nvrtc-new-gpu": (
+        "NVRTC compilation error: nvrtc: error: invalid value for --gpu-architecture (-arch)\n"
+        "Options: -ftz=true -arch=compute_89\n",
+        "nvrtc-older-than-gpu/toolkit-older-than-gpu"),
 }
+
+
+@pytest.mark.parametrize("log", [
+    "xgboost.core.XGBoostError: [10:21:15] /workspace/src/common/device_helpers.cuh:400: "
+    "cudaErrorNoKernelImageForDevice: no kernel image is available for execution on the device\n",
+    "openmm.OpenMMException: Error loading CUDA module: CUDA_ERROR_UNSUPPORTED_PTX_VERSION (222)\n",
+    "[h264_nvenc @ 0x55d5c8a1e2c0] Driver does not support the required nvenc API version. Required: 12.1 Found: 12.0\n",
+    "cupy_backends.cuda.api.runtime.CUDARuntimeError: cudaErrorInsufficientDriver: CUDA driver version is "
+    "insufficient for CUDA runtime version\n",
+    "numba.cuda.cudadrv.driver.CudaAPIError: [2] Call to cuMemAlloc results in CUDA_ERROR_OUT_OF_MEMORY\n",
+])
+def test_software_with_gpu_code_of_its_own_gets_no_frameworks_advice(log, run_explain):
+    for match in _first(run_explain, log):
+        advice = " ".join(match["workarounds"] + match["dead_ends"])
+        assert not re.search(r"\btorch\b|PyTorch|TensorFlow|\bJAX\b|ONNX Runtime", advice), (match["id"], advice)
 
 
 @pytest.mark.parametrize("device, claim", [("cpu", False), ("cuda", True)])

@@ -230,6 +230,17 @@ FEATURES = _compiled((
     # libnvidia-container cannot mount the host's driver files over ones the image already holds
     ("container-driver-file-exists", r"mount error: file creation failed: [^\n]{0,300}?lib(?:nvidia|cuda)[\w.-]{0,40}: file exists", 0),
     ("product:dgl", r"\bdgl\b|\bDGLError\b", 0),
+    # torch 1.x split its CUDA library in two; torch 2 has one libtorch_cuda.so, which a CPU build lacks
+    ("torch1-split-library", r"libtorch_cuda_(?:cu|cpp)\.so", 0),
+    ("torch-cuda-library", r"lib(?:torch_cuda|c10_cuda)\.so", 0),
+    # NVRTC asked for an architecture the toolkits dropped: 2.x from CUDA 9, 3.0/3.2 from 11, 3.5/3.7 from 12
+    ("nvrtc-old-arch", r"-arch[= ](?:compute|sm)_(?:[12]\d|3[0-7])\b", 0),
+    # software with GPU code of its own, on no ML framework: gradient boosting, array and JIT libraries,
+    # molecular dynamics, video encoding, rendering, password recovery (their CUDA errors are CUDA's, the
+    # advice for a framework's install is not theirs)
+    ("product:gpu-software", r"\b(?:xgboost|XGBoost(?:Error)?|gpu_hist|[Ll]ight[Gg][Bb][Mm]|[Cc]at[Bb]oost|cupy|CuPy|cupy_backends"
+     r"|numba|Numba|cudf|cuDF|cuml|cuML|RAPIDS|[Oo]pen[Mm][Mm](?:Exception)?|simtk|GROMACS|gmx|ffmpeg|FFmpeg|ffprobe"
+     r"|(?:h264|hevc|av1)_nvenc|[Bb]lender|hashcat)\b", 0),
     ("product:opencv", r"\bcv2\.error\b|\bOpenCV\(\d|\bcv::", 0),
     # CUDA_HOME set like a PATH list ("/usr/local/cuda-10.1:"), so the build runs "<list>/bin/nvcc"
     ("cuda-home-list", r"'[^'\n]{0,200}:/bin/nvcc'", 0),
