@@ -216,3 +216,26 @@ def test_another_frameworks_code_is_not_torchs(tmp_path, framework):
     )
     root = write_tree(tmp_path, {"jax_agent.py": framework + update, "torch_agent.py": framework + "import torch\n" + update})
     assert [Path(d["filename"]).name for d in check(root, "--select", "TL003,TL005")] == ["torch_agent.py"]
+
+
+def test_the_branch_that_steps_the_optimizer_runs_on_every_optimizer_step(tmp_path):
+    text = (
+        "def train(model, loader, optimizer, accumulation, log_every, pbar):\n"
+        "    running = 0\n    for i, batch in enumerate(loader):\n"
+        "        loss = model(batch)\n        running += loss.detach()\n        loss.backward()\n"
+        "        if (i + 1) % accumulation == 0:\n            optimizer.step()\n            optimizer.zero_grad()\n"
+        "            pbar.set_description(f'{running.item()}')\n"  # 10: every optimizer step
+        "        if i % log_every == 0:\n            print(loss.item())\n"  # 12: now and then
+    )
+    skipping = (
+        "def train(model, loader, optimizer, accumulation):\n    for i, batch in enumerate(loader):\n"
+        "        loss = model(batch)\n        loss.backward()\n"
+        "        if (i + 1) % accumulation != 0:\n            continue\n"
+        "        optimizer.step()\n        print(loss.item())\n"  # 8: every optimizer step
+    )
+    root = write_tree(tmp_path, {"train.py": text, "skipping.py": skipping})
+    found = [(Path(d["filename"]).name, d["location"]["row"]) for d in check(root, "--select", "TL003")]
+    assert sorted(found) == [("skipping.py", 8), ("train.py", 10)]
+    configure(root, check_periodic_branches=True)
+    found = [(Path(d["filename"]).name, d["location"]["row"]) for d in check(root, "--select", "TL003")]
+    assert sorted(found) == [("skipping.py", 8), ("train.py", 10), ("train.py", 12)]

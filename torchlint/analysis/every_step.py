@@ -26,6 +26,7 @@ from torchlint.analysis.statements import assigned_names, parameter_names
 from torchlint.analysis.classes import methods, self_attribute, self_name
 from torchlint.analysis.names import cst_dotted_name
 from torchlint.analysis.scopes import own_nodes
+from torchlint.analysis.training_loops import optimizer_like
 from torchlint.core.walk import children, pruned_walk, statements
 
 
@@ -141,6 +142,8 @@ class StepScope:
     errors_answered: Dict[Tuple[int, bool], bool] = field(default_factory=dict, compare=False, repr=False)
     # per block, by id: the ids of its statements after a periodic early exit (see `_after_exit`)
     exits: Dict[int, FrozenSet[int]] = field(default_factory=dict, compare=False, repr=False)
+    # per `if`, by id: whether its body runs an optimizer step (see `_steps_optimizer`)
+    optimizer_branches: Dict[int, bool] = field(default_factory=dict, compare=False, repr=False)
 
 
 def class_settings(class_node) -> ClassSettings:
@@ -267,7 +270,8 @@ def in_periodic_branch(node, parents: Mapping, scope: Optional[StepScope] = None
             break
         passed.append(child)
         if isinstance(parent, cst.If) and child is not parent.test:
-            if _periodic(parent.test) or (scope is not None and _rare(parent, child is parent.body, scope)):
+            periodic = _periodic(parent.test) and not (child is parent.body and _steps_optimizer(parent, scope))
+            if periodic or (scope is not None and _rare(parent, child is parent.body, scope)):
                 answer = True
                 break
         if isinstance(parent, (cst.IndentedBlock, cst.Module)) and _after_periodic_exit(parent, child, scope):
@@ -290,11 +294,42 @@ def _after_periodic_exit(block, statement, scope: Optional[StepScope]) -> bool:
 
 
 def _after_exit(body) -> FrozenSet[int]:
-    """The ids of the statements of a block after its first periodic early exit (none without one)."""
+    """The ids of the statements of a block after its first periodic early exit (none without one, and
+    none when they run an optimizer step: `if (i + 1) % accumulation != 0: continue` skips to the step)."""
     for position, statement in enumerate(body):
         if isinstance(statement, cst.If) and statement.orelse is None and _exits(statement.body) and _periodic_exit_test(statement.test):
-            return frozenset(id(later) for later in body[position + 1:])
+            later = body[position + 1:]
+            if any(_holds_optimizer_step(node) for node in later):
+                return frozenset()
+            return frozenset(id(node) for node in later)
     return frozenset()
+
+
+def _steps_optimizer(branch, scope: Optional[StepScope]) -> bool:
+    """Whether an `if` on a modulo runs an optimizer step in its body (`if (i + 1) % accumulation == 0:
+    optimizer.step()`): that body is the training step itself, run on every optimizer step, not now and
+    then. Cost: one walk of the body, memoised per branch with a scope (nested such branches walk their
+    shared statements once per level of nesting)."""
+    memo = scope.optimizer_branches if scope is not None else {}
+    if id(branch) not in memo:
+        memo[id(branch)] = _holds_optimizer_step(branch.body)
+    return memo[id(branch)]
+
+
+def _holds_optimizer_step(node) -> bool:
+    """`<optimizer>.step()` or `scaler.step(optimizer)` under `node`, nested functions excepted."""
+    for inner in pruned_walk(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+        if isinstance(inner, cst.Call) and isinstance(inner.func, cst.Attribute) and inner.func.attr.value == "step":
+            if optimizer_like(_last_name(_receiver(inner.func.value))):
+                return True
+    return False
+
+
+def _receiver(node):
+    """`self.opt` of `self.opt.step()`, `opts[0]` read as `opts`: the expression whose last name says what it is."""
+    while isinstance(node, (cst.Subscript, cst.Call)):
+        node = node.value if isinstance(node, cst.Subscript) else node.func
+    return node
 
 
 def _exits(block) -> bool:

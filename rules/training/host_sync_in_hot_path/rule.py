@@ -145,7 +145,9 @@ class HostSyncInHotPath(HotPathRule):
       `assert`'s test (their message and block never).
     - `check-periodic-branches` (default `false`): also blocks that do not run on every step: under a
       modulo (`if step % 100 == 0:`) or a first-steps test (`if batch_idx < 10:`), or after an early exit on
-      one (`if step % 100 != 0: return`); under a logging
+      one (`if step % 100 != 0: return`), unless that block steps an optimizer (gradient accumulation's
+      `if (i + 1) % accumulation == 0: optimizer.step()`, a delayed actor update: it runs on every
+      optimizer step, and is reported by default); under a logging
       switch (`if self.debug:`) or a setting not plainly on by default (set only in `__init__`, to an
       argument, a config value or a literal other than `True`; not `self.training`); a block that
       assigns what its condition tests (`if x is None: x = ...`); a None-check of a value the step made.
