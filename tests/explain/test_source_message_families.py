@@ -783,3 +783,12 @@ def test_jaxs_cpu_fallback_warning_beside_another_error_makes_no_gpu_claim(run_e
            "TypeError: unsupported operand type(s) for +: 'int' and 'str'\n")
     data = json.loads(run_explain(["--format", "json"], stdin=log).stdout)
     assert data["gpu_claim"] is False
+
+
+def test_a_torch_side_log_that_names_ffmpeg_keeps_torch_advice(run_explain):
+    log = ("  File \"/usr/lib/python3/site-packages/torchvision/io/video_reader.py\", line 160, in __next__\n"
+           "[h264 @ 0x55d5c8a1e2c0] ffmpeg: decoding frame\n"
+           "RuntimeError: CUDA error: no kernel image is available for execution on the device\n")
+    first = _first(run_explain, log)[0]
+    assert first["id"] == "no-kernel-image"
+    assert any("torch" in advice for advice in first["workarounds"])
