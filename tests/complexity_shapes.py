@@ -508,6 +508,16 @@ def submodule_losses(n: int) -> Project:
             + used + "        return loss\n"}
 
 
+def accumulation_branches(n: int) -> Project:
+    """n modulo branches nested in one another in a training loop, each reading a host value, the
+    innermost stepping the optimizer (each read asks whether its branches step the optimizer)."""
+    body = "".join(
+        f"{'    ' * (i + 2)}if (i + 1) % {i + 2} == 0:\n{'    ' * (i + 3)}print(out[{i}].item())\n" for i in range(n)
+    )
+    return {"train.py": HEADER + "\n\ndef train(model, loader, optimizer):\n    for i, batch in enumerate(loader):\n"
+            "        out = model(batch)\n        out.sum().backward()\n" + body + "    " * (n + 2) + "optimizer.step()\n"}
+
+
 SHAPES: Dict[str, Callable[[int], Project]] = {
     shape.__name__: shape
     for shape in (
@@ -517,6 +527,6 @@ SHAPES: Dict[str, Callable[[int], Project]] = {
         local_criteria, rnn_penalty_chain, function_call_chain, sibling_loops, many_accumulators, long_boolean_or,
         rebound_host_values, many_nonzero, forward_many_inputs, deprecated_head_uses, nested_guards,
         critics_across_files, hard_negative_mining, submodule_losses, class_loads, override_chain, early_exits,
-        returned_syncs, attribute_sums, inherited_hooks,
+        returned_syncs, attribute_sums, inherited_hooks, accumulation_branches,
     )
 }

@@ -214,8 +214,12 @@ def test_another_frameworks_code_is_not_torchs(tmp_path, framework):
         "            loss = self.step(batch, optimizer)\n            optimizer.step()\n"
         "            self.track_data('Loss', loss.item())\n"
     )
-    root = write_tree(tmp_path, {"jax_agent.py": framework + update, "torch_agent.py": framework + "import torch\n" + update})
-    assert [Path(d["filename"]).name for d in check(root, "--select", "TL003,TL005")] == ["torch_agent.py"]
+    converting = framework + "\n\ndef to_torch(x):\n    import torch\n\n    return torch.as_tensor(x)\n" + update
+    files = {"jax_agent.py": framework + update, "torch_agent.py": framework + "import torch\n" + update,
+             "converting_agent.py": converting}
+    root = write_tree(tmp_path, files)
+    found = sorted(Path(d["filename"]).name for d in check(root, "--select", "TL003,TL005"))
+    assert found == ["converting_agent.py", "torch_agent.py"]
 
 
 def test_the_branch_that_steps_the_optimizer_runs_on_every_optimizer_step(tmp_path):

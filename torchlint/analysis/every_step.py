@@ -26,7 +26,7 @@ from torchlint.analysis.statements import assigned_names, parameter_names
 from torchlint.analysis.classes import methods, self_attribute, self_name
 from torchlint.analysis.names import cst_dotted_name
 from torchlint.analysis.scopes import own_nodes
-from torchlint.analysis.training_loops import optimizer_like
+from torchlint.analysis.training_loops import cst_optimizer_step
 from torchlint.core.walk import children, pruned_walk, statements
 
 
@@ -142,8 +142,10 @@ class StepScope:
     errors_answered: Dict[Tuple[int, bool], bool] = field(default_factory=dict, compare=False, repr=False)
     # per block, by id: the ids of its statements after a periodic early exit (see `_after_exit`)
     exits: Dict[int, FrozenSet[int]] = field(default_factory=dict, compare=False, repr=False)
-    # per `if`, by id: whether its body runs an optimizer step (see `_steps_optimizer`)
-    optimizer_branches: Dict[int, bool] = field(default_factory=dict, compare=False, repr=False)
+    # the method's optimizer steps (`opt.step()`), and the ids of the nodes from each up to the method
+    # (`_step_holders`, built when a periodic test first asks)
+    steps: Tuple = field(default=(), compare=False, repr=False)
+    step_holders: Set[int] = field(default_factory=set, compare=False, repr=False)
 
 
 def class_settings(class_node) -> ClassSettings:
@@ -218,9 +220,13 @@ def step_scope(function, settings: ClassSettings) -> StepScope:
     data: Set[str] = set(params)
     made: Set[str] = set()  # bound at least once to something else
     loops, others = (cst.For, cst.CompFor), (cst.AnnAssign, cst.AugAssign, cst.NamedExpr)
+    steps = []
     for node in own_nodes(body):
         kind = type(node)  # exact types, as in `class_settings`
-        if kind is cst.Assign:
+        if kind is cst.Call:
+            if cst_optimizer_step(node):
+                steps.append(node)
+        elif kind is cst.Assign:
             names = [name for target in node.targets for name in assigned_names(target.target)]
             (data if _read_from(node.value, data) else made).update(names)
         elif kind is cst.AssignTarget:
@@ -235,7 +241,7 @@ def step_scope(function, settings: ClassSettings) -> StepScope:
         elif kind is cst.AsName:
             bound.update(assigned_names(node.name))
             made.update(assigned_names(node.name))
-    return StepScope(instance, frozenset(bound - (data - made)), settings)
+    return StepScope(instance, frozenset(bound - (data - made)), settings, steps=tuple(steps))
 
 
 def _read_from(value, roots: Set[str]) -> bool:
@@ -259,7 +265,9 @@ def in_periodic_branch(node, parents: Mapping, scope: Optional[StepScope] = None
     (`batch_idx == 0`, `batch_idx < 10`), or a logging/plotting switch (`if
     self.log_images:`, `if self.debug:`); with a `scope`, also in the block of a setting
     (`if self.collect_stats:`), of a run-once test (`if self._iter == -1: self._iter =
-    ...`) or of a None-check of a value the step made (`if evicted is not None:`)."""
+    ...`) or of a None-check of a value the step made (`if evicted is not None:`), and not
+    in a modulo branch that steps the optimizer (gradient accumulation's), nor after an
+    early exit on one that skips to the step."""
     answered = scope.answered if scope is not None else {}
     passed = []
     answer = False
@@ -270,11 +278,11 @@ def in_periodic_branch(node, parents: Mapping, scope: Optional[StepScope] = None
             break
         passed.append(child)
         if isinstance(parent, cst.If) and child is not parent.test:
-            periodic = _periodic(parent.test) and not (child is parent.body and _steps_optimizer(parent, scope))
+            periodic = _periodic(parent.test) and not (child is parent.body and _steps_optimizer(parent, parents, scope))
             if periodic or (scope is not None and _rare(parent, child is parent.body, scope)):
                 answer = True
                 break
-        if isinstance(parent, (cst.IndentedBlock, cst.Module)) and _after_periodic_exit(parent, child, scope):
+        if isinstance(parent, (cst.IndentedBlock, cst.Module)) and _after_periodic_exit(parent, child, parents, scope):
             answer = True
             break
         child, parent = parent, parents.get(parent)
@@ -283,53 +291,48 @@ def in_periodic_branch(node, parents: Mapping, scope: Optional[StepScope] = None
     return answer
 
 
-def _after_periodic_exit(block, statement, scope: Optional[StepScope]) -> bool:
+def _after_periodic_exit(block, statement, parents: Mapping, scope: Optional[StepScope]) -> bool:
     """Whether `statement` comes after an early exit of its block taken on most steps, `if step % n
     != 0: return` (or `continue`): the rest of the block runs now and then. Cost: one pass over the
     block the first time a scope asks about it (without a scope, each time), O(1) after that."""
     memo = scope.exits if scope is not None else {}
     if id(block) not in memo:
-        memo[id(block)] = _after_exit(block.body)
+        memo[id(block)] = _after_exit(block.body, _step_holders(parents, scope))
     return id(statement) in memo[id(block)]
 
 
-def _after_exit(body) -> FrozenSet[int]:
+def _after_exit(body, step_holders: Set[int]) -> FrozenSet[int]:
     """The ids of the statements of a block after its first periodic early exit (none without one, and
     none when they run an optimizer step: `if (i + 1) % accumulation != 0: continue` skips to the step)."""
     for position, statement in enumerate(body):
         if isinstance(statement, cst.If) and statement.orelse is None and _exits(statement.body) and _periodic_exit_test(statement.test):
             later = body[position + 1:]
-            if any(_holds_optimizer_step(node) for node in later):
+            if any(id(node) in step_holders for node in later):
                 return frozenset()
             return frozenset(id(node) for node in later)
     return frozenset()
 
 
-def _steps_optimizer(branch, scope: Optional[StepScope]) -> bool:
+def _steps_optimizer(branch, parents: Mapping, scope: Optional[StepScope]) -> bool:
     """Whether an `if` on a modulo runs an optimizer step in its body (`if (i + 1) % accumulation == 0:
     optimizer.step()`): that body is the training step itself, run on every optimizer step, not now and
-    then. Cost: one walk of the body, memoised per branch with a scope (nested such branches walk their
-    shared statements once per level of nesting)."""
-    memo = scope.optimizer_branches if scope is not None else {}
-    if id(branch) not in memo:
-        memo[id(branch)] = _holds_optimizer_step(branch.body)
-    return memo[id(branch)]
+    then. Known with a scope only (without one, no such branch is)."""
+    return id(branch.body) in _step_holders(parents, scope)
 
 
-def _holds_optimizer_step(node) -> bool:
-    """`<optimizer>.step()` or `scaler.step(optimizer)` under `node`, nested functions excepted."""
-    for inner in pruned_walk(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-        if isinstance(inner, cst.Call) and isinstance(inner.func, cst.Attribute) and inner.func.attr.value == "step":
-            if optimizer_like(_last_name(_receiver(inner.func.value))):
-                return True
-    return False
-
-
-def _receiver(node):
-    """`self.opt` of `self.opt.step()`, `opts[0]` read as `opts`: the expression whose last name says what it is."""
-    while isinstance(node, (cst.Subscript, cst.Call)):
-        node = node.value if isinstance(node, cst.Subscript) else node.func
-    return node
+def _step_holders(parents: Mapping, scope: Optional[StepScope]) -> Set[int]:
+    """The ids of the nodes from each of the method's optimizer steps (`StepScope.steps`) up to the method,
+    built the first time it is asked: a climb stops where an earlier one passed, so O(the method)."""
+    if scope is None:
+        return set()
+    holders = scope.step_holders
+    if scope.steps and not holders:
+        for step in scope.steps:
+            node = step
+            while node is not None and id(node) not in holders:
+                holders.add(id(node))
+                node = parents.get(node)
+    return holders
 
 
 def _exits(block) -> bool:

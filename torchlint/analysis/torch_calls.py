@@ -12,7 +12,7 @@ Cost: linear in the call or expression asked about; `has_comment` renders the no
 from __future__ import annotations
 
 import ast
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, Iterator, List, Optional, Tuple
 
 from torchlint.core.lazy import cst
 from torchlint.analysis.names import ImportMap, ImportTable, ast_dotted_name, resolve
@@ -57,11 +57,22 @@ def ast_imports_torch(table: ImportTable) -> bool:
 OTHER_ARRAY_FRAMEWORKS = frozenset({"jax", "tensorflow", "warp", "mlx", "paddle", "mindspore", "oneflow", "cupy"})
 
 
-def ast_other_framework_code(table: ImportTable) -> bool:
-    """Whether the file imports another array framework and not torch (a JAX agent beside
-    its PyTorch twin): its arrays are that framework's."""
-    roots = {target.partition(".")[0] for target in table.values()}
-    return "torch" not in roots and not roots.isdisjoint(OTHER_ARRAY_FRAMEWORKS)
+def ast_other_framework_code(view) -> bool:
+    """Whether the file imports another array framework at module level and torch nowhere (a JAX
+    agent beside its PyTorch twin): its arrays are that framework's. Cost: O(its imports)."""
+    table = view.imports
+    if ast_imports_torch(table) or not any(target.partition(".")[0] in OTHER_ARRAY_FRAMEWORKS for target in table.values()):
+        return False
+    return not any(module.partition(".")[0] == "torch" for module in _imported_modules(view))
+
+
+def _imported_modules(view) -> Iterator[str]:
+    """The absolute modules every import of the file names, at any depth (`import torch` in a function)."""
+    for node in view.nodes_of(ast.Import, ast.ImportFrom):
+        if isinstance(node, ast.Import):
+            yield from (alias.name for alias in node.names)
+        elif node.level == 0 and node.module:
+            yield node.module
 
 
 def ast_is_dataloader(call: ast.Call, table: ImportTable) -> bool:

@@ -78,6 +78,11 @@ def training_call(attr: Optional[str], receiver: Optional[str], qualified: Optio
     callee's qualified name."""
     if qualified in BACKWARD_FUNCTIONS or attr in BACKWARD_METHODS:
         return True
+    return optimizer_step(attr, receiver)
+
+
+def optimizer_step(attr: Optional[str], receiver: Optional[str]) -> bool:
+    """`<optimizer>.step()` or `scaler.step(optimizer)`, from the method name and the receiver's last name."""
     return attr == "step" and optimizer_like(receiver)
 
 
@@ -314,6 +319,21 @@ def cst_owners(module, module_qualname: str) -> Iterator[Tuple[str, Any, Optiona
         elif isinstance(node, cst.BaseCompoundStatement):
             for block in reversed(blocks(node)):
                 stack.extend((prefix, s, cls) for s in reversed(block))
+
+
+def cst_optimizer_step(call) -> bool:
+    """`optimizer_step` of a LibCST call (`self.opt.step()`, `optimizers["actor"].step()`)."""
+    func = call.func
+    return isinstance(func, cst.Attribute) and optimizer_step(func.attr.value, _cst_last_name(func.value))
+
+
+def _cst_last_name(node) -> Optional[str]:
+    """`_ast_last_name` of a LibCST expression."""
+    while isinstance(node, (cst.Call, cst.Subscript)):
+        node = node.func if isinstance(node, cst.Call) else node.value
+    if isinstance(node, cst.Attribute):
+        return node.attr.value
+    return node.value if isinstance(node, cst.Name) else None
 
 
 def _cst_body(node) -> Sequence:

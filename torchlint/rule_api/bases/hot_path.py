@@ -109,7 +109,7 @@ class HotPathRule(LoopPass, Rule):
         """The classes with a candidate in a method that may run per step, then (with
         `training_loops`) the candidates in functions that may run per step; none in another
         framework's code."""
-        if ast_other_framework_code(view.imports):
+        if ast_other_framework_code(view):
             return
         yield from cls._candidate_classes(view)
         if cls.training_loops:
