@@ -792,3 +792,13 @@ def test_a_torch_side_log_that_names_ffmpeg_keeps_torch_advice(run_explain):
     first = _first(run_explain, log)[0]
     assert first["id"] == "no-kernel-image"
     assert any("torch" in advice for advice in first["workarounds"])
+
+
+@pytest.mark.parametrize("log", [
+    "E1204 12:00:00.000 program.py:300] TensorBoard could not bind to port 6006, it was already in use\n"
+    "OSError: [Errno 98] Address already in use\n",
+    "Error: listen EADDRINUSE: address already in use :::3000\n",
+])
+def test_another_servers_port_in_use_is_not_torch_distributeds(log, run_explain):
+    data = json.loads(run_explain(["--format", "json"], stdin=log).stdout)
+    assert "distributed-port-in-use" not in [match["id"] for match in data["matches"]]
