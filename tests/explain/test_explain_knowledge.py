@@ -67,6 +67,8 @@ ALSO_MATCHES = {
     # the provider DLL failed to load because of it; the generic cuDNN-library entry names no product
     "onnxruntime-cudnn8-dll": {"onnxruntime-cuda-provider", "cudnn-library-not-found"},
     "amp-cudnn-failure": {"cudnn-execution-failed"},
+    # the CUDA error the program saw, and the driver's Xid report of the same fault in the kernel log
+    "gpu-hardware-fault": {"gpu-xid-error"},
     # the kernel's assert is the cause; "device-side assert triggered" the report of it
     "bce-input-out-of-range": {"device-side-assert"},
     # a GPU used by two ranks is the cause; NCCL's ncclInvalidUsage the report of it

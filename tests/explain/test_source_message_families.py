@@ -38,8 +38,11 @@ USE_CUDA wording, XLA's wrapped out-of-memory line, and CTranslate2's compute ty
 (which makes no GPU claim); then, after the thirteenth, an extension missing a library of torch (a torch 1.x build,
 a CPU torch, an import before torch), torch.distributed's store on a port in use or timing out, the scheduler's
 warning under GradScaler, TensorFlow's missing /dev/nvidia0, NVRTC asked for an architecture the toolkit dropped,
-and no framework's advice for software with GPU code of its own (XGBoost, OpenMM, FFmpeg, CuPy, numba). Each log
-is fed through the real CLI."""
+and no framework's advice for software with GPU code of its own (XGBoost, OpenMM, FFmpeg, CuPy, numba); then,
+after the fourteenth, nvcc's host-compiler check, torchrun's workers ended by a signal, MPS operators without a
+kernel, NVRTC's builtins library, glibc and libstdc++ older than a binary, loss scalers skipping a step, the
+driver's Xid reports, a CUDA value printed without its name, and CatBoost's GPU allocator. Each log is fed
+through the real CLI."""
 
 from __future__ import annotations
 
@@ -666,6 +669,63 @@ CASES = {
         "NVRTC compilation error: nvrtc: error: invalid value for --gpu-architecture (-arch)\n"
         "Options: -ftz=true -arch=compute_89\n",
         "nvrtc-older-than-gpu/toolkit-older-than-gpu"),
+    "nvcc-clang-too-new": (
+        "/usr/local/cuda/include/crt/host_config.h:151:2: error: -- unsupported clang version! clang version must be "
+        "less than 16 and greater than 3.2 . The nvcc flag '-allow-unsupported-compiler' can be used to override "
+        "this version check\n",
+        "nvcc-unsupported-host-compiler"),
+    "worker-sigkill-under-slurm": (
+        "srun: error: gpu-node-12: task 0: Killed\n"
+        "torch.distributed.elastic.multiprocessing.api: [ERROR] failed (exitcode: -9) local_rank: 0 (pid: 912) of "
+        "binary: /usr/bin/python3\n",
+        "distributed-worker-signal/scheduler-limit"),
+    "worker-sigbus": (
+        "  exitcode  : -7 (pid: 3306)\n  error_file: <N/A>\n  traceback : Signal 7 (SIGBUS) received by PID 3306\n",
+        "distributed-worker-signal/shared-memory-bus-error"),
+    "worker-sigsegv": (
+        "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: -11) local_rank: 1 (pid: 77) of "
+        "binary: /usr/bin/python\n",
+        "distributed-worker-signal/native-crash"),
+    "nvrtc-builtins-in-libtorch": (
+        "terminate called after throwing an instance of 'std::runtime_error'\n"
+        "  what():  nvrtc: error: failed to open libnvrtc-builtins.so.11.7.\n"
+        "  Make sure that libnvrtc-builtins.so.11.7 is installed correctly.\n"
+        "$ ls /opt/libtorch/lib | grep nvrtc\nlibnvrtc-builtins-0d0bc4e1.so.11.7\n",
+        "nvrtc-builtins-not-found/libtorch-hashed-name"),
+    "libstdcxx-too-old": (
+        "ImportError: /home/u/miniconda3/envs/py/lib/libstdc++.so.6: version `GLIBCXX_3.4.30' not found "
+        "(required by /home/u/miniconda3/envs/py/lib/python3.10/site-packages/torchaudio/lib/libtorchaudio.so)\n",
+        "system-library-too-old/libstdcxx-older-than-binary"),
+    "deepspeed-overflow": (
+        "[deepspeed] OVERFLOW! Rank 0 Skipping step. Attempted loss scale: 65536, reducing to 32768\n",
+        "amp-loss-scale-overflow/expected-while-scaling"),
+    "fairseq-minimum-scale": (
+        "FloatingPointError: Minimum loss scale reached (0.0001). Your loss is probably exploding. Try lowering the "
+        "learning rate, using gradient clipping or increasing the batch size.\n",
+        "amp-loss-scale-overflow/scale-at-minimum"),
+    "xid-ecc": (
+        "[1022.5] NVRM: Xid (PCI:0000:b1:00): 48, pid=2211, name=python, An uncorrectable double bit error (DBE) has "
+        "been detected on GPU in the framebuffer at partition 3, subpartition 0.\n",
+        "gpu-xid-error/memory-ecc-error"),
+    "xid-program-fault": (
+        "[88.1] NVRM: Xid (PCI:0000:01:00): 31, pid=4410, name=python3, Ch 00000008, intr 00000000. MMU Fault: ENGINE "
+        "GRAPHICS GPCCLIENT_T1_0 faulted @ 0x7f32_1a000000. Fault is of type FAULT_PDE ACCESS_TYPE_VIRT_READ\n",
+        "gpu-xid-error/program-fault"),
+    "nvidia-smi-gpu-lost": (
+        "$ nvidia-smi\nUnable to determine the device handle for GPU0000:3B:00.0: GPU is lost.  Reboot the system "
+        "to recover this GPU\n",
+        "gpu-xid-error/gpu-fallen-off-bus"),
+    "cuda-value-only-watchdog": (
+        "render took too long on the big image\nCUDA error = 999 at main.cu:196 'cudaDeviceSynchronize()'\n"
+        "and the screen went black for a second\n",
+        "cuda-unknown-error/display-watchdog"),
+    "cuda-value-only-out-of-memory": (
+        "CUDA error = 2 at kernel.cu:88 'cudaMalloc(&fb, fb_size)'\n",
+        "cuda-out-of-memory/working-set"),
+    "catboost-gpu-out-of-memory": (
+        "_catboost.CatBoostError: catboost/cuda/cuda_lib/memory_pool/stack_like_memory_pool.h:314: "
+        "NCudaLib::TOutOfMemoryError: Out of memory. Requested 2147.0; Free 1211.3\n",
+        "cuda-out-of-memory/dataset-in-gpu-memory"),
 }
 
 

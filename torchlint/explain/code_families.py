@@ -64,6 +64,9 @@ MESSAGE_PREFIXES: Mapping[str, Tuple[Tuple[str, str], ...]] = {
         ("NCCL error:", r"NCCL error: "),
     ),
 }
+# How frameworks print a CUDA value with neither name nor text: the checkCudaErrors idiom of NVIDIA's "Accelerated
+# Ray Tracing in One Weekend in CUDA" (`std::cerr << "CUDA error = " << static_cast<unsigned int>(result)`)
+VALUE_PREFIXES: Tuple[Tuple[str, str], ...] = (("CUDA error = ", r"CUDA error = "),)
 # a message is matched only where it ends (the line, ONNX Runtime's " ; GPU=", THC's " at <file>",
 # punctuation): "operation not permitted" is not "operation not permitted when stream is capturing"
 _MESSAGE_END = {"cusparse": r" when calling `"}
@@ -133,6 +136,11 @@ def code_pattern(held: List[Code], phrases: Iterable[str] = ()) -> Tuple[str, Li
         parts.append("(?:" + "|".join(regex for _, regex in prefixes) + ")(?:"
                      + "|".join(map(re.escape, texts)) + ")" + end)
         anchors += [literal for literal, _ in prefixes]
+    values = sorted({code.value for code in held if code.library in CUDA_LIBRARIES})
+    if values:
+        parts.append("(?:" + "|".join(regex for _, regex in VALUE_PREFIXES) + ")(?:"
+                     + "|".join(map(str, values)) + r")(?!\d)")
+        anchors += [literal for literal, _ in VALUE_PREFIXES]
     phrases = list(phrases)
     if phrases:
         parts.append("|".join(map(re.escape, phrases)))

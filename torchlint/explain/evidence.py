@@ -241,6 +241,7 @@ FEATURES = _compiled((
     ("product:gpu-software", r"\b(?:xgboost|XGBoost(?:Error)?|gpu_hist|[Ll]ight[Gg][Bb][Mm]|[Cc]at[Bb]oost|cupy|CuPy|cupy_backends"
      r"|numba|Numba|cudf|cuDF|cuml|cuML|RAPIDS|[Oo]pen[Mm][Mm](?:Exception)?|simtk|GROMACS|gmx|ffmpeg|FFmpeg|ffprobe"
      r"|(?:h264|hevc|av1)_nvenc|[Bb]lender|hashcat)\b", 0),
+    ("gradient-boosting", r"\b(?:xgboost|XGBoost(?:Error)?|gpu_hist|[Ll]ight[Gg][Bb][Mm]|[Cc]at[Bb]oost)\b", 0),
     ("product:opencv", r"\bcv2\.error\b|\bOpenCV\(\d|\bcv::", 0),
     # CUDA_HOME set like a PATH list ("/usr/local/cuda-10.1:"), so the build runs "<list>/bin/nvcc"
     ("cuda-home-list", r"'[^'\n]{0,200}:/bin/nvcc'", 0),
@@ -270,6 +271,31 @@ FEATURES = _compiled((
     # a fused kernel or a graph pass that fused one (conv + bias + activation)
     ("fused-op", r"\bfused_\w+|\bfusion[/\\]|_fuse_pass\b|\bFusedConv\w*|ConvBiasActivation", 0),
     ("visible-devices-set", r"CUDA_VISIBLE_DEVICES['\"]?\]?\s*=\s*['\"]?\d|--gpu[-_](?:ids?|devices)|gpu_id", 0),
+    # the signal that ended a process, as torchelastic ("exitcode: -9", "Signal 9 (SIGKILL) received by PID") and
+    # shells print it
+    ("signal-kill", r"exitcode\s{0,8}:\s{0,8}-9\b|\bSignal 9 \(SIGKILL\)|\bSIGKILL\b|\bKilled\s*$", re.M),
+    ("signal-crash", r"exitcode\s{0,8}:\s{0,8}-(?:4|8|11)\b|\bSignal (?:4|8|11) \(SIG\w+\)|\bSIG(?:SEGV|ILL|FPE)\b"
+                     r"|[Ss]egmentation fault", 0),
+    ("signal-bus", r"exitcode\s{0,8}:\s{0,8}-7\b|\bSignal 7 \(SIGBUS\)|\bSIGBUS\b|\b[Bb]us error\b", 0),
+    ("signal-abort", r"exitcode\s{0,8}:\s{0,8}-6\b|\bSignal 6 \(SIGABRT\)|\bSIGABRT\b|terminate called after throwing", 0),
+    # the job scheduler, which kills a job at its memory or time limit
+    ("batch-scheduler", r"\bslurm(?:stepd)?\b|\bSLURM_\w+|\bsbatch\b|\bsrun\b|oom-kill event|\bCANCELLED AT\b|\bPBS_\w+", re.I),
+    # libtorch, the C++ distribution, whose libraries sit in libtorch/lib
+    ("libtorch", r"(?<![A-Za-z0-9_])(?:libtorch|LibTorch)(?![A-Za-z0-9_])|\btorch::jit::", 0),
+    # the screen went dark or Windows reset the display driver (event 4101, TDR): the display watchdog
+    ("display-reset", r"[Ss]creen (?:goes|went|turns|turned|flickers|flickered|goes) (?:black|blank|dark)"
+                      r"|[Dd]isplay driver \w{1,20} stopped responding and has (?:successfully )?recovered|\bTDR\b|TdrDelay", 0),
+    # the driver's Xid reports (NVIDIA's Xid catalogue): which kind of fault the GPU had
+    ("xid-bus", r"\bXid\b[^\n]{0,60}?: 79\b|fallen off the bus|\bGPU is lost\b", 0),
+    ("xid-memory", r"\bXid\b[^\n]{0,60}?: (?:48|63|64|92|94|95)\b|(?:[Dd]ouble|[Uu]ncorrectable) [Bb]it ECC|\bDBE\b"
+                   r"|row[- ]remap(?:ping)? failure", 0),
+    ("xid-application", r"\bXid\b[^\n]{0,60}?: (?:13|31|43)\b", 0),
+    ("xid-nvlink", r"\bXid\b[^\n]{0,60}?: 74\b", 0),
+    ("xid-gsp", r"\bXid\b[^\n]{0,60}?: (?:119|120)\b|\bGSP\b[^\n]{0,40}(?:timeout|timed out|error)", 0),
+    # the messages a binary prints for a system library older than the one it was linked against
+    # a loss scaler that could not lower its scale any further (fairseq, DeepSpeed, apex)
+    ("loss-scale-minimum", r"Minimum loss scale reached|Current loss scale already at minimum", 0),
+    ("glibcxx-symbol", r"\b(?:GLIBCXX|CXXABI)_\d", 0),
 ))
 # os:windows is the `windows` fact; the others compare facts (`_derived_features`)
 FEATURE_NAMES = tuple(name for name, _ in FEATURES) + ("os:windows", "wsl", "gpu:before-volta", "cuda-major-differs")
