@@ -71,8 +71,10 @@ HELD_OUT_SPLITS = (
     HeldOutSplit("held-out-12", HERE / "heldout12", "used to write knowledge after its first score: "
                  "71.7 % at collection, 95.7 % after the families of commit 019b8a3"),
     HeldOutSplit("held-out-13", HERE / "heldout13", "used to write knowledge after its first score: "
-                 "87.0 % at collection, 95.7 % after the families written from its failures"),
-    HeldOutSplit("held-out-14", HERE / "heldout14"),
+                 "87.0 % at collection, 95.7 % after the families of commit 276aa12"),
+    HeldOutSplit("held-out-14", HERE / "heldout14", "used to write knowledge after its first score: "
+                 "76.1 % at collection, 95.7 % after the families of commit 1bd5c8a"),
+    HeldOutSplit("held-out-15", HERE / "heldout15"),
 )
 SPLITS = (DEV, HELD_BACK) + tuple(split.name for split in HELD_OUT_SPLITS)
 RIGHT, PARTIAL, WRONG, NOTHING = "right", "partial", "wrong", "nothing"
