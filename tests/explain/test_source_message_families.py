@@ -41,8 +41,11 @@ warning under GradScaler, TensorFlow's missing /dev/nvidia0, NVRTC asked for an 
 and no framework's advice for software with GPU code of its own (XGBoost, OpenMM, FFmpeg, CuPy, numba); then,
 after the fourteenth, nvcc's host-compiler check, torchrun's workers ended by a signal, MPS operators without a
 kernel, NVRTC's builtins library, glibc and libstdc++ older than a binary, loss scalers skipping a step, the
-driver's Xid reports, a CUDA value printed without its name, and CatBoost's GPU allocator. Each log is fed
-through the real CLI."""
+driver's Xid reports, a CUDA value printed without its name, and CatBoost's GPU allocator; then, after the
+fifteenth, torch's DLLs on Windows, NVENC's session errors, Blender's Cycles devices, XLA's ptxas version
+warning, OpenBLAS on ARM, CPU-only builds of LightGBM and XGBoost, Triton's libcuda search, CTranslate2's
+shorter wording, CuPy's pool limit, and llama.cpp's server and RAPIDS' cuGraph named as their software. Each
+log is fed through the real CLI."""
 
 from __future__ import annotations
 
@@ -726,6 +729,40 @@ CASES = {
         "_catboost.CatBoostError: catboost/cuda/cuda_lib/memory_pool/stack_like_memory_pool.h:314: "
         "NCudaLib::TOutOfMemoryError: Out of memory. Requested 2147.0; Free 1211.3\n",
         "cuda-out-of-memory/dataset-in-gpu-memory"),
+    "torch-dll-1114": (
+        "OSError: [WinError 1114] A dynamic link library (DLL) initialization routine failed. Error loading "
+        "\"D:\\envs\\sd\\Lib\\site-packages\\torch\\lib\\fbgemm.dll\" or one of its dependencies.\n",
+        "torch-windows-dll-load"),
+    "nvenc-session-limit": (
+        "[hevc_nvenc @ 0x5581f0e2c740] OpenEncodeSessionEx failed: out of memory (10): (no details)\n",
+        "nvenc-no-encoder/session-limit"),
+    "blender-in-colab": (
+        "/content/blender-4.0.2-linux-x64\nBlender 4.0.2\nError: Found no Cycles device of the specified type\n",
+        "blender-no-cycles-device/notebook-without-gpu"),
+    "illegal-instruction-on-jetson": (
+        "nvidia@jetson-orin:~$ uname -m\naarch64\nnvidia@jetson-orin:~$ python3 -c 'import numpy'\n"
+        "Illegal instruction (core dumped)\n",
+        "cpu-without-avx/arm-openblas-core-detection"),
+    "lightgbm-cpu-build": (
+        "lightgbm.basic.LightGBMError: GPU Tree Learner was not enabled in this build.\n"
+        "Please recompile with CMake option -DUSE_GPU=1\n",
+        "library-cpu-only-build"),
+    "xgboost-cpu-build": (
+        "xgboost.core.XGBoostError: [10:02:11] ../src/gbm/gbtree.cc:554: Check failed: common::AllVisibleGPUs() "
+        ">= 1: XGBoost version not compiled with GPU support.\n",
+        "library-cpu-only-build"),
+    "triton-libcuda-search": (
+        "  File \"/usr/lib/python3/site-packages/triton/backends/nvidia/driver.py\", line 23, in libcuda_dirs\n"
+        "    assert any(os.path.exists(os.path.join(path, 'libcuda.so.1')) for path in dirs), msg\n"
+        "AssertionError: libcuda.so cannot found!\n",
+        "libcuda-not-found"),
+    "ctranslate2-short-wording": (
+        "Nvidia Driver 535.104\nCUDA 11.8\nRuntimeError: Library libcublas.so.12 is not found\n",
+        "cuda-library-not-found/cuda-major-mismatch"),
+    "cupy-pool-limit": (
+        "cupy.cuda.memory.OutOfMemoryError: Out of memory allocating 1,073,741,824 bytes (allocated so far: "
+        "268,435,456 bytes, limit set to: 1,073,741,824 bytes).\n",
+        "cuda-out-of-memory/memory-pool-limit"),
 }
 
 
@@ -737,6 +774,7 @@ CASES = {
     "cupy_backends.cuda.api.runtime.CUDARuntimeError: cudaErrorInsufficientDriver: CUDA driver version is "
     "insufficient for CUDA runtime version\n",
     "numba.cuda.cudadrv.driver.CudaAPIError: [2] Call to cuMemAlloc results in CUDA_ERROR_OUT_OF_MEMORY\n",
+    "RuntimeError: cuGraph: cudaErrorNoKernelImageForDevice: no kernel image is available for execution on the device\n",
 ])
 def test_software_with_gpu_code_of_its_own_gets_no_frameworks_advice(log, run_explain):
     for match in _first(run_explain, log):
@@ -829,6 +867,9 @@ def test_jaxlibs_vendored_tensorflow_paths_make_a_jax_log_with_no_tensorflow_adv
      "version needs to match or have higher minor version in case of CuDNN 7.0 or later version.\n", ()),
     ("[TRT] [E] 6: The engine plan file is not compatible with this version of TensorRT, expecting library "
      "version 8.6.1.6 got 8.5.3.1, please rebuild.\n", ("TensorRT",)),
+    # llama.cpp's server binary built with CUDA, started where no driver is
+    ("/llama-server: error while loading shared libraries: libcuda.so.1: cannot open shared object file: No such "
+     "file or directory\n", ()),
 ])
 def test_logs_of_other_runtimes_get_no_torch_advice(log, framework_words, run_explain):
     first = _first(run_explain, log)[0]

@@ -135,7 +135,7 @@ FEATURES = _compiled((
     # CTranslate2's own messages: its CUDA_CHECK ("CUDA failed with error <cudaGetErrorString>") and its
     # library loader ("Library libcublas.so.12 is not found or cannot be loaded")
     ("product:ctranslate2", r"ctranslate2|faster[-_ ]?whisper|whisper[-_ ]faster|WhisperModel|CUDA failed with error "
-                            r"|\bLibrary \S{1,80} is not found or cannot be loaded", re.I),
+                            r"|\bLibrary \S{1,80} is not found(?: or cannot be loaded)?", re.I),
     ("product:onnxruntime", r"(?i:onnx ?runtime)|OrtException|OrtSession|CUDAExecutionProvider"
                             r"|tensorrt_execution_provider\.\w|TensorrtExecutionProvider", 0),
     # XLA's own stream_executor (external/xla/xla/stream_executor) is JAX's as much as TensorFlow's
@@ -172,7 +172,8 @@ FEATURES = _compiled((
     ("product:vllm", r"\bvllm\b|\bvLLM\b|gpu_memory_utilization|No available memory for the cache blocks", 0),
     # ggml (llama.cpp, whisper.cpp and the apps built on them): its CUDA back end's own lines and sources
     ("product:ggml", r"\bggml_(?:init_cublas|cuda_\w+|backend_\w+)|ggml-cuda(?:\.cu|/)|\bllama\.cpp\b|\bwhisper\.cpp\b|\b[Oo]llama\b"
-                     r"|\bllm_load_\w+|\bllama_model_load\b|\bGGML_\w+", 0),
+                     r"|\bllm_load_\w+|\bllama_model_load\b|\bGGML_\w+"
+                     r"|\bllama-(?:server|cli|bench|quantize)\b|\bllamacpp\b|\bLLAMA_\w+", 0),
     # TensorRT's own logger and runtime ("[TRT] [E] ...", nvinfer1:: frames, trtexec)
     ("product:tensorrt", r"\[TRT\]|\bnvinfer1::|\btrtexec\b|TensorRT[- ]LLM|\bTensorRT\b(?!ExecutionProvider)", 0),
     # Triton's launcher and compiler frames
@@ -239,7 +240,7 @@ FEATURES = _compiled((
     # molecular dynamics, video encoding, rendering, password recovery (their CUDA errors are CUDA's, the
     # advice for a framework's install is not theirs)
     ("product:gpu-software", r"\b(?:xgboost|XGBoost(?:Error)?|gpu_hist|[Ll]ight[Gg][Bb][Mm]|[Cc]at[Bb]oost|cupy|CuPy|cupy_backends"
-     r"|numba|Numba|cudf|cuDF|cuml|cuML|RAPIDS|[Oo]pen[Mm][Mm](?:Exception)?|simtk|GROMACS|gmx|ffmpeg|FFmpeg|ffprobe"
+     r"|numba|Numba|cudf|cuDF|cuml|cuML|cugraph|cuGraph|cuspatial|cuvs|RAPIDS|[Oo]pen[Mm][Mm](?:Exception)?|simtk|GROMACS|gmx|ffmpeg|FFmpeg|ffprobe"
      r"|(?:h264|hevc|av1)_nvenc|[Bb]lender|hashcat)\b", 0),
     ("gradient-boosting", r"\b(?:xgboost|XGBoost(?:Error)?|gpu_hist|[Ll]ight[Gg][Bb][Mm]|[Cc]at[Bb]oost)\b", 0),
     ("product:opencv", r"\bcv2\.error\b|\bOpenCV\(\d|\bcv::", 0),
@@ -295,6 +296,14 @@ FEATURES = _compiled((
     # the messages a binary prints for a system library older than the one it was linked against
     # a loss scaler that could not lower its scale any further (fairseq, DeepSpeed, apex)
     ("loss-scale-minimum", r"Minimum loss scale reached|Current loss scale already at minimum", 0),
+    # NVENC refused another session: the driver's concurrent-session limit on consumer GPUs
+    ("nvenc-sessions", r"OpenEncodeSessionEx failed: out of memory \(10\)|NV_ENC_ERR_OUT_OF_MEMORY", 0),
+    # a hosted notebook's runtime (Colab's working directory is /content)
+    ("notebook-runtime", r"(?<![\w.])/content/|\bgoogle\.colab\b|\b[Cc]olab\b|/kaggle/|\b[Kk]aggle\b", 0),
+    # an ARM CPU: Jetson boards, aarch64 servers, Raspberry Pi
+    ("cpu:arm", r"\baarch64\b|\barm64\b|\bJetson\b|\bJetPack\b|\b[Tt]egra\b|\bL4T\b|Raspberry Pi|Cortex-A\d", 0),
+    # an allocator's own limit reached rather than the GPU's memory (CuPy's memory pool `set_limit`)
+    ("memory-pool-limit", r"limit set to: [\d,]{1,30} bytes", 0),
     ("glibcxx-symbol", r"\b(?:GLIBCXX|CXXABI)_\d", 0),
 ))
 # os:windows is the `windows` fact; the others compare facts (`_derived_features`)
