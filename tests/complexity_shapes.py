@@ -518,6 +518,21 @@ def accumulation_branches(n: int) -> Project:
             "        out = model(batch)\n        out.sum().backward()\n" + body + "    " * (n + 2) + "optimizer.step()\n"}
 
 
+def overridden_steps(n: int) -> Project:
+    """A base whose training loop calls `self.train_step` and reads its result, and a chain of n
+    subclasses in another file, each overriding it with a backward pass and an optimizer step
+    (climbing the bases from each override would be quadratic)."""
+    base = ("class Agent:\n    def train_epoch(self, loader):\n        for batch in loader:\n"
+            "            self.losses.append(self.train_step(batch).item())\n")
+    subclasses = "".join(
+        f"\n\nclass Impl{i}({'Impl' + str(i - 1) if i else 'Agent'}):\n    def train_step(self, batch):\n"
+        f"        loss = self.model(batch).sum() * {i}\n        loss.backward()\n        self.optim.step()\n"
+        "        return loss\n"
+        for i in range(n)
+    )
+    return {"agent.py": "import torch\n\n\n" + base, "impls.py": "import torch\n\nfrom agent import Agent\n" + subclasses}
+
+
 SHAPES: Dict[str, Callable[[int], Project]] = {
     shape.__name__: shape
     for shape in (
@@ -527,6 +542,6 @@ SHAPES: Dict[str, Callable[[int], Project]] = {
         local_criteria, rnn_penalty_chain, function_call_chain, sibling_loops, many_accumulators, long_boolean_or,
         rebound_host_values, many_nonzero, forward_many_inputs, deprecated_head_uses, nested_guards,
         critics_across_files, hard_negative_mining, submodule_losses, class_loads, override_chain, early_exits,
-        returned_syncs, attribute_sums, inherited_hooks, accumulation_branches,
+        returned_syncs, attribute_sums, inherited_hooks, accumulation_branches, overridden_steps,
     )
 }

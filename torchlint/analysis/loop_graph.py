@@ -76,7 +76,8 @@ class LoopGraph:
     """Training loops, step functions and what they reach, over some files' loop facts
     (`facts_by_file`: display path -> facts). `evaluation`: evaluation loops count too."""
 
-    def __init__(self, facts_by_file: Mapping[str, Optional[LoopFacts]], evaluation: bool = False) -> None:
+    def __init__(self, facts_by_file: Mapping[str, Optional[LoopFacts]], evaluation: bool = False,
+                 bases: Optional[Callable[[str], List[str]]] = None) -> None:
         self.owners: Dict[str, OwnerLoops] = {}
         self.files: Dict[str, str] = {}  # owner -> the display path of its file
         self._by_last: Dict[str, List[str]] = {}
@@ -89,7 +90,9 @@ class LoopGraph:
         self._resolved: Dict[str, Optional[str]] = {}
         self._hot: Dict[Tuple[str, int], bool] = {}
         self._children: Dict[str, List[List[int]]] = {}  # owner -> per loop, its child loops
-        self.steps = self._step_owners()
+        # `pkg.Base.update` when a subclass's `update` steps: `self.update()` in the base's loop runs an override
+        self._stepping_overrides: Set[str] = set()
+        self.steps = self._step_owners(bases)
         # callee name -> how a hot loop or step function calls it, resolved or not
         # (`pkg.Base.compute_loss`, which a subclass's override answers: `override_route`)
         self.called: Dict[str, LoopRoute] = {}
@@ -108,25 +111,46 @@ class LoopGraph:
             self._resolved[callee] = found
         return self._resolved[callee]
 
-    def _step_owners(self) -> Set[str]:
+    def _step_owners(self, bases: Optional[Callable[[str], List[str]]]) -> Set[str]:
         """The owners that step themselves and, transitively, those that call one: a
-        worklist over the reverse call graph (each `flat` callee resolved once).
+        worklist over the reverse call graph (each `flat` callee resolved once). With
+        `bases` (a class's bases over the tree), a method that steps also makes the name
+        it overrides step (`pkg.Base.update` for `pkg.Impl.update`, and up the bases), so
+        a base calling `self.update()` steps through its subclasses' override.
 
-        Cost: O(owners + flat calls)."""
+        Cost: O(owners + flat calls + classes x stepping method names): each overridden
+        name is marked once, and a climb stops at a name already marked."""
         callers: Dict[str, List[str]] = {}
         for name, owner in self.owners.items():
             for callee in owner.flat:
-                target = self.resolve(callee)
-                if target is not None:
-                    callers.setdefault(target, []).append(name)
+                callers.setdefault(self.resolve(callee) or callee, []).append(name)
         steps = {name for name, owner in self.owners.items() if owner.step}
         queue = list(steps)
         while queue:
-            for caller in callers.get(queue.pop(), ()):
+            stepping = queue.pop()
+            reached = list(callers.get(stepping, ()))
+            if bases is not None:
+                reached += (caller for name in self._overridden(stepping, bases) for caller in callers.get(name, ()))
+            for caller in reached:
                 if caller not in steps:
                     steps.add(caller)
                     queue.append(caller)
         return steps
+
+    def _overridden(self, method: str, bases: Callable[[str], List[str]]) -> List[str]:
+        """The names `method` (`pkg.Impl.update`) overrides up its class's bases, newly marked
+        in `_stepping_overrides` (a name already marked, and what is above it, was climbed)."""
+        class_name, _, attribute = method.rpartition(".")
+        found: List[str] = []
+        pending = list(bases(class_name)) if class_name else []
+        while pending:
+            base = pending.pop()
+            name = f"{base}.{attribute}"
+            if name not in self._stepping_overrides:
+                self._stepping_overrides.add(name)
+                found.append(name)
+                pending.extend(bases(base))
+        return found
 
     def hot_loop(self, owner: str, index: int) -> bool:
         """Whether loop `index` of `owner` is hot. Cost: memoized per (owner, loop); a
@@ -148,7 +172,12 @@ class LoopGraph:
             # an epoch loop: its batches train in a nested loop, and a step in a branch
             # after it finishes a last partial accumulation (`if not did_step: opt.step()`)
             training = NO_TRAINING
-        return bool(training or (self.evaluation and loop.evaluation) or any(self.resolve(c) in self.steps for c in loop.near))
+        return bool(training or (self.evaluation and loop.evaluation) or any(self._steps(c) for c in loop.near))
+
+    def _steps(self, callee: str) -> bool:
+        """Whether calling `callee` steps an optimizer: it resolves to a step owner, or a
+        subclass's override of it does."""
+        return self.resolve(callee) in self.steps or callee in self._stepping_overrides
 
     def _child_loops(self, owner: str) -> List[List[int]]:
         """Per loop of `owner`, the later loops whose parent it is, in order."""

@@ -40,7 +40,8 @@ class ProjectIndex:
     def loops(self, evaluation: bool) -> LoopGraph:
         """Training loops and step functions of the tree (`evaluation`: evaluation loops too)."""
         if evaluation not in self._loops:
-            self._loops[evaluation] = LoopGraph({display: record.loops for display, record in self.records.items()}, evaluation)
+            facts = {display: record.loops for display, record in self.records.items()}
+            self._loops[evaluation] = LoopGraph(facts, evaluation, self.reach.bases)
         return self._loops[evaluation]
 
     @cached_property
