@@ -69,6 +69,8 @@ ALSO_MATCHES = {
     "amp-cudnn-failure": {"cudnn-execution-failed"},
     # the CUDA error the program saw, and the driver's Xid report of the same fault in the kernel log
     "gpu-hardware-fault": {"gpu-xid-error"},
+    # numba names the toolkit library it could not load; the generic CUDA-library entry matches the loader line
+    "numba-nvvm-not-found": {"cuda-library-not-found"},
     # the kernel's assert is the cause; "device-side assert triggered" the report of it
     "bce-input-out-of-range": {"device-side-assert"},
     # a GPU used by two ranks is the cause; NCCL's ncclInvalidUsage the report of it

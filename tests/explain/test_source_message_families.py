@@ -44,8 +44,11 @@ kernel, NVRTC's builtins library, glibc and libstdc++ older than a binary, loss 
 driver's Xid reports, a CUDA value printed without its name, and CatBoost's GPU allocator; then, after the
 fifteenth, torch's DLLs on Windows, NVENC's session errors, Blender's Cycles devices, XLA's ptxas version
 warning, OpenBLAS on ARM, CPU-only builds of LightGBM and XGBoost, Triton's libcuda search, CTranslate2's
-shorter wording, CuPy's pool limit, and llama.cpp's server and RAPIDS' cuGraph named as their software. Each
-log is fed through the real CLI."""
+shorter wording, CuPy's pool limit, and llama.cpp's server and RAPIDS' cuGraph named as their software; then,
+after the sixteenth, xFormers built for another torch, DeepSpeed's launcher reporting a signal, cuDNN's loader
+missing libcuda, ldd's "not found", NVRTC's invalid option, bitsandbytes' check macro and server wheels on a
+Jetson, cuDNN's DLL missing under ONNX Runtime, numba's NVVM, NaN outputs of a float16 model, and torch's
+allocator and ops naming torch. Each log is fed through the real CLI."""
 
 from __future__ import annotations
 
@@ -232,7 +235,7 @@ CASES = {
     "numba-libnvvm": (
         "  File \"/usr/lib/python3/site-packages/numba/cuda/cudadrv/libs.py\", line 64, in open_cudalib\n"
         "OSError: libnvvm.so: cannot open shared object file: No such file or directory\n",
-        "cuda-library-not-found"),
+        "numba-nvvm-not-found"),
     "dataloader-worker-killed": (
         "  File \"/usr/lib/python3/site-packages/torch/utils/data/_utils/signal_handling.py\", line 66, in handler\n"
         "    _error_if_any_worker_fails()\n"
@@ -763,6 +766,35 @@ CASES = {
         "cupy.cuda.memory.OutOfMemoryError: Out of memory allocating 1,073,741,824 bytes (allocated so far: "
         "268,435,456 bytes, limit set to: 1,073,741,824 bytes).\n",
         "cuda-out-of-memory/memory-pool-limit"),
+    "xformers-on-cpu-torch": (
+        "WARNING[XFORMERS]: xFormers can't load C++/CUDA extensions. xFormers was built for:\n"
+        "    PyTorch 2.3.1+cu121 with CUDA 1201 (you have 2.3.1+cpu)\n",
+        "xformers-built-for-other-torch/cpu-torch-installed"),
+    "deepspeed-launcher-sigbus": (
+        "[2024-02-01 10:00:01,001] [ERROR] [launch.py:321:sigkill_handler] ['/usr/bin/python', '-u', 'train.py', "
+        "'--local_rank=0'] exits with return code = -7\n",
+        "distributed-worker-signal/shared-memory-bus-error"),
+    "cudnn-sublibrary-without-libcuda": (
+        "Could not load library libcudnn_cnn_infer.so.8. Error: libcuda.so: cannot open shared object file: No such "
+        "file or directory\nPlease make sure libcudnn_cnn_infer.so.8 is in your library path!\n",
+        "libcuda-not-found"),
+    "ldd-missing-cuda-library": (
+        "$ ldd site-packages/somelib/libops.so | grep found\n\tlibcudart.so.11.0 => not found\n"
+        "\tlibcublas.so.11 => not found\n",
+        "cuda-library-not-found"),
+    "cupy-nvrtc-invalid-option": (
+        "  File \"cupy_backends/cuda/libs/nvrtc.pyx\", line 147, in cupy_backends.cuda.libs.nvrtc.check_status\n"
+        "cupy_backends.cuda.libs.nvrtc.NVRTCError: NVRTC_ERROR_INVALID_OPTION (5)\n",
+        "nvrtc-older-than-gpu/toolkit-older-than-gpu"),
+    "bitsandbytes-server-wheel-on-jetson": (
+        "- Device: NVIDIA Jetson AGX Orin\n- OS: JetPack 6.0 (L4T 36.3)\n"
+        "Error named symbol not found at line 117 in file /src/csrc/ops.cu\n",
+        "cuda-invalid-argument/jetson-server-wheel"),
+    "onnxruntime-cudnn-dll-missing": (
+        "[E:onnxruntime:Default, provider_bridge_ort.cc:1862 onnxruntime::TryGetProviderInfo_CUDA] Error loading "
+        "\"C:\\app\\onnxruntime\\capi\\onnxruntime_providers_cuda.dll\" which depends on \"cudnn64_9.dll\" which is "
+        "missing. (Error 126: \"The specified module could not be found.\")\n",
+        "onnxruntime-cuda-provider/cudnn-dll-missing"),
 }
 
 

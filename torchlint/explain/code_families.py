@@ -53,6 +53,8 @@ MESSAGE_PREFIXES: Mapping[str, Tuple[Tuple[str, str], ...]] = {
         # a driver API call named before cuGetErrorString's text (hashcat: "cuLinkAddData(): <text>")
         ("(): ", r"\bcu[A-Z]\w{2,40}\(\): "),
         ("Error ", r"Error \d{1,6}: "),  # torch's "Unexpected error from cudaGetDeviceCount() ... Error 802: <text>"
+        # bitsandbytes' CUDA_CHECK_RETURN: fprintf(stderr, "Error %s at line %d in file %s\n", cudaGetErrorString(...))
+        ("Error ", r"\bError (?=[^\n]{1,160}? at line \d{1,7} in file )"),
         # a C++ exception torch did not catch: "terminate called after throwing an instance of 'c10::CUDAError'
         # what():  CUDA error: <text>", pasted with the what() line run together
         ("c10::CUDAError", r"c10::CUDAError\S{0,40}[ \t]{1,4}"),

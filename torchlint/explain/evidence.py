@@ -165,7 +165,8 @@ FEATURES = _compiled((
     ("product:lua-torch", r"\bluarocks\b|\bcutorch\b|\bluajit\b|share/lua/5\.\d/", 0),
     # XLA's runtime (JAX, or TensorFlow's XLA path) prints absl statuses and device ordinals
     ("product:xla", r"\bRESOURCE_EXHAUSTED: |\bon device ordinal \d|XlaRuntimeError|\bxla/(?:service|pjrt|stream_executor)/", 0),
-    ("product:torch", r"site-packages[/\\]torch(?:vision|audio)?[/\\]|\bimport torch\b|\btorch\.(?:cuda|nn|distributed|utils)\b|\b[Pp]y[Tt]orch\b", 0),
+    ("product:torch", r"site-packages[/\\]torch(?:vision|audio)?[/\\]|\bimport torch\b|\btorch\.(?:cuda|nn|distributed|utils|ops|_C|_inductor)\b"
+                      r"|\b[Pp]y[Tt]orch\b|CUDACachingAllocator|\bc10::", 0),
     # torch's own extension module failed to load: the torch install itself asks for the library
     ("frame:torch-import", r"from torch\._C import|[/\\]torch[/\\]__init__\.py", 0),
     # vLLM's engine: its name, its memory knob, its KV-cache allocator's message
@@ -274,11 +275,11 @@ FEATURES = _compiled((
     ("visible-devices-set", r"CUDA_VISIBLE_DEVICES['\"]?\]?\s*=\s*['\"]?\d|--gpu[-_](?:ids?|devices)|gpu_id", 0),
     # the signal that ended a process, as torchelastic ("exitcode: -9", "Signal 9 (SIGKILL) received by PID") and
     # shells print it
-    ("signal-kill", r"exitcode\s{0,8}:\s{0,8}-9\b|\bSignal 9 \(SIGKILL\)|\bSIGKILL\b|\bKilled\s*$", re.M),
-    ("signal-crash", r"exitcode\s{0,8}:\s{0,8}-(?:4|8|11)\b|\bSignal (?:4|8|11) \(SIG\w+\)|\bSIG(?:SEGV|ILL|FPE)\b"
+    ("signal-kill", r"(?:exitcode\s{0,8}:|return code =)\s{0,8}-9\b|\bSignal 9 \(SIGKILL\)|\bSIGKILL\b|\bKilled\s*$", re.M),
+    ("signal-crash", r"(?:exitcode\s{0,8}:|return code =)\s{0,8}-(?:4|8|11)\b|\bSignal (?:4|8|11) \(SIG\w+\)|\bSIG(?:SEGV|ILL|FPE)\b"
                      r"|[Ss]egmentation fault", 0),
-    ("signal-bus", r"exitcode\s{0,8}:\s{0,8}-7\b|\bSignal 7 \(SIGBUS\)|\bSIGBUS\b|\b[Bb]us error\b", 0),
-    ("signal-abort", r"exitcode\s{0,8}:\s{0,8}-6\b|\bSignal 6 \(SIGABRT\)|\bSIGABRT\b|terminate called after throwing", 0),
+    ("signal-bus", r"(?:exitcode\s{0,8}:|return code =)\s{0,8}-7\b|\bSignal 7 \(SIGBUS\)|\bSIGBUS\b|\b[Bb]us error\b", 0),
+    ("signal-abort", r"(?:exitcode\s{0,8}:|return code =)\s{0,8}-6\b|\bSignal 6 \(SIGABRT\)|\bSIGABRT\b|terminate called after throwing", 0),
     # the job scheduler, which kills a job at its memory or time limit
     ("batch-scheduler", r"\bslurm(?:stepd)?\b|\bSLURM_\w+|\bsbatch\b|\bsrun\b|oom-kill event|\bCANCELLED AT\b|\bPBS_\w+", re.I),
     # libtorch, the C++ distribution, whose libraries sit in libtorch/lib
@@ -304,6 +305,12 @@ FEATURES = _compiled((
     ("cpu:arm", r"\baarch64\b|\barm64\b|\bJetson\b|\bJetPack\b|\b[Tt]egra\b|\bL4T\b|Raspberry Pi|Cortex-A\d", 0),
     # an allocator's own limit reached rather than the GPU's memory (CuPy's memory pool `set_limit`)
     ("memory-pool-limit", r"limit set to: [\d,]{1,30} bytes", 0),
+    # NVIDIA's Jetson boards (L4T, JetPack): CUDA there is the integrated GPU's, not a server's (SBSA)
+    ("jetson", r"\bJetson\b|\bJetPack\b|\bL4T\b|Linux for Tegra|\b[Tt]egra\b|\bnv\d{2}\.\d{2}\b", 0),
+    # a CPU build of torch named in a version string ("2.1.2+cpu")
+    ("torch-cpu-build", r"\b\d\.\d{1,2}\.\d{1,2}\+cpu\b", 0),
+    # the loader names cuDNN's DLL as the missing dependency
+    ("cudnn-dll-missing", r"cudnn(?:64|_\w{1,30}64)_\d\.dll\W{0,4}(?:which is missing|is missing|not found)", 0),
     ("glibcxx-symbol", r"\b(?:GLIBCXX|CXXABI)_\d", 0),
 ))
 # os:windows is the `windows` fact; the others compare facts (`_derived_features`)
