@@ -533,6 +533,23 @@ def overridden_steps(n: int) -> Project:
     return {"agent.py": "import torch\n\n\n" + base, "impls.py": "import torch\n\nfrom agent import Agent\n" + subclasses}
 
 
+def override_helpers(n: int) -> Project:
+    """A base stepping in its step function through `self.calculate_loss`, imported through its package's
+    `__init__`, and a chain of n subclasses each overriding it with a call to a helper of its own that reads
+    a number (each helper is reached up its callers to the override)."""
+    base = ("class Trainer:\n    def train_step(self, batch):\n        loss = self.calculate_loss(batch)\n"
+            "        loss.backward()\n        self.optim.step()\n\n    def calculate_loss(self, batch):\n"
+            "        return batch.sum()\n")
+    subclasses = "".join(
+        f"\n\nclass Impl{i}({'Impl' + str(i - 1) if i else 'Trainer'}):\n    def calculate_loss(self, batch):\n"
+        f"        self._track_{i}(batch)\n        return batch.sum() * {i}\n\n    def _track_{i}(self, batch):\n"
+        f"        self.seen.append(batch.max().item())\n"
+        for i in range(n)
+    )
+    return {"pkg/__init__.py": "from pkg.trainer import Trainer\n", "pkg/trainer.py": "import torch\n\n\n" + base,
+            "impls.py": "import torch\n\nfrom pkg import Trainer\n" + subclasses}
+
+
 SHAPES: Dict[str, Callable[[int], Project]] = {
     shape.__name__: shape
     for shape in (
@@ -543,5 +560,6 @@ SHAPES: Dict[str, Callable[[int], Project]] = {
         rebound_host_values, many_nonzero, forward_many_inputs, deprecated_head_uses, nested_guards,
         critics_across_files, hard_negative_mining, submodule_losses, class_loads, override_chain, early_exits,
         returned_syncs, attribute_sums, inherited_hooks, accumulation_branches, overridden_steps,
+        override_helpers,
     )
 }

@@ -70,3 +70,36 @@ def test_a_hook_no_override_steps_leaves_the_base_loop_alone(tmp_path):
         "pkg/__init__.py": "", "pkg/base.py": BASE.format(stub=STUB), "pkg/scorer.py": EVALUATING,
     })
     assert locations(root) == []
+
+
+# the base steps in its own step function and calls a hook; a subclass's override of the hook hands the batch's
+# losses to a helper of its own that reads them; the base is imported through the package's __init__
+TRAINER = (
+    "import torch\n\n\nclass Trainer:\n"
+    "    def train_step(self, batch):\n"
+    "        loss = self.calculate_loss(batch)\n"
+    "        loss.backward()\n"
+    "        self.optimizer.step()\n\n"
+    "    def calculate_loss(self, batch):\n"
+    "        return self.model(batch).mean()\n"
+)
+DETECTION = (
+    "import torch\n\nfrom pkg import Trainer\n\n\nclass DetectionTrainer(Trainer):\n"
+    "    def calculate_loss(self, batch):\n"
+    "        losses = self.model(batch)\n"
+    "        self._track(losses)\n"
+    "        return sum(losses.values())\n\n"
+    "    def _track(self, losses):\n"
+    "        for name, value in losses.items():\n"
+    "            self.trackers[name].update(value.mean().item())\n"  # 14
+)
+
+
+def test_a_helper_an_override_calls_is_reached_through_the_override(tmp_path):
+    root = write_tree(tmp_path, {
+        "pkg/__init__.py": "from pkg.trainer import Trainer\n", "pkg/trainer.py": TRAINER,
+        "examples/detection.py": DETECTION,
+    })
+    found = check(root, "--select", "TL003")
+    assert [(d["filename"].rsplit("/", 1)[-1], d["location"]["row"]) for d in found] == [("detection.py", 14)]
+    assert "via `DetectionTrainer.calculate_loss` -> `DetectionTrainer._track`" in found[0]["message"]

@@ -97,6 +97,8 @@ class LoopGraph:
         # (`pkg.Base.compute_loss`, which a subclass's override answers: `override_route`)
         self.called: Dict[str, LoopRoute] = {}
         self._inherited: Dict[Tuple[str, str], Optional[LoopRoute]] = {}
+        self._reverse: Optional[Dict[str, List[str]]] = None
+        self._called_names: Optional[Set[str]] = None
         self.routes = self._routes()
         self._criteria: Optional[Dict[str, CriterionUse]] = None
 
@@ -222,10 +224,63 @@ class LoopGraph:
         """How a hot loop or step function reaches a method `owner` (`pkg.Impl.compute_loss`)
         that overrides one it calls on a base (`self.compute_loss(...)` in `pkg.Base.update`
         runs the override on an `Impl`); `bases`: a class's bases over the tree.
-        Cost: memoized per (class, method), each answer O(the class's bases)."""
+        Cost: O(1) for a method name no hot code calls; otherwise memoized per (class, method),
+        each answer O(the class's bases)."""
         class_name, _, method = owner.rpartition(".")
+        if method not in self._called_methods():
+            return None  # no hot code calls a method of that name: no base to climb to
         route = self._inherited_call(class_name, method, bases)
         return None if route is None else LoopRoute(route.origin, route.loop, route.via + (owner,))
+
+    def reached_route(self, owner: str, bases: Callable[[str], List[str]]) -> Optional[LoopRoute]:
+        """How a hot loop or step function reaches `owner`: directly, as an override (`override_route`),
+        or through the calls an override makes on `self` (`pkg.Impl.compute_loss` overrides what a
+        base's loop calls and calls `self._record(...)`, the owner): a breadth-first search up the
+        callers in the owner's class, at most `MAX_DEPTH` calls, for the first one reached. Cost: O(the callers within that depth) per
+        owner asked, the reverse call graph built once (O(owners + calls))."""
+        route = self.routes.get(owner) or self.override_route(owner, bases)
+        if route is not None or "." not in owner:
+            return route
+        below: Dict[str, str] = {owner: ""}  # caller -> the owner it calls on the way down
+        frontier = [owner]
+        for _ in range(MAX_DEPTH):
+            following = []
+            for callee in frontier:
+                for caller in self._callers().get(callee, ()):
+                    if caller in below:
+                        continue
+                    below[caller] = callee
+                    found = self.routes.get(caller) or self.override_route(caller, bases)
+                    if found is not None:
+                        return LoopRoute(found.origin, found.loop, found.via + self._path_down(caller, below))
+                    following.append(caller)
+            frontier = following
+        return None
+
+    def _path_down(self, caller: str, below: Mapping[str, str]) -> Tuple[str, ...]:
+        path = []
+        while below[caller]:
+            caller = below[caller]
+            path.append(caller)
+        return tuple(path)
+
+    def _callers(self) -> Dict[str, List[str]]:
+        """Method -> the methods of its own class that call it (each callee resolved once): the
+        calls an override makes on `self`."""
+        if self._reverse is None:
+            self._reverse = {}
+            for name, owner in self.owners.items():
+                for callee in owner.calls:
+                    target = self.resolve(callee)
+                    if target is not None and target != name and target.rpartition(".")[0] == name.rpartition(".")[0]:
+                        self._reverse.setdefault(target, []).append(name)
+        return self._reverse
+
+    def _called_methods(self) -> Set[str]:
+        """The last parts of the names hot code calls (`compute_loss` of `pkg.Base.compute_loss`)."""
+        if self._called_names is None:
+            self._called_names = {callee.rpartition(".")[2] for callee in self.called}
+        return self._called_names
 
     def _inherited_call(self, class_name: str, method: str, bases: Callable[[str], List[str]]) -> Optional[LoopRoute]:
         key = (class_name, method)

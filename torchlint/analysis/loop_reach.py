@@ -126,8 +126,8 @@ def loop_findings(
 ) -> List[Diagnostic]:
     """The `LoopReaches` findings (`pending`: (display path, pending) pairs) that a hot
     loop or step function of the tree (`graph`, over every file's loop facts) runs, also
-    as the override of a method a base's hot code calls on `self` (`bases`: a class's bases
-    over the tree; `LoopGraph.override_route`)."""
+    as the override of a method a base's hot code calls on `self`, or through the calls such an
+    override makes (`bases`: a class's bases over the tree; `LoopGraph.reached_route`)."""
     found = []
     for display, item in pending:
         if not isinstance(item.condition, LoopReaches):
@@ -136,9 +136,7 @@ def loop_findings(
         if any(graph.hot_loop(loop.owner, i) for i in loop.enclosing):
             message = diagnostic.message.replace(f" in {loop.where} ", f" in {LOOP_PREFIX}{loop.where} ", 1)
         else:
-            route = graph.route(loop.owner)
-            if route is None and bases is not None and "." in loop.owner:
-                route = graph.override_route(loop.owner, bases)
+            route = graph.route(loop.owner) if bases is None else graph.reached_route(loop.owner, bases)
             if route is None:
                 continue
             origin_file = graph.files.get(route.origin)

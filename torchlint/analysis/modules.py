@@ -149,8 +149,18 @@ class ClassIndex:
                 for facts in self._by_last.get(dotted.rsplit(".", 1)[-1], ())
                 if suffix_matches(facts.name, dotted)
             ]
-            self._found[dotted] = min(matches, key=lambda facts: facts.name) if matches else None
+            self._found[dotted] = min(matches, key=lambda facts: facts.name) if matches else self._reexported(dotted)
         return self._found[dotted]
+
+    def _reexported(self, dotted: str) -> Optional[ClassFacts]:
+        """`pkg.Trainer` when `pkg/__init__.py` re-exports it from a module of the package
+        (`from pkg.trainer import Trainer`): the one class of that name defined under `pkg`, if
+        there is exactly one."""
+        package, _, last = dotted.rpartition(".")
+        if not package:
+            return None
+        inside = [facts for facts in self._by_last.get(last, ()) if f".{package}." in f".{facts.name}"]
+        return inside[0] if len(inside) == 1 else None
 
     def kind(self, name: str) -> Kind:
         """The kind of the class named `name` (a dotted name, in the index or not). Each
