@@ -48,7 +48,11 @@ shorter wording, CuPy's pool limit, and llama.cpp's server and RAPIDS' cuGraph n
 after the sixteenth, xFormers built for another torch, DeepSpeed's launcher reporting a signal, cuDNN's loader
 missing libcuda, ldd's "not found", NVRTC's invalid option, bitsandbytes' check macro and server wheels on a
 Jetson, cuDNN's DLL missing under ONNX Runtime, numba's NVVM, NaN outputs of a float16 model, and torch's
-allocator and ops naming torch. Each log is fed through the real CLI."""
+allocator and ops naming torch; then, after the seventeenth, an operator without a kernel for the device
+(torchvision's), MMCV without its ops, Lightning without GPUs, OpenMM's blow-up, TensorRT's FP16 warning, the NVML
+stub, kernels without the tensor's dtype, CUDA's system not ready (the Fabric Manager), rocBLAS without the GPU's
+kernels, Kubernetes nodes without GPUs, LightGBM's OpenCL, MXNet's storage without CUDA, torch's newer
+capability warning, and OpenCV named as its software. Each log is fed through the real CLI."""
 
 from __future__ import annotations
 
@@ -795,6 +799,34 @@ CASES = {
         "\"C:\\app\\onnxruntime\\capi\\onnxruntime_providers_cuda.dll\" which depends on \"cudnn64_9.dll\" which is "
         "missing. (Error 126: \"The specified module could not be found.\")\n",
         "onnxruntime-cuda-provider/cudnn-dll-missing"),
+    "system-not-ready-on-nvswitch": (
+        "UserWarning: CUDA initialization: Unexpected error from cudaGetDeviceCount(). Did you run some cuda "
+        "functions before calling NumCudaDevices() that might have already set an error? Error 802: system not yet "
+        "initialized (Triggered internally at ../c10/cuda/CUDAFunctions.cpp:108.)\n",
+        "cuda-driver-setup/fabric-manager-not-running"),
+    "rocblas-without-the-gpus-kernels": (
+        "rocBLAS error: Cannot read /opt/rocm/lib/rocblas/library/TensileLibrary.dat: No such file or directory for "
+        "GPU arch : gfx1031\n",
+        "rocm-no-kernel"),
+    "kubernetes-node-without-gpus": (
+        "$ kubectl describe node gpu-node-1 | grep -i gpu\n  nvidia.com/gpu:     0\n  nvidia.com/gpu:     0\n",
+        "container-gpu-runtime/kubernetes-default-runtime"),
+    "lightgbm-opencl-no-device": (
+        "[LightGBM] [Info] This is the GPU trainer!!\nMet Exceptions:\nNo OpenCL device found\n",
+        "opencl-no-device"),
+    "mxnet-storage-without-cuda": (
+        "mxnet.base.MXNetError: [09:12:40] src/storage/storage.cc:43: Please compile with CUDA enabled\n",
+        "library-cpu-only-build/mxnet-cpu-package"),
+    "torch-capability-list-wording": (
+        "UserWarning: Found GPU0 NVIDIA GeForce GTX 1080 which is of compute capability (CC) 6.1. The following "
+        "list shows the CCs this version of PyTorch was built for and the hardware CCs it supports:\n"
+        "- 7.5 which supports hardware CC >=7.5,<8.0\n",
+        "no-kernel-image"),
+    "lightning-on-cpu-torch": (
+        "pytorch_lightning.utilities.exceptions.MisconfigurationException:\n    You requested GPUs: [0]\n"
+        "    But your machine only has: []\n# Name    Version    Build  Channel\npytorch   2.1.0   py3.10_cpu_0  pytorch\n"
+        "cpuonly   2.0   0   pytorch\n",
+        "lightning-no-gpus/cpu-build-of-torch"),
 }
 
 
@@ -902,6 +934,10 @@ def test_jaxlibs_vendored_tensorflow_paths_make_a_jax_log_with_no_tensorflow_adv
     # llama.cpp's server binary built with CUDA, started where no driver is
     ("/llama-server: error while loading shared libraries: libcuda.so.1: cannot open shared object file: No such "
      "file or directory\n", ()),
+    # OpenCV's CUDA modules are OpenCV's own build
+    ("terminate called after throwing an instance of 'cv::Exception'\n  what():  OpenCV(4.5.4) /src/modules/cudaimgproc"
+     "/src/cuda/hist.cu:94: error: (-217:Gpu API call) no kernel image is available for execution on the device in "
+     "function 'histEven'\n", ("OpenCV",)),
 ])
 def test_logs_of_other_runtimes_get_no_torch_advice(log, framework_words, run_explain):
     first = _first(run_explain, log)[0]

@@ -311,6 +311,12 @@ FEATURES = _compiled((
     ("torch-cpu-build", r"\b\d\.\d{1,2}\.\d{1,2}\+cpu\b", 0),
     # the loader names cuDNN's DLL as the missing dependency
     ("cudnn-dll-missing", r"cudnn(?:64|_\w{1,30}64)_\d\.dll\W{0,4}(?:which is missing|is missing|not found)", 0),
+    # a torchvision operator (nms, roi_align) named by torch's dispatcher
+    ("torchvision-op", r"'torchvision::\w{2,40}'", 0),
+    # a CPU build of torch named in a package list (conda's cpuonly / _pytorch_select cpu, pip's +cpu wheels)
+    ("cpu-torch-package", r"\bcpuonly\b|_pytorch_select\s[^\n]{0,40}\bcpu_\d|\bpytorch-cpu\b|\bcpu_py\d{2,3}\w{0,10}\b|\b\d\.\d{1,2}\.\d{1,2}\+cpu\b", 0),
+    # CUDA's "system not yet initialized" (cudaErrorSystemNotReady, 802): a driver daemon the system needs is not running
+    ("system-not-ready", r"system not yet initialized|cudaErrorSystemNotReady|CUDA_ERROR_SYSTEM_NOT_READY|\b(?:[Ee]rror|error=) ?\(?802\)?\b", 0),
     ("glibcxx-symbol", r"\b(?:GLIBCXX|CXXABI)_\d", 0),
 ))
 # os:windows is the `windows` fact; the others compare facts (`_derived_features`)
