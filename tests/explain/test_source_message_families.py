@@ -52,7 +52,11 @@ allocator and ops naming torch; then, after the seventeenth, an operator without
 (torchvision's), MMCV without its ops, Lightning without GPUs, OpenMM's blow-up, TensorRT's FP16 warning, the NVML
 stub, kernels without the tensor's dtype, CUDA's system not ready (the Fabric Manager), rocBLAS without the GPU's
 kernels, Kubernetes nodes without GPUs, LightGBM's OpenCL, MXNet's storage without CUDA, torch's newer
-capability warning, and OpenCV named as its software. Each log is fed through the real CLI."""
+capability warning, and OpenCV named as its software; then, after the eighteenth, torch's BLAS library missing
+(Jetson wheels), a retyped SIGILL line, XLA's blocklisted ptxas, apex's toolkit check, LightGBM's GPU bin size,
+LLVM out of host memory, nvcc without its host compiler, TensorFlow's driver-not-running line, RMM's pool
+maximum, devices unavailable under WSL, and Darknet named as its software. Each log is fed through the real
+CLI."""
 
 from __future__ import annotations
 
@@ -827,6 +831,34 @@ CASES = {
         "    But your machine only has: []\n# Name    Version    Build  Channel\npytorch   2.1.0   py3.10_cpu_0  pytorch\n"
         "cpuonly   2.0   0   pytorch\n",
         "lightning-no-gpus/cpu-build-of-torch"),
+    "torch-lapack-symbol-on-jetson": (
+        "ImportError: /home/nvidia/.local/lib/python3.6/site-packages/torch/lib/libtorch_cpu.so: undefined symbol: "
+        "sgesdd_\n",
+        "torch-blas-library-missing"),
+    "retyped-sigill-on-jetson": (
+        "Running on a Jetson Xavier NX:\n$ python3 export.py\nInvalid instruction (Core dumped)\n",
+        "cpu-without-avx/arm-openblas-core-detection"),
+    "xla-blocklisted-ptxas": (
+        "F external/xla/xla/service/gpu/nvptx_compiler.cc:619] ptxas returned an error during compilation of ptx to "
+        "sass: 'INTERNAL: ptxas 12.3.103 has a bug that we think can affect XLA. Please use a different version.'\n",
+        "xla-ptxas-version-warning"),
+    "apex-toolkit-check": (
+        "RuntimeError: Cuda extensions are being compiled with a version of Cuda that does not match the version used "
+        "to compile Pytorch binaries.  Pytorch binaries were compiled with Cuda 11.8.\n",
+        "extension-cuda-toolkit-mismatch"),
+    "tensorflow-kernel-driver-not-running": (
+        "E tensorflow/stream_executor/cuda/cuda_driver.cc:351] failed call to cuInit: CUDA_ERROR_UNKNOWN\n"
+        "I tensorflow/stream_executor/cuda/cuda_diagnostics.cc:150] kernel driver does not appear to be running on "
+        "this host (node7): /proc/driver/nvidia/version does not exist\n",
+        "driver-not-loaded/kernel-module-not-built"),
+    "rmm-pool-maximum": (
+        "MemoryError: std::bad_alloc: RMM failure at:/rmm/include/rmm/mr/device/pool_memory_resource.hpp:188: "
+        "Maximum pool size exceeded\n",
+        "cuda-out-of-memory/memory-pool-limit"),
+    "device-busy-under-wsl": (
+        "$ uname -r\n5.10.16.3-microsoft-standard-WSL2\nRuntimeError: CUDA runtime implicit initialization on GPU:0 "
+        "failed. Status: all CUDA-capable devices are busy or unavailable\n",
+        "cuda-device-busy/wsl-gpu-support"),
 }
 
 
@@ -938,6 +970,9 @@ def test_jaxlibs_vendored_tensorflow_paths_make_a_jax_log_with_no_tensorflow_adv
     ("terminate called after throwing an instance of 'cv::Exception'\n  what():  OpenCV(4.5.4) /src/modules/cudaimgproc"
      "/src/cuda/hist.cu:94: error: (-217:Gpu API call) no kernel image is available for execution on the device in "
      "function 'histEven'\n", ("OpenCV",)),
+    # Darknet's own CUDA code
+    ("CUDA Error: an illegal memory access was encountered\ndarknet: ./src/cuda.c:36: check_error: Assertion `0' "
+     "failed.\n", ()),
 ])
 def test_logs_of_other_runtimes_get_no_torch_advice(log, framework_words, run_explain):
     first = _first(run_explain, log)[0]

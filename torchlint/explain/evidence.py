@@ -241,7 +241,7 @@ FEATURES = _compiled((
     # molecular dynamics, video encoding, rendering, password recovery (their CUDA errors are CUDA's, the
     # advice for a framework's install is not theirs)
     ("product:gpu-software", r"\b(?:xgboost|XGBoost(?:Error)?|gpu_hist|[Ll]ight[Gg][Bb][Mm]|[Cc]at[Bb]oost|cupy|CuPy|cupy_backends"
-     r"|numba|Numba|cudf|cuDF|cuml|cuML|cugraph|cuGraph|cuspatial|cuvs|RAPIDS|[Oo]pen[Mm][Mm](?:Exception)?|simtk|GROMACS|gmx|ffmpeg|FFmpeg|ffprobe"
+     r"|numba|Numba|cudf|cuDF|cuml|cuML|cugraph|cuGraph|cuspatial|cuvs|RAPIDS|[Dd]arknet|[Oo]pen[Mm][Mm](?:Exception)?|simtk|GROMACS|gmx|ffmpeg|FFmpeg|ffprobe"
      r"|(?:h264|hevc|av1)_nvenc|[Bb]lender|hashcat)\b", 0),
     ("gradient-boosting", r"\b(?:xgboost|XGBoost(?:Error)?|gpu_hist|[Ll]ight[Gg][Bb][Mm]|[Cc]at[Bb]oost)\b", 0),
     ("product:opencv", r"\bcv2\.error\b|\bOpenCV\(\d|\bcv::", 0),
@@ -304,7 +304,7 @@ FEATURES = _compiled((
     # an ARM CPU: Jetson boards, aarch64 servers, Raspberry Pi
     ("cpu:arm", r"\baarch64\b|\barm64\b|\bJetson\b|\bJetPack\b|\b[Tt]egra\b|\bL4T\b|Raspberry Pi|Cortex-A\d", 0),
     # an allocator's own limit reached rather than the GPU's memory (CuPy's memory pool `set_limit`)
-    ("memory-pool-limit", r"limit set to: [\d,]{1,30} bytes", 0),
+    ("memory-pool-limit", r"limit set to: [\d,]{1,30} bytes|Maximum pool size exceeded", 0),
     # NVIDIA's Jetson boards (L4T, JetPack): CUDA there is the integrated GPU's, not a server's (SBSA)
     ("jetson", r"\bJetson\b|\bJetPack\b|\bL4T\b|Linux for Tegra|\b[Tt]egra\b|\bnv\d{2}\.\d{2}\b", 0),
     # a CPU build of torch named in a version string ("2.1.2+cpu")
