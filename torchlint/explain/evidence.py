@@ -294,7 +294,6 @@ FEATURES = _compiled((
     ("xid-application", r"\bXid\b[^\n]{0,60}?: (?:13|31|43)\b", 0),
     ("xid-nvlink", r"\bXid\b[^\n]{0,60}?: 74\b", 0),
     ("xid-gsp", r"\bXid\b[^\n]{0,60}?: (?:119|120)\b|\bGSP\b[^\n]{0,40}(?:timeout|timed out|error)", 0),
-    # the messages a binary prints for a system library older than the one it was linked against
     # a loss scaler that could not lower its scale any further (fairseq, DeepSpeed, apex)
     ("loss-scale-minimum", r"Minimum loss scale reached|Current loss scale already at minimum", 0),
     # NVENC refused another session: the driver's concurrent-session limit on consumer GPUs
@@ -307,16 +306,15 @@ FEATURES = _compiled((
     ("memory-pool-limit", r"limit set to: [\d,]{1,30} bytes|Maximum pool size exceeded", 0),
     # NVIDIA's Jetson boards (L4T, JetPack): CUDA there is the integrated GPU's, not a server's (SBSA)
     ("jetson", r"\bJetson\b|\bJetPack\b|\bL4T\b|Linux for Tegra|\b[Tt]egra\b|\bnv\d{2}\.\d{2}\b", 0),
-    # a CPU build of torch named in a version string ("2.1.2+cpu")
-    ("torch-cpu-build", r"\b\d\.\d{1,2}\.\d{1,2}\+cpu\b", 0),
     # the loader names cuDNN's DLL as the missing dependency
     ("cudnn-dll-missing", r"cudnn(?:64|_\w{1,30}64)_\d\.dll\W{0,4}(?:which is missing|is missing|not found)", 0),
     # a torchvision operator (nms, roi_align) named by torch's dispatcher
     ("torchvision-op", r"'torchvision::\w{2,40}'", 0),
-    # a CPU build of torch named in a package list (conda's cpuonly / _pytorch_select cpu, pip's +cpu wheels)
-    ("cpu-torch-package", r"\bcpuonly\b|_pytorch_select\s[^\n]{0,40}\bcpu_\d|\bpytorch-cpu\b|\bcpu_py\d{2,3}\w{0,10}\b|\b\d\.\d{1,2}\.\d{1,2}\+cpu\b", 0),
+    # a CPU build of torch named in a version string ("2.1.2+cpu") or a package list (conda's cpuonly, _pytorch_select cpu)
+    ("torch-cpu-build", r"\bcpuonly\b|_pytorch_select\s[^\n]{0,40}\bcpu_\d|\bpytorch-cpu\b|\bcpu_py\d{2,3}\w{0,10}\b|\b\d\.\d{1,2}\.\d{1,2}\+cpu\b", 0),
     # CUDA's "system not yet initialized" (cudaErrorSystemNotReady, 802): a driver daemon the system needs is not running
     ("system-not-ready", r"system not yet initialized|cudaErrorSystemNotReady|CUDA_ERROR_SYSTEM_NOT_READY|\b(?:[Ee]rror|error=) ?\(?802\)?\b", 0),
+    # the messages a binary prints for a system library older than the one it was linked against
     ("glibcxx-symbol", r"\b(?:GLIBCXX|CXXABI)_\d", 0),
 ))
 # os:windows is the `windows` fact; the others compare facts (`_derived_features`)
