@@ -723,6 +723,9 @@ def _ddp_rank(rank: int, world: int, port: int, fault_rank: int, results: Any) -
         outcome = f"error (not the guard's): {type(error).__name__}: {str(error).splitlines()[0][:160]}"
     finally:
         results.put((rank, outcome))
+        # both ranks tear down together: a rank that exits while the other is still destroying its process group
+        # can abort the other's gloo threads ("terminate called without an active exception", SIGABRT)
+        distributed.barrier()
         distributed.destroy_process_group()
 
 
