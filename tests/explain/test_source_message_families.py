@@ -55,8 +55,9 @@ kernels, Kubernetes nodes without GPUs, LightGBM's OpenCL, MXNet's storage witho
 capability warning, and OpenCV named as its software; then, after the eighteenth, torch's BLAS library missing
 (Jetson wheels), a retyped SIGILL line, XLA's blocklisted ptxas, apex's toolkit check, LightGBM's GPU bin size,
 LLVM out of host memory, nvcc without its host compiler, TensorFlow's driver-not-running line, RMM's pool
-maximum, devices unavailable under WSL, and Darknet named as its software. Each log is fed through the real
-CLI."""
+maximum, devices unavailable under WSL, and Darknet named as its software; then, after the nineteenth, torch
+without NCCL, NCCL given CPU tensors, cuDNN without a valid algorithm, nvcc asked for a dropped architecture,
+and DDP's unused parameters as no GPU claim. Each log is fed through the real CLI."""
 
 from __future__ import annotations
 
@@ -859,6 +860,14 @@ CASES = {
         "$ uname -r\n5.10.16.3-microsoft-standard-WSL2\nRuntimeError: CUDA runtime implicit initialization on GPU:0 "
         "failed. Status: all CUDA-capable devices are busy or unavailable\n",
         "cuda-device-busy/wsl-gpu-support"),
+    "nvcc-dropped-architecture": (
+        "[ 56%] Building CUDA object ggml/src/ggml-cuda/CMakeFiles/ggml-cuda.dir/acc.cu.o\n"
+        "nvcc fatal   : Unsupported gpu architecture 'compute_37'\n",
+        "nvcc-older-than-build/gpu-architecture-dropped"),
+    "nvcc-new-architecture": (
+        "nvcc fatal   : Unsupported gpu architecture 'compute_89'\nerror: command '/usr/local/cuda-11.3/bin/nvcc' "
+        "failed with exit code 1\n",
+        "nvcc-older-than-build"),
 }
 
 
@@ -1006,3 +1015,11 @@ def test_a_torch_side_log_that_names_ffmpeg_keeps_torch_advice(run_explain):
 def test_another_servers_port_in_use_is_not_torch_distributeds(log, run_explain):
     data = json.loads(run_explain(["--format", "json"], stdin=log).stdout)
     assert "distributed-port-in-use" not in [match["id"] for match in data["matches"]]
+
+
+def test_ddps_unused_parameters_make_no_gpu_claim(run_explain):
+    log = ("RuntimeError: Expected to have finished reduction in the prior iteration before starting a new one. This "
+           "error indicates that your module has parameters that were not used in producing loss.\n")
+    data = json.loads(run_explain(["--format", "json"], stdin=log).stdout)
+    assert data["matches"][0]["id"] == "ddp-unused-parameters"
+    assert data["gpu_claim"] is False

@@ -235,8 +235,8 @@ FEATURES = _compiled((
     # torch 1.x split its CUDA library in two; torch 2 has one libtorch_cuda.so, which a CPU build lacks
     ("torch1-split-library", r"libtorch_cuda_(?:cu|cpp)\.so", 0),
     ("torch-cuda-library", r"lib(?:torch_cuda|c10_cuda)\.so", 0),
-    # NVRTC asked for an architecture the toolkits dropped: 2.x from CUDA 9, 3.0/3.2 from 11, 3.5/3.7 from 12
-    ("nvrtc-old-arch", r"-arch[= ](?:compute|sm)_(?:[12]\d|3[0-7])\b", 0),
+    # NVRTC or nvcc asked for an architecture the toolkits dropped: 2.x from CUDA 9, 3.0/3.2 from 11, 3.5/3.7 from 12
+    ("old-arch-requested", r"-arch[= ](?:compute|sm)_(?:[12]\d|3[0-7])\b|Unsupported gpu architecture '(?:compute|sm)_(?:[12]\d|3[0-7])'", 0),
     # software with GPU code of its own, on no ML framework: gradient boosting, array and JIT libraries,
     # molecular dynamics, video encoding, rendering, password recovery (their CUDA errors are CUDA's, the
     # advice for a framework's install is not theirs)
