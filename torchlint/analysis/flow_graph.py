@@ -16,7 +16,8 @@ from typing import Dict, List, Mapping, Optional, Set, Tuple
 
 from torchlint.analysis.flow_facts import FlowCall, FlowFacts, FlowFunction
 from torchlint.analysis.instance_flow import FLOW_DEPTH, PARAM
-from torchlint.analysis.module_names import absolute_import, module_name, suffix_matches
+from torchlint.analysis.module_names import module_name, suffix_matches
+from torchlint.analysis.module_targets import MAX_REEXPORTS, reexported
 
 
 class InstanceFlow:
@@ -25,7 +26,7 @@ class InstanceFlow:
 
     def __init__(self, flow_by_file: Mapping[str, FlowFacts]) -> None:
         self.functions: Dict[str, FlowFunction] = {}
-        self.exports: Dict[str, Tuple[str, bool, Mapping[str, str]]] = {}
+        self.exports: Dict[str, Tuple[str, bool, Mapping[str, str]]] = {}  # see module_targets.Exports
         # the last part of a callee's name -> its calls
         self._calls: Dict[str, List[FlowCall]] = {}
         self._resolved: Dict[str, Optional[str]] = {}  # dotted name -> the function it names
@@ -55,14 +56,8 @@ class InstanceFlow:
         matches = [name for name in self._by_last.get(dotted.rsplit(".", 1)[-1], ()) if suffix_matches(name, dotted)]
         if matches:
             return min(matches)
-        module, _, last = dotted.rpartition(".")
-        for package, (name, is_init, table) in self.exports.items():
-            if depth < 4 and module and suffix_matches(package, module) and last in table:
-                target = table[last]
-                target = absolute_import(name, is_init, target) if target.startswith(".") else target
-                if target:
-                    return self._function(target, depth + 1)
-        return None
+        target = reexported(dotted, self.exports) if depth < MAX_REEXPORTS else None
+        return None if target is None else self._function(target, depth + 1)
 
     def instances_into(self, function: str, param: str) -> Tuple[Set[str], bool]:
         """The sources (absolute names, a function's standing for what it returns) whose

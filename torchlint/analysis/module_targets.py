@@ -3,14 +3,18 @@ module, a whole module, or a name a linted module re-exports.
 
 Cost: per target, for each prefix cut (longest first, until one names a linted module),
 the files whose module name ends with the prefix's last part (`ModuleIndex`, built once
-per `files`), then their candidates; re-exports followed at most 4 deep.
+per `files`), then their candidates; re-exports followed at most 4 deep. `reexported`:
+O(the tree's packages) per name.
 """
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Mapping, Optional, Tuple
 
 from torchlint.analysis.module_names import absolute_import, suffix_matches
+
+
+MAX_REEXPORTS = 4  # re-exports followed from one name, at most
 
 
 def module_index(files) -> Dict[str, List[str]]:
@@ -30,7 +34,7 @@ def candidates_for(target: str, files, depth: int, index: Optional[Dict[str, Lis
     (built here when not given: pass it when asking for many targets).
 
     Cost: per prefix cut, the files whose module name ends with the prefix's last part."""
-    if depth > 4:
+    if depth > MAX_REEXPORTS:
         return []
     if index is None:
         index = module_index(files)
@@ -57,3 +61,21 @@ def candidates_for(target: str, files, depth: int, index: Optional[Dict[str, Lis
                     found.extend(candidates_for(".".join([exported, *rest[1:]]), files, depth + 1, index))
         return found
     return []
+
+
+# A package `__init__`'s import table, by its module name: (module name, is a package, name -> what it imports)
+Exports = Mapping[str, Tuple[str, bool, Mapping[str, str]]]
+
+
+def reexported(dotted: str, exports: Exports) -> Optional[str]:
+    """The absolute name `dotted` (`pkg.Trainer`) stands for when its module is a package of the tree
+    whose `__init__` imports that name (`from pkg.trainer import Trainer`: `pkg.trainer.Trainer`); None
+    otherwise. One step: the caller follows a chain, to a depth it bounds."""
+    module, _, last = dotted.rpartition(".")
+    if not module:
+        return None
+    for package, (name, is_init, table) in exports.items():
+        if suffix_matches(package, module) and last in table:
+            target = table[last]
+            return (absolute_import(name, is_init, target) if target.startswith(".") else target) or None
+    return None

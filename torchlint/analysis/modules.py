@@ -42,6 +42,7 @@ from torchlint.analysis.names import ImportMap, ast_dotted_name, cst_dotted_name
 from torchlint.core.lazy import cst
 from torchlint.core.walk import blocks
 from torchlint.analysis.module_names import absolute_import, is_package, module_name, suffix_matches
+from torchlint.analysis.module_targets import MAX_REEXPORTS, Exports, reexported
 
 
 class Kind(str, enum.Enum):
@@ -126,8 +127,9 @@ class ClassIndex:
     """The classes known so far (one file's, or the whole tree's) and the resolution of
     any of them to a Kind. This is the one resolution function of all rules."""
 
-    def __init__(self, classes: Iterable[ClassFacts]) -> None:
+    def __init__(self, classes: Iterable[ClassFacts], exports: Optional[Exports] = None) -> None:
         self.classes: Dict[str, ClassFacts] = {}
+        self.exports: Exports = exports or {}  # the tree's package `__init__` import tables
         self._by_last: Dict[str, List[ClassFacts]] = {}
         for facts in classes:
             self.classes.setdefault(facts.name, facts)
@@ -139,28 +141,23 @@ class ClassIndex:
 
     def find(self, dotted: str) -> Optional[ClassFacts]:
         """The class named `dotted`, exactly or as the tail of a longer module path
-        (`pkg.models.Head` finds `src.pkg.models.Head`); each name is looked up once."""
+        (`pkg.models.Head` finds `src.pkg.models.Head`), or through the re-exports of the
+        tree's packages (`pkg.Trainer` that `pkg/__init__.py` imports from `pkg.trainer`);
+        each name is looked up once."""
         found = self.classes.get(dotted)
         if found is not None:
             return found
         if dotted not in self._found:
-            matches = [
-                facts
-                for facts in self._by_last.get(dotted.rsplit(".", 1)[-1], ())
-                if suffix_matches(facts.name, dotted)
-            ]
-            self._found[dotted] = min(matches, key=lambda facts: facts.name) if matches else self._reexported(dotted)
+            self._found[dotted] = self._find(dotted, 0)
         return self._found[dotted]
 
-    def _reexported(self, dotted: str) -> Optional[ClassFacts]:
-        """`pkg.Trainer` when `pkg/__init__.py` re-exports it from a module of the package
-        (`from pkg.trainer import Trainer`): the one class of that name defined under `pkg`, if
-        there is exactly one."""
-        package, _, last = dotted.rpartition(".")
-        if not package:
-            return None
-        inside = [facts for facts in self._by_last.get(last, ()) if f".{package}." in f".{facts.name}"]
-        return inside[0] if len(inside) == 1 else None
+    def _find(self, dotted: str, depth: int) -> Optional[ClassFacts]:
+        last = dotted.rsplit(".", 1)[-1]
+        matches = [facts for facts in self._by_last.get(last, ()) if suffix_matches(facts.name, dotted)]
+        if matches:
+            return min(matches, key=lambda facts: facts.name)
+        target = reexported(dotted, self.exports) if depth < MAX_REEXPORTS else None
+        return None if target is None else self.classes.get(target) or self._find(target, depth + 1)
 
     def kind(self, name: str) -> Kind:
         """The kind of the class named `name` (a dotted name, in the index or not). Each

@@ -26,8 +26,9 @@ class ProjectIndex:
 
     @cached_property
     def classes(self) -> ClassIndex:
-        """The one class graph of the pass: every class of every file."""
-        return ClassIndex(facts for record in self.records.values() for facts in record.classes)
+        """The one class graph of the pass: every class of every file, and the packages'
+        re-exports the instance flow recorded."""
+        return ClassIndex((facts for record in self.records.values() for facts in record.classes), self.flow.exports)
 
     @cached_property
     def reach(self) -> Reach:
