@@ -24,7 +24,7 @@ from typing import Dict, FrozenSet, List, Mapping, Optional, Set, Tuple
 from torchlint.core.lazy import cst
 from torchlint.analysis.statements import assigned_names, parameter_names
 from torchlint.analysis.classes import methods, self_attribute, self_name
-from torchlint.analysis.names import cst_dotted_name
+from torchlint.analysis.names import cst_dotted_name, cst_last_name
 from torchlint.analysis.scopes import own_nodes
 from torchlint.analysis.training_loops import cst_optimizer_step
 from torchlint.core.walk import children, pruned_walk, statements
@@ -278,7 +278,8 @@ def in_periodic_branch(node, parents: Mapping, scope: Optional[StepScope] = None
             break
         passed.append(child)
         if isinstance(parent, cst.If) and child is not parent.test:
-            periodic = _periodic(parent.test) and not (child is parent.body and _steps_optimizer(parent, parents, scope))
+            stepping = child is parent.body and _steps_optimizer(parent, parents, scope)
+            periodic = _periodic(parent.test) and not stepping
             if periodic or (scope is not None and _rare(parent, child is parent.body, scope)):
                 answer = True
                 break
@@ -480,16 +481,11 @@ def _periodic(test) -> bool:
         first_steps = (cst.Equal, cst.LessThan, cst.LessThanEqual)
         if isinstance(node, cst.Comparison) and any(isinstance(t.operator, first_steps) for t in node.comparisons):
             names = [node.left] + [t.comparator for t in node.comparisons]
-            if any(_last_name(name) in _STEP_COUNTERS for name in names):
+            counters = (name for name in names if isinstance(name, (cst.Name, cst.Attribute)))
+            if any(cst_last_name(name) in _STEP_COUNTERS for name in counters):
                 return True
         if isinstance(node, (cst.Name, cst.Attribute)):
-            words = set(_last_name(node).lower().split("_"))
+            words = set((cst_last_name(node) or "").lower().split("_"))
             if words & _PERIODIC_WORDS or {"should", "log"} <= words:
                 return True
     return False
-
-
-def _last_name(node) -> str:
-    if isinstance(node, cst.Attribute):
-        return node.attr.value
-    return node.value if isinstance(node, cst.Name) else ""

@@ -236,8 +236,9 @@ class LoopGraph:
         """How a hot loop or step function reaches `owner`: directly, as an override (`override_route`),
         or through the calls an override makes on `self` (`pkg.Impl.compute_loss` overrides what a
         base's loop calls and calls `self._record(...)`, the owner): a breadth-first search up the
-        callers in the owner's class, at most `MAX_DEPTH` calls, for the first one reached. Cost: O(the callers within that depth) per
-        owner asked, the reverse call graph built once (O(owners + calls))."""
+        callers in the owner's class, at most `MAX_DEPTH` calls, for the first one reached.
+        Cost: O(the callers within that depth) per owner asked, the reverse call graph built once
+        (O(owners + calls))."""
         route = self.routes.get(owner) or self.override_route(owner, bases)
         if route is not None or "." not in owner:
             return route

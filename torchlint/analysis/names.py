@@ -128,6 +128,15 @@ def ast_called_import(statement: ast.stmt) -> Optional[str]:
     return None
 
 
+def ast_last_name(node: ast.AST) -> Optional[str]:
+    """`cst_last_name` of a stdlib-ast expression."""
+    while isinstance(node, (ast.Call, ast.Subscript)):
+        node = node.func if isinstance(node, ast.Call) else node.value
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return node.id if isinstance(node, ast.Name) else None
+
+
 def ast_dotted_name(node: ast.AST) -> Optional[str]:
     parts = []
     while isinstance(node, ast.Attribute):
@@ -152,6 +161,16 @@ def cst_dotted_name(node) -> Optional[str]:
         return None
     parts.append(node.value)
     return ".".join(reversed(parts))
+
+
+def cst_last_name(node) -> Optional[str]:
+    """The last name of an expression, through calls and subscripts: `opt` for
+    `self.opts["actor"]().opt`, `optimizers` for `optimizers["actor"]`; None for other expressions."""
+    while isinstance(node, (cst.Call, cst.Subscript)):
+        node = node.func if isinstance(node, cst.Call) else node.value
+    if isinstance(node, cst.Attribute):
+        return node.attr.value
+    return node.value if isinstance(node, cst.Name) else None
 
 
 def cst_module_name(node) -> str:

@@ -61,7 +61,8 @@ def ast_other_framework_code(view) -> bool:
     """Whether the file imports another array framework at module level and torch nowhere (a JAX
     agent beside its PyTorch twin): its arrays are that framework's. Cost: O(its imports)."""
     table = view.imports
-    if ast_imports_torch(table) or not any(target.partition(".")[0] in OTHER_ARRAY_FRAMEWORKS for target in table.values()):
+    other = any(target.partition(".")[0] in OTHER_ARRAY_FRAMEWORKS for target in table.values())
+    if ast_imports_torch(table) or not other:
         return False
     return not any(module.partition(".")[0] == "torch" for module in _imported_modules(view))
 

@@ -43,7 +43,7 @@ from torchlint.analysis.loop_facts import (
     MODULE_OWNER, NO_TRAINING, TRAINING, TRAINING_IN_BRANCH, Loop, LoopFacts, OwnerLoops,
 )
 from torchlint.core.lazy import cst
-from torchlint.analysis.names import ast_dotted_name, resolve
+from torchlint.analysis.names import ast_dotted_name, ast_last_name, cst_last_name, resolve
 from torchlint.analysis.module_names import absolute_import, is_package, module_name
 from torchlint.analysis.scopes import own_nodes
 from torchlint.core.walk import ast_children, blocks
@@ -92,16 +92,8 @@ def optimizer_step(attr: Optional[str], receiver: Optional[str]) -> bool:
 def ast_training_call(call: ast.Call, table: Mapping[str, str]) -> bool:
     func = call.func
     if isinstance(func, ast.Attribute):
-        return training_call(func.attr, _ast_last_name(func.value), resolve(ast_dotted_name(func), table))
+        return training_call(func.attr, ast_last_name(func.value), resolve(ast_dotted_name(func), table))
     return training_call(None, None, resolve(ast_dotted_name(func), table))
-
-
-def _ast_last_name(node) -> Optional[str]:
-    while isinstance(node, (ast.Call, ast.Subscript)):
-        node = node.func if isinstance(node, ast.Call) else node.value
-    if isinstance(node, ast.Attribute):
-        return node.attr
-    return node.id if isinstance(node, ast.Name) else None
 
 
 def _ast_no_grad(expression, table: Mapping[str, str]) -> bool:
@@ -324,16 +316,7 @@ def cst_owners(module, module_qualname: str) -> Iterator[Tuple[str, Any, Optiona
 def cst_optimizer_step(call) -> bool:
     """`optimizer_step` of a LibCST call (`self.opt.step()`, `optimizers["actor"].step()`)."""
     func = call.func
-    return isinstance(func, cst.Attribute) and optimizer_step(func.attr.value, _cst_last_name(func.value))
-
-
-def _cst_last_name(node) -> Optional[str]:
-    """`_ast_last_name` of a LibCST expression."""
-    while isinstance(node, (cst.Call, cst.Subscript)):
-        node = node.func if isinstance(node, cst.Call) else node.value
-    if isinstance(node, cst.Attribute):
-        return node.attr.value
-    return node.value if isinstance(node, cst.Name) else None
+    return isinstance(func, cst.Attribute) and optimizer_step(func.attr.value, cst_last_name(func.value))
 
 
 def _cst_body(node) -> Sequence:
