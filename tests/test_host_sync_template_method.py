@@ -103,3 +103,27 @@ def test_a_helper_an_override_calls_is_reached_through_the_override(tmp_path):
     found = check(root, "--select", "TL003")
     assert [(d["filename"].rsplit("/", 1)[-1], d["location"]["row"]) for d in found] == [("detection.py", 14)]
     assert "via `DetectionTrainer.calculate_loss` -> `DetectionTrainer._track`" in found[0]["message"]
+
+
+# what a policy's learn() returns for the trainer to log: a stats record built from numbers
+POLICY_BASE = (
+    "import torch\n\n\nclass BasePolicy:\n"
+    "    def update(self, batch):\n"
+    "        stats = self.learn(batch)\n"
+    "        self.optim.step()\n"
+    "        return stats\n"
+)
+DQN = (
+    "import torch\n\nfrom pkg.base import BasePolicy\n\n\nclass DQNPolicy(BasePolicy):\n"
+    "    def learn(self, batch):\n"
+    "        loss = self.model(batch).mean()\n"
+    "        loss.backward()\n"
+    "        return DQNTrainingStats(loss=loss.item())\n"  # 10
+    "\n    def lengths(self, batch):\n"
+    "        return make_batch(size=batch.max().item())\n"
+)
+
+
+def test_a_number_returned_in_a_stats_record_is_a_record(tmp_path):
+    root = write_tree(tmp_path, {"pkg/__init__.py": "", "pkg/base.py": POLICY_BASE, "pkg/dqn.py": DQN})
+    assert locations(root) == [("dqn.py", 10)]

@@ -19,7 +19,7 @@ from typing import Dict, List, Optional, Tuple
 
 from torchlint.analysis.scopes import ast_own_nodes
 from torchlint.core.walk import ast_nodes
-from torchlint.rules.training.host_sync_in_hot_path.value_uses import SINK_FUNCTIONS, sink_method
+from torchlint.rules.training.host_sync_in_hot_path.value_uses import sink_function, sink_method
 
 _ACCUMULATING = (ast.Add, ast.Sub)
 _ARITHMETIC = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv)
@@ -113,7 +113,7 @@ def _argument_of(node: ast.AST, parent: Optional[ast.AST]) -> bool:
 def _is_sink(call: ast.Call) -> bool:
     func = call.func
     if isinstance(func, ast.Name):
-        return func.id in SINK_FUNCTIONS
+        return sink_function(func.id)
     if not isinstance(func, ast.Attribute):
         return False
     held = func.value

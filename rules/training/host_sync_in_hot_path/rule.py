@@ -66,8 +66,9 @@ class HostSyncInHotPath(HotPathRule):
 
     Reported by default: values only recorded or reported (given to `self.log`, a logger, `print`, a
     progress bar, a recorder (`logger.record(...)`, `self.track_data(...)`), an event of callbacks
-    (`callbacks.on_batch(batch_loss=...)`), a stats dict kept, returned or handed to one of them, a list
-    or deque of losses (`append`, `extend`), an attribute
+    (`callbacks.on_batch(batch_loss=...)`), a stats dict kept, returned or handed to one of them, a stats
+    record (`TrainingStats(loss=loss.item())`, a class named `...Stats`, `...Statistics` or `...Metrics`),
+    a list or deque of losses (`append`, `extend`), an attribute
     of `self` the method does not compare or branch on), summed or averaged (`running += loss.item()`, also
     into such an attribute or a stats dict: `self.total += loss.item()`), or used in arithmetic that works as well
     on the tensor (`x / x.sum().item()`); a number a function returns when every call of it in the file

@@ -9,6 +9,7 @@ O(its nodes + the expressions climbed), climbs memoized.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
@@ -38,6 +39,14 @@ SINK_METHODS = frozenset(
     }
 )
 SINK_FUNCTIONS = frozenset({"print"})
+# a stats record a step function builds for the trainer to log (tianshou's `DQNTrainingStats(loss=loss.item())`),
+# by the naming convention of such classes
+_STATS_RECORD = re.compile(r"[A-Z]\w{0,80}(?:Stats|Statistics|Metrics)")
+
+
+def sink_function(name: str) -> bool:
+    """Whether `name(...)` records or reports its arguments: `print`, or a stats record's constructor."""
+    return name in SINK_FUNCTIONS or _STATS_RECORD.fullmatch(name) is not None
 
 
 def sink_method(method: str, receiver: Optional[str]) -> bool:
@@ -276,7 +285,7 @@ def _is_sink(call) -> bool:
         return False
     func = call.func
     if isinstance(func, cst.Name):
-        return func.value in SINK_FUNCTIONS
+        return sink_function(func.value)
     if not isinstance(func, cst.Attribute):
         return False
     held = func.value
