@@ -17,6 +17,7 @@ skipped. Prints a Markdown table; `tests/runtime/test_guard_ecosystem.py` runs a
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib
 import sys
 import time
@@ -695,38 +696,48 @@ def _ddp_rank(rank: int, world: int, port: int, fault_rank: int, results: Any) -
     outcome = "ok"
     try:
         for make, sizes in ((make_resnet, dict(batch=2, size=32, width=8)), (make_encoder, dict(batch=2, length=8))):
-            model, batch = make(**sizes)
-            parallel = nn.parallel.DistributedDataParallel(model)
-            optimizer = torch.optim.SGD(parallel.parameters(), lr=0.01)
-            with warnings.catch_warnings():
-                warnings.simplefilter("error", GuardWarning)
-                with guard(parallel, first=EVERY_STEP):
-                    for step in range(3):
-                        inputs, loss_fn = batch(step * world + rank)
-                        if rank == fault_rank and make is make_encoder:
-                            inputs[0][0, 0] = 1000  # == num_embeddings
-                        try:
-                            loss, failed = loss_fn(parallel(*inputs)), ""
-                        except (GuardError, GuardWarning) as alarm:
-                            loss, failed = None, "ALARM " + str(alarm).splitlines()[0]
-                        everyone = [""] * world
-                        distributed.all_gather_object(everyone, failed)
-                        if any(everyone):
-                            outcome = failed or "stopped: another rank's guard raised"
-                            raise StopIteration
-                        loss.backward()
-                        optimizer.step()
-                        optimizer.zero_grad()
-    except StopIteration:
-        pass
+            stopped = _ddp_steps(make(**sizes), rank, world, fault_rank if make is make_encoder else -1)
+            if stopped:
+                outcome = stopped
+                break
     except Exception as error:
         outcome = f"error (not the guard's): {type(error).__name__}: {str(error).splitlines()[0][:160]}"
     finally:
         results.put((rank, outcome))
-        # both ranks tear down together: a rank that exits while the other is still destroying its process group
-        # can abort the other's gloo threads ("terminate called without an active exception", SIGABRT)
+        # the DDP modules (and the process group their reducers hold) are gone by now (`_ddp_steps` returned);
+        # the ranks tear down together: a process group destroyed while a module or the other rank still used
+        # it aborted gloo's threads now and then ("terminate called without an active exception", SIGABRT)
+        gc.collect()
         distributed.barrier()
         distributed.destroy_process_group()
+
+
+def _ddp_steps(built: Tuple[nn.Module, Any], rank: int, world: int, fault_rank: int) -> str:
+    """3 guarded DDP steps of one model on this rank (on `fault_rank`, a token id equal to the vocabulary
+    size); "" when every rank went through, else why the ranks stopped. Every object holding the process
+    group lives in this frame only, so it is freed when this returns."""
+    model, batch = built
+    parallel = nn.parallel.DistributedDataParallel(model)
+    optimizer = torch.optim.SGD(parallel.parameters(), lr=0.01)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", GuardWarning)
+        with guard(parallel, first=EVERY_STEP):
+            for step in range(3):
+                inputs, loss_fn = batch(step * world + rank)
+                if rank == fault_rank:
+                    inputs[0][0, 0] = 1000  # == num_embeddings
+                try:
+                    loss, failed = loss_fn(parallel(*inputs)), ""
+                except (GuardError, GuardWarning) as alarm:
+                    loss, failed = None, "ALARM " + str(alarm).splitlines()[0]
+                everyone = [""] * world
+                torch.distributed.all_gather_object(everyone, failed)
+                if any(everyone):
+                    return failed or "stopped: another rank's guard raised"
+                loss.backward()
+                optimizer.step()
+                optimizer.zero_grad()
+    return ""
 
 
 def ddp_two_ranks(fault_rank: int = -1) -> Dict[int, str]:
@@ -738,11 +749,18 @@ def ddp_two_ranks(fault_rank: int = -1) -> Dict[int, str]:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    torch.multiprocessing.spawn(_ddp_rank, args=(2, port, fault_rank, results), nprocs=2)
+    try:
+        torch.multiprocessing.spawn(_ddp_rank, args=(2, port, fault_rank, results), nprocs=2)
+        teardown = None
+    except torch.multiprocessing.ProcessExitedException as error:
+        teardown = error
     outcomes = {}
     while not results.empty():
         rank, outcome = results.get()
         outcomes[rank] = outcome
+    if teardown is not None and sorted(outcomes) != [0, 1]:
+        raise teardown
+    # a rank that died after both had reported died in gloo's teardown, after what is measured here
     return outcomes
 
 
