@@ -32,12 +32,19 @@ def worker_count(requested: Optional[int], files: int) -> int:
 def lint_in_parallel(jobs_in, settings: RunSettings, workers: int) -> List[FileOutcome]:
     """Largest files first, in small chunks, so that no worker is left with the heavy tail.
     If the run is stopped (^C, SIGTERM, an error), the workers are killed, never orphaned."""
+    import gc
     import multiprocessing
     from functools import partial
+
+    from torchlint.core.lazy import cst
 
     order = sorted(range(len(jobs_in)), key=lambda index: -_size(jobs_in[index]))
     context = multiprocessing.get_context("fork" if hasattr(os, "fork") else "spawn")
     outcomes: List[Optional[FileOutcome]] = [None] * len(jobs_in)
+    # LibCST loaded once, here, rather than by every worker after the fork; and what is
+    # loaded so far kept out of the workers' collections, whose scans would copy its pages
+    cst.Module
+    gc.freeze()
     with signals_deferred():  # a pool half-built when ^C comes would orphan its workers
         pool = context.Pool(workers, initializer=worker_signals)
     try:
@@ -50,6 +57,7 @@ def lint_in_parallel(jobs_in, settings: RunSettings, workers: int) -> List[FileO
         raise
     finally:
         pool.join()
+        gc.unfreeze()
     return outcomes
 
 
