@@ -121,7 +121,7 @@ def test_watch_checks_again_on_every_change_until_interrupted(tmp_path):
     process = subprocess.Popen(
         [sys.executable, "-m", "torchlint", "check", "--watch", "--no-cache", "--output-format", "concise", "."],
         cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        env={**os.environ, "NO_COLOR": "1"},
+        env={**os.environ, "NO_COLOR": "1", "PYTHONFAULTHANDLER": "1"},
     )
     try:
         def wait_for(stream_text, needle, timeout=60):
@@ -139,7 +139,13 @@ def test_watch_checks_again_on_every_change_until_interrupted(tmp_path):
         (tmp_path / "train.py").write_text(WANDB_USED)
         assert wait_for(lambda: b"".join(out), b"train.py:1:1: TL001")
         process.send_signal(signal.SIGINT)
-        assert process.wait(timeout=30) == 0
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.send_signal(signal.SIGABRT)  # faulthandler prints where every thread is
+            process.wait(timeout=30)
+            pytest.fail("still running 30 s after ^C:\n" + process.stderr.read().decode())
+        assert process.returncode == 0
         err = process.stderr.read().decode()
         assert err.splitlines()[:2] == ["Starting linter in watch mode...", "File change detected..."]
     finally:
