@@ -57,7 +57,10 @@ capability warning, and OpenCV named as its software; then, after the eighteenth
 LLVM out of host memory, nvcc without its host compiler, TensorFlow's driver-not-running line, RMM's pool
 maximum, devices unavailable under WSL, and Darknet named as its software; then, after the nineteenth, torch
 without NCCL, NCCL given CPU tensors, cuDNN without a valid algorithm, nvcc asked for a dropped architecture,
-and DDP's unused parameters as no GPU claim. Each log is fed through the real CLI."""
+and DDP's unused parameters as no GPU claim; then, after the twentieth, DataLoader workers out of file
+descriptors, a loss that became NaN or infinite, Darknet's out-of-memory line and mini-batch, CuPy's older
+out-of-memory message, nvidia-smi's lost GPU as an Unknown Error, and TensorRT's magic-tag check. Each log is fed
+through the real CLI."""
 
 from __future__ import annotations
 
@@ -868,6 +871,48 @@ CASES = {
         "nvcc fatal   : Unsupported gpu architecture 'compute_89'\nerror: command '/usr/local/cuda-11.3/bin/nvcc' "
         "failed with exit code 1\n",
         "nvcc-older-than-build"),
+    "dataloader-ancdata": (
+        "  File \"/usr/lib/python3.8/multiprocessing/reduction.py\", line 164, in recvfds\n"
+        "    raise RuntimeError('received %d items of ancdata' %\nRuntimeError: received 0 items of ancdata\n",
+        "dataloader-too-many-open-files"),
+    "dataloader-too-many-open-files": (
+        "RuntimeError: Too many open files. Communication with the workers is no longer possible. Please increase "
+        "the limit using `ulimit -n` in the shell or change the sharing strategy by calling "
+        "`torch.multiprocessing.set_sharing_strategy('file_system')` at the beginning of your code\n",
+        "dataloader-too-many-open-files"),
+    "detectron2-loss-not-finite": (
+        "  File \"detectron2/engine/train_loop.py\", line 339, in _write_metrics\n"
+        "    f\"Loss became infinite or NaN at iteration={storage.iter}!\\n\"\n"
+        "FloatingPointError: Loss became infinite or NaN at iteration=87!\n"
+        "loss_dict = {'loss_cls': nan, 'loss_box_reg': nan}\n",
+        "loss-not-finite"),
+    "clip-grad-norm-non-finite": (
+        "RuntimeError: The total norm of order 2.0 for gradients from `parameters` is non-finite, so it cannot be "
+        "clipped. To disable this error and scale the gradients by the non-finite norm anyway, set "
+        "`error_if_nonfinite=False`\n",
+        "loss-not-finite"),
+    "early-stopping-not-finite": (
+        "Monitored metric val_loss = nan is not finite. Previous best value was 0.412. Signaling Trainer to stop.\n",
+        "loss-not-finite"),
+    "loss-not-finite-fp16": (
+        "scaler = torch.cuda.amp.GradScaler()\nwith torch.autocast('cuda', dtype=torch.float16):\n"
+        "FloatingPointError: Loss became infinite or NaN at iteration=3!\n",
+        "loss-not-finite/fp16-overflow"),
+    "darknet-out-of-memory": (
+        "CUDA status Error: file: ./src/dark_cuda.c : () : line: 39 : build time: Jan 21 2020 - 11:14:25\n"
+        "CUDA Error: out of memory\n",
+        "cuda-out-of-memory/darknet-mini-batch"),
+    "cupy-pool-out-of-memory-before-6": (
+        "cupy.cuda.memory.OutOfMemoryError: out of memory to allocate 1073741824 bytes (total 3221225472 bytes)\n",
+        "cuda-out-of-memory/working-set"),
+    "nvidia-smi-unknown-error": (
+        "$ nvidia-smi\nUnable to determine the device handle for GPU 0000:02:00.0: Unknown Error\n",
+        "gpu-xid-error"),
+    "tensorrt-magic-tag": (
+        "[TensorRT] ERROR: ../rtSafe/coreReadArchive.cpp (38) - Serialization Error in verifyHeader: 0 (Magic tag "
+        "does not match)\n[TensorRT] ERROR: INVALID_STATE: std::exception\n"
+        "[TensorRT] ERROR: INVALID_CONFIG: Deserialize the cuda engine failed.\n",
+        "tensorrt-engine-incompatible/other-tensorrt-version"),
 }
 
 
@@ -880,6 +925,7 @@ CASES = {
     "insufficient for CUDA runtime version\n",
     "numba.cuda.cudadrv.driver.CudaAPIError: [2] Call to cuMemAlloc results in CUDA_ERROR_OUT_OF_MEMORY\n",
     "RuntimeError: cuGraph: cudaErrorNoKernelImageForDevice: no kernel image is available for execution on the device\n",
+    "CUDA Error: out of memory\ndarknet: ./src/cuda.c:36: check_error: Assertion `0' failed.\n",
 ])
 def test_software_with_gpu_code_of_its_own_gets_no_frameworks_advice(log, run_explain):
     for match in _first(run_explain, log):
@@ -1015,6 +1061,12 @@ def test_a_torch_side_log_that_names_ffmpeg_keeps_torch_advice(run_explain):
 def test_another_servers_port_in_use_is_not_torch_distributeds(log, run_explain):
     data = json.loads(run_explain(["--format", "json"], stdin=log).stdout)
     assert "distributed-port-in-use" not in [match["id"] for match in data["matches"]]
+
+
+@pytest.mark.parametrize("log", [CASES["dataloader-ancdata"][0], CASES["detectron2-loss-not-finite"][0]])
+def test_host_descriptors_and_a_diverged_loss_make_no_gpu_claim(log, run_explain):
+    data = json.loads(run_explain(["--format", "json"], stdin=log).stdout)
+    assert data["gpu_claim"] is False
 
 
 def test_ddps_unused_parameters_make_no_gpu_claim(run_explain):

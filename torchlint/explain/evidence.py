@@ -243,6 +243,8 @@ FEATURES = _compiled((
     ("product:gpu-software", r"\b(?:xgboost|XGBoost(?:Error)?|gpu_hist|[Ll]ight[Gg][Bb][Mm]|[Cc]at[Bb]oost|cupy|CuPy|cupy_backends"
      r"|numba|Numba|cudf|cuDF|cuml|cuML|cugraph|cuGraph|cuspatial|cuvs|RAPIDS|[Dd]arknet|[Oo]pen[Mm][Mm](?:Exception)?|simtk|GROMACS|gmx|ffmpeg|FFmpeg|ffprobe"
      r"|(?:h264|hevc|av1)_nvenc|[Bb]lender|hashcat)\b", 0),
+    # Darknet (pjreddie's and AlexeyAB's): its CUDA checks live in src/cuda.c / src/dark_cuda.c, its model in a .cfg
+    ("darknet", r"\b[Dd]arknet\b|\bdark_cuda\.c\b|\bsrc/cuda\.c\b|\bsubdivisions\b", 0),
     ("gradient-boosting", r"\b(?:xgboost|XGBoost(?:Error)?|gpu_hist|[Ll]ight[Gg][Bb][Mm]|[Cc]at[Bb]oost)\b", 0),
     ("product:opencv", r"\bcv2\.error\b|\bOpenCV\(\d|\bcv::", 0),
     # CUDA_HOME set like a PATH list ("/usr/local/cuda-10.1:"), so the build runs "<list>/bin/nvcc"
