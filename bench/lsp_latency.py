@@ -9,18 +9,23 @@ PyTorch file of about `--lines` lines (modules with convolutions, `torch.cat` an
 things in it), then sends `--edits` one-character edits, one at a time, each at another
 place in the file, and times each from its didChange to the publishDiagnostics for that
 version. With `--file`, a copy of a real file instead (a trainer of the training corpus),
-and each edit appends or removes a character at the end of one of its comment lines.
+and each edit appends or removes a character at the end of one of its comment lines (with
+`--code-edits`, toggles a digit of a number in the code of a definition instead).
 Between the open and the first edit it waits `--pause-after-open` seconds, as a person
 reads before typing (the server compacts its heap when idle; 0 measures without). Prints
 the time to the first diagnostics after didOpen and the median, p90 and worst of the
-edits. Targets: first diagnostics within 1 s, edits' p90 under 150 ms; the exit code is
-1 when either is missed.
+edits. An edit inside top-level definitions is linted locally (those definitions alone,
+torchlint/integrations/server/local_edit.py) and a complete lint follows once typing pauses:
+after the last edit it waits for that and prints how long after the first diagnostics it came
+and how many findings it changed. Targets: first diagnostics within 1 s, edits' p90 under
+150 ms; the exit code is 1 when either is missed.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import re
 import statistics
 import sys
 import tempfile
@@ -123,6 +128,21 @@ def generated_edit(line: str, row: int) -> types.TextEdit:
     return types.TextEdit(types.Range(types.Position(row, column), types.Position(row, column + 1)), digit)
 
 
+_DIGIT = re.compile(r"[=(,\[] ?(\d)")
+
+
+def digit_rows(text: str):
+    """The rows of a real file, inside a definition, with a number after `=`, `(`, `,` or
+    `[` (an edit toggles its first digit: the file stays valid, the code changes)."""
+    return [row for row, line in enumerate(text.splitlines()) if line.startswith("    ") and _DIGIT.search(line)]
+
+
+def digit_edit(line: str, row: int) -> types.TextEdit:
+    column = _DIGIT.search(line).start(1)
+    digit = "7" if line[column] != "7" else "3"
+    return types.TextEdit(types.Range(types.Position(row, column), types.Position(row, column + 1)), digit)
+
+
 def comment_rows(text: str):
     """The rows of a real file that hold only a comment (an edit there keeps it valid)."""
     return [row for row, line in enumerate(text.splitlines()) if line.lstrip().startswith("#")]
@@ -136,10 +156,13 @@ def comment_edit(line: str, row: int) -> types.TextEdit:
     return types.TextEdit(types.Range(types.Position(row, end), types.Position(row, end)), "!")
 
 
-async def measure(root: Path, text: str, edits: int, pause: float, real: bool):
+async def measure(root: Path, text: str, edits: int, pause: float, real: bool, code: bool = False):
     name = "trainer.py" if real else "model.py"
     (root / name).write_text(text, encoding="utf-8")
-    rows, make_edit = (comment_rows(text), comment_edit) if real else (edit_rows(text), generated_edit)
+    if real:
+        rows, make_edit = (digit_rows(text), digit_edit) if code else (comment_rows(text), comment_edit)
+    else:
+        rows, make_edit = edit_rows(text), generated_edit
     async with Session(root) as session:
         await asyncio.sleep(SETTLE_SECONDS)  # the warm-up and first project pass, done before a person opens a file
         started = time.perf_counter()
@@ -155,7 +178,21 @@ async def measure(root: Path, text: str, edits: int, pause: float, real: bool):
             version = session.change(uri, [edit])
             await session.diagnostics(uri, version=version, timeout=60)
             timings.append((session.arrival_times[(uri, version)] - sent) * 1000)
-        return len(text.splitlines()), len(first), opened_ms, timings
+        await asyncio.sleep(SETTLE_SECONDS)  # typing pauses: the complete lint that follows a local one
+        final = [(params, at) for params, at in zip(session.published[uri], session.publish_times[uri])
+                 if params.version == version]
+        settled_ms = (final[-1][1] - final[0][1]) * 1000
+        changed = _differences(final[0][0].diagnostics, final[-1][0].diagnostics)
+        return len(text.splitlines()), len(first), opened_ms, timings, (len(final), settled_ms, changed)
+
+
+def _differences(first, last) -> int:
+    """How many findings the last publication of a version adds or drops against the first."""
+    def key(diagnostic):
+        start, end = diagnostic.range.start, diagnostic.range.end
+        return (diagnostic.code, start.line, start.character, end.line, end.character, diagnostic.message)
+
+    return len({key(d) for d in first} ^ {key(d) for d in last})
 
 
 def main() -> int:
@@ -165,14 +202,17 @@ def main() -> int:
     parser.add_argument("--pause-after-open", type=float, default=2.0, metavar="SECONDS")
     parser.add_argument("--dir", type=Path, help="where to write the file (default: a temporary directory)")
     parser.add_argument("--file", type=Path, help="a copy of this real file instead of a generated one")
+    parser.add_argument("--code-edits", action="store_true",
+                        help="with --file: toggle a digit of the code (inside a definition) instead of editing comments")
     args = parser.parse_args()
     real = args.file is not None
     text = args.file.read_text(encoding="utf-8") if real else generated_source(args.lines)
     with tempfile.TemporaryDirectory(prefix="torchlint-lsp-") as scratch:
         root = args.dir or Path(scratch)
         root.mkdir(parents=True, exist_ok=True)
-        lines, findings, opened_ms, timings = run(measure(root, text, args.edits, args.pause_after_open, real),
-                                                  timeout=1800)
+        lines, findings, opened_ms, timings, (published, settled_ms, changed) = run(
+            measure(root, text, args.edits, args.pause_after_open, real, args.code_edits), timeout=1800
+        )
     ordered = sorted(timings)
     p90 = ordered[min(len(ordered) - 1, int(round(0.9 * (len(ordered) - 1))))]
     median = statistics.median(ordered)
@@ -182,6 +222,11 @@ def main() -> int:
         f"didChange -> diagnostics of that version ({len(timings)} edits): "
         f"median {median:.0f} ms, p90 {p90:.0f} ms, max {ordered[-1]:.0f} ms (target < {TARGET_MS:.0f} ms)"
     )
+    if published > 1:
+        print(
+            f"the last version, once typing paused: a complete lint {settled_ms:.0f} ms after its first diagnostics "
+            f"(the edits' were a local lint's), {changed} finding(s) changed by it"
+        )
     return 0 if p90 < TARGET_MS and opened_ms < FIRST_TARGET_MS else 1
 
 

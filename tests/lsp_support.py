@@ -44,6 +44,7 @@ class Session:
         self.stderr = bytearray()
         self.versions: Dict[str, int] = {}
         self.arrival_times: Dict[tuple, float] = {}  # (uri, version) -> when its first diagnostics came
+        self.publish_times: Dict[str, List[float]] = {}  # uri -> when each of `published[uri]` came
         self.texts: Dict[str, str] = {}
         self._start = time.perf_counter()
         self._arrived = asyncio.Event()
@@ -95,7 +96,9 @@ class Session:
         codes = ", ".join(f"{d.code}@{d.range.start.line + 1}" for d in params.diagnostics)
         self.note("<-", f"publishDiagnostics {Path(uris.to_fs_path(params.uri)).name} v{params.version}: [{codes}]")
         self.published.setdefault(params.uri, []).append(params)
-        self.arrival_times.setdefault((params.uri, params.version), time.perf_counter())
+        now = time.perf_counter()
+        self.publish_times.setdefault(params.uri, []).append(now)
+        self.arrival_times.setdefault((params.uri, params.version), now)
         self._arrived.set()
 
     # ---- documents ----------------------------------------------------------------

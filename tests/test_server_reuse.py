@@ -135,7 +135,7 @@ def test_each_versions_findings_are_the_clis_and_comment_edits_are_carried(tmp_p
                     (d.code, d.location.row, d.location.column, d.end_location.row, d.end_location.column, d.message)
                     for d in latest.findings.diagnostics
                 )
-                seen.append((what, found, not latest.complete))
+                seen.append((what, found, not latest.complete and not latest.local))
             for text in (SOURCE, SOURCE.replace("# one epoch", "# one epoch!")):
                 version += 1
                 buffer[uri] = (text, version)

@@ -20,11 +20,14 @@ from torchlint.fixing.apply import fix_text
 from torchlint.core.diagnostics import SYNTAX_CODE, FileResult, RuleInfo
 from torchlint.rule_api.registry import all_rules
 from torchlint.run.jobs import RunSettings, rules_for
-from torchlint.integrations.server import reuse
+from torchlint.integrations.server import local_edit, reuse
 from torchlint.integrations.server.protocol import Findings, findings_in
 from torchlint.integrations.server.settings import SettingsByDirectory
+from torchlint.integrations.server.workspace import Debounced
 from torchlint.core.incremental_parse import StatementParser
 
+# seconds without an edit before a local lint's findings are checked by a complete one
+SETTLE_DELAY = 0.5
 # a finding with a fix: the parse, positions and fixes all run once
 WARM_UP = "def reset(optimizer):\n    optimizer.zero_grad(set_to_none=False)\n"
 
@@ -39,6 +42,7 @@ class Linted:
     result: FileResult
     findings: Findings
     complete: bool = True
+    local: bool = False  # found by linting the edited definitions alone (`local_edit`): a complete lint follows
 
     @property
     def parses(self) -> bool:
@@ -57,6 +61,9 @@ class OpenDocument:
     strings: Optional["asyncio.Future[FrozenSet[int]]"] = None  # the rows inside strings of the latest version
     parser: StatementParser = field(default_factory=StatementParser)  # used by one lint at a time
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    outline: Optional[local_edit.Outline] = None  # of the latest text the lint thread outlined
+    settle: Optional[Debounced] = None  # the complete lint that follows a local one
+    unsettled: bool = False  # shown findings rest on a local lint (`Linted.local`), perhaps carried since
 
     def shown(self) -> List[types.Diagnostic]:
         if self.latest is None:
@@ -67,9 +74,11 @@ class OpenDocument:
 
     def record(self, linted: Linted, executor: Executor) -> None:
         self.latest = linted
+        if linted.local or linted.complete:
+            self.unsettled = linted.local
         if linted.parses:
             self.good = linted
-        if linted.complete or self.strings is None:  # a carried version keeps the strings (and rows) of the one before
+        if linted.complete or linted.local or self.strings is None:  # a carried version keeps the strings (and rows) of the one before
             self.strings = None
             if linted.parses:
                 # found while the user reads, before the first edit wants them
@@ -173,6 +182,12 @@ class OpenDocuments:
             loop = asyncio.get_running_loop()
             try:
                 linted = None if complete else await self._carried(document, text, version)
+                if linted is None and not complete and latest is not None and latest.parses:
+                    linted = await loop.run_in_executor(
+                        self._executor, self._local, document, latest, text, version, self._encoding()
+                    )
+                    if linted is not None:
+                        self._settle_later(document)
                 if linted is None:
                     lint = loop.run_in_executor(self._executor, self._lint, document, text, version, self._encoding())
                     if document.latest is None and not complete:
@@ -263,6 +278,38 @@ class OpenDocuments:
         except ConfigError as error:
             document.settings = None
             self._config_error(error)
+
+    def _local(self, document: OpenDocument, base: Linted, text: str, version: Optional[int], encoding: str):
+        """This version's findings from a lint of the definitions edited since `base`
+        (`local_edit`), or None where that does not apply. In the lint thread."""
+        before = document.outline
+        if before is None or before.text != lintable(base.findings.text):
+            before = local_edit.outline(lintable(base.findings.text))
+        edit = None if before is None else local_edit.edited(before, lintable(text))
+        document.outline = None if edit is None else edit.after
+        if edit is None:
+            return None
+        settings = document.settings
+        diagnostics = local_edit.local_findings(
+            before, base.result.diagnostics, edit, document.display, settings.config, rules_for(document.display, settings)
+        )
+        if diagnostics is None:
+            return None
+        shown = self.not_baselined(diagnostics, document.display, text, settings.config)
+        result = FileResult(document.display, diagnostics)
+        return Linted(version, result, findings_in(text, shown, encoding, self._infos), complete=False, local=True)
+
+    def _settle_later(self, document: OpenDocument) -> None:
+        """A complete lint of the document once typing pauses (each edit puts it off)."""
+        if document.settle is None:
+            uri = document.uri
+            document.settle = Debounced(lambda: self._settle(uri), SETTLE_DELAY)
+        document.settle.request()
+
+    async def _settle(self, uri: str) -> None:
+        document = self._open.get(uri)
+        if document is not None and document.unsettled:
+            await self.refresh(uri, complete=True)
 
     def _lint(self, document: OpenDocument, text: str, version: Optional[int], encoding: str) -> Linted:
         result = lint_document(text, document.display, document.settings, document.parser)

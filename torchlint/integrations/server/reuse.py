@@ -41,7 +41,7 @@ def comment_rows_changed(before: str, after: str) -> Optional[List[int]]:
     """The rows (from 1) where `after` differs from `before` if each holds an own-line
     comment in both, with the same line ending and no directive; else None. Cost: a
     comparison of the texts in C, then linear in the lines around the difference."""
-    first, old_end, new_end = _differing_lines(before, after)
+    first, old_end, new_end = differing_lines(before, after)
     old, new = split_lines(before[first:old_end]), split_lines(after[first:new_end])
     if len(old) != len(new):
         return None
@@ -56,7 +56,7 @@ def comment_rows_changed(before: str, after: str) -> Optional[List[int]]:
     return changed
 
 
-def _differing_lines(before: str, after: str) -> Tuple[int, int, int]:
+def differing_lines(before: str, after: str) -> Tuple[int, int, int]:
     """Where the whole lines holding every difference start (in both texts) and end (in
     each); the whole texts if a lone or \\r\\n line ending could blur a line's bounds."""
     if "\r" in before or "\r" in after:

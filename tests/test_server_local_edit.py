@@ -1,0 +1,255 @@
+"""After an edit inside top-level definitions the language server lints those definitions
+alone (torchlint/integrations/server/local_edit.py) and shows their findings with the
+others carried over; once typing pauses, a complete lint of the same text follows. Each
+version's findings are compared with `torchlint check`'s on the same text."""
+
+from __future__ import annotations
+
+import ast
+import asyncio
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("pygls")
+
+from lsp_support import run  # noqa: E402
+from test_server_reuse import _replaced, cli_findings, open_documents  # noqa: E402
+from torchlint.integrations.server import documents as documents_module  # noqa: E402
+from torchlint.integrations.server import local_edit  # noqa: E402
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+
+SOURCE = '''import torch
+from torch import nn
+
+
+class Block(nn.Module):
+    def __init__(self, dropout=0.1):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 8, 3)
+        self.dropout = nn.Dropout(dropout)
+
+    def forward(self, x):
+        return self.dropout(self.conv(x))
+
+
+def train(model, loader, optimizer):
+    for images, targets in loader:
+        optimizer.zero_grad(set_to_none=False)
+        loss = (model(images) - targets).pow(2).mean()
+        loss.backward()
+        optimizer.step()
+        print(loss.item())
+
+
+def evaluate(model, loader):
+    return [model(images).mean() for images, _ in loader]
+'''
+
+# (what the edit does, the edit, whether its findings come from a local lint)
+EDITS = [
+    ("a default inside a class", _replaced("dropout=0.1", "dropout=0.2"), True),
+    ("a finding goes, inside the loop", _replaced("print(loss.item())", "print(loss.detach())"), True),
+    ("it comes back", _replaced("print(loss.detach())", "print(loss.item())"), True),
+    ("a finding appears in another function", _replaced("model(images).mean()", "model(images).mean().item()"), True),
+    ("set_to_none=True", _replaced("set_to_none=False", "set_to_none=True"), True),
+    ("an import: the module's context", _replaced("from torch import nn\n", "from torch import nn, optim\n"), False),
+    ("a line added above findings: they move", _replaced("        super().__init__()\n", "        super().__init__()\n        pass\n"), True),
+    ("a line added below every finding", _replaced("for images, _ in loader]", "for images, _ in loader\n    ]"), True),
+]
+
+
+def texts():
+    text = SOURCE
+    yield "opened", text, False
+    for what, edit, local in EDITS:
+        text = edit(text)
+        yield what, text, local
+
+
+def _found(linted) -> list:
+    return sorted(
+        (d.code, d.location.row, d.location.column, d.end_location.row, d.end_location.column, d.message)
+        for d in linted.findings.diagnostics
+    )
+
+
+def test_an_edit_inside_definitions_is_linted_locally_and_settled_by_a_complete_lint(tmp_path, monkeypatch):
+    monkeypatch.setattr(documents_module, "SETTLE_DELAY", 0.05)
+    cli_root = tmp_path / "cli"
+    cli_root.mkdir()
+    buffer = {}
+    uri = "file://model"
+
+    async def scenario():
+        with ThreadPoolExecutor(1) as executor:
+            documents = open_documents(executor, lambda _: buffer[uri])
+            documents.open(uri, tmp_path / "model.py", "model.py")
+            seen = []
+            for version, (what, text, _) in enumerate(texts(), 1):
+                buffer[uri] = (text, version)
+                latest = (await documents.refresh(uri)).latest
+                assert latest.version == version
+                seen.append((what, _found(latest), latest.local, not latest.complete))
+            await asyncio.sleep(0.5)  # typing paused: the complete lint has run
+            return seen, documents.get(uri).latest
+
+    seen, settled = run(scenario())
+    for (what, found, local, incomplete), (_, text, expected_local) in zip(seen, texts()):
+        assert found == cli_findings(cli_root, text), what
+        assert local == expected_local, what
+        assert incomplete == local, what  # a local version is not complete: no fixes until it settles
+    assert settled.complete and not settled.local
+    assert _found(settled) == cli_findings(cli_root, list(texts())[-1][1])
+
+
+def test_a_finding_outside_the_edit_that_depends_on_it_is_right_once_the_edit_settles(tmp_path, monkeypatch):
+    """The double backward in `score` reaches the GRU of the class above it: a second
+    `autograd.grad(create_graph=True)` line there adds "(and 1 more)" to the class's finding,
+    which the local lint of `score` carries over unchanged until the complete lint."""
+    monkeypatch.setattr(documents_module, "SETTLE_DELAY", 0.05)
+    source = (FIXTURES / "seqgan" / "energy.py").read_text(encoding="utf-8")
+    line = "    (grad,) = torch.autograd.grad(energy, x, create_graph=True)\n"
+    assert line in source
+    edited = source.replace("    return -grad\n", "    _again = torch.autograd.grad(energy, x, create_graph=True)\n", 1)
+    cli_root = tmp_path / "cli"
+    cli_root.mkdir()
+    buffer = {}
+    uri = "file://energy"
+
+    async def scenario():
+        with ThreadPoolExecutor(1) as executor:
+            documents = open_documents(executor, lambda _: buffer[uri])
+            documents.open(uri, tmp_path / "model.py", "model.py")
+            buffer[uri] = (source, 1)
+            await documents.refresh(uri)
+            buffer[uri] = (edited, 2)
+            local = (await documents.refresh(uri)).latest
+            await asyncio.sleep(0.5)
+            return local, documents.get(uri).latest
+
+    local, settled = run(scenario())
+    expected = cli_findings(cli_root, edited)
+    assert local.local and _found(local) != expected
+    assert any("(and 1 more)" in finding[-1] for finding in expected)
+    assert settled.complete and _found(settled) == expected
+
+
+@pytest.mark.parametrize("path", sorted(p.relative_to(FIXTURES).as_posix() for p in FIXTURES.rglob("*.py")))
+def test_a_default_changed_inside_a_definition_gives_the_clis_findings(path, tmp_path):
+    """Every fixture: the first numeric default or literal of each top-level definition
+    changed (the line count kept), its local findings against `torchlint check`'s."""
+    source = (FIXTURES / path).read_text(encoding="utf-8")
+    before = local_edit.outline(source)
+    if before is None:
+        pytest.skip("does not parse")
+    from torchlint.core.config import Config
+    from torchlint.engine import lint_text
+    from torchlint.rule_api.registry import all_rules, selected_codes
+
+    config = Config()
+    codes = set(selected_codes(config))
+    rules = [rule for rule in all_rules() if rule.code in codes]
+    found = lint_text(source, "model.py", config, rules).diagnostics
+    compared = 0
+    for index, source_of in enumerate(map(before.source, range(len(before.offsets)))):
+        edited_statement = _changed_digit(source_of)
+        if edited_statement is None or source.count(source_of) != 1:
+            continue
+        edited = source.replace(source_of, edited_statement, 1)
+        edit = local_edit.edited(before, edited)
+        if edit is None:
+            continue
+        after = edit.after
+        assert edit.changed == [index]
+        assert after.tree.body[index].lineno == before.tree.body[index].lineno
+        whole = ast.dump(ast.parse(edited), include_attributes=True)
+        assert ast.dump(after.tree, include_attributes=True) == whole, "the outline is the whole text's parse"
+        got = local_edit.local_findings(before, found, edit, "model.py", config, rules)
+        if got is None:
+            continue
+        full = lint_text(edited, "model.py", config, rules).diagnostics
+        assert _keys(got) == _keys(full), (path, index)
+        compared += 1
+    if not compared:
+        pytest.skip("no definition with a digit to change that other definitions leave room to lint alone")
+
+
+def test_lines_added_above_a_finding_whose_message_names_a_row_need_the_complete_lint():
+    """TL208 names the row where CUDA came into use ("line 35"); a line added above it in
+    another function moves that row, which a finding carried over cannot say."""
+    from torchlint.core.config import Config
+    from torchlint.engine import lint_text
+    from torchlint.rule_api.registry import all_rules, selected_codes
+
+    source = (FIXTURES / "correctness" / "training.py").read_text(encoding="utf-8")
+    config = Config()
+    rules = [rule for rule in all_rules() if rule.code in set(selected_codes(config))]
+    found = lint_text(source, "model.py", config, rules).diagnostics
+    assert any("(line " in d.message for d in found)
+    before = local_edit.outline(source)
+    first = next(i for i, s in enumerate(before.tree.body) if isinstance(s, ast.FunctionDef))
+    assert before.spans[first][1] < min(d.location.row for d in found if "(line " in d.message)
+    row = before.tree.body[first].body[0].lineno
+    lines = source.splitlines(keepends=True)
+    indent = lines[row - 1][: len(lines[row - 1]) - len(lines[row - 1].lstrip())]
+    moved = "".join(lines[: row - 1] + [indent + "pass\n"] + lines[row - 1 :])
+    edit = local_edit.edited(before, moved)
+    assert edit is not None and edit.changed == [first]
+    assert local_edit.local_findings(before, found, edit, "model.py", config, rules) is None
+    lines[row - 1] = lines[row - 1].rstrip("\n") + "  # edited\n"  # an edit of the same function that keeps the rows
+    same_rows = local_edit.edited(before, "".join(lines))
+    assert local_edit.local_findings(before, found, same_rows, "model.py", config, rules) is not None
+
+
+def _changed_digit(text: str):
+    for position, character in enumerate(text):
+        if character.isdigit() and (position == 0 or not (text[position - 1].isalnum() or text[position - 1] == "_")):
+            return text[:position] + ("7" if character != "7" else "3") + text[position + 1 :]
+    return None
+
+
+def _keys(diagnostics) -> list:
+    return sorted(
+        (d.code, d.location.row, d.location.column, d.end_location.row, d.end_location.column, d.message)
+        for d in diagnostics
+    )
+
+
+@pytest.mark.parametrize("edited_method", ["step_0", "last"])
+def test_the_local_lint_is_linear_in_the_class_it_reads(edited_method):
+    """A trainer whose methods call each other in a chain (tests/complexity_shapes.py): an
+    edit of the first method (kept with everything that calls it) and of the last (which
+    every method reaches), at n and 2n methods: the work may grow at most 2.2 times."""
+    from complexity_shapes import self_call_chain
+    from torchlint.core.config import Config
+    from torchlint.engine import lint_text
+    from torchlint.rule_api.registry import all_rules, selected_codes
+    from work_counter import count_calls
+
+    config = Config()
+    rules = [rule for rule in all_rules() if rule.code in set(selected_codes(config))]
+
+    def work(n: int) -> int:
+        source = self_call_chain(n)["trainer.py"]
+        name = "step_0" if edited_method == "step_0" else f"step_{n - 1}"
+        found = lint_text(source, "trainer.py", config, rules).diagnostics
+        before = local_edit.outline(source)
+        line = f"        value = self.model(batch) * {0 if name == 'step_0' else n - 1}\n"
+        edited = source.replace(f"    def {name}(self, batch):\n{line}", f"    def {name}(self, batch):\n{line.replace('* ', '* 2 * ')}", 1)
+        assert edited != source
+        outcome = {}
+
+        def run():
+            edit = local_edit.edited(before, edited)
+            outcome["found"] = local_edit.local_findings(before, found, edit, "trainer.py", config, rules)
+
+        calls = count_calls(run)
+        assert outcome["found"] is not None
+        return sum(calls.values())
+
+    work(5)  # imports and lookups happen before anything is counted
+    small, large = work(60), work(120)
+    assert large <= 2.2 * small, (small, large)
