@@ -122,6 +122,9 @@ def test_watch_checks_again_on_every_change_until_interrupted(tmp_path):
         [sys.executable, "-m", "torchlint", "check", "--watch", "--no-cache", "--output-format", "concise", "."],
         cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         env={**os.environ, "NO_COLOR": "1", "PYTHONFAULTHANDLER": "1"},
+        # ^C as a terminal delivers it, even where the tests run in the background (a shell's `&`
+        # starts them with SIGINT ignored, which the child would inherit: then ^C does nothing)
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     try:
         def wait_for(stream_text, needle, timeout=60):
