@@ -202,8 +202,10 @@ def main() -> int:
     parser.add_argument("--pause-after-open", type=float, default=2.0, metavar="SECONDS")
     parser.add_argument("--dir", type=Path, help="where to write the file (default: a temporary directory)")
     parser.add_argument("--file", type=Path, help="a copy of this real file instead of a generated one")
-    parser.add_argument("--code-edits", action="store_true",
-                        help="with --file: toggle a digit of the code (inside a definition) instead of editing comments")
+    parser.add_argument(
+        "--code-edits", action="store_true",
+        help="with --file: toggle a digit of the code (inside a definition) instead of editing comments",
+    )
     args = parser.parse_args()
     real = args.file is not None
     text = args.file.read_text(encoding="utf-8") if real else generated_source(args.lines)

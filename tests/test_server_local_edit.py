@@ -6,16 +6,13 @@ version's findings are compared with `torchlint check`'s on the same text."""
 from __future__ import annotations
 
 import ast
-import asyncio
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
 pytest.importorskip("pygls")
 
-from lsp_support import run  # noqa: E402
-from test_server_reuse import _replaced, cli_findings, open_documents  # noqa: E402
+from test_server_reuse import finding_key, _replaced, cli_findings, linted_versions  # noqa: E402
 from torchlint.integrations.server import documents as documents_module  # noqa: E402
 from torchlint.integrations.server import local_edit  # noqa: E402
 
@@ -56,7 +53,8 @@ EDITS = [
     ("a finding appears in another function", _replaced("model(images).mean()", "model(images).mean().item()"), True),
     ("set_to_none=True", _replaced("set_to_none=False", "set_to_none=True"), True),
     ("an import: the module's context", _replaced("from torch import nn\n", "from torch import nn, optim\n"), False),
-    ("a line added above findings: they move", _replaced("        super().__init__()\n", "        super().__init__()\n        pass\n"), True),
+    ("a line added above findings: they move",
+     _replaced("        super().__init__()\n", "        super().__init__()\n        pass\n"), True),
     ("a line added below every finding", _replaced("for images, _ in loader]", "for images, _ in loader\n    ]"), True),
 ]
 
@@ -70,37 +68,18 @@ def texts():
 
 
 def _found(linted) -> list:
-    return sorted(
-        (d.code, d.location.row, d.location.column, d.end_location.row, d.end_location.column, d.message)
-        for d in linted.findings.diagnostics
-    )
+    return _keys(linted.findings.diagnostics)
 
 
 def test_an_edit_inside_definitions_is_linted_locally_and_settled_by_a_complete_lint(tmp_path, monkeypatch):
     monkeypatch.setattr(documents_module, "SETTLE_DELAY", 0.05)
     cli_root = tmp_path / "cli"
     cli_root.mkdir()
-    buffer = {}
-    uri = "file://model"
-
-    async def scenario():
-        with ThreadPoolExecutor(1) as executor:
-            documents = open_documents(executor, lambda _: buffer[uri])
-            documents.open(uri, tmp_path / "model.py", "model.py")
-            seen = []
-            for version, (what, text, _) in enumerate(texts(), 1):
-                buffer[uri] = (text, version)
-                latest = (await documents.refresh(uri)).latest
-                assert latest.version == version
-                seen.append((what, _found(latest), latest.local, not latest.complete))
-            await asyncio.sleep(0.5)  # typing paused: the complete lint has run
-            return seen, documents.get(uri).latest
-
-    seen, settled = run(scenario())
-    for (what, found, local, incomplete), (_, text, expected_local) in zip(seen, texts()):
-        assert found == cli_findings(cli_root, text), what
-        assert local == expected_local, what
-        assert incomplete == local, what  # a local version is not complete: no fixes until it settles
+    shown, settled = linted_versions(tmp_path, [text for _, text, _ in texts()], pause=0.5)
+    for latest, (what, text, expected_local) in zip(shown, texts()):
+        assert _found(latest) == cli_findings(cli_root, text), what
+        assert latest.local == expected_local, what
+        assert (not latest.complete) == latest.local, what  # a local version is not complete: no fixes until it settles
     assert settled.complete and not settled.local
     assert _found(settled) == cli_findings(cli_root, list(texts())[-1][1])
 
@@ -111,26 +90,11 @@ def test_a_finding_outside_the_edit_that_depends_on_it_is_right_once_the_edit_se
     which the local lint of `score` carries over unchanged until the complete lint."""
     monkeypatch.setattr(documents_module, "SETTLE_DELAY", 0.05)
     source = (FIXTURES / "seqgan" / "energy.py").read_text(encoding="utf-8")
-    line = "    (grad,) = torch.autograd.grad(energy, x, create_graph=True)\n"
-    assert line in source
+    assert "    (grad,) = torch.autograd.grad(energy, x, create_graph=True)\n" in source
     edited = source.replace("    return -grad\n", "    _again = torch.autograd.grad(energy, x, create_graph=True)\n", 1)
     cli_root = tmp_path / "cli"
     cli_root.mkdir()
-    buffer = {}
-    uri = "file://energy"
-
-    async def scenario():
-        with ThreadPoolExecutor(1) as executor:
-            documents = open_documents(executor, lambda _: buffer[uri])
-            documents.open(uri, tmp_path / "model.py", "model.py")
-            buffer[uri] = (source, 1)
-            await documents.refresh(uri)
-            buffer[uri] = (edited, 2)
-            local = (await documents.refresh(uri)).latest
-            await asyncio.sleep(0.5)
-            return local, documents.get(uri).latest
-
-    local, settled = run(scenario())
+    (_, local), settled = linted_versions(tmp_path, [source, edited], pause=0.5)
     expected = cli_findings(cli_root, edited)
     assert local.local and _found(local) != expected
     assert any("(and 1 more)" in finding[-1] for finding in expected)
@@ -212,10 +176,7 @@ def _changed_digit(text: str):
 
 
 def _keys(diagnostics) -> list:
-    return sorted(
-        (d.code, d.location.row, d.location.column, d.end_location.row, d.end_location.column, d.message)
-        for d in diagnostics
-    )
+    return sorted(finding_key(d) for d in diagnostics)
 
 
 @pytest.mark.parametrize("edited_method", ["step_0", "last"])
@@ -238,7 +199,8 @@ def test_the_local_lint_is_linear_in_the_class_it_reads(edited_method):
         found = lint_text(source, "trainer.py", config, rules).diagnostics
         before = local_edit.outline(source)
         line = f"        value = self.model(batch) * {0 if name == 'step_0' else n - 1}\n"
-        edited = source.replace(f"    def {name}(self, batch):\n{line}", f"    def {name}(self, batch):\n{line.replace('* ', '* 2 * ')}", 1)
+        header = f"    def {name}(self, batch):\n"
+        edited = source.replace(header + line, header + line.replace("* ", "* 2 * "), 1)
         assert edited != source
         outcome = {}
 
@@ -253,3 +215,27 @@ def test_the_local_lint_is_linear_in_the_class_it_reads(edited_method):
     work(5)  # imports and lookups happen before anything is counted
     small, large = work(60), work(120)
     assert large <= 2.2 * small, (small, large)
+
+
+def test_a_method_under_an_if_in_the_class_body_is_not_blanked_out_of_its_block():
+    """Blanking a method that is the only statement of an `if` in the class body would
+    leave the block empty (a syntax error, TL000): only the body's own methods are blanked."""
+    from torchlint.core.config import Config
+    from torchlint.engine import lint_text
+    from torchlint.rule_api.registry import all_rules, selected_codes
+
+    config = Config()
+    rules = [rule for rule in all_rules() if rule.code in set(selected_codes(config))]
+    source = (
+        "import torch\nfrom typing import TYPE_CHECKING\n\n\nclass Trainer:\n    if TYPE_CHECKING:\n"
+        "        def helper(self):\n            return 1\n\n    def unused(self):\n        return 2\n\n"
+        "    def step(self, batch):\n        loss = batch.sum() * 2\n        return loss\n"
+    )
+    edited = source.replace("* 2", "* 3")
+    before = local_edit.outline(source)
+    found = lint_text(source, "model.py", config, rules).diagnostics
+    edit = local_edit.edited(before, edited)
+    assert edit.rows is not None  # the method-level path
+    got = local_edit.local_findings(before, found, edit, "model.py", config, rules)
+    assert got is not None and _keys(got) == _keys(lint_text(edited, "model.py", config, rules).diagnostics)
+    assert not any(d.code == "TL000" for d in got)

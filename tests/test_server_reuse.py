@@ -87,6 +87,38 @@ def cli_findings(root: Path, text: str) -> list:
     )
 
 
+def finding_key(d) -> tuple:
+    return (d.code, d.location.row, d.location.column, d.end_location.row, d.end_location.column, d.message)
+
+
+def linted_versions(root: Path, versions, then=None, pause: float = 0.0) -> tuple:
+    """Each text of `versions` in turn as one open document's next version, linted as the
+    server lints it: what each version showed; then, after `pause` seconds (typing
+    paused), what `then(documents, uri, set_text)` returns (`set_text(text)` makes `text`
+    the next version and gives the uri), or the latest version."""
+    buffer = {}
+    uri = "file://model"
+
+    def set_text(text: str) -> str:
+        buffer[uri] = (text, buffer[uri][1] + 1 if uri in buffer else 1)
+        return uri
+
+    async def scenario():
+        with ThreadPoolExecutor(1) as executor:
+            documents = open_documents(executor, lambda _: buffer[uri])
+            documents.open(uri, root / "model.py", "model.py")
+            shown = []
+            for version, text in enumerate(versions, 1):
+                latest = (await documents.refresh(set_text(text))).latest
+                assert latest.version == version
+                shown.append(latest)
+            await asyncio.sleep(pause)
+            after = documents.get(uri).latest if then is None else await then(documents, uri, set_text)
+            return shown, after
+
+    return run(scenario())
+
+
 def open_documents(executor, current, linted=lambda document: None, project_running=lambda: None) -> OpenDocuments:
     """The server's open documents, in this process (`current`: uri -> (text, version))."""
     return OpenDocuments(
@@ -119,30 +151,17 @@ def test_each_versions_findings_are_the_clis_and_comment_edits_are_carried(tmp_p
     document_root.mkdir()
     cli_root = tmp_path / "cli"
     cli_root.mkdir()
-    buffer = {}
-    uri = "file://model"
 
-    async def scenario():
-        with ThreadPoolExecutor(1) as executor:
-            documents = open_documents(executor, lambda _: buffer[uri])
-            documents.open(uri, document_root / "model.py", "model.py")
-            seen = []
-            for version, (what, text, _) in enumerate(texts(), 1):
-                buffer[uri] = (text, version)
-                latest = (await documents.refresh(uri)).latest
-                assert latest.version == version
-                found = sorted(
-                    (d.code, d.location.row, d.location.column, d.end_location.row, d.end_location.column, d.message)
-                    for d in latest.findings.diagnostics
-                )
-                seen.append((what, found, not latest.complete and not latest.local))
-            for text in (SOURCE, SOURCE.replace("# one epoch", "# one epoch!")):
-                version += 1
-                buffer[uri] = (text, version)
-                last = (await documents.refresh(uri)).latest
-            return seen, last, (await documents.actionable(uri)).latest
+    async def then(documents, uri, set_text):
+        for text in (SOURCE, SOURCE.replace("# one epoch", "# one epoch!")):
+            last = (await documents.refresh(set_text(text))).latest
+        return last, (await documents.actionable(uri)).latest
 
-    seen, last, actionable = run(scenario())
+    shown, (last, actionable) = linted_versions(document_root, [text for _, text, _ in texts()], then)
+    seen = [
+        (what, sorted(finding_key(d) for d in latest.findings.diagnostics), not latest.complete and not latest.local)
+        for latest, (what, _, _) in zip(shown, texts())
+    ]
     for (what, found, carried), (_, text, may_carry) in zip(seen, texts()):
         assert found == cli_findings(cli_root, text), what
         assert carried == may_carry, what

@@ -29,4 +29,10 @@ def lazy_import(name: str) -> ModuleType:
     return module
 
 
+def load(module: ModuleType) -> ModuleType:
+    """The module, executed now if `lazy_import` deferred it (its first attribute does that)."""
+    getattr(module, "__dict__")
+    return module
+
+
 cst = lazy_import("libcst")

@@ -44,12 +44,14 @@ class Elided:
 
 def statement_spans(tree: ast.Module) -> List[Tuple[int, int]]:
     """(first row, last row) of each top-level statement, from its first decorator on."""
-    spans = []
-    for statement in tree.body:
-        decorators = getattr(statement, "decorator_list", None)
-        first = min(d.lineno for d in decorators) if decorators else statement.lineno
-        spans.append((first, statement.end_lineno or statement.lineno))
-    return spans
+    return [statement_span(statement) for statement in tree.body]
+
+
+def statement_span(statement: ast.stmt) -> Tuple[int, int]:
+    """(first row, last row) of a statement, from its first decorator on."""
+    decorators = getattr(statement, "decorator_list", None)
+    first = min(d.lineno for d in decorators) if decorators else statement.lineno
+    return first, statement.end_lineno or statement.lineno
 
 
 def definitions_holding(view, needles: Iterable[str]) -> List[ast.stmt]:
@@ -86,10 +88,15 @@ def definitions_around(view, nodes: Iterable[ast.AST]) -> Set[int]:
 
 
 def _names_none(names: KeysView[str], ascii_names: bool, span: Tuple[int, int], lines: Sequence[str]) -> bool:
-    """Whether the rows of `span` surely name none of `names` (in a text that is not ASCII,
-    only if the names all are: a non-ASCII name may be spelled otherwise)."""
+    """Whether the rows of `span` surely name none of `names`."""
     first, last = span
-    text = "".join(lines[first - 1 : last])
+    return names_none(names, ascii_names, "".join(lines[first - 1 : last]))
+
+
+def names_none(names: KeysView[str], ascii_names: bool, text: str) -> bool:
+    """Whether `text` surely names none of `names` as a word (`ascii_names`: all of them are
+    ASCII); a text that is not ASCII is read NFKC-normalized, as CPython reads names, and
+    only if the names are ASCII: a non-ASCII name may be spelled otherwise."""
     if not text.isascii():
         if not ascii_names:
             return False

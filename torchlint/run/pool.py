@@ -36,14 +36,15 @@ def lint_in_parallel(jobs_in, settings: RunSettings, workers: int) -> List[FileO
     import multiprocessing
     from functools import partial
 
-    from torchlint.core.lazy import cst
+    from torchlint.core.lazy import cst, load
 
     order = sorted(range(len(jobs_in)), key=lambda index: -_size(jobs_in[index]))
     context = multiprocessing.get_context("fork" if hasattr(os, "fork") else "spawn")
     outcomes: List[Optional[FileOutcome]] = [None] * len(jobs_in)
     # LibCST loaded once, here, rather than by every worker after the fork; and what is
     # loaded so far kept out of the workers' collections, whose scans would copy its pages
-    cst.Module
+    load(cst)
+    frozen_before = gc.get_freeze_count() > 0  # a caller's freeze (the server's) is its own to undo
     gc.freeze()
     with signals_deferred():  # a pool half-built when ^C comes would orphan its workers
         pool = context.Pool(workers, initializer=worker_signals)
@@ -57,7 +58,8 @@ def lint_in_parallel(jobs_in, settings: RunSettings, workers: int) -> List[FileO
         raise
     finally:
         pool.join()
-        gc.unfreeze()
+        if not frozen_before:
+            gc.unfreeze()
     return outcomes
 
 

@@ -78,7 +78,8 @@ class OpenDocument:
             self.unsettled = linted.local
         if linted.parses:
             self.good = linted
-        if linted.complete or linted.local or self.strings is None:  # a carried version keeps the strings (and rows) of the one before
+        # a carried version keeps the strings (and rows) of the one before
+        if linted.complete or linted.local or self.strings is None:
             self.strings = None
             if linted.parses:
                 # found while the user reads, before the first edit wants them
@@ -282,16 +283,18 @@ class OpenDocuments:
     def _local(self, document: OpenDocument, base: Linted, text: str, version: Optional[int], encoding: str):
         """This version's findings from a lint of the definitions edited since `base`
         (`local_edit`), or None where that does not apply. In the lint thread."""
+        base_text = lintable(base.findings.text)
         before = document.outline
-        if before is None or before.text != lintable(base.findings.text):
-            before = local_edit.outline(lintable(base.findings.text))
+        if before is None or before.text != base_text:
+            before = local_edit.outline(base_text)
         edit = None if before is None else local_edit.edited(before, lintable(text))
         document.outline = None if edit is None else edit.after
         if edit is None:
             return None
         settings = document.settings
         diagnostics = local_edit.local_findings(
-            before, base.result.diagnostics, edit, document.display, settings.config, rules_for(document.display, settings)
+            before, base.result.diagnostics, edit, document.display, settings.config,
+            rules_for(document.display, settings),
         )
         if diagnostics is None:
             return None

@@ -11,10 +11,11 @@ once typing pauses (`OpenDocuments.refresh`): a difference lasts until then.
 It applies only where every difference between the two versions lies inside top-level
 `def`s and `class`es that keep their kind and name, the other statements unchanged (the
 findings below an edit that added or removed lines move with their rows, unless one names a
-row in its message), in files of ordinary size with no file-wide `noqa` in either version. Cost: a comparison of the two
-texts in C, a stdlib-ast parse of the edited definition alone (of the whole text where the
-edit added or removed lines or spans statements), one walk of the edited class's methods
-for the names they mention, and a lint of what is kept.
+row in its message), in files of ordinary size with no file-wide `noqa` in either version.
+
+Cost: a comparison of the two texts in C, a stdlib-ast parse of the edited definition alone
+(of the whole text where the edit added or removed lines or spans statements), one walk of
+the edited class's methods for the names they mention, and a lint of what is kept.
 """
 
 from __future__ import annotations
@@ -27,13 +28,13 @@ from typing import Dict, List, Optional, Sequence, Set, Tuple
 from torchlint.core import large_files
 from torchlint.core.diagnostics import Diagnostic, Location
 from torchlint.core.noqa import file_exemption
-from torchlint.core.partial_parse import elide_statements, statement_spans
+from torchlint.core.partial_parse import elide_statements, names_none, statement_span, statement_spans
 from torchlint.core.source import split_lines
+from torchlint.core.walk import ast_nodes
 from torchlint.engine import lint_text
 from torchlint.integrations.server.reuse import differing_lines
 
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _ALWAYS_KEPT = ("__init__", "forward")
 # how findings name a row of the file in their messages ("(line 35)", "at model.py:22")
 _NAMED_ROW = re.compile(r"\bline \d|\.pyi?:\d")
@@ -117,7 +118,7 @@ def _one_statement_edited(before: Outline, text: str) -> Optional[Edit]:
     if len(parsed) != 1 or not _same_definition(old, parsed[0]):
         return None
     statement = ast.increment_lineno(parsed[0], before.spans[index][0] - 1)
-    if statement_spans(ast.Module(body=[statement], type_ignores=[]))[0] != before.spans[index]:
+    if statement_span(statement) != before.spans[index]:
         return None
     body = list(before.tree.body)
     body[index] = statement
@@ -171,7 +172,7 @@ def local_findings(
     elided = elide_statements(after.text, after.tree, set(changed) | _users(after, changed))
     method = _edited_method(before, edit)
     if method is not None:
-        old_spans = new_spans = [_span(method)]
+        old_spans = new_spans = [statement_span(method)]
         kept_rows = set(elided.rows if elided is not None else range(1, len(split_lines(after.text)) + 1))
         kept_rows -= _other_methods_rows(after.tree.body[changed[0]], method)
     elif elided is None:
@@ -193,11 +194,14 @@ def local_findings(
 def _users(after: Outline, changed: Sequence[int]) -> Set[int]:
     """The top-level definitions that name a changed one (a loop that runs its method, a
     function that builds it): what its findings may depend on besides what it names."""
-    names = {after.tree.body[index].name for index in changed}
+    names = dict.fromkeys(after.tree.body[index].name for index in changed).keys()
+    ascii_names = all(name.isascii() for name in names)
     return {
         index
-        for index, (statement, source) in enumerate(zip(after.tree.body, map(after.source, range(len(after.offsets)))))
-        if isinstance(statement, _DEFINITIONS) and index not in changed and not names.isdisjoint(_WORD.findall(source))
+        for index, statement in enumerate(after.tree.body)
+        if isinstance(statement, _DEFINITIONS)
+        and index not in changed
+        and not names_none(names, ascii_names, after.source(index))
     }
 
 
@@ -211,22 +215,19 @@ def _edited_method(before: Outline, edit: Edit) -> Optional[ast.AST]:
     if not isinstance(klass, ast.ClassDef):
         return None
     first, last = edit.rows
-    method = next((m for m in _methods(klass) if _span(m)[0] <= first and last <= _span(m)[1]), None)
+    spans = [(statement_span(m), m) for m in _own_methods(klass)]
+    method = next((m for (start, end), m in spans if start <= first and last <= end), None)
     if method is None or method.name in _ALWAYS_KEPT:
         return None  # the state and the forward pass the others read: the whole class
-    if not any(m.name == method.name and _span(m) == _span(method) for m in _methods(old_klass)):
+    if not any(m.name == method.name and statement_span(m) == statement_span(method) for m in _own_methods(old_klass)):
         return None
     return method
 
 
-def _methods(klass: ast.ClassDef) -> List[ast.AST]:
+def _own_methods(klass: ast.ClassDef) -> List[ast.AST]:
+    """The methods of the class body itself (`classes.ast_class_methods` also gives those under
+    an `if` or `try`, whose block blanking them could leave empty)."""
     return [node for node in klass.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))]
-
-
-def _span(node: ast.AST) -> Tuple[int, int]:
-    """(first row, last row) of a definition, from its first decorator on."""
-    decorators = getattr(node, "decorator_list", None)
-    return (min(d.lineno for d in decorators) if decorators else node.lineno, node.end_lineno or node.lineno)
 
 
 def _other_methods_rows(klass: ast.ClassDef, method: ast.AST) -> Set[int]:
@@ -234,12 +235,13 @@ def _other_methods_rows(klass: ast.ClassDef, method: ast.AST) -> Set[int]:
     `__init__` and `forward` (the state and the forward pass the others read), the methods it
     names, and the methods that name it, and those that name them, and so on (the calls that
     may make it run per step)."""
-    methods = {m.name: m for m in _methods(klass)}
+    methods = {m.name: m for m in _own_methods(klass)}
+    named = {name: _names_in(other) & methods.keys() for name, other in methods.items()}
     callers: Dict[str, List[str]] = {}
-    for name, other in methods.items():
-        for called in _names_in(other) & methods.keys():
-            callers.setdefault(called, []).append(name)
-    kept = {method.name, *_ALWAYS_KEPT} | (_names_in(method) & methods.keys())
+    for name, called in named.items():
+        for callee in called:
+            callers.setdefault(callee, []).append(name)
+    kept = {method.name, *_ALWAYS_KEPT} | named.get(method.name, set())
     pending = [method.name]
     while pending:
         for name in callers.get(pending.pop(), ()):
@@ -249,7 +251,7 @@ def _other_methods_rows(klass: ast.ClassDef, method: ast.AST) -> Set[int]:
     rows: Set[int] = set()
     for name, other in methods.items():
         if name not in kept:
-            first, last = _span(other)
+            first, last = statement_span(other)
             rows.update(range(first, last + 1))
     return rows
 
@@ -258,7 +260,7 @@ def _names_in(node: ast.AST) -> Set[str]:
     """The names and attribute names a definition mentions."""
     return {
         inner.id if isinstance(inner, ast.Name) else inner.attr
-        for inner in ast.walk(node)
+        for inner in ast_nodes(node)
         if isinstance(inner, (ast.Name, ast.Attribute))
     }
 
