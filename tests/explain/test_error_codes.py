@@ -45,6 +45,18 @@ WRAPPERS = {
         # xla/stream_executor/cuda/cuda_status.cc: "CUDA Runtime error: <detail>: <name>: <message>"
         ("xla", "jaxlib.xla_extension.XlaRuntimeError: INTERNAL: CUDA Runtime error: Failed call to "
                 "cudaMemcpyAsync: {name}: {message}\n"),
+        # TensorRT 8+'s error recorder and TensorRT 7's runtime
+        ("tensorrt", "[05/25/2023-20:44:13] [E] Error[1]: [executionContext.cpp::enqueueInternal::816] Error Code 1: "
+                     "Cuda Runtime ({message})\n"),
+        ("tensorrt-7", "[TensorRT] ERROR: ../rtSafe/cudaConvolutionRunner.cpp (457) - Cuda Error in execute: {value} ({message})\n"
+                       "terminate called after throwing an instance of 'nvinfer1::CudaError'\n"),
+        ("paddle", "  File \"train.py\", line 20, in <module>\n    loss.backward()\nOSError: (External) CUDA error({value}), "
+                   "{message}. \n  [Hint: 'cudaErrorX'. ] (at /paddle/paddle/phi/backends/gpu/cuda/cuda_info.cc:259)\n"),
+        ("opencv", "cv2.error: OpenCV(4.5.1) /tmp/opencv/modules/core/src/cuda/gpu_mat.cu:116: error: (-217:Gpu API "
+                   "call) {message} in function 'allocate'\n"),
+        ("mxnet", "mxnet.base.MXNetError: [10:00:00] src/storage/./pooled_storage_manager.h:157: Check failed: e == "
+                  "cudaSuccess || e == cudaErrorCudartUnloading: CUDA: {message}\n"),
+        ("pycuda", "pycuda._driver.LogicError: cuMemcpyDtoH failed: {message}\n"),
     ),
     "cuda-driver": (
         ("tensorflow", "2019-03-21 22:15:59.118132: E tensorflow/stream_executor/cuda/cuda_driver.cc:300] "

@@ -58,6 +58,16 @@ MESSAGE_PREFIXES: Mapping[str, Tuple[Tuple[str, str], ...]] = {
         # a C++ exception torch did not catch: "terminate called after throwing an instance of 'c10::CUDAError'
         # what():  CUDA error: <text>", pasted with the what() line run together
         ("c10::CUDAError", r"c10::CUDAError\S{0,40}[ \t]{1,4}"),
+        # TensorRT's error recorder ("Error Code 1: Cuda Runtime (<text>)", "Cuda Driver (<text>)") and its
+        # TensorRT 7 form ("Cuda Error in allocate: 2 (<text>)")
+        ("Cuda Runtime (", r"Cuda Runtime \("),
+        ("Cuda Driver (", r"Cuda Driver \("),
+        ("Cuda Error in ", r"Cuda Error in \w{1,60}: \d{1,6} \("),
+        ("CUDA error(", r"CUDA error\(\d{1,6}\), "),  # PaddlePaddle's PADDLE_ENFORCE_GPU_SUCCESS
+        ("Gpu API call", r"\(-217:Gpu API call\) "),  # OpenCV's cudaSafeCall (cv::Error::GpuApiCallError)
+        ("CUDA: ", r"\bCUDA: "),  # MXNet's and mshadow's CUDA_CALL: CHECK(...) << "CUDA: " << cudaGetErrorString(e)
+        # PyCUDA's driver calls ("pycuda._driver.MemoryError: cuMemAlloc failed: out of memory")
+        (" failed: ", r"\bcu[A-Z]\w{2,40} failed: "),
     ),
     "cusparse": (("CUDA error", r"CUDA error:[ \t]?"),),  # torch TORCH_CUDASPARSE_CHECK
     "nccl": (
@@ -70,9 +80,9 @@ MESSAGE_PREFIXES: Mapping[str, Tuple[Tuple[str, str], ...]] = {
 # Ray Tracing in One Weekend in CUDA" (`std::cerr << "CUDA error = " << static_cast<unsigned int>(result)`)
 VALUE_PREFIXES: Tuple[Tuple[str, str], ...] = (("CUDA error = ", r"CUDA error = "),)
 # a message is matched only where it ends (the line, ONNX Runtime's " ; GPU=", THC's " at <file>",
-# punctuation): "operation not permitted" is not "operation not permitted when stream is capturing"
+# OpenCV's " in function", punctuation): "operation not permitted" is not "operation not permitted when stream is capturing"
 _MESSAGE_END = {"cusparse": r" when calling `"}
-_LINE_END = r"(?=[ \t]{0,4}(?:$|[;.,:()'\"\]`]|at\b))"
+_LINE_END = r"(?=[ \t]{0,4}(?:$|[;.,:()'\"\]`]|at\b|in function\b))"  # OpenCV: "<text> in function '...'"
 # every name of a library starts with one of these: the names' anchors
 NAME_HEADS = ("cudaError", "CUDA_ERROR_", "CUDNN_STATUS_", "CUBLAS_STATUS_", "CUFFT_", "CUSOLVER_STATUS_",
               "CUSPARSE_STATUS_", "nccl")
@@ -127,7 +137,8 @@ def code_pattern(held: List[Code], phrases: Iterable[str] = ()) -> Tuple[str, Li
     names = sorted({code.name for code in held}, key=lambda name: (-len(name), name))
     parts, anchors = [], []
     if names:
-        parts.append(r"(?<![A-Za-z0-9_])(?:" + "|".join(map(re.escape, names)) + r")(?![A-Za-z0-9_])")
+        # a name compared in a check's expression (MXNet's `e == cudaErrorCudartUnloading`) is not the error
+        parts.append(r"(?<![A-Za-z0-9_])(?<!== )(?:" + "|".join(map(re.escape, names)) + r")(?![A-Za-z0-9_])")
         anchors += [head for head in NAME_HEADS if any(name.startswith(head) for name in names)]
     for library, prefixes in MESSAGE_PREFIXES.items():
         texts = sorted({code.message for code in held if code.message and _library_group(code.library) == library

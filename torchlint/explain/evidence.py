@@ -108,7 +108,7 @@ _PATTERNS = _compiled((
 FEATURES = _compiled((
     # the library call or layer the failing operation ran in
     ("call:batchnorm", r"cudnnBatchNorm\w*|\bbatch_norm\b|BatchNormalization node|batchnorm\.py|BatchNorm[123]d", 0),
-    ("call:rnn", r"cudnnRNN\w*|_cudnn_rnn|modules[/\\]rnn\.py|\bLSTM\b|\bGRU\b", 0),
+    ("call:rnn", r"cudnnRNN\w*|_cudnn_rnn|modules[/\\]rnn\.py|\bLSTM\b|\bGRU\b|Input and hidden tensors", 0),
     # the traceback's own frames
     ("frame:evaluation", r"\bin _?(?:valid|validation|validate|evaluat\w*|eval_\w*|test_step|inference|predict)\b"
                          r"|\bdef (?:valid|validate|evaluate)\w*\(|\b(?:evaluate|validate|validation)\(", 0),
@@ -119,6 +119,9 @@ FEATURES = _compiled((
     ("library-handle", r"(?:cublas|cudnn) handle|cublasCreate|cudnnCreate\b", re.I),
     ("index-error", r"index out of (?:range|bounds)|srcIndex < srcSelectDimSize|Assertion `(?:[^`<>]|>(?!=))*(?:<|>=)[^`]*` failed", 0),
     ("dtype:bf16", r"CUDA_R_16BF|\bbf16\b|\bbfloat16\b|\bBFloat16\b", 0),
+    ("dtype:double", r"\bDouble\b|\bfloat64\b|DoubleTensor", 0),
+    ("loss-target", r"argument #\d+ 'target'|_loss_forward|\bnll_loss|\bcross_entropy|\bmse_loss|binary_cross_entropy"
+                    r"|\b[A-Z][A-Za-z0-9]{0,40}Loss\(", 0),
     ("call:extension", r"\b_C\.\w+\(|_ext\.\w+\(|_cuda\.\w+\(|\bcpp_extension\b|[/\\]csrc[/\\]\w+\.cu\b", 0),
     ("adapter", r"\bpeft\b|\bLoRA\b|\blora_\w+|--lora\w*|\bfinetuning_type lora\b|\bQLoRA\b", 0),
     # what the message itself states about versions
