@@ -183,3 +183,14 @@ def test_a_family_that_holds_no_code_or_extends_with_foreign_fields_is_rejected(
     twice = {"signature": data["signature"] * 2}
     with pytest.raises(CodeFamilyError, match="defined twice: known"):  # the second would silently replace the first
         apply_families(twice, [], CODES)
+
+
+RUNTIME_CODES = [code for code in CODES if code.library == "cuda-runtime"]
+
+
+@pytest.mark.parametrize("code", RUNTIME_CODES, ids=[code.name for code in RUNTIME_CODES])
+def test_a_runtime_calls_printf_of_its_value_names_the_family(code, run_explain):
+    """`printf("%s failed with error #%d", ...)` around a runtime call (NVIDIA DIGITS, Caffe's tools): the value alone."""
+    log = f"cudaRuntimeGetVersion() failed with error #{code.value}\n"
+    found = [match["id"] for match in json.loads(run_explain(["--format", "json"], stdin=log).stdout)["matches"]]
+    assert found[:1] == [OWNERS[(code.library, code.name)][0]], (log, found)

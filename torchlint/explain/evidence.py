@@ -119,6 +119,9 @@ FEATURES = _compiled((
     ("library-handle", r"(?:cublas|cudnn) handle|cublasCreate|cudnnCreate\b", re.I),
     ("index-error", r"index out of (?:range|bounds)|srcIndex < srcSelectDimSize|Assertion `(?:[^`<>]|>(?!=))*(?:<|>=)[^`]*` failed", 0),
     ("dtype:bf16", r"CUDA_R_16BF|\bbf16\b|\bbfloat16\b|\bBFloat16\b", 0),
+    # a C++ free function (`_Z27points_in_boxes_cpu_forward...`), not a namespaced one (`_ZN3c10...`, torch's)
+    ("symbol:free-function", r"undefined\s{1,4}symbol:\s{0,4}_Z\d{1,3}[A-Za-z_]", 0),
+    ("lightning-fork-launch", r"Lightning can't create new processes|\bddp_(?:notebook|fork)\b", 0),
     ("dtype:double", r"\bDouble\b|\bfloat64\b|DoubleTensor", 0),
     ("loss-target", r"argument #\d+ 'target'|_loss_forward|\bnll_loss|\bcross_entropy|\bmse_loss|binary_cross_entropy"
                     r"|\b[A-Z][A-Za-z0-9]{0,40}Loss\(", 0),
@@ -373,13 +376,16 @@ _CUDA_STATED = re.compile(r"\bcuda(?:[ _-]?(?:version|toolkit))?[\s:=_-]{0,3}v?(
 
 def _derived_features(evidence: Evidence, text: str) -> Set[str]:
     """Features that follow from facts: WSL (1 or 2); a GPU older than Volta (compute capability below 7.0); a CUDA library asked
-    for by its major version (libcublasLt.so.12) on a machine whose stated CUDA has another major.
+    for by its major version (libcublasLt.so.12) on a machine whose stated CUDA (or torch build's CUDA) has another major.
     Cost: two linear scans of the text."""
     derived = {"wsl"} if evidence.wsl else set()
     if any(float(gpu.capability) < 7.0 for gpu in evidence.facts.gpus if gpu.capability):
         derived.add("gpu:before-volta")
     wanted = {_release(hit) for hit in _CUDA_LIBRARY_WANTED.finditer(text)}
     stated = {(int(hit.group(1)), int(hit.group(2))) for hit in _CUDA_STATED.finditer(text)}
+    torch_cuda = re.fullmatch(r"(\d{1,2})\.(\d)", evidence.facts.torch_cuda or "")
+    if torch_cuda:  # torch's build (1.9.0+cu111, collect_env's line): the CUDA its wheel carries
+        stated.add((int(torch_cuda.group(1)), int(torch_cuda.group(2))))
     if wanted and stated and not any(_same_release(library, cuda) for library in wanted for cuda in stated):
         derived.add("cuda-major-differs")
     return derived
