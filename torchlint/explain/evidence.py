@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from typing import Dict, Iterable, List, Optional, Set, Tuple
 
 from torchlint.doctor.collect_env import looks_like_collect_env, parse_collect_env
-from torchlint.doctor.compat import cuda_of_tag
+from torchlint.doctor.compat import cuda_builds_for, cuda_of_tag
 from torchlint.doctor.facts import Facts, Gpu
 from torchlint.doctor.gpu_names import capability_of
 
@@ -122,6 +122,11 @@ FEATURES = _compiled((
     # a C++ free function (`_Z27points_in_boxes_cpu_forward...`), not a namespaced one (`_ZN3c10...`, torch's)
     ("symbol:free-function", r"undefined\s{1,4}symbol:\s{0,4}_Z\d{1,3}[A-Za-z_]", 0),
     ("lightning-fork-launch", r"Lightning can't create new processes|\bddp_(?:notebook|fork)\b", 0),
+    ("symbol:cxx11", r"undefined\s{1,4}symbol:\s{0,4}_Z\w{0,300}?cxx11", 0),
+    # TensorRT 8+'s archive reader rejecting the magic tag (not the version tag, which it reports in its own words)
+    ("trt-archive-reader", r"(?:stdArchiveReader|magicTagRead == kMAGIC_TAG)[^\n]{0,200}?Magic tag does not match", 0),
+    # TensorFlow naming the host device and allocator of a failed allocation
+    ("oom-on-host", r"device:CPU:\d{1,3} by allocator cpu|\bon cpu by allocator\b", 0),
     ("dtype:double", r"\bDouble\b|\bfloat64\b|DoubleTensor", 0),
     ("loss-target", r"argument #\d+ 'target'|_loss_forward|\bnll_loss|\bcross_entropy|\bmse_loss|binary_cross_entropy"
                     r"|\b[A-Z][A-Za-z0-9]{0,40}Loss\(", 0),
@@ -192,7 +197,8 @@ FEATURES = _compiled((
                                   r"|\['(?:Azure|CPU)ExecutionProvider'(?:, '(?:Azure|CPU)ExecutionProvider'){0,2}\]", 0),
     # what the error line itself says about where it failed
     ("no-device", r"CUDA_ERROR_NO_DEVICE|cudaErrorNoDevice|no CUDA-capable device is detected", 0),
-    ("init-time", r"\bcuInit\b|CUDA initialization: |_cuda_getDeviceCount|cudaGetDeviceCount|cuDeviceGetCount|_cuda_init\(", 0),
+    ("init-time", r"\bcuInit\b|CUDA initialization: |_cuda_getDeviceCount|cudaGetDeviceCount|cuDeviceGetCount|_cuda_init\("
+                  r"|getCudaEnabledDeviceCount", 0),
     # NCCL told to read a topology or graph file (NCCL_TOPO_FILE, NCCL_GRAPH_FILE) that may describe another machine
     ("nccl-topology-file", r"NCCL_(?:TOPO|GRAPH)_FILE set by environment|XML Import Channel", 0),
     # Apple's Metal backend: its allocator's messages and settings
@@ -326,7 +332,8 @@ FEATURES = _compiled((
     ("glibcxx-symbol", r"\b(?:GLIBCXX|CXXABI)_\d", 0),
 ))
 # os:windows is the `windows` fact; the others compare facts (`_derived_features`)
-FEATURE_NAMES = tuple(name for name, _ in FEATURES) + ("os:windows", "wsl", "gpu:before-volta", "cuda-major-differs")
+FEATURE_NAMES = tuple(name for name, _ in FEATURES) + ("os:windows", "wsl", "gpu:before-volta", "cuda-major-differs",
+                                                      "gpu-unsupported-by-cuda")
 
 
 def regions(text: str, starts: Iterable[int]) -> List[Tuple[int, int]]:
@@ -376,7 +383,8 @@ _CUDA_STATED = re.compile(r"\bcuda(?:[ _-]?(?:version|toolkit))?[\s:=_-]{0,3}v?(
 
 def _derived_features(evidence: Evidence, text: str) -> Set[str]:
     """Features that follow from facts: WSL (1 or 2); a GPU older than Volta (compute capability below 7.0); a CUDA library asked
-    for by its major version (libcublasLt.so.12) on a machine whose stated CUDA (or torch build's CUDA) has another major.
+    for by its major version (libcublasLt.so.12) on a machine whose stated CUDA (or torch build's CUDA) has another major;
+    a named GPU that no stated CUDA release can build kernels for.
     Cost: two linear scans of the text."""
     derived = {"wsl"} if evidence.wsl else set()
     if any(float(gpu.capability) < 7.0 for gpu in evidence.facts.gpus if gpu.capability):
@@ -388,7 +396,17 @@ def _derived_features(evidence: Evidence, text: str) -> Set[str]:
         stated.add((int(torch_cuda.group(1)), int(torch_cuda.group(2))))
     if wanted and stated and not any(_same_release(library, cuda) for library in wanted for cuda in stated):
         derived.add("cuda-major-differs")
+    if _gpu_unsupported(evidence.facts.gpus, stated):
+        derived.add("gpu-unsupported-by-cuda")
     return derived
+
+
+def _gpu_unsupported(gpus: Iterable[Gpu], stated: Set[Tuple[int, int]]) -> bool:
+    """Whether a named GPU's architecture is one that no stated CUDA release can build for (an RTX 2080 Ti, sm_75,
+    with CUDA 9.0): `doctor.compat.cuda_builds_for`'s table of the toolkit release notes."""
+    verdicts = [cuda_builds_for(f"{major}.{minor}", gpu.capability)
+                for gpu in gpus if gpu.capability for major, minor in stated]
+    return bool(verdicts) and all(verdict is not None and not verdict[0] for verdict in verdicts)
 
 
 def _release(hit: "re.Match[str]") -> Tuple[int, Optional[int]]:
