@@ -385,7 +385,7 @@ def _derived_features(evidence: Evidence, text: str) -> Set[str]:
     """Features that follow from facts: WSL (1 or 2); a GPU older than Volta (compute capability below 7.0); a CUDA library asked
     for by its major version (libcublasLt.so.12) on a machine whose stated CUDA (or torch build's CUDA) has another major;
     a named GPU that no stated CUDA release can build kernels for.
-    Cost: two linear scans of the text."""
+    Cost: two linear scans of the text, then one table lookup per named GPU and stated CUDA release."""
     derived = {"wsl"} if evidence.wsl else set()
     if any(float(gpu.capability) < 7.0 for gpu in evidence.facts.gpus if gpu.capability):
         derived.add("gpu:before-volta")
