@@ -124,9 +124,14 @@ FEATURES = _compiled((
     ("lightning-fork-launch", r"Lightning can't create new processes|\bddp_(?:notebook|fork)\b", 0),
     ("symbol:cxx11", r"undefined\s{1,4}symbol:\s{0,4}_Z\w{0,300}?cxx11", 0),
     # TensorRT 8+'s archive reader rejecting the magic tag (not the version tag, which it reports in its own words)
+    ("trt-shape-outside-profile", r"exceed min ~ max range|condition: profileM(?:ax|in)Dims\.d\[i\]", 0),
     ("trt-archive-reader", r"(?:stdArchiveReader|magicTagRead == kMAGIC_TAG)[^\n]{0,200}?Magic tag does not match", 0),
     # TensorFlow naming the host device and allocator of a failed allocation
     ("oom-on-host", r"device:CPU:\d{1,3} by allocator cpu|\bon cpu by allocator\b", 0),
+    # Convolution's input/weight type check, one side on a GPU (torch.cuda.*, CUDA*, MPS*) and the other not
+    ("types:device-differ", r"Input type \((?:torch\.cuda\.|CUDA|MPS)[\w.]{1,40}\) and weight type \((?!torch\.cuda\.|CUDA|MPS)"
+                            r"|Input type \((?!torch\.cuda\.|CUDA|MPS)[\w.]{1,40}\) and weight type \((?:torch\.cuda\.|CUDA|MPS)"
+                            r"|Input and parameter tensors are not at the same device", 0),
     ("dtype:double", r"\bDouble\b|\bfloat64\b|DoubleTensor", 0),
     ("loss-target", r"argument #\d+ 'target'|_loss_forward|\bnll_loss|\bcross_entropy|\bmse_loss|binary_cross_entropy"
                     r"|\b[A-Z][A-Za-z0-9]{0,40}Loss\(", 0),
@@ -206,7 +211,8 @@ FEATURES = _compiled((
     # libnvidia-container's check of the image's CUDA against the host driver
     ("container-cuda-requirement", r"requirement error: unsatisfied condition: cuda\s?>=", 0),
     # the kernel module: rebuilt per kernel by DKMS, refused unsigned under Secure Boot
-    ("kernel-module", r"\bdkms\b|\bDKMS\b|linux-headers|kernel (?:update|upgrade)|uname -r", 0),
+    ("kernel-module", r"\bdkms\b|\bDKMS\b|linux-headers|kernel-(?:headers|devel)\b|kernel source tree|[Kk]ernel headers"
+                      r"|kernel (?:update|upgrade)|uname -r", 0),
     ("secure-boot", r"[Ss]ecure ?[Bb]oot|\bmokutil\b|Required key not available", 0),
     # TensorRT's libraries, which pip's tensorrt wheels keep in their own directory
     ("tensorrt", r"libnvinfer\w{0,40}\.so|nvinfer\w{0,40}\.dll|TensorrtExecutionProvider|\btensorrt\b", 0),
