@@ -22,6 +22,7 @@ NAMES = {
     "ctranslate2": re.compile(r"(?i:ctranslate2)|faster-whisper"),
     "paddle": re.compile(r"(?i:paddle)"),
     "mxnet": re.compile(r"(?i:mxnet)"),
+    "triton": re.compile(r"(?i:\btriton\b)"),
 }
 SHARED_PRINTER = "tensorflow-or-jax"
 
@@ -85,6 +86,22 @@ LOGS = {
         "mxnet.base.MXNetError: [10:12:13] src/operator/nn/./cudnn/cudnn_convolution-inl.h:112: Check failed: "
         "e == cudaSuccess || e == cudaErrorCudartUnloading: CUDA: an illegal memory access was encountered\n",
         "mxnet", "cuda-illegal-memory-access"),
+    # MXNet's pooled storage manager, named by its source path only
+    "mxnet-storage-oom": (
+        "[10:12:13] src/storage/./pooled_storage_manager.h:161: cudaMalloc retry failed: out of memory\n"
+        "Stack trace:\n  [bt] (0) /usr/local/lib/python3.8/dist-packages/mxnet/libmxnet.so(+0x307d3b)\n",
+        "mxnet", "cuda-out-of-memory"),
+    # Numba's driver wrapper (numba/cuda/cudadrv/driver.py), which names the call and the code, not the package
+    "numba-launch-illegal-address": (
+        "Traceback (most recent call last):\n  File \"sim.py\", line 41, in <module>\n    step[blocks, threads](d_x)\n"
+        "CudaAPIError: [700] Call to cuLaunchKernel results in CUDA_ERROR_ILLEGAL_ADDRESS\n",
+        "numba", "cuda-illegal-memory-access"),
+    # a hand-written Triton kernel run on its own (triton.runtime), no torch frame in the log
+    "triton-kernel-illegal-address": (
+        "  File \"/home/u/.local/lib/python3.10/site-packages/triton/runtime/jit.py\", line 345, in run\n"
+        "    kernel.run(grid_0, grid_1, grid_2, kernel.num_warps)\n"
+        "RuntimeError: Triton Error [CUDA]: an illegal memory access was encountered\n",
+        "triton", "cuda-illegal-memory-access"),
     "stream-executor-cudnn-handle": (
         "E1203 10:13:14.000000 140 cuda_dnn.cc:361] Could not create cudnn handle: CUDNN_STATUS_ALLOC_FAILED\n",
         SHARED_PRINTER, "tensorflow-cudnn-init"),

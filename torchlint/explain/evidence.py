@@ -173,7 +173,10 @@ FEATURES = _compiled((
     ("product:paddle", r"\b[Pp]addle(?:[Pp]addle|NLP|OCR|Detection|Seg)?\b|\bpaddle/(?:fluid|phi)/"
                        r"|\(External\) (?:CUDA|CUDNN|CUBLAS|NCCL|CUFFT|CUSOLVER|CUSPARSE|CURAND) error\(", 0),
     # Apache MXNet: its package and its exception
-    ("product:mxnet", r"\b(?:mxnet|MXNet)\b|MXNetError", 0),
+    # MXNet and its parts: mshadow (its tensor library), the engine and storage sources its fatal lines name, its
+    # CUDA_CALL check (`e == cudaSuccess`, where Caffe writes `error ==`), the mx.* namespace
+    ("product:mxnet", r"\b(?:mxnet|MXNet)\b|MXNetError|\bmshadow\b|\blibmxnet\.so\b|threaded_engine\w{0,20}\.(?:cc|h)\b"
+                      r"|pooled_storage_manager\.h\b|Check failed: e == cudaSuccess\b|\bmx\.(?:nd|gpu|cpu|sym|gluon|context)\b", 0),
     # Caffe's glog CHECK macros around CUDA calls: "Check failed: error == cudaSuccess (2 vs. 0)"
     ("product:caffe", r"\b[Cc]affe\b|Check failed: (?:error|status) == (?:cudaSuccess|CUDNN_STATUS_SUCCESS|CUBLAS_STATUS_SUCCESS)", 0),
     # Lua Torch (torch7): its package manager, its CUDA package, its interpreter and Lua paths (not THC, which
@@ -260,7 +263,10 @@ FEATURES = _compiled((
     # advice for a framework's install is not theirs)
     ("product:gpu-software", r"\b(?:xgboost|XGBoost(?:Error)?|gpu_hist|[Ll]ight[Gg][Bb][Mm]|[Cc]at[Bb]oost|cupy|CuPy|cupy_backends"
      r"|numba|Numba|cudf|cuDF|cuml|cuML|cugraph|cuGraph|cuspatial|cuvs|RAPIDS|[Dd]arknet|[Oo]pen[Mm][Mm](?:Exception)?|simtk|GROMACS|gmx|ffmpeg|FFmpeg|ffprobe"
-     r"|(?:h264|hevc|av1)_nvenc|[Bb]lender|hashcat)\b", 0),
+     r"|(?:h264|hevc|av1)_nvenc|[Bb]lender|hashcat)\b"
+     # Numba's CUDA driver wrapper and NVVM binding name their errors, not the package (numba/cuda/cudadrv)
+     r"|\bCall to cu[A-Z]\w{0,40} results in CUDA_ERROR_|\bCuda(?:Support|API|Driver)Error\b|\bNvvm(?:Support)?Error\b"
+     r"|\blibNVVM\b|\bNUMBA_[A-Z]", 0),
     # Darknet (pjreddie's and AlexeyAB's): its CUDA checks live in src/cuda.c / src/dark_cuda.c, its model in a .cfg
     ("darknet", r"\b[Dd]arknet\b|\bdark_cuda\.c\b|\bsrc/cuda\.c\b|\bsubdivisions\b", 0),
     ("gradient-boosting", r"\b(?:xgboost|XGBoost(?:Error)?|gpu_hist|[Ll]ight[Gg][Bb][Mm]|[Cc]at[Bb]oost)\b", 0),
