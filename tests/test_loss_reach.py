@@ -136,6 +136,12 @@ CHOSEN_METHOD = (
 def test_a_method_set_on_self_in_init_is_what_a_call_through_it_runs(tmp_path):
     root = write_tree(tmp_path, {"losses.py": CHOSEN_METHOD})
     # `mat_loss` runs from `forward` through `self.loss_method`; `rarely` is called by nothing
-    assert places(check(root)) == [("losses.py", 15)]
+    findings = check(root)
+    assert places(findings) == [("losses.py", 15)]
+    assert "reached from `PairLoss.forward`" in findings[0]["message"]
+    # unbound, nothing in the tree calls `mat_loss`: it is a module's loss method that code outside the tree may
+    # run on every step, said so; `rarely`, named as no loss, stays quiet
     unbound = CHOSEN_METHOD.replace("self.mat_loss if mat_based else self.pair_loss", "None")
-    assert places(check(write_tree(tmp_path / "unbound", {"losses.py": unbound}))) == []
+    findings = check(write_tree(tmp_path / "unbound", {"losses.py": unbound}))
+    assert places(findings) == [("losses.py", 15)]
+    assert "(a module's loss method runs on every training step)" in findings[0]["message"]

@@ -108,7 +108,9 @@ def test_root_kind():
     assert root_kind("torch.autograd.Function") is Kind.OTHER
     assert root_kind("typing.Generic") is Kind.OTHER
     assert root_kind("pytorch_lightning.core.module.LightningModule") is Kind.LIGHTNING
-    assert root_kind("transformers.PreTrainedModel") is None
+    assert root_kind("transformers.PreTrainedModel") is Kind.MODULE  # the ecosystem's documented module bases
+    assert root_kind("mmengine.model.BaseModule") is Kind.MODULE
+    assert root_kind("transformers.PreTrainedTokenizer") is None
 
 
 def test_attributes_layers_and_factories():

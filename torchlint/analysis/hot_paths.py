@@ -12,8 +12,13 @@ parses with LibCST still resolves; they are the `classes` of each file's record
 (`torchlint.index.record`), and the project pass builds one `Reach` from all of them
 (`torchlint.index.project.ProjectIndex.reach`).
 
+A module's methods named as a training loss (`loss`, `loss_by_feat`) that no method of the
+tree calls are hot paths too: a runner outside the tree (mmengine's) calls them; they are
+walked last, and leave what another hot path reached as it was.
+
 Cost: `lookup` and `inherits` are memoized per class (each class costs O(bases));
-`_walk` is a breadth-first search at most 3 calls deep per origin class.
+`_walk` is a breadth-first search at most 3 calls deep per origin class; the call targets
+(for the loss methods) one lookup per call of the index.
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ from typing import Dict, FrozenSet, List, Mapping, Optional, Sequence, Set, Tupl
 from torchlint.analysis.class_graph import SUBMODULE_CALL
 from torchlint.analysis.flow_graph import InstanceFlow
 from torchlint.analysis.instance_flow import PARAM
-from torchlint.analysis.loss_paths import CRITERION_METHODS
+from torchlint.analysis.loss_paths import CRITERION_METHODS, is_training_loss_name
 from torchlint.analysis.loop_graph import CriterionUse, LoopGraph
 from torchlint.analysis.loop_reach import loop_findings
 from torchlint.core.config import Config
@@ -80,8 +85,10 @@ class Route:
 
     def describe(self) -> str:
         """"" for a hot path itself, else ", reached from `Model.training_step` via ..."."""
-        if not self.via:  # the hot path itself; a metric's `update` says why it is one
-            return " (a metric's `update` runs on every batch it measures)" if self.hot == METRIC_UPDATE else ""
+        if not self.via:  # the hot path itself; a metric's `update` and a module's loss say why they are one
+            if self.hot == METRIC_UPDATE:
+                return " (a metric's `update` runs on every batch it measures)"
+            return " (a module's loss method runs on every training step)" if is_training_loss_name(self.hot) else ""
         steps = " -> ".join(f"`{name}`" for name in self.via)
         return f" (reached from `{self.origin.rsplit('.', 1)[-1]}.{self.hot}` via {steps})"
 
@@ -186,6 +193,14 @@ class Reach:
                     return found
         return None
 
+    def loss_methods(self, facts: ClassFacts) -> List[str]:
+        """A module's methods named as a training loss (`loss`, `loss_by_feat`, `compute_loss`):
+        code outside the tree (a framework's runner: mmengine's `model(data, mode='loss')`)
+        calls them on every training step."""
+        if self.decided_only and self.index.kind(facts.name) is Kind.UNKNOWN or not self.index.is_module(facts):
+            return []
+        return [name for name in facts.methods if is_training_loss_name(name)]
+
     def _all_routes(self) -> Dict[Tuple[str, str], Route]:
         routes: Dict[Tuple[str, str], Route] = {}
         for facts in self.index.classes.values():
@@ -193,12 +208,34 @@ class Reach:
                 owner = self.lookup(facts.name, hot)
                 if owner is not None:
                     self._walk(facts.name, hot, lightning, owner, routes)
+        # then a module's loss methods that no code of the tree calls (the tree's callers decide the others:
+        # a loss only an epoch hook calls is not per step), walked only where no hot path reached first
+        called = self._call_targets()
+        for facts in self.index.classes.values():
+            for name in self.loss_methods(facts):
+                owner = self.lookup(facts.name, name)
+                if owner is not None and (owner, name) not in called and (owner, name) not in routes:
+                    self._walk(facts.name, name, False, owner, routes, fallback=True)
         return routes
 
-    def _walk(self, origin: str, hot: str, lightning: bool, owner: str, routes: Dict) -> None:
+    def _call_targets(self) -> Set[Tuple[str, str]]:
+        """(class defining it, method) of every call a method of the tree makes on `self`, on a
+        submodule or by handing a bound method on. Cost: one lookup per call of the index."""
+        targets: Set[Tuple[str, str]] = set()
+        for class_name, by_method in self.calls.items():
+            for callees in by_method.values():
+                for callee in callees:
+                    held, _, method = callee.rpartition(SUBMODULE_CALL)
+                    defined = self.lookup(held or class_name, method)
+                    if defined is not None:
+                        targets.add((defined, method))
+        return targets
+
+    def _walk(self, origin: str, hot: str, lightning: bool, owner: str, routes: Dict, fallback: bool = False) -> None:
         """Breadth first from one hot path; which method `self.name()` runs depends on the
         instance's class (`origin`, or the class of the submodule a method was called on),
-        so each origin walks on its own."""
+        so each origin walks on its own. A `fallback` walk (from a loss method) leaves what
+        another hot path reached as it was."""
         seen: Set[Tuple[str, str]] = set()
         # (the instance's class, the class defining the method, the method, the calls on the way)
         frontier: List[Tuple[str, str, str, Tuple[str, ...]]] = [(origin, owner, hot, ())]
@@ -206,7 +243,7 @@ class Reach:
             following = []
             for instance, owner_name, method_name, via in frontier:
                 key = (owner_name, method_name)
-                if key in seen:
+                if key in seen or (fallback and key in routes):
                     continue
                 seen.add(key)
                 known = routes.get(key)

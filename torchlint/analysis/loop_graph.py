@@ -1,7 +1,9 @@
 """Deciding over training-loop facts (`torchlint.analysis.loop_facts`, of one file or of
 the whole tree): which owners are step functions, which loops are hot, what a hot loop
 or a step function reaches a few calls deep (with the route, for the message), and
-which instances such code calls as its criterion.
+which instances such code calls as its criterion. A module-level function named as a
+training loss (`dice_loss`) that no owner of the tree calls is an origin too (a training
+loop outside the tree runs it), after the others.
 
 Cost: linear in the facts: callee names are resolved once each (by their last part,
 then a suffix match among the owners sharing it); the step owners are a worklist over
@@ -15,6 +17,7 @@ from dataclasses import dataclass
 from typing import Callable, Dict, List, Mapping, Optional, Set, Tuple
 
 from torchlint.analysis.loop_facts import MODULE_OWNER, NO_TRAINING, TRAINING_IN_BRANCH, LoopFacts, OwnerLoops
+from torchlint.analysis.loss_paths import is_training_loss_name
 from torchlint.analysis.module_names import suffix_matches
 
 MAX_DEPTH = 3  # calls followed from a hot loop or a step function
@@ -22,9 +25,9 @@ MAX_DEPTH = 3  # calls followed from a hot loop or a step function
 
 @dataclass(frozen=True)
 class LoopRoute:
-    """How a training loop (`loop`: its owner, `None` for a step function itself) or a
-    step function reaches an owner: `origin` the owner holding the loop or the step
-    function, `via` the calls on the way (the reached owner last)."""
+    """How a training loop (`loop`: its owner, `None` for a step function itself), a
+    step function or a loss function reaches an owner: `origin` the owner holding the loop,
+    the step or the loss function, `via` the calls on the way (the reached owner last)."""
 
     origin: str
     loop: bool
@@ -34,14 +37,18 @@ class LoopRoute:
         """"" for a step function itself, else ", reached from the training loop in
         `Trainer.fit` via ..." (naming the origin's file when it is another one)."""
         if not self.via:
-            return ""
+            return " (a loss function runs on every training step)" if not self.loop and _loss_function(self.origin) else ""
         steps = " -> ".join(f"`{short_name(name)}`" for name in self.via)
         return f" (reached from {self.describe_origin(origin_file)} via {steps})"
 
     def describe_origin(self, origin_file: Optional[str] = None) -> str:
         """"the training loop in `Trainer.fit`" or "the step function `train_step`",
         with " of `train.py`" when the origin is in another file."""
-        where = f"the training loop in {describe_owner(self.origin)}" if self.loop else f"the step function `{short_name(self.origin)}`"
+        if self.loop:
+            where = f"the training loop in {describe_owner(self.origin)}"
+        else:
+            kind = "loss" if _loss_function(self.origin) else "step"
+            where = f"the {kind} function `{short_name(self.origin)}`"
         return where + (f" of `{origin_file}`" if origin_file else "")
 
 
@@ -70,6 +77,13 @@ def describe_owner(qualified: str) -> str:
     if qualified.endswith("." + MODULE_OWNER) or qualified == MODULE_OWNER:
         return "the script"  # a module's own code: a script's or a notebook's
     return f"`{short_name(qualified)}`"
+
+
+def _loss_function(owner: str) -> bool:
+    """A function of a module (no class around it) named as a training loss (`dice_loss`,
+    `si_snr_loss`): it runs on every training step, wherever the training loop is."""
+    parts = owner.split(".")
+    return len(parts) >= 2 and not parts[-2][:1].isupper() and parts[-2] != MODULE_OWNER and is_training_loss_name(parts[-1])
 
 
 class LoopGraph:
@@ -203,6 +217,21 @@ class LoopGraph:
             for index, loop in enumerate(facts.loops):
                 if self.hot_loop(name, index):
                     frontier.extend((c, LoopRoute(name, True, ())) for c in loop.calls)
+        self._follow(frontier, routes)
+        # then the loss functions no code of the tree calls (a training loop elsewhere runs them); the tree's
+        # callers decide the others, and what a hot loop reached keeps its route
+        called = {self.resolve(c) for owner in self.owners.values() for c in owner.calls}
+        frontier = []
+        for name in sorted(self.owners):
+            if _loss_function(name) and name not in routes and name not in called:
+                routes[name] = LoopRoute(name, False, ())
+                frontier.extend((c, LoopRoute(name, False, ())) for c in self.owners[name].calls)
+        self._follow(frontier, routes)
+        return routes
+
+    def _follow(self, frontier: List[Tuple[str, LoopRoute]], routes: Dict[str, LoopRoute]) -> None:
+        """Breadth first from `frontier` (callee, route to its caller), `MAX_DEPTH` calls, into
+        the owners no route reached yet."""
         for _ in range(MAX_DEPTH):
             following = []
             for callee, route in frontier:
@@ -214,7 +243,6 @@ class LoopGraph:
                 routes[target] = reached
                 following.extend((c, reached) for c in self.owners[target].calls)
             frontier = following
-        return routes
 
     def route(self, owner: str) -> Optional[LoopRoute]:
         """How a hot loop or step function reaches `owner` (itself, for a step function)."""

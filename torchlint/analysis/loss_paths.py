@@ -29,9 +29,32 @@ _REWRITES = {
 }
 
 
+# words that put a loss-named method on the evaluation side (`val_loss`, `eval_loss`, `test_loss`) or make it
+# report or keep a loss rather than compute one (`_log_loss`, `plot_loss`, `reset_loss`)
+_NOT_COMPUTING_WORDS = frozenset({
+    "val", "valid", "validation", "eval", "evaluate", "evaluation", "test", "predict",
+    "log", "print", "plot", "record", "save", "show", "display", "write", "report", "track", "visualize", "dump",
+    "format", "reset", "set",
+})
+
+
+def is_loss_name(name: str) -> bool:
+    """A name that says it computes a loss: ends in `loss` or has `loss` as a word (`dice_loss`,
+    `compute_loss`, `loss_fn`, `loss_by_feat`)."""
+    name = name.lower()
+    return name.endswith("loss") or "loss" in name.split("_")
+
+
+def is_training_loss_name(name: str) -> bool:
+    """A loss name with no word of evaluation or of reporting in it: a module's method or a
+    function so named runs on every training step (`loss`, `loss_by_feat`, `compute_loss`,
+    `dice_loss`; not `val_loss`, `_log_loss`)."""
+    return is_loss_name(name) and not _NOT_COMPUTING_WORDS & set(name.lower().strip("_").split("_"))
+
+
 def is_loss_code(function, class_node) -> bool:
-    name = function.name.value.lower()
-    if name.endswith("loss") or "loss" in name.split("_"):  # `dice_loss`, `compute_loss`, `loss_fn`
+    name = function.name.value
+    if is_loss_name(name):
         return True
     if class_node is None or name != "forward":
         return False

@@ -62,6 +62,14 @@ LIGHTNING_STEPS = ("training_step", "validation_step", "test_step", "predict_ste
 # torch.nn names that are classes but not modules
 _NN_NON_MODULES = frozenset({"Parameter", "UninitializedParameter", "UninitializedBuffer", "Buffer"})
 _NN_NON_MODULE_PACKAGES = frozenset({"utils", "init", "functional", "parameter", "attention", "grad"})
+# other libraries' documented nn.Module subclasses, which models of the ecosystem derive from
+_ECOSYSTEM_MODULES = frozenset({
+    "mmengine.model.BaseModule", "mmengine.model.base_module.BaseModule",
+    "mmengine.model.BaseModel", "mmengine.model.base_model.BaseModel", "mmengine.model.base_model.base_model.BaseModel",
+    "mmcv.runner.BaseModule", "mmcv.runner.base_module.BaseModule",
+    "transformers.PreTrainedModel", "transformers.modeling_utils.PreTrainedModel",
+    "diffusers.ModelMixin", "diffusers.models.modeling_utils.ModelMixin",
+})
 # packages whose classes are never modules (besides the standard library)
 _NEVER_MODULES = frozenset({"numpy", "typing_extensions", "pydantic", "attr", "attrs"})
 
@@ -76,7 +84,8 @@ def canonical(qualified: Optional[str]) -> Optional[str]:
 def root_kind(qualified: Optional[str]) -> Optional[Kind]:
     """The kind of a class named by a fully qualified name from outside the linted tree:
     torch.nn classes (Module, _Loss, containers, layers) are MODULE, Lightning's
-    `LightningModule` is LIGHTNING, other torch / stdlib / known classes are OTHER;
+    `LightningModule` is LIGHTNING, the nn.Module subclasses of mmengine, mmcv, transformers and
+    diffusers that models derive from are MODULE, other torch / stdlib / known classes are OTHER;
     None if the name says nothing (a third-party or in-tree class)."""
     if not qualified:
         return None
@@ -96,6 +105,8 @@ def root_kind(qualified: Optional[str]) -> Optional[Kind]:
         ):
             return Kind.MODULE
         return Kind.OTHER
+    if qualified in _ECOSYSTEM_MODULES:
+        return Kind.MODULE
     if head in _NEVER_MODULES or head in getattr(sys, "stdlib_module_names", ()) or head == "builtins":
         return Kind.OTHER
     return None

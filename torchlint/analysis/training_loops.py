@@ -6,7 +6,10 @@ step (`opt.step()`, `scaler.step(opt)`; a scheduler's `step()` does not count) r
 per training step. So does a *step function*: one that runs a backward pass or a step
 outside any loop of its own (`train_step(batch)`), and a loop that calls one. A loop
 whose only training call sits in a branch beside a nested training loop is an epoch loop
-(`if not did_step: optimizer.step()` after the batches). A loop
+(`if not did_step: optimizer.step()` after the batches). A loop over data whose items each
+get repeated updates in a counting loop (`for minibatch in batch.split(n): for _ in
+range(critic_iters): opt.step()`) runs per step too; an epoch loop, `for epoch in ...` or a
+count, does not, nor does one around a loop that counts a length (`range(len(x))`). A loop
 that only calls a function holding its own training loop (`for epoch in ...:
 train_one_epoch(...)`) runs once per epoch: it is not hot. What a hot loop or a step
 function calls on every iteration (`self._log(...)`, `log_metrics(loss)`, in this file
@@ -136,19 +139,51 @@ def build_loop_facts(view) -> Tuple[Optional[LoopFacts], Sequence[CriterionCalls
 
 
 class _OpenLoop:
-    """A loop while its owner is walked (`Loop` once it is)."""
+    """A loop while its owner is walked (`Loop` once it is); `repeats`: it counts
+    (`for _ in range(k)`, not over a length), `data`: it walks data (`for batch in loader`),
+    neither counting nor an epoch loop."""
 
-    __slots__ = ("training", "near", "calls", "no_grad", "parent")
+    __slots__ = ("training", "near", "calls", "no_grad", "parent", "repeats", "data")
 
-    def __init__(self, no_grad: bool, parent: int) -> None:
+    def __init__(self, no_grad: bool, parent: int, node=None) -> None:
         self.training = NO_TRAINING
         self.near: Dict[str, None] = {}  # ordered sets
         self.calls: Dict[str, None] = {}
         self.no_grad = no_grad
         self.parent = parent
+        counted = node is not None and type(node) is not ast.While and _ast_counting(node.iter)
+        self.repeats = counted and not _ast_calls_len(node.iter)
+        self.data = node is not None and type(node) is not ast.While and not counted and not _ast_names_epoch(node.target)
 
     def close(self) -> Loop:
         return Loop(self.training, tuple(self.near), tuple(self.calls), self.no_grad and not self.training, self.parent)
+
+
+_COUNTERS = frozenset({"range", "trange", "count", "itertools.count", "tqdm.trange", "tqdm.auto.trange"})
+# wrappers whose loop counts when what they wrap does (`tqdm(range(n))`, `enumerate(range(n))`)
+_WRAPPERS = frozenset({"enumerate", "tqdm", "tqdm.tqdm", "tqdm.auto.tqdm", "reversed"})
+
+
+def _ast_counting(iterable) -> bool:
+    """`range(...)` (or trange, itertools.count), also inside `tqdm(...)` / `enumerate(...)`."""
+    while isinstance(iterable, ast.Call):
+        name = ast_dotted_name(iterable.func)
+        if name in _COUNTERS:
+            return True
+        if name not in _WRAPPERS or not iterable.args:
+            return False
+        iterable = iterable.args[0]
+    return False
+
+
+def _ast_calls_len(iterable) -> bool:
+    """A count taken from a length (`range(len(loader))`): such a loop walks data by index."""
+    return any(isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len"
+               for node in ast.walk(iterable))
+
+
+def _ast_names_epoch(target) -> bool:
+    return any(isinstance(node, ast.Name) and "epoch" in node.id.lower() for node in ast.walk(target))
 
 
 class _OpenOwner:
@@ -212,7 +247,7 @@ class _Facts:
             elif kind in _AST_WITHS and any(_ast_no_grad(item.context_expr, self.table) for item in node.items):
                 quiet = True
             if kind in _AST_LOOPS:
-                facts.loops.append(_OpenLoop(quiet, loops[-1] if loops else -1))
+                facts.loops.append(_OpenLoop(quiet, loops[-1] if loops else -1, node))
                 inside = (*loops, len(facts.loops) - 1)
                 head = [node.test] if kind is ast.While else [node.target, node.iter]
                 children = [(n, loops, quiet, branch) for n in head]
@@ -252,6 +287,10 @@ class _Facts:
             if loops:
                 loop = facts.loops[loops[-1]]
                 loop.training = max(loop.training, TRAINING_IN_BRANCH if branch else TRAINING)
+                if len(loops) > 1 and loop.repeats and facts.loops[loops[-2]].data:
+                    # updates repeated on each item of data (`for _ in range(critic_iters): opt.step()`
+                    # inside `for minibatch in batch.split(n)`): the loop over the data runs per step too
+                    facts.loops[loops[-2]].training = TRAINING
             else:
                 facts.step = True
             return

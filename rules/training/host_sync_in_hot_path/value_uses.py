@@ -77,7 +77,8 @@ def recorded(call, parents: Dict, uses: Dict[str, List], memo: Optional[UseMemo]
     """Whether a synced value only goes where values are recorded or reported: a logging
     call, `print`, a stats dict given to one (`self.log_dict({"loss": v.item()})`) or
     filled in place (`stats["loss"] = ...`, `stats.update(loss=...)`), a list of losses,
-    an attribute of `self`, itself or through a name bound once whose every use is such;
+    an attribute of `self`, a running total (`acc_sum += acc`), itself or through a name
+    bound once whose every use is such;
     `returned`: also a `return` (the function's callers only record, sum or drop it, see
     `returned_values`). Other values (a size, an index, a loop, a branch, a dict handed to
     any other function) are needed on the host: reported only with `check-host-values`.
@@ -158,6 +159,11 @@ def _recorded_use(node, parents: Dict, climbed: Optional[Dict] = None, returned:
         node, parent = climb(parent, parents, climbed)
     if isinstance(parent, cst.Return):
         return returned
+    if (
+        isinstance(parent, cst.AugAssign) and node is parent.value and type(parent.target) is cst.Name
+        and isinstance(parent.operator, (cst.AddAssign, cst.SubtractAssign))
+    ):
+        return True  # summed into a running total (`acc_sum += acc`), as `total += x.item()` is
     if isinstance(parent, cst.Arg):
         call = parents.get(parent)
         if isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value == "dict":

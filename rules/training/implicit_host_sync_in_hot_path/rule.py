@@ -59,8 +59,9 @@ class ImplicitHostSyncInHotPath(HotPathRule):
     Flags code that reads a tensor's value on the host without saying so, in TL003's hot
     paths (`forward` of a module, the `*_step` hooks of a `LightningModule`,
     `forward`/`backward` of an `autograd.Function`, and what they call on `self`, up to
-    three calls deep) and training loops (a loop that runs a backward pass or an optimizer step,
-    and what it calls on every iteration): a tensor tested by Python (`if t.any():`,
+    three calls deep; a module's loss methods and the loss functions a runner outside the tree
+    calls, as TL003 says) and training loops (a loop that runs a backward pass or an optimizer
+    step, and what it calls on every iteration): a tensor tested by Python (`if t.any():`,
     `if not torch.isfinite(loss).all():`, `while err.max() > tol:`), converted by `bool(t)`
     or `float(t)` (also of its copy: `float(loss.cpu())` reads a number as `.item()` does; and of a
     detached tensor, `float(loss.detach())`: only a tensor has `.detach()`), and
