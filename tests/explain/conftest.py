@@ -1,5 +1,6 @@
 """Fixtures for the explain tests."""
 
+import json
 from pathlib import Path
 
 import pytest
@@ -25,3 +26,18 @@ def run_explain():
         return as_text(run_module(module[1], *args, cwd=cwd or REPO, input=None if stdin is None else stdin.encode()))
 
     return run
+
+
+@pytest.fixture
+def top_answer(run_explain):
+    """top_answer(log) -> (first signature id, its first cause id or None, gpu_claim), through
+    `python -m torchlint.explain --format json`; a log with no match fails."""
+
+    def answer(log):
+        data = json.loads(run_explain(["--format", "json"], stdin=log + "\n").stdout)
+        assert data["matches"], log
+        first = data["matches"][0]
+        causes = first.get("causes") or []
+        return first["id"], (causes[0]["id"] if causes else None), data["gpu_claim"]
+
+    return answer

@@ -11,14 +11,6 @@ import json
 import pytest
 
 
-def _top(run_explain, log):
-    data = json.loads(run_explain(["--format", "json"], stdin=log + "\n").stdout)
-    assert data["matches"], log
-    first = data["matches"][0]
-    causes = first.get("causes") or []
-    return first["id"], (causes[0]["id"] if causes else None), data["gpu_claim"]
-
-
 @pytest.mark.parametrize("log, expected", [
     ("Loading checkpoint shards:  62%|██████▎   | 5/8 [01:40<01:00, 20.1s/it]Killed",
      ("host-out-of-memory-killed", None, False)),
@@ -55,8 +47,8 @@ def _top(run_explain, log):
     ("ERROR: Unexpected bus ERROR encountered in worker. This might be caused by insufficient Shared memory (SHM).",
      ("dataloader-shm-exhausted", None, False)),
 ])
-def test_the_log_names_its_family_and_cause(run_explain, log, expected):
-    assert _top(run_explain, log) == expected
+def test_the_log_names_its_family_and_cause(top_answer, log, expected):
+    assert top_answer(log) == expected
 
 
 @pytest.mark.parametrize("log", [
@@ -69,12 +61,12 @@ def test_killed_inside_a_sentence_is_not_the_oom_killer(run_explain, log):
     assert "host-out-of-memory-killed" not in [found["id"] for found in data["matches"]]
 
 
-def test_a_dataloader_worker_killed_ranks_before_the_bare_kill(run_explain):
+def test_a_dataloader_worker_killed_ranks_before_the_bare_kill(top_answer):
     log = ("RuntimeError: DataLoader worker (pid 4242) is killed by signal: Killed.\nKilled")
-    assert _top(run_explain, log)[0] == "dataloader-worker-killed"
+    assert top_answer(log)[0] == "dataloader-worker-killed"
 
 
-def test_an_ollama_runner_error_behind_a_cuda_error_in_the_server_log_ranks_second(run_explain):
+def test_an_ollama_runner_error_behind_a_cuda_error_in_the_server_log_ranks_second(top_answer):
     log = ("CUDA error: out of memory\n  current device: 0, in function alloc at ggml-cuda.cu:375\n"
            "Error: llama runner process has terminated: exit status 2")
-    assert _top(run_explain, log)[0] == "cuda-out-of-memory"
+    assert top_answer(log)[0] == "cuda-out-of-memory"
