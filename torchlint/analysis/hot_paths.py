@@ -75,20 +75,22 @@ class Route:
     """How a hot path reaches a method: the class whose instance runs it (`origin`), the
     hot method (`hot`), the methods called on the way (`via`, the reached one last),
     whether any hot path reaching it is a Lightning step (`lightning`), and the names of
-    all the hot methods that reach it (`hooks`)."""
+    all the hot methods that reach it (`hooks`); `loss_method`: the hot method is a module's
+    loss method no code of the tree calls (`Reach.loss_methods`)."""
 
     origin: str
     hot: str
     via: Tuple[str, ...]
     lightning: bool
     hooks: FrozenSet[str] = frozenset()
+    loss_method: bool = False
 
     def describe(self) -> str:
         """"" for a hot path itself, else ", reached from `Model.training_step` via ..."."""
         if not self.via:  # the hot path itself; a metric's `update` and a module's loss say why they are one
             if self.hot == METRIC_UPDATE:
                 return " (a metric's `update` runs on every batch it measures)"
-            return " (a module's loss method runs on every training step)" if is_training_loss_name(self.hot) else ""
+            return " (a module's loss method runs on every training step)" if self.loss_method else ""
         steps = " -> ".join(f"`{name}`" for name in self.via)
         return f" (reached from `{self.origin.rsplit('.', 1)[-1]}.{self.hot}` via {steps})"
 
@@ -197,7 +199,7 @@ class Reach:
         """A module's methods named as a training loss (`loss`, `loss_by_feat`, `compute_loss`):
         code outside the tree (a framework's runner: mmengine's `model(data, mode='loss')`)
         calls them on every training step."""
-        if self.decided_only and self.index.kind(facts.name) is Kind.UNKNOWN or not self.index.is_module(facts):
+        if (self.decided_only and self.index.kind(facts.name) is Kind.UNKNOWN) or not self.index.is_module(facts):
             return []
         return [name for name in facts.methods if is_training_loss_name(name)]
 
@@ -249,7 +251,8 @@ class Reach:
                 known = routes.get(key)
                 hooks = frozenset({hot}) | (known.hooks if known is not None else frozenset())
                 if known is None or len(via) < len(known.via):
-                    routes[key] = Route(origin, hot, via, lightning or (known is not None and known.lightning), hooks)
+                    routes[key] = Route(origin, hot, via, lightning or (known is not None and known.lightning), hooks,
+                                        fallback)
                 else:
                     routes[key] = replace(known, lightning=known.lightning or lightning, hooks=hooks)
                 if level == self.depth:

@@ -13,7 +13,7 @@ children; the routes are a breadth-first search `MAX_DEPTH` calls deep.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable, Dict, List, Mapping, Optional, Set, Tuple
 
 from torchlint.analysis.loop_facts import MODULE_OWNER, NO_TRAINING, TRAINING_IN_BRANCH, LoopFacts, OwnerLoops
@@ -27,17 +27,19 @@ MAX_DEPTH = 3  # calls followed from a hot loop or a step function
 class LoopRoute:
     """How a training loop (`loop`: its owner, `None` for a step function itself), a
     step function or a loss function reaches an owner: `origin` the owner holding the loop,
-    the step or the loss function, `via` the calls on the way (the reached owner last)."""
+    the step or the loss function, `via` the calls on the way (the reached owner last);
+    `loss`: the origin is a loss function no owner of the tree calls."""
 
     origin: str
     loop: bool
     via: Tuple[str, ...]
+    loss: bool = False
 
     def describe(self, origin_file: Optional[str] = None) -> str:
         """"" for a step function itself, else ", reached from the training loop in
         `Trainer.fit` via ..." (naming the origin's file when it is another one)."""
         if not self.via:
-            return " (a loss function runs on every training step)" if not self.loop and _loss_function(self.origin) else ""
+            return " (a loss function runs on every training step)" if self.loss else ""
         steps = " -> ".join(f"`{short_name(name)}`" for name in self.via)
         return f" (reached from {self.describe_origin(origin_file)} via {steps})"
 
@@ -47,7 +49,7 @@ class LoopRoute:
         if self.loop:
             where = f"the training loop in {describe_owner(self.origin)}"
         else:
-            kind = "loss" if _loss_function(self.origin) else "step"
+            kind = "loss" if self.loss else "step"
             where = f"the {kind} function `{short_name(self.origin)}`"
         return where + (f" of `{origin_file}`" if origin_file else "")
 
@@ -224,8 +226,8 @@ class LoopGraph:
         frontier = []
         for name in sorted(self.owners):
             if _loss_function(name) and name not in routes and name not in called:
-                routes[name] = LoopRoute(name, False, ())
-                frontier.extend((c, LoopRoute(name, False, ())) for c in self.owners[name].calls)
+                routes[name] = LoopRoute(name, False, (), loss=True)
+                frontier.extend((c, routes[name]) for c in self.owners[name].calls)
         self._follow(frontier, routes)
         return routes
 
@@ -239,7 +241,7 @@ class LoopGraph:
                 target = self.resolve(callee)
                 if target is None or target in routes:
                     continue
-                reached = LoopRoute(route.origin, route.loop, route.via + (target,))
+                reached = replace(route, via=route.via + (target,))
                 routes[target] = reached
                 following.extend((c, reached) for c in self.owners[target].calls)
             frontier = following
@@ -258,7 +260,7 @@ class LoopGraph:
         if method not in self._called_methods():
             return None  # no hot code calls a method of that name: no base to climb to
         route = self._inherited_call(class_name, method, bases)
-        return None if route is None else LoopRoute(route.origin, route.loop, route.via + (owner,))
+        return None if route is None else replace(route, via=route.via + (owner,))
 
     def reached_route(self, owner: str, bases: Callable[[str], List[str]]) -> Optional[LoopRoute]:
         """How a hot loop or step function reaches `owner`: directly, as an override (`override_route`),
@@ -281,7 +283,7 @@ class LoopGraph:
                     below[caller] = callee
                     found = self.routes.get(caller) or self.override_route(caller, bases)
                     if found is not None:
-                        return LoopRoute(found.origin, found.loop, found.via + self._path_down(caller, below))
+                        return replace(found, via=found.via + self._path_down(caller, below))
                     following.append(caller)
             frontier = following
         return None
