@@ -43,6 +43,8 @@ MESSAGE_PREFIXES: Mapping[str, Tuple[Tuple[str, str], ...]] = {
         # CTranslate2 CUDA_CHECK; pastes retype its prefix in other letter case ("Cuda failed with error")
         ("failed with error", r"(?i:cuda) failed with error "),
         ("CUDA failure", r"CUDA failure \d{1,6}: "),  # ONNX Runtime CUDA_CALL
+        # NCCL's CUDACHECK: WARN("Cuda failure '%s'") and, from 2.19, WARN("Cuda failure %d '%s'")
+        ("Cuda failure", r"Cuda failure (?:\d{1,6} )?'"),
         ("CUDA driver error", r"CUDA driver error: "),  # torch AT_CUDA_DRIVER_CHECK
         ("Triton Error", r"Triton Error \[CUDA\]: "),  # Triton's driver launcher
         ("cuda runtime error", r"cuda runtime error \(\d{1,6}\) : "),  # torch < 1.0 (THC)
@@ -68,6 +70,9 @@ MESSAGE_PREFIXES: Mapping[str, Tuple[Tuple[str, str], ...]] = {
         ("CUDA: ", r"\bCUDA: "),  # MXNet's and mshadow's CUDA_CALL: CHECK(...) << "CUDA: " << cudaGetErrorString(e)
         # PyCUDA's driver calls ("pycuda._driver.MemoryError: cuMemAlloc failed: out of memory")
         (" failed: ", r"\bcu[A-Z]\w{2,40} failed: "),
+        # tiny-cuda-nn's CUDA_CHECK_THROW (instant-ngp, its torch bindings): "<file>:<line> cudaMalloc(&rawptr,
+        # n_bytes) failed: <text>", before 2023 "... failed with error <text>"
+        (") failed", r"\bcuda[A-Z]\w{2,40}\([^\n]{0,200}?\) failed(?::| with error) "),
     ),
     "cusparse": (("CUDA error", r"CUDA error:[ \t]?"),),  # torch TORCH_CUDASPARSE_CHECK
     "nccl": (

@@ -197,9 +197,13 @@ FEATURES = _compiled((
     # TensorRT's own logger and runtime ("[TRT] [E] ...", nvinfer1:: frames, trtexec)
     ("product:tensorrt", r"\[TRT\]|\bnvinfer1::|\btrtexec\b|TensorRT[- ]LLM|\bTensorRT\b(?!ExecutionProvider)", 0),
     # Triton's launcher and compiler frames
+    # NVIDIA's GPU PhysX under Isaac Gym (carb.gym), Isaac Sim and Isaac Lab (omni.physx)
+    ("runtime:physx", r"\bcarb\.gym\b|\bomni\.physx\b|\bGymPhysX\w{0,8}\.c|\bPxg\w{2,40}\.(?:cpp|cu)\b|PxGpuDynamicsMemoryConfig|\bisaacgym\b", 0),
     ("runtime:triton", r"Triton Error \[CUDA\]|[/\\]triton[/\\]|\btriton\.", 0),
     # a driver version stated in the paste (nvidia-smi's header, a collect_env report)
-    ("driver-version-stated", r"Driver Version\s{0,4}[:：]?\s{0,4}\d{3}\.|Nvidia driver version:\s{0,4}\d{3}\.", 0),
+    # nvidia-smi's header, and the entrypoint of NVIDIA's NGC containers ("... but version 470.182.03 was detected")
+    ("driver-version-stated", r"Driver Version\s{0,4}[:：]?\s{0,4}\d{3}\.|Nvidia driver version:\s{0,4}\d{3}\."
+                              r"|version \d{3}\.\d{1,3}(?:\.\d{1,3})? was detected", 0),
     # ONNX Runtime's provider list without the CUDA provider: the CPU build is what is installed
     ("onnxruntime-cpu-providers", r"Available providers: '(?:(?!CUDA)[^'\n]){1,300}'"
                                   r"|\['(?:Azure|CPU)ExecutionProvider'(?:, '(?:Azure|CPU)ExecutionProvider'){0,2}\]", 0),
@@ -216,6 +220,7 @@ FEATURES = _compiled((
     # the kernel module: rebuilt per kernel by DKMS, refused unsigned under Secure Boot
     ("kernel-module", r"\bdkms\b|\bDKMS\b|linux-headers|kernel-(?:headers|devel)\b|kernel source tree|[Kk]ernel headers"
                       r"|kernel (?:update|upgrade)|uname -r", 0),
+    ("kernel-newer-than-driver", r"GPL-incompatible module nvidia[\w-]{0,20}\.ko uses GPL-only symbol", 0),
     ("secure-boot", r"[Ss]ecure ?[Bb]oot|\bmokutil\b|Required key not available", 0),
     # TensorRT's libraries, which pip's tensorrt wheels keep in their own directory
     ("tensorrt", r"libnvinfer\w{0,40}\.so|nvinfer\w{0,40}\.dll|TensorrtExecutionProvider|\btensorrt\b", 0),
@@ -232,7 +237,9 @@ FEATURES = _compiled((
     ("os:linux", r"\blib\w+\.so\b|\.so\.\d|/home/|/usr/|/opt/|\bUbuntu\b|\bLinux\b", 0),
     # where it ran
     ("container", r"\bdocker\b|--shm-size|--ipc=host|\bkubernetes\b|\bk8s\b|\bcontainer\b|\bpodman\b", re.I),
-    ("shm", r"/dev/shm|shm_open|posix_fallocate|shared memory segment|ncclShmOpen|--ipc=host|shm-size|\bshm\.h\b", 0),
+    # NCCL's INFO lines name the transport each channel uses ("Channel 00 : 0[0] -> 1[1] via SHM/direct/direct")
+    ("shm", r"/dev/shm|shm_open|posix_fallocate|shared memory segment|ncclShmOpen|--ipc=host|shm-size|\bshm\.h\b"
+            r"|\bvia SHM/|NCCL_SHM_DISABLE", 0),
     # processes made with fork(): DataLoader workers, multiprocessing, pre-forking servers
     ("fork", r"\bfork(?:ed)?\b|\bmultiprocessing\b|DataLoader worker|_MultiProcessingDataLoaderIter|\bgunicorn\b|\bcelery\b"
              r"|\bnum_workers ?(?:>|=) ?[1-9]", 0),
