@@ -67,3 +67,37 @@ def test_without_the_evidence_the_answer_stays_general(run_explain, log, expecte
     first = data["matches"][0]
     assert first["id"] == expected
     assert not (first.get("causes") or []) or first["causes"][0]["id"] != "container-without-gpu-runtime"
+
+
+# written after the twenty-seventh held-out split
+@pytest.mark.parametrize("log, expected", [
+    ("W1204 10:11:12.123 gpu_resources.cc:119] The GPU compute capability in your current machine is 50, which is not "
+     "supported by Paddle, it is recommended to install the corresponding wheel package according to the installation "
+     "information on the official Paddle website.", ("no-kernel-image", "paddle-build-architectures", True)),
+    ("W0101 gpu_resources.cc:96] The GPU architecture in your current machine is Pascal, which is not compatible with "
+     "Paddle installation with arch: 70 75 80 86 , it is recommended to install the corresponding wheel package "
+     "according to the installation information on the official Paddle website.",
+     ("no-kernel-image", "paddle-build-architectures", True)),
+    ("RuntimeError: Found cuDNN version 8600, but JAX was built against version 8904, which is newer. The copy of "
+     "cuDNN that is installed must be at least as new as the version against which JAX was built.\n"
+     "jaxlib.xla_extension.XlaRuntimeError: FAILED_PRECONDITION: DNN library initialization failed.",
+     ("jax-cuda-backend", "libraries-too-old", True)),
+    ("src/roi_align_cuda.cpp:5:23: error: 'AT_CHECK' was not declared in this scope; did you mean 'DCHECK'?",
+     ("extension-uses-removed-torch-api", None, False)),
+    ('csrc/nms.cu(12): error: identifier "THCudaCheck" is undefined', ("extension-uses-removed-torch-api", None, False)),
+    ("src/nms_kernel.cu:2:10: fatal error: THC/THC.h: No such file or directory",
+     ("extension-uses-removed-torch-api", None, False)),
+])
+def test_written_after_held_out_27(top_answer, log, expected):
+    assert top_answer(log) == expected
+
+
+def test_a_jax_backend_warning_in_a_torch_programs_log_is_not_its_failure(run_explain):
+    log = ("CUDA backend failed to initialize: Found cuDNN version 8700, but JAX was built against version 8904, which "
+           "is newer. (Set TF_CPP_MIN_LOG_LEVEL=0 and rerun for more info.)\n"
+           "Traceback (most recent call last):\n  File \"/usr/local/lib/python3.10/dist-packages/torch/nn/modules/"
+           "module.py\", line 1501, in _call_impl\nKeyError: 'caption'\n")
+    data = json.loads(run_explain(["--format", "json"], stdin=log).stdout)
+    assert not data["matches"]
+    jax_only = log.split("Traceback")[0]
+    assert json.loads(run_explain(["--format", "json"], stdin=jax_only).stdout)["matches"][0]["id"] == "jax-cuda-backend"

@@ -184,7 +184,7 @@ FEATURES = _compiled((
     ("product:lua-torch", r"\bluarocks\b|\bcutorch\b|\bluajit\b|share/lua/5\.\d/", 0),
     # XLA's runtime (JAX, or TensorFlow's XLA path) prints absl statuses and device ordinals
     ("product:xla", r"\bRESOURCE_EXHAUSTED: |\bon device ordinal \d|XlaRuntimeError|\bxla/(?:service|pjrt|stream_executor)/", 0),
-    ("product:torch", r"site-packages[/\\]torch(?:vision|audio)?[/\\]|\bimport torch\b|\btorch\.(?:cuda|nn|distributed|utils|ops|_C|_inductor)\b"
+    ("product:torch", r"(?:site|dist)-packages[/\\]torch(?:vision|audio)?[/\\]|\bimport torch\b|\btorch\.(?:cuda|nn|distributed|utils|ops|_C|_inductor)\b"
                       r"|\b[Pp]y[Tt]orch\b|CUDACachingAllocator|\bc10::", 0),
     # torch's own extension module failed to load: the torch install itself asks for the library
     ("frame:torch-import", r"from torch\._C import|[/\\]torch[/\\]__init__\.py", 0),

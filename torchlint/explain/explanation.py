@@ -52,4 +52,5 @@ def explain(text: str, knowledge: Optional[KnowledgeBase] = None, original: Opti
     work = condense(text)
     matches = match(work, knowledge, text if original is None else original)
     evidence = extract(work, [found.offset for found in matches])
+    matches = [found for found in matches if evidence.features.isdisjoint(found.signature.unless)]
     return Explanation(matches, evidence, diagnose(evidence, matches))

@@ -20,7 +20,7 @@ else:  # pragma: no cover - exercised on Python < 3.11 only
 KNOWLEDGE_FILE = "signatures.toml"
 _TEXT_FIELDS = ("id", "title", "regex", "root_cause", "docs")
 _LIST_FIELDS = ("anchors", "workarounds", "dead_ends", "rules", "doctor_checks", "sources")
-_OPTIONAL_LIST_FIELDS = ("secondary_to", "evidence")
+_OPTIONAL_LIST_FIELDS = ("secondary_to", "evidence", "unless")
 _CAUSE_LIST_FIELDS = ("when", "unless", "requires", "workarounds")
 EVIDENCE_KINDS = ("kernels", "driver", "visible-devices", "wsl", "loader")  # the diagnoses of explain/reasoning.py
 # A signature's regex runs only near its anchors (literal strings, found with str.find), in a
@@ -61,6 +61,8 @@ class Signature:
     sources: Tuple[str, ...]
     # ids of signatures that, when they also match, are the cause and this one a consequence
     secondary_to: Tuple[str, ...] = ()
+    # evidence features with which a match is not the log's failure (JAX's backend warning in a torch program)
+    unless: Tuple[str, ...] = ()
     # which environment diagnoses can explain this error (explain/reasoning.py KINDS)
     evidence: Tuple[str, ...] = ()
     # the causes this error can have, in the order to assume when the log shows nothing more
@@ -151,6 +153,7 @@ def parse_knowledge(data: Mapping[str, Any]) -> KnowledgeBase:
         signatures.append(Signature(
             id=entry["id"], title=entry["title"], pattern=pattern, anchors=tuple(entry["anchors"]),
             secondary_to=tuple(entry.get("secondary_to", [])), evidence=tuple(entry.get("evidence", [])),
+            unless=tuple(entry.get("unless", [])),
             specificity=entry["specificity"],
             asynchronous=entry["asynchronous"], root_cause=entry["root_cause"],
             workarounds=tuple(entry["workarounds"]), dead_ends=tuple(entry["dead_ends"]),
