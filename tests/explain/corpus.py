@@ -101,6 +101,7 @@ HELD_OUT_SPLITS = (
     HeldOutSplit("held-out-27", HERE / "heldout27", "used to write knowledge after its first score: "
                  "91.7 % at collection (1 log over-claiming), 95.8 % after commit bd8f6d5 (1 over-claiming)"),
     HeldOutSplit("held-out-28", HERE / "heldout28"),
+    HeldOutSplit("held-out-29", HERE / "heldout29"),
 )
 SPLITS = (DEV, HELD_BACK) + tuple(split.name for split in HELD_OUT_SPLITS)
 RIGHT, PARTIAL, WRONG, NOTHING = "right", "partial", "wrong", "nothing"
