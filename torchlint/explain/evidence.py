@@ -15,8 +15,10 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Dict, Iterable, List, Optional, Set, Tuple
 
+from packaging.version import InvalidVersion, Version
+
 from torchlint.doctor.collect_env import looks_like_collect_env, parse_collect_env
-from torchlint.doctor.compat import cuda_builds_for, cuda_of_tag
+from torchlint.doctor.compat import cuda_builds_for, cuda_of_tag, minimum_driver
 from torchlint.doctor.facts import Facts, Gpu
 from torchlint.doctor.gpu_names import capability_of
 
@@ -204,9 +206,13 @@ FEATURES = _compiled((
     # nvidia-smi's header, and the entrypoint of NVIDIA's NGC containers ("... but version 470.182.03 was detected")
     ("driver-version-stated", r"Driver Version\s{0,4}[:：]?\s{0,4}\d{3}\.|Nvidia driver version:\s{0,4}\d{3}\."
                               r"|version \d{3}\.\d{1,3}(?:\.\d{1,3})? was detected", 0),
-    # ONNX Runtime's provider list without the CUDA provider: the CPU build is what is installed
-    ("onnxruntime-cpu-providers", r"Available providers: '(?:(?!CUDA)[^'\n]){1,300}'"
-                                  r"|\['(?:Azure|CPU)ExecutionProvider'(?:, '(?:Azure|CPU)ExecutionProvider'){0,2}\]", 0),
+    # ONNX Runtime's provider list without the CUDA provider: the CPU build (or DirectML's, OpenVINO's) is what is
+    # installed; the list as its Python session words it (possibly wrapped), as get_available_providers() prints it,
+    # and get_device(), which names the build ("CPU" or "GPU")
+    ("onnxruntime-cpu-providers", r"Available providers: '(?:(?!CUDA)[^'\n]|\n(?!\n)){1,300}'"
+                                  r"|\['(?:Azure|CPU|Dml|OpenVINO|CoreML)ExecutionProvider'"
+                                  r"(?:,\s{0,4}'(?:Azure|CPU|Dml|OpenVINO|CoreML)ExecutionProvider'){0,3}\]"
+                                  r"|\b(?:ort|onnxruntime)\.get_device\(\)[^\n]{0,40}\n?[^\n]{0,8}'?CPU'?\s*$", re.M),
     # what the error line itself says about where it failed
     ("no-device", r"CUDA_ERROR_NO_DEVICE|cudaErrorNoDevice|no CUDA-capable device is detected", 0),
     ("init-time", r"\bcuInit\b|CUDA initialization: |_cuda_getDeviceCount|cudaGetDeviceCount|cuDeviceGetCount|_cuda_init\("
@@ -236,7 +242,8 @@ FEATURES = _compiled((
     ("runtime:java", r"\bat [\w.$]+\([\w$]+\.java:\d+\)|\.java:\d+\)", 0),
     ("os:linux", r"\blib\w+\.so\b|\.so\.\d|/home/|/usr/|/opt/|\bUbuntu\b|\bLinux\b", 0),
     # where it ran
-    ("container", r"\bdocker\b|--shm-size|--ipc=host|\bkubernetes\b|\bk8s\b|\bcontainer\b|\bpodman\b", re.I),
+    ("container", r"\bdocker(?:file)?\b|--shm-size|--ipc=host|\bkubernetes\b|\bk8s\b|\bcontainers?\b|\bpodman\b"
+                  r"|\bnvidia/cuda:\d|\bsingularity\b|\bapptainer\b|/\.dockerenv\b", re.I),
     # NCCL's INFO lines name the transport each channel uses ("Channel 00 : 0[0] -> 1[1] via SHM/direct/direct")
     ("shm", r"/dev/shm|shm_open|posix_fallocate|shared memory segment|ncclShmOpen|--ipc=host|shm-size|\bshm\.h\b"
             r"|\bvia SHM/|NCCL_SHM_DISABLE", 0),
@@ -270,7 +277,7 @@ FEATURES = _compiled((
     # advice for a framework's install is not theirs)
     ("product:gpu-software", r"\b(?:xgboost|XGBoost(?:Error)?|gpu_hist|[Ll]ight[Gg][Bb][Mm]|[Cc]at[Bb]oost|cupy|CuPy|cupy_backends"
      r"|numba|Numba|cudf|cuDF|cuml|cuML|cugraph|cuGraph|cuspatial|cuvs|RAPIDS|[Dd]arknet|[Oo]pen[Mm][Mm](?:Exception)?|simtk|GROMACS|gmx|ffmpeg|FFmpeg|ffprobe"
-     r"|(?:h264|hevc|av1)_nvenc|[Bb]lender|hashcat)\b"
+     r"|(?:h264|hevc|av1)_nvenc|[Bb]lender|hashcat|rmm|librmm)\b|\brmm/mr/|\brmm::"
      # Numba's CUDA driver wrapper and NVVM binding name their errors, not the package (numba/cuda/cudadrv)
      r"|\bCall to cu[A-Z]\w{0,40} results in CUDA_ERROR_|\bCuda(?:Support|API|Driver)Error\b|\bNvvm(?:Support)?Error\b"
      r"|\blibNVVM\b|\bNUMBA_[A-Z]", 0),
@@ -349,10 +356,21 @@ FEATURES = _compiled((
     ("system-not-ready", r"system not yet initialized|cudaErrorSystemNotReady|CUDA_ERROR_SYSTEM_NOT_READY|\b(?:[Ee]rror|error=) ?\(?802\)?\b", 0),
     # the messages a binary prints for a system library older than the one it was linked against
     ("glibcxx-symbol", r"\b(?:GLIBCXX|CXXABI)_\d", 0),
+    # torch's own words for a build without CUDA (torch/cuda/__init__.py's _lazy_init, the missing _cuda_* bindings,
+    # torch 1.x's split CUDA library)
+    ("torch-says-cpu-build", r"Torch not compiled with CUDA enabled|module 'torch\._C' has no attribute '_cuda_"
+                             r"|Cannot initialize CUDA without ATen_cuda library", 0),
+    # NVML inside a container that started with the GPU and lost its devices (NVIDIA's notice on systemd cgroups)
+    ("nvml-unknown-error", r"Failed to initialize NVML: Unknown Error", 0),
+    # nvidia-docker 1.0's volume plugin and the per-driver volumes it creates
+    ("nvidia-docker-v1", r"nvidia-docker-plugin|VolumeDriver\.\w{3,8}\b|\bnvidia_driver_\d{3}", 0),
+    # RAPIDS Memory Manager: its C++ sources and Python package, named by its allocation failures
+    ("rmm", r"\brmm/mr/|\brmm::|\brmm\.(?:reinitialize|mr|allocators)\b|\blibrmm\b|\bimport rmm\b", 0),
 ))
 # os:windows is the `windows` fact; the others compare facts (`_derived_features`)
 FEATURE_NAMES = tuple(name for name, _ in FEATURES) + ("os:windows", "wsl", "gpu:before-volta", "cuda-major-differs",
-                                                      "gpu-unsupported-by-cuda")
+                                                      "gpu-unsupported-by-cuda", "cudnn-major-differs",
+                                                      "driver-not-shown-sufficient")
 
 
 def regions(text: str, starts: Iterable[int]) -> List[Tuple[int, int]]:
@@ -395,8 +413,12 @@ def extract(text: str, match_offsets: Iterable[int] = ()) -> Evidence:
 # Libraries whose file name carries the CUDA major they belong to (cuFFT, cuRAND, cuSPARSE and cuDNN number
 # their own releases): libcublasLt.so.12 is CUDA 12's, cudart64_110.dll CUDA 11's
 _CUDA_LIBRARY_WANTED = re.compile(
-    r"(?:Could not load (?:dynamic )?library '?|Library |error while loading shared libraries: |OSError: |ImportError: )"
+    r"(?:Could not load (?:dynamic )?library '?|Library |error while loading shared libraries: |OSError: |ImportError: "
+    r"|with error: )"
     r"(?:lib(?:cublas|cublasLt|cudart|nvrtc)\.so\.(\d{1,2})(?:\.(\d))?|(?:cublas|cublasLt|cudart|nvrtc)64_(\d{2,3}))")
+# cuDNN's libraries carry cuDNN's own major (libcudnn.so.8, libcudnn_ops_infer.so.8, cudnn64_9.dll)
+_CUDNN_LIBRARY_WANTED = re.compile(r"\blibcudnn(?:_\w{2,30})?\.so\.(\d{1,2})\b|\bcudnn(?:_\w{2,30})?64_(\d{1,2})\.dll\b")
+_CUDNN_STATED = re.compile(r"\bcu[Dd][Nn][Nn](?:[ _-]?version)?[\s:=_-]{0,3}v?(\d{1,2})\.\d{1,2}", re.I)
 _CUDA_STATED = re.compile(r"\bcuda(?:[ _-]?(?:version|toolkit))?[\s:=_-]{0,3}v?(\d{1,2})\.(\d)", re.I)
 
 
@@ -415,9 +437,45 @@ def _derived_features(evidence: Evidence, text: str) -> Set[str]:
         stated.add((int(torch_cuda.group(1)), int(torch_cuda.group(2))))
     if wanted and stated and not any(_same_release(library, cuda) for library in wanted for cuda in stated):
         derived.add("cuda-major-differs")
+    if _cudnn_major_differs(evidence.facts, text):
+        derived.add("cudnn-major-differs")
+    needed = {(major, minor or 0) for major, minor in wanted}  # not nvidia-smi's "CUDA Version", the driver's own
+    if torch_cuda:
+        needed.add((int(torch_cuda.group(1)), int(torch_cuda.group(2))))
+    stated_driver = evidence.facts.driver_version or "driver-version-stated" in evidence.features
+    if stated_driver and not _driver_runs_all(evidence, needed):
+        derived.add("driver-not-shown-sufficient")
     if _gpu_unsupported(evidence.facts.gpus, stated):
         derived.add("gpu-unsupported-by-cuda")
     return derived
+
+
+def _cudnn_major_differs(facts: Facts, text: str) -> bool:
+    """Whether a cuDNN library asked for by its major (libcudnn.so.8) differs from every cuDNN the paste states (a
+    version line, collect_env's cuDNN, an nvidia-cudnn-cu* package). Cost: two linear scans of the text."""
+    wanted = {int(hit.group(1) or hit.group(2)) for hit in _CUDNN_LIBRARY_WANTED.finditer(text)}
+    stated = {int(hit.group(1)) for hit in _CUDNN_STATED.finditer(text)}
+    stated.update(int(version.split(".")[0]) for name, version in facts.packages.items()
+                  if name.startswith("nvidia-cudnn-cu") and version.split(".")[0].isdigit())
+    if facts.cudnn_version and facts.cudnn_version.split(".")[0].isdigit():
+        stated.add(int(facts.cudnn_version.split(".")[0]))
+    return bool(wanted and stated and not wanted & stated)
+
+
+def _driver_runs_all(evidence: Evidence, releases: Set[Tuple[int, int]]) -> bool:
+    """Whether the stated driver is new enough for every CUDA release the program needs (its torch build's, the
+    libraries it asks for; the toolkit's minimum-driver table), so a report of a driver too old cannot be about its
+    version. False when no release is known: the driver is then not shown to suffice."""
+    driver = _version(evidence.facts.driver_version or "")
+    floors = [minimum_driver(f"{major}.{minor}", evidence.facts.platform) for major, minor in releases]
+    return driver is not None and bool(floors) and all(floor is not None and floor <= driver for floor in floors)
+
+
+def _version(text: str) -> Optional[Version]:
+    try:
+        return Version(text)
+    except InvalidVersion:
+        return None
 
 
 def _gpu_unsupported(gpus: Iterable[Gpu], stated: Set[Tuple[int, int]]) -> bool:

@@ -9,7 +9,7 @@ never becomes the explanation of an error it cannot cause.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import List, Optional, Sequence, Set
 
 from torchlint.doctor.archs import kernel_coverage, parse_arch
@@ -74,12 +74,22 @@ def diagnose(evidence: Evidence, matches: List[Match]) -> List[Diagnosis]:
     return found
 
 
+# products whose processes are torch's: a torch version in their log says what the process loads
+_RUNS_ON_TORCH = frozenset({"product:torch", "product:vllm", "product:dgl"})
+
+
 def _loader(evidence: Evidence, matches: List[Match]) -> List[Diagnosis]:
-    """Who needs the library the log could not load, from the doctor's runtime tables."""
+    """Who needs the library the log could not load, from the doctor's runtime tables. In the log of another
+    framework (ONNX Runtime, TensorFlow) a torch installed beside it does not say which library that framework asks
+    for, so torch's need is left out there."""
     names = dict.fromkeys(hit.group(1) for m in matches for hit in _LIBRARY.finditer(m.excerpt))
+    facts = evidence.facts
+    if any(feature.startswith("product:") and feature not in _RUNS_ON_TORCH for feature in evidence.features):
+        facts = replace(facts, torch_version=None, torch_cuda=None, torch_build="unknown",
+                        packages={name: version for name, version in facts.packages.items() if name != "torch"})
     results = []
     for name in names:
-        context = library_context(name, evidence.facts)
+        context = library_context(name, facts)
         if context and context.count(". ") >= 1:  # more than "X is cuDNN 8.": someone's need is known
             results.append(Diagnosis(
                 LOADER, context,
