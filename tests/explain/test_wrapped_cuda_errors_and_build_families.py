@@ -170,3 +170,35 @@ def test_rmm_logs_get_no_torch_advice(run_explain):
     assert data["top"] == "cuda-out-of-memory/rmm-pool"
     advice = json.dumps(data["matches"][0].get("workarounds", []))
     assert "torch" not in advice.lower() and "rmm.reinitialize" in advice
+
+
+# written after the twenty-ninth held-out split (from its failing families and the sources' own messages)
+@pytest.mark.parametrize("log, expected", [
+    ('time=2025-01-02T10:00:00 level=INFO source=gpu.go:630 msg="unable to load cuda driver library" '
+     'library=/usr/lib/x86_64-linux-gnu/libcuda.so.570.124.06 error="cuda driver library init failure: 3"',
+     ("cuda-initialization-error", "driver-state", True)),
+    ('level=INFO source=gpu.go:630 msg="unable to load cudart" error="cudart init failure: 999"',
+     ("cuda-unknown-error", "driver-state-after-suspend", True)),
+    ("W tensorflow/core/common_runtime/bfc_allocator.cc:419] Allocator (GPU_0_bfc) ran out of memory trying to "
+     "allocate 1.21GiB (rounded to 1296000000).  Current allocation summary follows.",
+     ("cuda-out-of-memory", "working-set", True)),
+    ("tensorflow.python.framework.errors_impl.InternalError: Dst tensor is not initialized.",
+     ("cuda-out-of-memory", "working-set", True)),
+    ("subprocess.CalledProcessError: Command '['/usr/bin/python3', 'train.py']' died with <Signals.SIGKILL: 9>.",
+     ("host-out-of-memory-killed", None, False)),
+    ("Process finished with exit code 137 (interrupted by signal 9: SIGKILL)", ("host-out-of-memory-killed", None, False)),
+    ("/usr/lib/ollama/libggml-cuda.so: undefined symbol: ggml_backend_cuda_reg\n"
+     "Error: llama runner process has terminated: exit status 127", ("ollama-runner-terminated", "stale-libraries", True)),
+    ("OSError: /usr/local/cuda/lib64/libcublas.so.12: version `libcublasLt.so.12' not found (required by "
+     "/usr/local/cuda/lib64/libcublas.so.12)", ("cuda-library-version-conflict", None, True)),
+    ("ImportError: /opt/venv/lib/python3.11/site-packages/nvidia/cusolver/lib/libcusolver.so.11: undefined symbol: "
+     "cublasLtGetVersion, version libcublasLt.so.12", ("cuda-library-version-conflict", None, True)),
+])
+def test_written_after_held_out_29(top_answer, log, expected):
+    assert top_answer(log) == expected
+
+
+def test_a_fork_still_leads_for_a_python_program(top_answer):
+    log = ("RuntimeError: DataLoader worker (pid 123) exited unexpectedly\n"
+           "RuntimeError: CUDA error: initialization error")
+    assert top_answer(log) == ("cuda-initialization-error", "fork", True)

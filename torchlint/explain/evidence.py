@@ -195,7 +195,9 @@ FEATURES = _compiled((
     # ggml (llama.cpp, whisper.cpp and the apps built on them): its CUDA back end's own lines and sources
     ("product:ggml", r"\bggml_(?:init_cublas|cuda_\w+|backend_\w+)|ggml-cuda(?:\.cu|/)|\bllama\.cpp\b|\bwhisper\.cpp\b|\b[Oo]llama\b"
                      r"|\bllm_load_\w+|\bllama_model_load\b|\bGGML_\w+"
-                     r"|\bllama-(?:server|cli|bench|quantize)\b|\bllamacpp\b|\bLLAMA_\w+", 0),
+                     r"|\bllama-(?:server|cli|bench|quantize)\b|\bllamacpp\b|\bLLAMA_\w+"
+                     # ollama's GPU discovery and its server's log lines (Go's slog with the source file)
+                     r"|\b(?:cuda driver library|cudart|nvcuda) init failure\b|\bsource=(?:gpu|server|sched|routes)\.go:\d", 0),
     # TensorRT's own logger and runtime ("[TRT] [E] ...", nvinfer1:: frames, trtexec)
     ("product:tensorrt", r"\[TRT\]|\bnvinfer1::|\btrtexec\b|TensorRT[- ]LLM|\bTensorRT\b(?!ExecutionProvider)", 0),
     # Triton's launcher and compiler frames
@@ -216,7 +218,7 @@ FEATURES = _compiled((
     # what the error line itself says about where it failed
     ("no-device", r"CUDA_ERROR_NO_DEVICE|cudaErrorNoDevice|no CUDA-capable device is detected", 0),
     ("init-time", r"\bcuInit\b|CUDA initialization: |_cuda_getDeviceCount|cudaGetDeviceCount|cuDeviceGetCount|_cuda_init\("
-                  r"|getCudaEnabledDeviceCount", 0),
+                  r"|getCudaEnabledDeviceCount|\b(?:cuda driver library|cudart|nvcuda) init failure\b", 0),
     # NCCL told to read a topology or graph file (NCCL_TOPO_FILE, NCCL_GRAPH_FILE) that may describe another machine
     ("nccl-topology-file", r"NCCL_(?:TOPO|GRAPH)_FILE set by environment|XML Import Channel", 0),
     # Apple's Metal backend: its allocator's messages and settings
@@ -364,6 +366,10 @@ FEATURES = _compiled((
     ("nvml-unknown-error", r"Failed to initialize NVML: Unknown Error", 0),
     # nvidia-docker 1.0's volume plugin and the per-driver volumes it creates
     ("nvidia-docker-v1", r"nvidia-docker-plugin|VolumeDriver\.\w{3,8}\b|\bnvidia_driver_\d{3}", 0),
+    # ggml loaded from two ollama installs: a runner missing ggml's own symbols, or both install prefixes named
+    ("ollama-stale-libraries", r"undefined symbol: (?:ggml|gguf|llama)_\w{2,80}"
+                               r"|/usr/lib/ollama\b[^\0]{0,4000}?/usr/local/lib/ollama\b"
+                               r"|/usr/local/lib/ollama\b[^\0]{0,4000}?/usr/lib/ollama\b", 0),
     # RAPIDS Memory Manager: its C++ sources and Python package, named by its allocation failures
     ("rmm", r"\brmm/mr/|\brmm::|\brmm\.(?:reinitialize|mr|allocators)\b|\blibrmm\b|\bimport rmm\b", 0),
 ))
