@@ -172,7 +172,7 @@ CASES = {
         "../aten/src/ATen/native/cuda/Indexing.cu:1146: indexSelectLargeIndex: block: [0,0,0], thread: [0,0,0] "
         "Assertion `srcIndex < srcSelectDimSize` failed.\n"
         "RuntimeError: CUDA error: CUBLAS_STATUS_NOT_INITIALIZED when calling `cublasCreate(handle)`\n",
-        "device-side-assert"),
+        "device-side-assert/index-out-of-range"),
     "mps-out-of-memory": (
         "RuntimeError: MPS backend out of memory (MPS allocated: 8.89 GB, other allocations: 172.98 MB, max allowed: "
         "9.07 GB). Tried to allocate 6.25 MB on private pool. Use PYTORCH_MPS_HIGH_WATERMARK_RATIO=0.0 to disable "
@@ -342,7 +342,7 @@ CASES = {
     "aten-index-assert": (
         "/pytorch/aten/src/ATen/native/cuda/IndexKernel.cu:92: operator(): block: [0,0,0], thread: [32,0,0] "
         "Assertion `index >= -sizes[i] && index < sizes[i] && \"index out of bounds\"` failed.\n",
-        "device-side-assert"),
+        "device-side-assert/index-out-of-range"),
     "onnxruntime-arena": (
         "onnxruntime.capi.onnxruntime_pybind11_state.RuntimeException: [ONNXRuntimeError] : 6 : RUNTIME_EXCEPTION : "
         "Non-zero status code returned while running Conv node. Name:'Conv_12' Status Message: "

@@ -202,3 +202,27 @@ def test_a_fork_still_leads_for_a_python_program(top_answer):
     log = ("RuntimeError: DataLoader worker (pid 123) exited unexpectedly\n"
            "RuntimeError: CUDA error: initialization error")
     assert top_answer(log) == ("cuda-initialization-error", "fork", True)
+
+
+# written after the thirtieth held-out split (from its failing families and the sources' own messages)
+@pytest.mark.parametrize("log, expected", [
+    ("ValueError: Unknown CUDA arch (8.6) or GPU not supported", ("nvcc-older-than-build", "torch-arch-table", True)),
+    ("nvcc fatal   : Value 'sm_89' is not defined for option 'gpu-code'", ("nvcc-older-than-build", None, True)),
+    ("E tensorflow/stream_executor/cuda/cuda_dnn.cc:221] Loaded cudnn library: 6021 but source was compiled against "
+     "6500. If using a binary install, upgrade your cudnn library to match.", ("cudnn-version-mismatch", None, True)),
+    ("_catboost.CatBoostError: catboost/libs/train_lib/train_model.cpp:1165: Environment for task type [GPU] not found",
+     ("library-cpu-only-build", None, True)),
+    ("PS C:\\Users\\me> docker run --gpus all ubuntu nvidia-smi\nServer: Docker Desktop 4.1.0 (69386)\n"
+     "docker: Error response from daemon: could not select device driver \"\" with capabilities: [[gpu]].",
+     ("container-gpu-runtime", "wsl2-gpu-support", True)),
+    ("../aten/src/ATen/native/cuda/Loss.cu:240: nll_loss_forward_reduce_cuda_kernel_2d: block: [0,0,0], thread: [5,0,0] "
+     "Assertion `t >= 0 && t < n_classes` failed.\nRuntimeError: CUDA error: device-side assert triggered",
+     ("device-side-assert", "index-out-of-range", False)),
+    ('  File "/usr/lib/python3.6/site-packages/torch/nn/modules/loss.py", line 601, in forward\n'
+     "    return F.cross_entropy(input, target, weight=self.weight)\nRuntimeError: cuda runtime error (59) : "
+     "device-side assert triggered at /pytorch/torch/lib/THC/generic/THCStorage.c:32",
+     ("device-side-assert", "targets-or-token-ids", False)),
+    ("RuntimeError: CUDA error: device-side assert triggered", ("device-side-assert", None, True)),
+])
+def test_written_after_held_out_30(top_answer, log, expected):
+    assert top_answer(log) == expected

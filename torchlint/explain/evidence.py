@@ -370,6 +370,14 @@ FEATURES = _compiled((
     ("ollama-stale-libraries", r"undefined symbol: (?:ggml|gguf|llama)_\w{2,80}"
                                r"|/usr/lib/ollama\b[^\0]{0,4000}?/usr/local/lib/ollama\b"
                                r"|/usr/local/lib/ollama\b[^\0]{0,4000}?/usr/lib/ollama\b", 0),
+    # the frames of ops whose kernels check indices they are given: classification losses and embeddings
+    ("index-user", r"\b(?:nll_loss|cross_entropy|ClassNLLCriterion|CrossEntropyLoss|NLLLoss)\w{0,20}\b"
+                   r"|\bF\.embedding\b|\bembedding\(|\bnn\.Embedding\b|modules[/\\]sparse\.py", 0),
+    # torch.utils.cpp_extension's table of architectures does not have the GPU's
+    ("torch-unknown-arch", r"Unknown CUDA arch \(\d{1,2}\.\d\w?\) or GPU not supported", 0),
+    # GPUs reach containers through WSL2: WSL itself, or Docker Desktop on Windows, whose engine runs in a WSL2 VM
+    ("wsl-backend", r"microsoft-standard-WSL2|\bWSL ?2?\b|/usr/lib/wsl/lib|\bDocker Desktop\b|\bdocker-desktop\b"
+                    r"|\bDockerDesktop\b|\bdocker_engine\b", 0),
     # RAPIDS Memory Manager: its C++ sources and Python package, named by its allocation failures
     ("rmm", r"\brmm/mr/|\brmm::|\brmm\.(?:reinitialize|mr|allocators)\b|\blibrmm\b|\bimport rmm\b", 0),
 ))
