@@ -105,7 +105,10 @@ HELD_OUT_SPLITS = (
     HeldOutSplit("held-out-29", HERE / "heldout29", "used to write knowledge after its first score: "
                  "87.5 % at collection (2 logs over-claiming), 89.6 % after c627470 (written from held-out-28), "
                  "93.8 % after commit 1a47641 (2 over-claiming)"),
-    HeldOutSplit("held-out-30", HERE / "heldout30"),
+    HeldOutSplit("held-out-30", HERE / "heldout30", "used to write knowledge after its first score: "
+                 "85.4 % at collection (2 logs over-claiming), 85.4 % after 1a47641 (written from held-out-29), "
+                 "87.5 % after commit 84bfc7f (1 over-claiming)"),
+    HeldOutSplit("held-out-31", HERE / "heldout31"),
 )
 SPLITS = (DEV, HELD_BACK) + tuple(split.name for split in HELD_OUT_SPLITS)
 RIGHT, PARTIAL, WRONG, NOTHING = "right", "partial", "wrong", "nothing"
