@@ -131,3 +131,15 @@ def test_a_log_gets_no_advice_for_another_framework(name, run_explain):
              if other != framework and pattern.search(text)}
     assert not named, (named, _advice_of(data))
     assert _advice_of(data)  # neutral advice is still given
+
+
+def test_a_log_that_names_no_framework_gets_only_the_advice_that_names_none(run_explain):
+    bare = "CUDNN_STATUS_INTERNAL_ERROR\n"
+    data = json.loads(run_explain(["--format", "json"], stdin=bare).stdout)
+    advice = [text for found in data["matches"] for text in found["workarounds"] + found["dead_ends"]]
+    assert advice and not any(re.search(r"\btorch\b|PyTorch|[Tt]ensor[Ff]low|\bJAX\b", text) for text in advice)
+    # torch's own words name it: its allocator's message keeps torch's advice
+    torch_oom = "CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 7.79 GiB total capacity)\n"
+    data = json.loads(run_explain(["--format", "json"], stdin=torch_oom).stdout)
+    assert "product:torch" in data["features"]
+    assert any("PYTORCH_CUDA_ALLOC_CONF" in text for text in data["matches"][0]["workarounds"])

@@ -186,12 +186,27 @@ FEATURES = _compiled((
     ("product:lua-torch", r"\bluarocks\b|\bcutorch\b|\bluajit\b|share/lua/5\.\d/", 0),
     # XLA's runtime (JAX, or TensorFlow's XLA path) prints absl statuses and device ordinals
     ("product:xla", r"\bRESOURCE_EXHAUSTED: |\bon device ordinal \d|XlaRuntimeError|\bxla/(?:service|pjrt|stream_executor)/", 0),
+    # torch's own words, which no other framework prints: its caching allocator's out-of-memory message, the advice
+    # c10's CUDA checks append, its sources' paths (aten/, c10/, torch/csrc/) and its libraries
     ("product:torch", r"(?:site|dist)-packages[/\\]torch(?:vision|audio)?[/\\]|\bimport torch\b|\btorch\.(?:cuda|nn|distributed|utils|ops|_C|_inductor)\b"
+                      r"|\btorch\.\w{0,20}Error\b|\bTried to allocate \d[\d.]* [KMG]i?B\b|CUDA kernel errors might be asynchronously reported"
+                      r"|\bTORCH_USE_CUDA_DSA\b|\bPYTORCH_CUDA_ALLOC_CONF\b|\baten[/\\]src[/\\]|\bc10[/\\]cuda[/\\]"
+                      r"|\btorch[/\\]csrc[/\\]|\blib(?:torch_cuda|c10_cuda|torch_cpu)\.so\b|\bProcessGroupNCCL\b"
+                      # its exception texts (c10's cuDNN and HIP checks, its old NCCL wrapper; torch.cuda; DDP's reducer; GradScaler;
+    # not THC's lines, which Lua Torch's cutorch prints too, nor "CUDA error: ", which PaddlePaddle raises as well)
+                      r"|RuntimeError: (?:cuDNN|HIP) error: |\bNCCL Error \d: |device type for generator but found"
+                      r"|Expected all tensors to be on the same device|Cannot re-initialize CUDA in forked subprocess"
+                      r"|No CUDA GPUs are available|Attempting to unscale FP16 gradients|has been marked as ready twice"
+                      r"|Expected object of (?:device|backend|scalar) type|\bCUDNN_STATUS_\w+ when calling\b|\bCuDNN error: "
+                      r"|cudnn RNN backward can only be called"
+                      r"|cannot be converted to type at::\w+ without overflow|Expected to have finished reduction in the prior"
+                      r"|Expected to mark a variable ready only once|\bDataLoader worker \(pid|\[(?:pip3?|conda)\] torch[= ]"
                       r"|\b[Pp]y[Tt]orch\b|CUDACachingAllocator|\bc10::", 0),
     # torch's own extension module failed to load: the torch install itself asks for the library
     ("frame:torch-import", r"from torch\._C import|[/\\]torch[/\\]__init__\.py", 0),
     # vLLM's engine: its name, its memory knob, its KV-cache allocator's message
-    ("product:vllm", r"\bvllm\b|\bvLLM\b|gpu_memory_utilization|No available memory for the cache blocks", 0),
+    ("product:vllm", r"\bvllm\b|\bvLLM\b|gpu_memory_utilization|No available memory for the cache blocks"
+                     r"|Bfloat16 is only supported on GPUs with compute capability of at least", re.I),
     # ggml (llama.cpp, whisper.cpp and the apps built on them): its CUDA back end's own lines and sources
     ("product:ggml", r"\bggml_(?:init_cublas|cuda_\w+|backend_\w+)|ggml-cuda(?:\.cu|/)|\bllama\.cpp\b|\bwhisper\.cpp\b|\b[Oo]llama\b"
                      r"|\bllm_load_\w+|\bllama_model_load\b|\bGGML_\w+"

@@ -91,13 +91,13 @@ class KnowledgeBase:
     frameworks: Tuple[Framework, ...] = ()
 
     def fits(self, advice: str, features: "frozenset[str] | set[str]") -> bool:
-        """False for advice that names only frameworks other than those the log names, when it names
-        any (torch's `pip install nvidia-cudnn-cu12==...` for a TensorFlow log); a log that names
-        no framework keeps every piece of advice."""
+        """False for advice that names only frameworks the log does not name (torch's `pip install
+        nvidia-cudnn-cu12==...` for a TensorFlow log). A log that names no framework keeps only the
+        advice that names none: which framework printed it is unknown, and another's advice misleads."""
         in_log = {framework.name for framework in self.frameworks if framework.feature in features}
         named = {framework.name for framework in self.frameworks
                  if framework.advice is not None and framework.advice.search(advice)}
-        return not in_log or not named or bool(named & in_log)
+        return not named or bool(named & in_log)
 
 
 @dataclass(frozen=True)
