@@ -197,3 +197,23 @@ def test_bad_line_length_is_a_config_error(tmp_path):
     assert result.returncode == 2
     [line] = result.stderr.decode().splitlines()
     assert line.startswith("error: ") and "`line-length`" in line
+
+
+@pytest.mark.parametrize("name, text", [
+    ("setup.cfg", "[metadata]\nname = demo\n\n[flake8]\nmax-line-length = 140\n"),
+    ("tox.ini", "[pycodestyle]\nmax_line_length = 140\n"),
+    (".flake8", "[flake8]\nmax-line-length = 140\nextend-ignore = E203\n"),
+])
+def test_flake8s_max_line_length_is_the_projects_line_length(tmp_path, name, text):
+    (tmp_path / name).write_text(text)
+    fixed = run_fix_on(tmp_path, CONV, MODEL_INPUTS)
+    written = [line for line in fixed.splitlines() if line not in CONV.splitlines()]
+    assert max(len(line) for line in written) <= 140 and any(len(line) > 88 for line in written)
+    (tmp_path / "ruff.toml").write_text("line-length = 140\n")
+    assert_formatted(tmp_path)
+
+
+def test_an_unreadable_setup_cfg_leaves_the_default(tmp_path):
+    (tmp_path / "setup.cfg").write_bytes(b"[flake8\nmax-line-length = 120\n\xff")
+    fixed = run_fix_on(tmp_path, CONV, MODEL_INPUTS)
+    assert max(len(line) for line in fixed.splitlines()) <= 88

@@ -16,6 +16,7 @@ from torchlint.core.config_files import (
     ConfigError,
     find_config_file,
     is_file,
+    read_ini,
     read_table,
     read_toml,
     trusted_above,
@@ -201,10 +202,16 @@ def _target_torch(path: Path, key: str, value: Any) -> str:
     return value
 
 
+# where flake8 and pycodestyle read their settings, in flake8's order, and the sections that hold them
+_INI_FILES = ("setup.cfg", "tox.ini", ".flake8")
+_INI_SECTIONS = ("flake8", "pycodestyle")
+
+
 def formatter_line_length(directory: Path) -> int:
-    """The line length of the project's formatter: `line-length` in the nearest
-    .ruff.toml / ruff.toml, else pyproject.toml's [tool.ruff], else its [tool.black];
-    88 when none sets it."""
+    """The line length the project's tools use: `line-length` in the nearest .ruff.toml /
+    ruff.toml, else pyproject.toml's [tool.ruff], else its [tool.black], else flake8's or
+    pycodestyle's `max-line-length` in setup.cfg, tox.ini or .flake8; 88 when none sets it.
+    The nearest folder that sets one wins."""
     for folder in (directory, *directory.parents):
         for name in (".ruff.toml", "ruff.toml", "pyproject.toml"):
             candidate = folder / name
@@ -219,7 +226,24 @@ def formatter_line_length(directory: Path) -> int:
                 value = table.get("line-length") if isinstance(table, dict) else None
                 if type(value) is int and value > 0:
                     return value
+        for name in _INI_FILES:
+            candidate = folder / name
+            if is_file(candidate) and trusted_above(directory, candidate):
+                value = _ini_line_length(candidate)
+                if value is not None:
+                    return value
     return DEFAULT_LINE_LENGTH
+
+
+def _ini_line_length(path: Path) -> Optional[int]:
+    """flake8's / pycodestyle's `max-line-length` (or `max_line_length`) in an ini file, or None."""
+    parser = read_ini(path)
+    for section in _INI_SECTIONS if parser is not None else ():
+        for key in ("max-line-length", "max_line_length"):
+            value = parser.get(section, key, fallback="").strip()
+            if value.isdigit() and int(value) > 0:
+                return int(value)
+    return None
 
 
 def _baseline(path: Path, key: str, value: Any) -> Path:

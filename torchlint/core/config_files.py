@@ -7,6 +7,7 @@ that table in turn.
 
 from __future__ import annotations
 
+import configparser
 import os
 import stat
 import sys
@@ -101,3 +102,14 @@ def read_toml(path: Path, named: bool = False) -> Dict[str, Any]:
         raise ConfigError(f"{path}: invalid TOML: not UTF-8 ({error.reason} at byte {error.start})") from None
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"{path}: invalid TOML: {error}") from None
+
+
+def read_ini(path: Path) -> Optional[configparser.ConfigParser]:
+    """Another tool's ini file (setup.cfg, tox.ini, .flake8), read within the same bounds as a
+    TOML config; None when it cannot be read or parsed: such a file is not ours to judge."""
+    parser = configparser.ConfigParser(interpolation=None)
+    try:
+        parser.read_string(read_bounded(path, CONFIG_BYTES, within=path.parent).decode("utf-8"), source=str(path))
+    except (OSError, ReadRefused, UnicodeDecodeError, configparser.Error):
+        return None
+    return parser
