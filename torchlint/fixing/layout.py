@@ -111,23 +111,59 @@ def edit_fits(edit: Edit, lines: Sequence[str], line_length: int) -> bool:
     return all(width(line) <= line_length for line in (prefix + edit.content + suffix).splitlines())
 
 
-def fit_edit(edit: Edit, line: str, whole_statement: bool, line_length: int, newline: str) -> Edit:
-    """`edit`, or, when it would push its one-line statement past the line length, an edit
-    that writes the whole statement split as a formatter would split it.
+def fit_edit(edit: Edit, line: str, whole_statement: bool, line_length: int, newline: str,
+             continuation: bool = False) -> Edit:
+    """`edit`, or, when the row it writes is past the line length, an edit that lays it out
+    as a formatter would: a one-line statement split inside its last brackets (also one
+    whose code was already too long, when the fix lengthens it and every line of the split
+    fits; not one that only its trailing comment made long), or, in a statement the
+    author spread over several rows, an argument appended at a row's end (`, name=value`)
+    moved to a row of its own under the row's first argument.
 
     `line` is the edited row's text (no newline); `whole_statement` says that the row is
     one complete logical line (not part of a bracket, string or continued line), which
-    is what makes re-splitting it safe."""
+    is what makes re-splitting it safe; `continuation` that it is a later row of a logical
+    line (inside brackets the statement opened on an earlier row)."""
     if edit.start.row != edit.end.row or "\n" in edit.content or "\r" in edit.content:
         return edit
     after = line[: edit.start.column - 1] + edit.content + line[edit.end.column - 1 :]
-    # a line that was already too long is its author's layout, not the fix's
-    if width(after) <= line_length or width(line) > line_length or not whole_statement:
+    if width(after) <= line_length:
         return edit
+    # a row already too long is its author's layout unless the fix lengthens code that does not fit (not a row
+    # that only its own trailing comment made long)
+    if width(line) > line_length and (width(after) <= width(line) or width(_without_comment(after)) <= line_length):
+        return edit
+    if not whole_statement:
+        return _argument_on_its_own_row(edit, line, line_length, newline) if continuation else edit
     lines = split_statement(after, line_length)
     if lines is None:
         return edit
     return Edit(Location(edit.start.row, 1), Location(edit.start.row, len(line) + 1), newline.join(lines))
+
+
+def _without_comment(line: str) -> str:
+    """The row without its trailing comment (the row itself when it does not tokenize alone)."""
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(line + "\n").readline):
+            if token.type == tokenize.COMMENT:
+                return line[: token.start[1]].rstrip()
+    except (tokenize.TokenError, SyntaxError, IndentationError):
+        pass
+    return line
+
+
+def _argument_on_its_own_row(edit: Edit, line: str, line_length: int, newline: str) -> Edit:
+    """An argument appended at the end of a continuation row written on a row of its own,
+    aligned with the row's first argument; `edit` itself for any other edit, or when the
+    row does not start with an argument (its first character closes or opens a bracket)."""
+    code = line.lstrip(" \t")
+    indent = line[: len(line) - len(code)]
+    appended = edit.content[2:]
+    if edit.start != edit.end or not edit.content.startswith(", ") or not code or code[0] in ")]}([{":
+        return edit
+    if width(indent + appended) > line_length:
+        return edit
+    return Edit(edit.start, edit.end, f",{newline}{indent}{appended}")
 
 
 def split_statement(line: str, line_length: int) -> Optional[List[str]]:

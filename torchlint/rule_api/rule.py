@@ -251,7 +251,8 @@ class RuleContext:
         row = edit.start.row
         ends = self.suppressions
         whole = ends.noqa_row(row) == row and ends.noqa_row(row - 1) != row  # one logical line
-        return fit_edit(edit, positions.line_text(row), whole, self.config.line_length, self.newline)
+        continuation = row > 1 and ends.noqa_row(row - 1) >= row  # the row before is of the same logical line
+        return fit_edit(edit, positions.line_text(row), whole, self.config.line_length, self.newline, continuation)
 
 
 class Rule:
