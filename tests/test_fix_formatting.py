@@ -217,3 +217,31 @@ def test_an_unreadable_setup_cfg_leaves_the_default(tmp_path):
     (tmp_path / "setup.cfg").write_bytes(b"[flake8\nmax-line-length = 120\n\xff")
     fixed = run_fix_on(tmp_path, CONV, MODEL_INPUTS)
     assert max(len(line) for line in fixed.splitlines()) <= 88
+
+
+def test_an_appended_keyword_keeps_a_too_long_call_and_a_continued_call_within_the_line_length(tmp_path):
+    source = (
+        "import torch\n\n\ndef load(directory, device_that_we_want_to_use_for_every_load):\n"
+        '    state = torch.load(directory + "/model_weights_final_ema_copy.pt", map_location="cpu")  # weights\n'
+        '    other = torch.load(directory + "/the_optimizer_state_we_kept_around.pt",\n'
+        "                       map_location=device_that_we_want_to_use_for_every_load)\n"
+        "    return state, other\n"
+    )
+    path = tmp_path / "module.py"
+    path.write_text(source)
+    fix(tmp_path, "--unsafe-fixes", "--select", "TL201")
+    fixed = path.read_text()
+    assert fixed == (
+        "import torch\n\n\ndef load(directory, device_that_we_want_to_use_for_every_load):\n"
+        "    state = torch.load(\n"
+        '        directory + "/model_weights_final_ema_copy.pt",\n'
+        '        map_location="cpu",\n'
+        "        weights_only=True,\n"
+        "    )  # weights\n"
+        '    other = torch.load(directory + "/the_optimizer_state_we_kept_around.pt",\n'
+        "                       map_location=device_that_we_want_to_use_for_every_load,\n"
+        "                       weights_only=True)\n"
+        "    return state, other\n"
+    )
+    fix(tmp_path, "--unsafe-fixes", "--select", "TL201")
+    assert path.read_text() == fixed
