@@ -108,8 +108,10 @@ HELD_OUT_SPLITS = (
     HeldOutSplit("held-out-30", HERE / "heldout30", "used to write knowledge after its first score: "
                  "85.4 % at collection (2 logs over-claiming), 85.4 % after 1a47641 (written from held-out-29), "
                  "87.5 % after commit 84bfc7f (1 over-claiming)"),
-    HeldOutSplit("held-out-31", HERE / "heldout31"),
+    HeldOutSplit("held-out-31", HERE / "heldout31", "used to write knowledge after its first score: "
+                 "91.5 % at collection (2 logs over-claiming), 91.5 % after commit 76e4d15 (1 over-claiming)"),
 )
+    HeldOutSplit("held-out-32", HERE / "heldout32"),
 SPLITS = (DEV, HELD_BACK) + tuple(split.name for split in HELD_OUT_SPLITS)
 RIGHT, PARTIAL, WRONG, NOTHING = "right", "partial", "wrong", "nothing"
 VERDICTS = (RIGHT, PARTIAL, WRONG, NOTHING)
@@ -124,8 +126,8 @@ FRAMEWORK_NAMES: Dict[str, "re.Pattern[str]"] = {
     "ctranslate2": re.compile(r"(?i:ctranslate2)|faster-whisper|opennmt\.net"),
 }
 NO_FRAMEWORK = "none"  # a log no framework printed (nvidia-smi): no advice is another framework's
-# Libraries whose process is a framework's: advice for that framework fits their logs (vLLM runs on torch).
-RUNS_ON = {"vllm": "torch"}
+# Libraries whose process is a framework's: advice for that framework fits their logs (vLLM and SGLang run on torch).
+RUNS_ON = {"vllm": "torch", "sglang": "torch"}
 
 
 @dataclass(frozen=True)
