@@ -226,3 +226,35 @@ def test_a_fork_still_leads_for_a_python_program(top_answer):
 ])
 def test_written_after_held_out_30(top_answer, log, expected):
     assert top_answer(log) == expected
+
+
+# written after the thirty-second held-out split (from its failing families and the sources' own messages)
+@pytest.mark.parametrize("log, expected", [
+    ("OSError: [WinError 126] The specified module could not be found. Error loading "
+     '\\"C:\\\\Users\\\\me\\\\venv\\\\lib\\\\site-packages\\\\torch\\\\lib\\\\fbgemm.dll\\" or one of its dependencies.',
+     ("torch-windows-dll-load", None, False)),
+    ("/usr/bin/ld: cannot find -lcudart: No such file or directory\ncollect2: error: ld returned 1 exit status",
+     ("cuda-library-not-found", None, True)),
+    ("/usr/bin/ld: cannot find -lcuda: No such file or directory", ("libcuda-not-found", None, True)),
+    ("W external/tsl/tsl/framework/bfc_allocator.cc:485] Allocator (GPU_0_bfc) ran out of memory trying to allocate "
+     "1.00GiB (rounded to 1073741824)requested by op", ("cuda-out-of-memory", "working-set", True)),
+    ("#SBATCH --partition=cpu\nRuntimeError: No CUDA GPUs are available",
+     ("no-cuda-gpus-available", "no-gpu-allocated", True)),
+    ("srun python run.py\ncudaErrorNoDevice: no CUDA-capable device is detected",
+     ("cuda-driver-init-failed", "no-gpu-allocated", True)),
+    ("glfw.GLFWError: (65544) b'X11: The DISPLAY environment variable is missing'",
+     ("headless-opengl-rendering", None, True)),
+    ("ImportError: Cannot initialize a EGL device display. This likely means that your EGL driver does not support "
+     "the PLATFORM_DEVICE extension, which is required for creating a headless rendering context.",
+     ("headless-opengl-rendering", None, True)),
+])
+def test_written_after_held_out_32(top_answer, log, expected):
+    assert top_answer(log) == expected
+
+
+def test_a_torch_release_older_than_the_gpu_is_read_from_its_version_alone(run_explain):
+    log = "torch 0.4.1\nGPU: GeForce RTX 3090\nRuntimeError: cuDNN error: CUDNN_STATUS_EXECUTION_FAILED\n"
+    data = json.loads(run_explain(["--format", "json"], stdin=log).stdout)
+    assert data["top"] == "diag:kernels"
+    newer = log.replace("0.4.1", "2.1.0")  # its builds for CUDA 11.8 and 12.1 know the RTX 3090
+    assert json.loads(run_explain(["--format", "json"], stdin=newer).stdout)["top"] != "diag:kernels"

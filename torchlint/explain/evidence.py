@@ -18,7 +18,7 @@ from typing import Dict, Iterable, List, Optional, Set, Tuple
 from packaging.version import InvalidVersion, Version
 
 from torchlint.doctor.collect_env import looks_like_collect_env, parse_collect_env
-from torchlint.doctor.compat import cuda_builds_for, cuda_of_tag, minimum_driver
+from torchlint.doctor.compat import cuda_builds_for, cuda_of_tag, minimum_driver, newest_cuda_of_torch
 from torchlint.doctor.facts import Facts, Gpu
 from torchlint.doctor.gpu_names import capability_of
 
@@ -464,6 +464,9 @@ def _derived_features(evidence: Evidence, text: str) -> Set[str]:
     torch_cuda = re.fullmatch(r"(\d{1,2})\.(\d)", evidence.facts.torch_cuda or "")
     if torch_cuda:  # torch's build (1.9.0+cu111, collect_env's line): the CUDA its wheel carries
         stated.add((int(torch_cuda.group(1)), int(torch_cuda.group(2))))
+    newest = _newest_cuda_of(evidence.facts)
+    if newest is not None and _gpu_unsupported(evidence.facts.gpus, {newest}):
+        derived.add("gpu-unsupported-by-cuda")  # no build of that torch release knows the GPU
     if wanted and stated and not any(_same_release(library, cuda) for library in wanted for cuda in stated):
         derived.add("cuda-major-differs")
     if _cudnn_major_differs(evidence.facts, text):
@@ -477,6 +480,15 @@ def _derived_features(evidence: Evidence, text: str) -> Set[str]:
     if _gpu_unsupported(evidence.facts.gpus, stated):
         derived.add("gpu-unsupported-by-cuda")
     return derived
+
+
+def _newest_cuda_of(facts: Facts) -> Optional[Tuple[int, int]]:
+    """The newest CUDA any build of the stated torch release used (0.4.1 had no build newer than CUDA 9.2), when
+    the paste names a torch release but not its build's CUDA."""
+    if not facts.torch_version or facts.torch_cuda or facts.torch_build in ("cpu", "rocm"):
+        return None
+    newest = re.fullmatch(r"(\d{1,2})\.(\d)", newest_cuda_of_torch(facts.torch_version) or "")
+    return (int(newest.group(1)), int(newest.group(2))) if newest else None
 
 
 def _cudnn_major_differs(facts: Facts, text: str) -> bool:
