@@ -327,3 +327,95 @@ def test_a_class_that_saves_a_state_dict_keeps_the_fix(tmp_path):
                            cwd=tmp_path)
     [finding] = json.loads(result.stdout)
     assert finding["fix"] is not None and "holds objects" not in finding["message"]
+
+
+ROUND_TRIP = '''import argparse
+import io
+
+import torch
+
+
+def clone(obj):
+    buffer = io.BytesIO()
+    torch.save(obj, buffer)
+    buffer.seek(0)
+    return torch.load(buffer)
+
+
+def clone_weights(model):
+    buffer = io.BytesIO()
+    torch.save(model.state_dict(), buffer)
+    buffer.seek(0)
+    return torch.load(buffer)
+
+
+copy = clone(argparse.Namespace(lr=0.1))
+weights = clone_weights(torch.nn.Linear(2, 2))
+'''
+
+
+def test_a_round_trip_of_an_object_through_a_buffer_keeps_working_and_a_state_dicts_gets_the_fix(
+        tmp_path, capsys, monkeypatch):
+    pytest.importorskip("torch")
+    # the project's torch is older than 2.6, where a load without `weights_only` unpickles anything
+    monkeypatch.setenv("TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD", "1")
+    write_tree(tmp_path, {"m.py": ROUND_TRIP})
+    _, found = _findings(capsys, tmp_path, "--unsafe-fixes")
+    assert "saves `obj` with `torch.save` and loads what it saved" in found[("m.py", 11)]["message"]
+    assert found[("m.py", 11)]["fix"] is None and found[("m.py", 18)]["fix"] is not None
+    main(["check", "--no-cache", "--select", "TL201", "--fix", "--unsafe-fixes", str(tmp_path)])
+    capsys.readouterr()
+    fixed = (tmp_path / "m.py").read_text()
+    assert fixed.count("weights_only=True") == 1
+    namespace = {}
+    exec(compile(fixed, "m.py", "exec"), namespace)  # real torch: the object round trip still loads
+    assert namespace["copy"].lr == 0.1 and set(namespace["weights"]) == {"weight", "bias"}
+    with pytest.raises(Exception, match="(?i)weights only|Unsupported global"):  # what the fix would have done
+        exec(compile(ROUND_TRIP.replace("return torch.load(buffer)", "return torch.load(buffer, weights_only=True)", 1),
+                     "m.py", "exec"), {})
+
+
+@pytest.mark.parametrize("body, evidence", [
+    ("    pkg = torch.load(path)\n    return pkg['xp.cfg']\n", '`pkg["xp.cfg"]` is read'),
+    ("    state = torch.load(path)\n    return state.get('model_args')\n", '`state.get("model_args")` is read'),
+])
+def test_a_config_under_a_compound_key_gets_no_fix(tmp_path, capsys, body, evidence):
+    write_tree(tmp_path, {"m.py": f"import torch\n\n\ndef load(path):\n{body}"})
+    _, found = _findings(capsys, tmp_path, "--unsafe-fixes")
+    (finding,) = found.values()
+    assert evidence in finding["message"] and finding["fix"] is None
+
+
+def test_a_path_under_a_config_named_key_keeps_the_fix(tmp_path, capsys):
+    write_tree(tmp_path, {"m.py": "import torch\n\n\ndef load(path):\n    ckpt = torch.load(path)\n"
+                                  "    return ckpt['config_path'], ckpt['model']\n"})
+    _, found = _findings(capsys, tmp_path, "--unsafe-fixes")
+    (finding,) = found.values()
+    assert finding["fix"] is not None
+
+
+def test_a_checkpoint_handed_to_fairseq_gets_no_fix(tmp_path, capsys):
+    write_tree(tmp_path, {"m.py": (
+        "import fairseq\nimport torch\n\n\ndef load(path):\n    checkpoint = torch.load(path)\n"
+        "    models, *_ = fairseq.checkpoint_utils.load_model_ensemble_and_task({path: checkpoint})\n"
+        "    return models[0]\n")})
+    _, found = _findings(capsys, tmp_path, "--unsafe-fixes")
+    (finding,) = found.values()
+    assert "goes to fairseq" in finding["message"] and finding["fix"] is None
+
+
+def test_a_load_returned_as_a_module_keeps_working(tmp_path, capsys, monkeypatch):
+    torch = pytest.importorskip("torch")
+    monkeypatch.setenv("TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD", "1")  # a torch before 2.6, as the project declares
+    torch.save(torch.nn.Linear(2, 2), tmp_path / "best_model")
+    source = ("import torch\nfrom torch import nn\n\n\ndef load_model(path) -> nn.Module:\n"
+              "    return torch.load(path, map_location='cpu').to(torch.float64)\n")
+    write_tree(tmp_path, {"m.py": source})
+    _, found = _findings(capsys, tmp_path, "--unsafe-fixes")
+    (finding,) = found.values()
+    assert "`load_model` returns it as `nn.Module`" in finding["message"] and finding["fix"] is None
+    main(["check", "--no-cache", "--select", "TL201", "--fix", "--unsafe-fixes", str(tmp_path)])
+    capsys.readouterr()
+    namespace = {}
+    exec(compile((tmp_path / "m.py").read_text(), "m.py", "exec"), namespace)
+    assert namespace["load_model"](tmp_path / "best_model").weight.dtype == torch.float64

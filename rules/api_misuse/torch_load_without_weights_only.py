@@ -5,7 +5,8 @@ from functools import cached_property
 from typing import Dict, Iterator, List, Optional
 
 from torchlint.analysis.loaded_objects import (
-    ast_object_saves, module_strings, numpy_saved_keys, object_read, saves_own_instance, source_key,
+    ast_object_saves, hands_to_fairseq, module_strings, numpy_saved_keys, object_read, returned_as_module,
+    saves_own_instance, scope_saves_objects, source_key,
 )
 from torchlint.analysis.call_arguments import append_keyword
 from torchlint.core.diagnostics import Applicability, Fix
@@ -229,6 +230,33 @@ class TorchLoadWithoutWeightsOnly(TorchLoadRule):
             line=6,
             column=16,
         ),
+        # a round trip of an object through a buffer in one function: it loads what it saved
+        Invalid(
+            "import io\nimport torch\n\ndef clone(obj):\n    buffer = io.BytesIO()\n    torch.save(obj, buffer)\n"
+            "    buffer.seek(0)\n    return torch.load(buffer)\n",
+            line=8,
+            column=12,
+        ),
+        # a config object under a compound key (`xp.cfg`)
+        Invalid(
+            "import torch\n\ndef export(path):\n    pkg = torch.load(path)\n    return pkg['xp.cfg']\n",
+            line=4,
+            column=11,
+        ),
+        # the checkpoint goes to fairseq, whose checkpoints keep an argparse.Namespace
+        Invalid(
+            "import fairseq\nimport torch\n\ndef load(path):\n    checkpoint = torch.load(path)\n"
+            "    return fairseq.checkpoint_utils.load_model_ensemble_and_task({path: checkpoint})\n",
+            line=5,
+            column=18,
+        ),
+        # returned as a whole module by a function annotated so
+        Invalid(
+            "import torch\nfrom torch import nn\n\ndef load_model(path) -> nn.Module:\n"
+            "    return torch.load(path, map_location='cpu').to(torch.float64)\n",
+            line=5,
+            column=12,
+        ),
         # the keys of a training checkpoint
         Invalid(
             "import torch\n\ndef resume(path, optimizer):\n    ckpt = torch.load(path)\n"
@@ -248,6 +276,7 @@ class TorchLoadWithoutWeightsOnly(TorchLoadRule):
         super().__init__(context)
         self._classes: List = []  # the classes around the visited node, innermost last
         self._saves_itself: Dict[int, bool] = {}  # id(class) -> `saves_own_instance`
+        self._function_facts: Dict[int, tuple] = {}  # id(function) -> (`scope_saves_objects`, `hands_to_fairseq`)
 
     def visit_ClassDef(self, node) -> None:
         self._classes.append(node)
@@ -305,6 +334,22 @@ class TorchLoadWithoutWeightsOnly(TorchLoadRule):
         if read is not None:
             saved = next((value for key, value in numpy_keys.items() if f'"{key}"' in read.text), None)
             return f"`{read.text}` is read" if saved is None else f"`{read.text}` is saved as a NumPy value, `{saved}`"
+        if self._functions:
+            function = self._functions[-1]
+            facts = self._function_facts.get(id(function))
+            if facts is None:
+                imports = self.context.imports
+                facts = self._function_facts[id(function)] = (scope_saves_objects(function, imports),
+                                                               hands_to_fairseq(function, imports))
+            saved, fairseq = facts
+            if saved is not None:
+                return f"this function saves `{saved}` with `torch.save` and loads what it saved"
+            if fairseq:
+                return ("the checkpoint goes to fairseq, whose checkpoints keep an `argparse.Namespace` or a config "
+                        "and a `Dictionary` beside the weights")
+            module = returned_as_module(function, call)
+            if module is not None:
+                return f"`{function.name.value}` returns it as `{module}`: a whole module"
         key = source_key(call, self._module_strings)
         if key is not None and key in self._unrestricted_here:
             return f"`{key}` is loaded with `weights_only=False` in this file"

@@ -15,6 +15,7 @@ from __future__ import annotations
 import ast
 import bisect
 import posixpath
+import re
 import threading
 from typing import Any, Collection, Dict, List, NamedTuple, Optional, Tuple
 
@@ -99,7 +100,7 @@ def object_read(call, scope, numpy_keys: Collection[str] = ()) -> Optional[Objec
             return ObjectRead(f"{name}.{node.attr.value}")
         if isinstance(node, cst.Subscript) and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
             key = _string(node.slice[0].slice.value)
-            if key in object_keys:
+            if _is_object_key(key, object_keys):
                 return ObjectRead(f'{name}["{key}"]')
             if key is not None:
                 keys.setdefault(key, f'{name}["{key}"]')
@@ -112,11 +113,19 @@ def object_read(call, scope, numpy_keys: Collection[str] = ()) -> Optional[Objec
             key = _string(node.args[0].value)
             holder = node.func.value
             name = "torch.load(...)" if holder is call else holder.value
-            if key in object_keys:
+            if _is_object_key(key, object_keys):
                 return ObjectRead(f'{name}.{node.func.attr.value}("{key}")')
             if key is not None:
                 keys.setdefault(key, f'{name}.{node.func.attr.value}("{key}")')
     return _training_checkpoint(keys)
+
+
+def _is_object_key(key: Optional[str], object_keys: Collection[str]) -> bool:
+    """A key of `object_keys`, or one whose last word is an object key of `OBJECT_KEYS`
+    (`"xp.cfg"`, `"model_args"`, `"train_config"`; not `"config_path"`)."""
+    if key is None:
+        return False
+    return key in object_keys or re.split(r"[^0-9A-Za-z]+", key.lower())[-1] in OBJECT_KEYS
 
 
 def _training_checkpoint(keys: Dict[str, str]) -> Optional[ObjectRead]:
@@ -315,6 +324,72 @@ def module_strings(module) -> Dict[str, str]:
                 name = small.targets[0].target.value
                 found[name] = _string(small.value) if name not in found else None
     return {name: text for name, text in found.items() if text is not None}
+
+
+def scope_saves_objects(scope, imports) -> Optional[str]:
+    """What the function `scope` saves with `torch.save` that is not a state dict: the first
+    such value's code (`obj`, a parameter broadcast through a BytesIO), or None. A load in
+    the same function then reads back what it saved (a round trip through a buffer or a
+    temporary file), which `weights_only=True` refuses for an object. A `.state_dict()`
+    call, a dict display, and a name (not a parameter) the function binds to a dict
+    display or to what it loaded (a checkpoint saved again) count as a state dict. Cost: one walk of the
+    function (the caller keeps the answer per function)."""
+    saved = []
+    dict_like: set = set()
+    parameters = {param.name.value for param in _parameters(scope)}
+    for node in walk(scope, into_functions=False):
+        if isinstance(node, cst.Assign) and (
+                isinstance(node.value, (cst.Dict, cst.DictComp))
+                or (isinstance(node.value, cst.Call) and imports.qualified_name(node.value.func) == "torch.load")):
+            dict_like.update(target.target.value for target in node.targets if isinstance(target.target, cst.Name))
+        elif (isinstance(node, cst.Call) and node.args and node.args[0].keyword is None
+              and imports.qualified_name(node.func) == "torch.save"):
+            saved.append(node.args[0].value)
+    for value in saved:
+        if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value == "state_dict":
+            continue
+        if isinstance(value, (cst.Dict, cst.DictComp)) or (
+                isinstance(value, cst.Name) and value.value in dict_like and value.value not in parameters):
+            continue
+        return cst.Module([]).code_for_node(value)
+    return None
+
+
+def _parameters(scope) -> List:
+    """The parameters of a function (none for a module)."""
+    params = getattr(scope, "params", None)
+    if params is None:
+        return []
+    return [*params.posonly_params, *params.params, *params.kwonly_params,
+            *(star for star in (params.star_arg, params.star_kwarg) if isinstance(star, cst.Param))]
+
+
+def returned_as_module(function, call) -> Optional[str]:
+    """The return annotation (`nn.Module`) of `function` when it returns what `call` loads,
+    moved or not (`torch.load(path).to(torch.float64)`): the file then holds a whole module,
+    which `weights_only=True` refuses. Cost: one walk of the function."""
+    returns = getattr(function, "returns", None)
+    annotation = cst_dotted_name(returns.annotation) if returns is not None else None
+    if annotation is None or not annotation.rsplit(".", 1)[-1].endswith("Module"):
+        return None
+    for node in walk(function, into_functions=False):
+        if isinstance(node, cst.Return) and node.value is not None:
+            value = node.value
+            while (value is not call and isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute)
+                   and value.func.attr.value in _SAME_MODULE):
+                value = value.func.value
+            if value is call:
+                return annotation
+    return None
+
+
+def hands_to_fairseq(scope, imports) -> bool:
+    """Whether the function `scope` calls into fairseq (`fairseq.checkpoint_utils.
+    load_model_ensemble_and_task(...)`): a checkpoint it loads is then fairseq's, which keeps
+    an `argparse.Namespace` or a config object and fairseq's `Dictionary` beside the weights.
+    Cost: one walk of the function."""
+    return any(isinstance(node, cst.Call) and (imports.qualified_name(node.func) or "").startswith("fairseq.")
+               for node in walk(scope, into_functions=False))
 
 
 def saves_own_instance(class_node, imports) -> bool:
