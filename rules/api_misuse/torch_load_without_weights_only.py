@@ -5,8 +5,8 @@ from functools import cached_property
 from typing import Dict, Iterator, List, Optional
 
 from torchlint.analysis.loaded_objects import (
-    ast_object_saves, hands_to_fairseq, module_strings, numpy_saved_keys, object_read, returned_as_module,
-    saves_own_instance, scope_saves_objects, source_key,
+    FunctionCheckpoints, ast_object_saves, function_checkpoints, module_strings, numpy_saved_keys, object_read,
+    returned_as_module, saves_own_instance, source_key,
 )
 from torchlint.analysis.call_arguments import append_keyword
 from torchlint.core.diagnostics import Applicability, Fix
@@ -276,7 +276,7 @@ class TorchLoadWithoutWeightsOnly(TorchLoadRule):
         super().__init__(context)
         self._classes: List = []  # the classes around the visited node, innermost last
         self._saves_itself: Dict[int, bool] = {}  # id(class) -> `saves_own_instance`
-        self._function_facts: Dict[int, tuple] = {}  # id(function) -> (`scope_saves_objects`, `hands_to_fairseq`)
+        self._function_facts: Dict[int, FunctionCheckpoints] = {}  # id(function) -> `function_checkpoints`
 
     def visit_ClassDef(self, node) -> None:
         self._classes.append(node)
@@ -338,16 +338,14 @@ class TorchLoadWithoutWeightsOnly(TorchLoadRule):
             function = self._functions[-1]
             facts = self._function_facts.get(id(function))
             if facts is None:
-                imports = self.context.imports
-                facts = self._function_facts[id(function)] = (scope_saves_objects(function, imports),
-                                                               hands_to_fairseq(function, imports))
-            saved, fairseq = facts
-            if saved is not None:
+                facts = self._function_facts[id(function)] = function_checkpoints(function, self.context.imports)
+            if facts.saved_object is not None:
+                saved = self.context.module.code_for_node(facts.saved_object)
                 return f"this function saves `{saved}` with `torch.save` and loads what it saved"
-            if fairseq:
+            if facts.calls_fairseq:
                 return ("the checkpoint goes to fairseq, whose checkpoints keep an `argparse.Namespace` or a config "
                         "and a `Dictionary` beside the weights")
-            module = returned_as_module(function, call)
+            module = returned_as_module(function, call, facts)
             if module is not None:
                 return f"`{function.name.value}` returns it as `{module}`: a whole module"
         key = source_key(call, self._module_strings)

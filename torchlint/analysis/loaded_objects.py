@@ -24,6 +24,7 @@ from torchlint.analysis.value_kinds import (
 )
 from torchlint.core.lazy import cst
 from torchlint.analysis.names import ast_dotted_name, cst_dotted_name, resolve
+from torchlint.analysis.statements import parameter_names
 from torchlint.core.walk import children, walk
 
 # keys under which a checkpoint keeps its run's arguments or configuration: objects
@@ -326,70 +327,69 @@ def module_strings(module) -> Dict[str, str]:
     return {name: text for name, text in found.items() if text is not None}
 
 
-def scope_saves_objects(scope, imports) -> Optional[str]:
-    """What the function `scope` saves with `torch.save` that is not a state dict: the first
-    such value's code (`obj`, a parameter broadcast through a BytesIO), or None. A load in
-    the same function then reads back what it saved (a round trip through a buffer or a
-    temporary file), which `weights_only=True` refuses for an object. A `.state_dict()`
-    call, a dict display, and a name (not a parameter) the function binds to a dict
-    display or to what it loaded (a checkpoint saved again) count as a state dict. Cost: one walk of the
-    function (the caller keeps the answer per function)."""
+class FunctionCheckpoints(NamedTuple):
+    """What one function shows of the files it loads (`function_checkpoints`)."""
+
+    saved_object: Any  # the first value it saves with `torch.save` that is not a state dict, or None
+    calls_fairseq: bool  # it calls into fairseq (`fairseq.checkpoint_utils.load_model_ensemble_and_task`)
+    returned: frozenset  # ids of the calls whose result it returns, moved or not (`torch.load(p).to(x)`)
+
+
+def function_checkpoints(function, imports) -> FunctionCheckpoints:
+    """What `function` shows of the checkpoints it loads, each a reason `weights_only=True`
+    would refuse them:
+    - `saved_object`: a load in a function that saves an object reads back what it saved
+      (a round trip through a buffer or a temporary file). A `.state_dict()` call, a dict
+      display, and a name (not a parameter) the function binds to a dict display or to what
+      it loaded (a checkpoint saved again) count as state dicts, not objects;
+    - `calls_fairseq`: a checkpoint it loads is then fairseq's, which keeps an
+      `argparse.Namespace` or a config and fairseq's `Dictionary` beside the weights;
+    - `returned`: with the function's return annotation (`returned_as_module`), a load it
+      returns as a module.
+    Cost: one walk of the function (the caller keeps the answer per function)."""
     saved = []
-    dict_like: set = set()
-    parameters = {param.name.value for param in _parameters(scope)}
-    for node in walk(scope, into_functions=False):
+    dict_like = set()
+    calls_fairseq = False
+    returned = set()
+    for node in walk(function, into_functions=False):
         if isinstance(node, cst.Assign) and (
                 isinstance(node.value, (cst.Dict, cst.DictComp))
                 or (isinstance(node.value, cst.Call) and imports.qualified_name(node.value.func) == "torch.load")):
             dict_like.update(target.target.value for target in node.targets if isinstance(target.target, cst.Name))
-        elif (isinstance(node, cst.Call) and node.args and node.args[0].keyword is None
-              and imports.qualified_name(node.func) == "torch.save"):
-            saved.append(node.args[0].value)
-    for value in saved:
-        if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value == "state_dict":
-            continue
-        if isinstance(value, (cst.Dict, cst.DictComp)) or (
-                isinstance(value, cst.Name) and value.value in dict_like and value.value not in parameters):
-            continue
-        return cst.Module([]).code_for_node(value)
-    return None
+        elif isinstance(node, cst.Call):
+            qualified = imports.qualified_name(node.func) or ""
+            calls_fairseq = calls_fairseq or qualified.startswith("fairseq.")
+            if qualified == "torch.save" and node.args and node.args[0].keyword is None:
+                saved.append(node.args[0].value)
+        elif isinstance(node, cst.Return) and node.value is not None:
+            value = node.value
+            while (isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute)
+                   and value.func.attr.value in _SAME_MODULE):
+                returned.add(id(value))
+                value = value.func.value
+            returned.add(id(value))
+    parameters = set(parameter_names(function)) if isinstance(function, cst.FunctionDef) else set()
+    saved_object = next((value for value in saved if not _state_dict_like(value, dict_like - parameters)), None)
+    return FunctionCheckpoints(saved_object, calls_fairseq, frozenset(returned))
 
 
-def _parameters(scope) -> List:
-    """The parameters of a function (none for a module)."""
-    params = getattr(scope, "params", None)
-    if params is None:
-        return []
-    return [*params.posonly_params, *params.params, *params.kwonly_params,
-            *(star for star in (params.star_arg, params.star_kwarg) if isinstance(star, cst.Param))]
+def _state_dict_like(value, dict_names) -> bool:
+    """Whether a value saved with `torch.save` is a state dict rather than an object (see
+    `function_checkpoints`)."""
+    if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value == "state_dict":
+        return True
+    return isinstance(value, (cst.Dict, cst.DictComp)) or (isinstance(value, cst.Name) and value.value in dict_names)
 
 
-def returned_as_module(function, call) -> Optional[str]:
+def returned_as_module(function, call, facts: FunctionCheckpoints) -> Optional[str]:
     """The return annotation (`nn.Module`) of `function` when it returns what `call` loads,
-    moved or not (`torch.load(path).to(torch.float64)`): the file then holds a whole module,
-    which `weights_only=True` refuses. Cost: one walk of the function."""
+    moved or not (`facts.returned`): the file then holds a whole module, which
+    `weights_only=True` refuses. Cost: O(1) with the function's `function_checkpoints`."""
     returns = getattr(function, "returns", None)
     annotation = cst_dotted_name(returns.annotation) if returns is not None else None
     if annotation is None or not annotation.rsplit(".", 1)[-1].endswith("Module"):
         return None
-    for node in walk(function, into_functions=False):
-        if isinstance(node, cst.Return) and node.value is not None:
-            value = node.value
-            while (value is not call and isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute)
-                   and value.func.attr.value in _SAME_MODULE):
-                value = value.func.value
-            if value is call:
-                return annotation
-    return None
-
-
-def hands_to_fairseq(scope, imports) -> bool:
-    """Whether the function `scope` calls into fairseq (`fairseq.checkpoint_utils.
-    load_model_ensemble_and_task(...)`): a checkpoint it loads is then fairseq's, which keeps
-    an `argparse.Namespace` or a config object and fairseq's `Dictionary` beside the weights.
-    Cost: one walk of the function."""
-    return any(isinstance(node, cst.Call) and (imports.qualified_name(node.func) or "").startswith("fairseq.")
-               for node in walk(scope, into_functions=False))
+    return annotation if id(call) in facts.returned else None
 
 
 def saves_own_instance(class_node, imports) -> bool:
