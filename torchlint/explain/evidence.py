@@ -15,12 +15,12 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Dict, Iterable, List, Optional, Set, Tuple
 
-from packaging.version import InvalidVersion, Version
-
+from torchlint.doctor.check_basics import parse_version
 from torchlint.doctor.collect_env import looks_like_collect_env, parse_collect_env
 from torchlint.doctor.compat import cuda_builds_for, cuda_of_tag, minimum_driver, newest_cuda_of_torch
 from torchlint.doctor.facts import Facts, Gpu
 from torchlint.doctor.gpu_names import capability_of
+from torchlint.doctor.runtime_builds import version_major
 
 HEAD = TAIL = 256 << 10
 AROUND_MATCH = 20000
@@ -453,17 +453,18 @@ _CUDA_STATED = re.compile(r"\bcuda(?:[ _-]?(?:version|toolkit))?[\s:=_-]{0,3}v?(
 
 def _derived_features(evidence: Evidence, text: str) -> Set[str]:
     """Features that follow from facts: WSL (1 or 2); a GPU older than Volta (compute capability below 7.0); a CUDA library asked
-    for by its major version (libcublasLt.so.12) on a machine whose stated CUDA (or torch build's CUDA) has another major;
-    a named GPU that no stated CUDA release can build kernels for.
-    Cost: two linear scans of the text, then one table lookup per named GPU and stated CUDA release."""
+    for by its major version (libcublasLt.so.12) on a machine whose stated CUDA (or torch build's CUDA) has another major,
+    and the same for cuDNN; a named GPU that no stated CUDA release (nor any build of the stated torch release) can build
+    kernels for; a stated driver not shown new enough for the CUDA the program needs.
+    Cost: four linear scans of the text, then one table lookup per named GPU and stated CUDA release."""
     derived = {"wsl"} if evidence.wsl else set()
     if any(float(gpu.capability) < 7.0 for gpu in evidence.facts.gpus if gpu.capability):
         derived.add("gpu:before-volta")
     wanted = {_release(hit) for hit in _CUDA_LIBRARY_WANTED.finditer(text)}
     stated = {(int(hit.group(1)), int(hit.group(2))) for hit in _CUDA_STATED.finditer(text)}
-    torch_cuda = re.fullmatch(r"(\d{1,2})\.(\d)", evidence.facts.torch_cuda or "")
+    torch_cuda = _cuda_release(evidence.facts.torch_cuda)
     if torch_cuda:  # torch's build (1.9.0+cu111, collect_env's line): the CUDA its wheel carries
-        stated.add((int(torch_cuda.group(1)), int(torch_cuda.group(2))))
+        stated.add(torch_cuda)
     newest = _newest_cuda_of(evidence.facts)
     if newest is not None and _gpu_unsupported(evidence.facts.gpus, {newest}):
         derived.add("gpu-unsupported-by-cuda")  # no build of that torch release knows the GPU
@@ -473,7 +474,7 @@ def _derived_features(evidence: Evidence, text: str) -> Set[str]:
         derived.add("cudnn-major-differs")
     needed = {(major, minor or 0) for major, minor in wanted}  # not nvidia-smi's "CUDA Version", the driver's own
     if torch_cuda:
-        needed.add((int(torch_cuda.group(1)), int(torch_cuda.group(2))))
+        needed.add(torch_cuda)
     stated_driver = evidence.facts.driver_version or "driver-version-stated" in evidence.features
     if stated_driver and not _driver_runs_all(evidence, needed):
         derived.add("driver-not-shown-sufficient")
@@ -487,8 +488,13 @@ def _newest_cuda_of(facts: Facts) -> Optional[Tuple[int, int]]:
     the paste names a torch release but not its build's CUDA."""
     if not facts.torch_version or facts.torch_cuda or facts.torch_build in ("cpu", "rocm"):
         return None
-    newest = re.fullmatch(r"(\d{1,2})\.(\d)", newest_cuda_of_torch(facts.torch_version) or "")
-    return (int(newest.group(1)), int(newest.group(2))) if newest else None
+    return _cuda_release(newest_cuda_of_torch(facts.torch_version))
+
+
+def _cuda_release(text: Optional[str]) -> Optional[Tuple[int, int]]:
+    """(12, 1) for "12.1"; None for None or another shape."""
+    found = re.fullmatch(r"(\d{1,2})\.(\d)", text or "")
+    return (int(found.group(1)), int(found.group(2))) if found else None
 
 
 def _cudnn_major_differs(facts: Facts, text: str) -> bool:
@@ -496,10 +502,9 @@ def _cudnn_major_differs(facts: Facts, text: str) -> bool:
     version line, collect_env's cuDNN, an nvidia-cudnn-cu* package). Cost: two linear scans of the text."""
     wanted = {int(hit.group(1) or hit.group(2)) for hit in _CUDNN_LIBRARY_WANTED.finditer(text)}
     stated = {int(hit.group(1)) for hit in _CUDNN_STATED.finditer(text)}
-    stated.update(int(version.split(".")[0]) for name, version in facts.packages.items()
-                  if name.startswith("nvidia-cudnn-cu") and version.split(".")[0].isdigit())
-    if facts.cudnn_version and facts.cudnn_version.split(".")[0].isdigit():
-        stated.add(int(facts.cudnn_version.split(".")[0]))
+    stated.update(version_major(version) for name, version in facts.packages.items() if name.startswith("nvidia-cudnn-cu"))
+    stated.add(version_major(facts.cudnn_version))
+    stated.discard(None)
     return bool(wanted and stated and not wanted & stated)
 
 
@@ -507,16 +512,9 @@ def _driver_runs_all(evidence: Evidence, releases: Set[Tuple[int, int]]) -> bool
     """Whether the stated driver is new enough for every CUDA release the program needs (its torch build's, the
     libraries it asks for; the toolkit's minimum-driver table), so a report of a driver too old cannot be about its
     version. False when no release is known: the driver is then not shown to suffice."""
-    driver = _version(evidence.facts.driver_version or "")
+    driver = parse_version(evidence.facts.driver_version)
     floors = [minimum_driver(f"{major}.{minor}", evidence.facts.platform) for major, minor in releases]
     return driver is not None and bool(floors) and all(floor is not None and floor <= driver for floor in floors)
-
-
-def _version(text: str) -> Optional[Version]:
-    try:
-        return Version(text)
-    except InvalidVersion:
-        return None
 
 
 def _gpu_unsupported(gpus: Iterable[Gpu], stated: Set[Tuple[int, int]]) -> bool:
