@@ -202,3 +202,42 @@ def test_rule_page_and_explain_text(code):
     assert result.returncode == 0
     text = result.stdout.decode()
     assert "## Fix safety" in text and "## Why is this bad?" in text
+
+
+SPREAD_OVER_ROWS = '''import torch
+
+
+class GuidedAttention(torch.nn.Module):
+    def mask(self, a, b, width):
+        soft = 1.0 - torch.exp(
+            -(
+                (
+                    a
+                    - b
+                )
+                ** 2
+            )
+            / width
+        )
+        grown = torch.log(
+            1
+            + soft
+        )
+        return soft, grown
+
+
+values = GuidedAttention().mask(torch.tensor([0.5, 2.0]), torch.tensor([0.25, 1.0]), 3.0)
+'''
+
+
+def test_a_rewritten_call_spread_over_rows_keeps_its_rows_and_its_values(tmp_path):
+    write_tree(tmp_path, {"m.py": SPREAD_OVER_ROWS, "pyproject.toml": SELECT_TL301})
+    unsafe_fix(tmp_path)
+    fixed = (tmp_path / "m.py").read_text()
+    assert "        soft = -torch.expm1(\n            -(\n                (\n                    a\n" in fixed
+    assert "            / width\n        )\n        grown = torch.log1p(soft)\n" in fixed
+    before, after = {}, {}
+    exec(compile(SPREAD_OVER_ROWS, "m.py", "exec"), before)
+    exec(compile(fixed, "m.py", "exec"), after)
+    for old, new in zip(before["values"], after["values"]):
+        assert new.allclose(old)

@@ -170,7 +170,8 @@ class ExpMinusOne(TorchExpressionRule):
         use = "-expm1(x)" if flipped else "expm1(x)"
 
         def rewrite():
-            content = rewritten_call(self.context.module, call, function is not None, imports, operand, "expm1")
+            content = rewritten_call(self.context.module, call, function is not None, imports, operand, "expm1",
+                                     self.block_indent)
             # a unary minus binds tighter than the binary one it replaces: wherever `1 - e`
             # stands without parentheses, `-expm1(...)` means the same
             return f"-{content}" if flipped and content is not None else content

@@ -143,5 +143,6 @@ class LogOnePlus(TorchExpressionRule):
         self.report_rewrite(
             node,
             f"`{shown}` rounds `1 + x` before the log and loses small `x`: use `log1p(x)`",
-            lambda: rewritten_call(self.context.module, node, function is not None, imports, operand, "log1p"),
+            lambda: rewritten_call(self.context.module, node, function is not None, imports, operand, "log1p",
+                                   self.block_indent),
         )

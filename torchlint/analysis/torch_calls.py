@@ -178,17 +178,34 @@ def receiver_code(module, node) -> str:
     return f"({code})"
 
 
-def rewritten_call(module, call, function_form: bool, imports, operand, name: str) -> str:
-    """`<torch>.name(operand)` in the spelling the call used, or `operand.name()` when the
-    module has no name for `torch` (only `from torch import log`): the tensor method
-    needs no new import."""
+def rewritten_call(module, call, function_form: bool, imports, operand, name: str, indent: str = "") -> str:
+    """`<torch>.name(operand)` in the spelling the call used (`torch.exp(...)` renamed, its
+    argument as its author laid it out), or `operand.name()` when the module has no name for
+    `torch` (only `from torch import log`): the tensor method needs no new import. `indent`:
+    the indentation of the blocks around the call (`code_at_indent`)."""
     func = call.func
     prefix = None
+    if function_form and isinstance(func, cst.Attribute) and len(call.args) == 1 and call.args[0].value is operand:
+        return code_at_indent(module, call.with_changes(func=func.with_changes(attr=cst.Name(name))), indent)
     if function_form:
         prefix = module.code_for_node(func.value) if isinstance(func, cst.Attribute) else torch_alias(imports)
     if prefix is not None:
-        return f"{prefix}.{name}({module.code_for_node(operand)})"
+        return f"{prefix}.{name}({code_at_indent(module, operand, indent)})"
     return f"{receiver_code(module, operand)}.{name}()"
+
+
+def code_at_indent(module, node, indent: str) -> str:
+    """The node's code as it reads inside blocks indented by `indent`: the rows it continues
+    on within brackets keep their place in the file (`Module.code_for_node` writes them as
+    if the node stood at the module's top level). Strings are written as they are."""
+    if not indent:
+        return module.code_for_node(node)
+    statement = cst.SimpleStatementLine(body=[cst.Expr(node)])
+    holder = cst.FunctionDef(name=cst.Name("_"), params=cst.Parameters(),
+                             body=cst.IndentedBlock(body=[statement], indent=indent))
+    head = f"def _():{module.default_newline}{indent}"
+    code = module.code_for_node(holder)
+    return code[len(head):len(code) - len(module.default_newline)]
 
 
 def definitions_calling(view, words: Tuple[str, ...], *functions: str) -> List[ast.stmt]:

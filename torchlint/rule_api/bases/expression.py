@@ -12,7 +12,7 @@ Cost: the sites one pass over the stdlib ast; per expression reported O(the expr
 from __future__ import annotations
 
 import ast
-from typing import Callable, ClassVar, Iterator, Optional, Tuple
+from typing import Callable, ClassVar, Iterator, List, Optional, Tuple
 
 from torchlint.core.config import Config
 from torchlint.core.diagnostics import Applicability
@@ -44,6 +44,19 @@ class TorchExpressionRule(Rule):
     def __init__(self, context) -> None:
         super().__init__(context)
         self._rewrites = RewriteGroup.of(context)
+        self._indents: List[str] = []  # the indentation each block around the visited node adds
+
+    def visit_IndentedBlock(self, node) -> None:
+        self._indents.append(node.indent if node.indent is not None else self.context.module.default_indent)
+
+    def leave_IndentedBlock(self, node) -> None:
+        self._indents.pop()
+
+    @property
+    def block_indent(self) -> str:
+        """The indentation of the statement around the visited expression, for rewrites that
+        span rows (`torch_calls.code_at_indent`)."""
+        return "".join(self._indents)
 
     def report_rewrite(self, node, message: str, rewrite: Callable[[], Optional[str]]) -> None:
         """Report `node`, with the unsafe fix that replaces it by `rewrite()` (none when a
