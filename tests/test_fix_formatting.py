@@ -245,3 +245,17 @@ def test_an_appended_keyword_keeps_a_too_long_call_and_a_continued_call_within_t
     )
     fix(tmp_path, "--unsafe-fixes", "--select", "TL201")
     assert path.read_text() == fixed
+
+
+@pytest.mark.parametrize("path", ["checkpoint", "the_checkpoint_path_here"])
+def test_a_keyword_appended_before_a_trailing_subscript_splits_where_ruff_would(tmp_path, path):
+    source = (
+        "import torch\n\n\ndef load(checkpoint, the_checkpoint_path_here, device):\n"
+        "    if device:\n"
+        f'        return torch.load({path}, map_location=device)["state_dict"]\n'
+        "    return None\n"
+    )
+    fixed = run_fix_on(tmp_path, source, "[tool.torchlint]\nselect = [\"TL201\"]\nunsafe-fixes = true\n")
+    assert "weights_only=True" in fixed and '"state_dict",' not in fixed  # an index never gains a comma
+    assert max(len(line) for line in fixed.splitlines()) <= 88
+    assert_formatted(tmp_path)

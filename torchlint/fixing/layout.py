@@ -169,7 +169,9 @@ def _argument_on_its_own_row(edit: Edit, line: str, line_length: int, newline: s
 def split_statement(line: str, line_length: int) -> Optional[List[str]]:
     """A one-line statement split inside its last brackets (black's right-hand split), or
     None when it does not end in a non-empty bracket pair (and attributes of its result)
-    or would still not fit."""
+    or would still not fit. A trailing subscript (`f(a)["state_dict"]`) is split around its
+    index when the line up to it fits, as ruff and black do; otherwise the call before it
+    is split and the subscript closes its last line. Cost: one tokenization of the line."""
     code = line.lstrip(" \t")
     indent = line[: len(line) - len(code)]
     try:
@@ -177,39 +179,54 @@ def split_statement(line: str, line_length: int) -> Optional[List[str]]:
     except (tokenize.TokenError, SyntaxError):
         return None
     significant = [t for t in tokens if t.type not in (tokenize.NEWLINE, tokenize.NL, tokenize.ENDMARKER, tokenize.COMMENT)]
-    close = len(significant) - 1
-    # attributes after the brackets stay on the closing line: `f(a).layer4`
+    close = _before_attributes(significant, len(significant) - 1)
+    while close >= 0 and significant[close].string in _OPENING.values():
+        index = _opening_of(significant, close)
+        inner = significant[index + 1 : close] if index is not None else []
+        if not inner:
+            return None
+        head = code[: significant[index].end[1]]
+        tail = code[significant[close].start[1] :]
+        if significant[index].string == "(":
+            items = _top_level_items(code, inner)
+            lines = bracket_lines(head, items, tail, line_length, indent) if items is not None else None
+        elif significant[index].string == "[":
+            # the index on a line of its own, never exploded: a trailing comma would make it a tuple
+            index_text = code[inner[0].start[1] : inner[-1].end[1]]
+            lines = bracket_lines(head, [index_text], tail, line_length, indent)
+            if len(lines) != 3 or any(width(indent + text) > line_length for text in lines):
+                close = _before_attributes(significant, index - 1)  # split the brackets before it instead
+                continue
+        else:
+            return None
+        if lines is None or any(width(indent + text) > line_length for text in lines):
+            return None
+        return [indent + text for text in lines]
+    return None
+
+
+def _before_attributes(significant: List[tokenize.TokenInfo], close: int) -> int:
+    """The position of the token before the attributes that end at `close` (`f(a).layer4`:
+    the attributes stay on the closing line)."""
     while close >= 2 and significant[close].type == tokenize.NAME and significant[close - 1].string == ".":
         close -= 2
-    if close < 0 or significant[close].string not in _OPENING.values():
-        return None
+    return close
+
+
+def _opening_of(significant: List[tokenize.TokenInfo], close: int) -> Optional[int]:
+    """The position of the bracket that the closing bracket at `close` matches."""
     depth = 0
     for index in range(close, -1, -1):
-        text = significant[index].string
-        if significant[index].type != tokenize.OP:
+        token = significant[index]
+        if token.type != tokenize.OP:
             continue
-        if text in _OPENING.values():
+        if token.string in _OPENING.values():
             depth += 1
-        elif text in _OPENING:
+        elif token.string in _OPENING:
             depth -= 1
             if depth == 0:
-                break
-    else:
-        return None
-    opening = significant[index]
-    inner = significant[index + 1 : close]
-    # a formatter splits a trailing subscript (`f(a)[0]`) elsewhere: only calls are split
-    if not inner or opening.string != "(":
-        return None
-    items = _top_level_items(code, inner)
-    if items is None:
-        return None
-    head = code[: opening.end[1]]
-    tail = code[significant[close].start[1] :]
-    lines = bracket_lines(head, items, tail, line_length, indent)
-    if any(width(indent + text) > line_length for text in lines):
-        return None
-    return [indent + text for text in lines]
+                return index
+    return None
 
 
 def _top_level_items(code: str, inner: List[tokenize.TokenInfo]) -> Optional[List[str]]:
