@@ -314,6 +314,21 @@ def class_loads(n: int) -> Project:
             + "    def save(self, path):\n        torch.save(self, path)\n"}
 
 
+def round_trips(n: int) -> Project:
+    """One function annotated to return a module that saves n objects through buffers and
+    loads n files, each load returned in its own branch, each kept behind a subscript of a
+    call (what TL201 reads of a function must be read once per function, not per load;
+    the fix's layout splits each trailing subscript once)."""
+    body = "".join(
+        f"    if kind == {i}:\n        buffer_{i} = io.BytesIO()\n        torch.save(obj_{i}, buffer_{i})\n"
+        f"        return torch.load(buffer_{i}, map_location=the_device_we_use_for_these)[\"state_dict\"]\n"
+        for i in range(n)
+    )
+    params = ", ".join(f"obj_{i}" for i in range(n))
+    return {"trips.py": "import io\n\nimport torch\nfrom torch import nn\n\n\n"
+            f"def restore(kind, the_device_we_use_for_these, {params}) -> nn.Module:\n" + body + "    return None\n"}
+
+
 def local_criteria(n: int) -> Project:
     """n criteria built and applied in a training loop, the losses summed (each criterion
     call collected the whole function again to resolve its instance)."""
@@ -560,6 +575,6 @@ SHAPES: Dict[str, Callable[[int], Project]] = {
         rebound_host_values, many_nonzero, forward_many_inputs, deprecated_head_uses, nested_guards,
         critics_across_files, hard_negative_mining, submodule_losses, class_loads, override_chain, early_exits,
         returned_syncs, attribute_sums, inherited_hooks, accumulation_branches, overridden_steps,
-        override_helpers,
+        override_helpers, round_trips,
     )
 }

@@ -256,6 +256,7 @@ def numpy_saved_keys(module, imports) -> Dict[str, str]:
         kinds = NameKinds(imports, bindings)
         saved = [node.args[0].value for node in nodes
                  if isinstance(node, cst.Call) and node.args and imports.qualified_name(node.func) == "torch.save"]
+        items = _item_assignments(nodes) if any(isinstance(value, cst.Name) for value in saved) else {}
         entries = []
         for value in saved:
             dicts = [value] if isinstance(value, cst.Dict) else [
@@ -264,7 +265,7 @@ def numpy_saved_keys(module, imports) -> Dict[str, str]:
             entries += [(element.key, element.value) for d in dicts for element in d.elements
                         if isinstance(element, cst.DictElement)]
             if isinstance(value, cst.Name):
-                entries += _item_assignments(nodes, value.value)
+                entries += items.get(value.value, [])
         for key, item in entries:
             text = _string(key)
             if text is not None and kinds.is_numpy(item):
@@ -272,17 +273,16 @@ def numpy_saved_keys(module, imports) -> Dict[str, str]:
     return found
 
 
-def _item_assignments(nodes, name: str) -> List[Tuple[Any, Any]]:
-    """(key, value) of each `name["key"] = value` among `nodes`."""
-    pairs = []
+def _item_assignments(nodes) -> Dict[str, List[Tuple[Any, Any]]]:
+    """name -> (key, value) of each `name["key"] = value` among `nodes`. Cost: one pass."""
+    pairs: Dict[str, List[Tuple[Any, Any]]] = {}
     for node in nodes:
         if isinstance(node, cst.Assign):
             for target in node.targets:
                 holder = target.target
                 if (isinstance(holder, cst.Subscript) and isinstance(holder.value, cst.Name)
-                        and holder.value.value == name and len(holder.slice) == 1
-                        and isinstance(holder.slice[0].slice, cst.Index)):
-                    pairs.append((holder.slice[0].slice.value, node.value))
+                        and len(holder.slice) == 1 and isinstance(holder.slice[0].slice, cst.Index)):
+                    pairs.setdefault(holder.value.value, []).append((holder.slice[0].slice.value, node.value))
     return pairs
 
 
