@@ -213,8 +213,13 @@ def test_flake8s_max_line_length_is_the_projects_line_length(tmp_path, name, tex
     assert_formatted(tmp_path)
 
 
-def test_an_unreadable_setup_cfg_leaves_the_default(tmp_path):
-    (tmp_path / "setup.cfg").write_bytes(b"[flake8\nmax-line-length = 120\n\xff")
+@pytest.mark.parametrize("content", [
+    b"[flake8\nmax-line-length = 120\n\xff",  # not an ini file, not UTF-8
+    b"[flake8]\nmax-line-length = " + b"9" * 5000 + b"\n",  # past Python's limit for int()
+    "[flake8]\nmax-line-length = \u0661\u0662\u0660\n".encode(),  # digits, not ASCII ones
+])
+def test_an_unreadable_or_unusable_setup_cfg_leaves_the_default(tmp_path, content):
+    (tmp_path / "setup.cfg").write_bytes(content)
     fixed = run_fix_on(tmp_path, CONV, MODEL_INPUTS)
     assert max(len(line) for line in fixed.splitlines()) <= 88
 

@@ -241,7 +241,7 @@ def _ini_line_length(path: Path) -> Optional[int]:
     for section in _INI_SECTIONS if parser is not None else ():
         for key in ("max-line-length", "max_line_length"):
             value = parser.get(section, key, fallback="").strip()
-            if value.isdigit() and int(value) > 0:
+            if value.isascii() and value.isdigit() and len(value) <= 6 and int(value) > 0:
                 return int(value)
     return None
 
