@@ -252,6 +252,46 @@ def test_written_after_held_out_32(top_answer, log, expected):
     assert top_answer(log) == expected
 
 
+# written after the thirty-third held-out split (from its failing families and the sources' own messages)
+@pytest.mark.parametrize("log, expected", [
+    ("RuntimeError: Detected that PyTorch and torchvision were compiled with different CUDA versions. PyTorch has "
+     "CUDA Version=11.1 and torchvision has CUDA Version=10.2. Please reinstall the torchvision that matches your "
+     "PyTorch install.",
+     ("extension-cuda-version-mismatch", "torchvision-build-mismatch", True)),
+    ("RuntimeError: Detected that PyTorch and torch_sparse were compiled with different CUDA versions. PyTorch has "
+     "CUDA version 11.3 and torch_sparse has CUDA version 10.2. Please reinstall the torch_sparse that matches your "
+     "PyTorch install.",
+     ("extension-cuda-version-mismatch", "pyg-wheel-for-other-cuda", True)),
+    ("RuntimeError: No such operator torchvision::nms", ("torchvision-torch-mismatch", None, True)),
+    ("RuntimeError: operator torchvision::nms does not exist", ("torchvision-torch-mismatch", None, True)),
+    ("CUDA SETUP: CUDA detection failed! Possible reasons:\n1. CUDA driver not installed\n2. CUDA not installed\n"
+     "3. You have multiple conflicting CUDA libraries\n4. Required library not pre-compiled for this bitsandbytes "
+     "release!", ("bitsandbytes-cuda-setup", None, True)),
+    ("CUDA SETUP: Problem: The main issue seems to be that the main CUDA runtime library was not detected.",
+     ("bitsandbytes-cuda-setup", None, True)),
+    ("UserWarning: Failed to load custom C++ ops. Running on CPU mode Only!\n"
+     "NameError: name '_C' is not defined",
+     ("extension-built-without-gpu", "gpu-not-visible-at-build", True)),
+    ("IRuntime::deserializeCudaEngine: Error Code 1: Serialization (Serialization assertion "
+     "plan->header.magicTag == rt::kPLAN_MAGIC_TAG failed.)",
+     ("tensorrt-engine-incompatible", "other-tensorrt-version", True)),
+    ("W tensorflow/compiler/xla/stream_executor/gpu/asm_compiler.cc:115] *** WARNING *** You are using ptxas "
+     "10.1.243, which is older than 11.1. ptxas before 11.1 is known to miscompile XLA code, leading to incorrect "
+     "results or invalid-address errors.",
+     ("xla-ptxas-version-warning", None, True)),
+])
+def test_written_after_held_out_33(top_answer, log, expected):
+    assert top_answer(log) == expected
+
+
+def test_a_tensorflow_warning_that_ptxas_did_not_run_names_it_without_a_gpu_claim(top_answer):
+    warning = ("W tensorflow/stream_executor/gpu/asm_compiler.cc:63] Running ptxas --version returned 256\n"
+               "Relying on driver to perform ptx compilation.\nModify $PATH to customize ptxas location.")
+    assert top_answer(warning) == ("xla-ptxas-not-found", None, False)
+    out_of_memory = warning + "\ntensorflow.python.framework.errors_impl.ResourceExhaustedError: OOM when allocating tensor"
+    assert top_answer(out_of_memory)[0] != "xla-ptxas-not-found"
+
+
 def test_a_torch_release_older_than_the_gpu_is_read_from_its_version_alone(run_explain):
     log = "torch 0.4.1\nGPU: GeForce RTX 3090\nRuntimeError: cuDNN error: CUDNN_STATUS_EXECUTION_FAILED\n"
     data = json.loads(run_explain(["--format", "json"], stdin=log).stdout)

@@ -275,7 +275,7 @@ FEATURES = _compiled((
     ("launch-resources", r"too many resources requested for launch|cudaErrorLaunchOutOfResources"
                          r"|CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES", 0),
     # an extension's op reporting that its CUDA part was not built (detectron2, mmcv, maskrcnn-benchmark)
-    ("ops-without-gpu", r"Not compiled with GPU support", 0),
+    ("ops-without-gpu", r"Not compiled with GPU support|Failed to load custom C\+\+ ops\. Running on CPU mode Only", 0),
     # torch.utils.cpp_extension building with no GPU visible (docker build, a container without the NVIDIA runtime)
     ("no-gpu-at-build", r"No CUDA runtime is found, using CUDA_HOME", 0),
     # a watchdog timeout in one of the job's first collectives (NCCL's sequence number: DDP's construction
@@ -367,6 +367,8 @@ FEATURES = _compiled((
     ("cudnn-dll-missing", r"cudnn(?:64|_\w{1,30}64)_\d\.dll\W{0,4}(?:which is missing|is missing|not found)", 0),
     # a torchvision operator (nms, roi_align) named by torch's dispatcher
     ("torchvision-op", r"'torchvision::\w{2,40}'", 0),
+    # torchvision's own import check of the CUDA release it was built for against torch's (torchvision/extension.py)
+    ("torchvision-cuda-check", r"PyTorch and torchvision were compiled with", 0),
     # a CPU build of torch named in a version string ("2.1.2+cpu") or a package list (conda's cpuonly, _pytorch_select cpu)
     ("torch-cpu-build", r"\bcpuonly\b|_pytorch_select\s[^\n]{0,40}\bcpu_\d|\bpytorch-cpu\b|\bcpu_py\d{2,3}\w{0,10}\b|\b\d\.\d{1,2}\.\d{1,2}\+cpu\b", 0),
     # CUDA's "system not yet initialized" (cudaErrorSystemNotReady, 802): a driver daemon the system needs is not running
