@@ -284,6 +284,18 @@ def test_written_after_held_out_33(top_answer, log, expected):
     assert top_answer(log) == expected
 
 
+# written after the thirty-fourth held-out split (from its failing families and the sources' own messages)
+@pytest.mark.parametrize("log, expected", [
+    ("Got cutlass error: Error Internal at: 93\ncudaGetDeviceCount returned 35\n", ("cuda-driver-too-old", None, True)),
+    ("cudaGetDeviceCount returned 100\nResult = FAIL", ("cuda-driver-init-failed", "no-driver", True)),
+    ("onnxruntime.capi.onnxruntime_pybind11_state.EPFail: [ONNXRuntimeError] : 11 : EP_FAIL : TensorRT EP could not "
+     "deserialize engine from cache: /srv/trt_cache/TensorrtExecutionProvider_TRTKernel_graph_main_0_0_sm86.engine",
+     ("tensorrt-engine-incompatible", "onnxruntime-engine-cache", True)),
+])
+def test_written_after_held_out_34(top_answer, log, expected):
+    assert top_answer(log) == expected
+
+
 def test_a_tensorflow_warning_that_ptxas_did_not_run_names_it_without_a_gpu_claim(top_answer):
     warning = ("W tensorflow/stream_executor/gpu/asm_compiler.cc:63] Running ptxas --version returned 256\n"
                "Relying on driver to perform ptx compilation.\nModify $PATH to customize ptxas location.")

@@ -84,9 +84,11 @@ MESSAGE_PREFIXES: Mapping[str, Tuple[Tuple[str, str], ...]] = {
 # How frameworks print a CUDA value with neither name nor text: the checkCudaErrors idiom of NVIDIA's "Accelerated
 # Ray Tracing in One Weekend in CUDA" (`std::cerr << "CUDA error = " << static_cast<unsigned int>(result)`)
 # and the `printf("%s failed with error #%d", ...)` idiom around a runtime call (NVIDIA DIGITS, Caffe's tools:
-# "cudaRuntimeGetVersion() failed with error #35")
+# "cudaRuntimeGetVersion() failed with error #35"), and the CUDA samples' deviceQuery
+# (`printf("cudaGetDeviceCount returned %d\n-> %s\n", ...)`, its text on the next line)
 VALUE_PREFIXES: Tuple[Tuple[str, str], ...] = (("CUDA error = ", r"CUDA error = "),
-                                               ("() failed with error", r"\bcuda[A-Z]\w{2,40}\(\) failed with error #?"))
+                                               ("() failed with error", r"\bcuda[A-Z]\w{2,40}\(\) failed with error #?"),
+                                               (" returned ", r"\bcuda[A-Z]\w{2,40} returned "))
 # a message is matched only where it ends (the line, ONNX Runtime's " ; GPU=", THC's " at <file>",
 # OpenCV's " in function", punctuation): "operation not permitted" is not "operation not permitted when stream is capturing"
 _MESSAGE_END = {"cusparse": r" when calling `"}

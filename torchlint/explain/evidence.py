@@ -369,6 +369,8 @@ FEATURES = _compiled((
     ("torchvision-op", r"'torchvision::\w{2,40}'", 0),
     # torchvision's own import check of the CUDA release it was built for against torch's (torchvision/extension.py)
     ("torchvision-cuda-check", r"PyTorch and torchvision were compiled with", 0),
+    # ONNX Runtime's TensorRT execution provider failing on an engine it cached (tensorrt_execution_provider.cc)
+    ("ort-trt-engine-cache", r"TensorRT EP could not deserialize engine", 0),
     # a CPU build of torch named in a version string ("2.1.2+cpu") or a package list (conda's cpuonly, _pytorch_select cpu)
     ("torch-cpu-build", r"\bcpuonly\b|_pytorch_select\s[^\n]{0,40}\bcpu_\d|\bpytorch-cpu\b|\bcpu_py\d{2,3}\w{0,10}\b|\b\d\.\d{1,2}\.\d{1,2}\+cpu\b", 0),
     # CUDA's "system not yet initialized" (cudaErrorSystemNotReady, 802): a driver daemon the system needs is not running
