@@ -371,6 +371,8 @@ FEATURES = _compiled((
     ("torchvision-cuda-check", r"PyTorch and torchvision were compiled with", 0),
     # ONNX Runtime's TensorRT execution provider failing on an engine it cached (tensorrt_execution_provider.cc)
     ("ort-trt-engine-cache", r"TensorRT EP could not deserialize engine", 0),
+    # the Stable Diffusion web UI's NaN check (modules/devices.py test_for_nans)
+    ("sd-webui-nan-check", r"A tensor with all NaNs was produced in (?:Unet|VAE)", 0),
     # a CPU build of torch named in a version string ("2.1.2+cpu") or a package list (conda's cpuonly, _pytorch_select cpu)
     ("torch-cpu-build", r"\bcpuonly\b|_pytorch_select\s[^\n]{0,40}\bcpu_\d|\bpytorch-cpu\b|\bcpu_py\d{2,3}\w{0,10}\b|\b\d\.\d{1,2}\.\d{1,2}\+cpu\b", 0),
     # CUDA's "system not yet initialized" (cudaErrorSystemNotReady, 802): a driver daemon the system needs is not running
