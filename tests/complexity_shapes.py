@@ -379,6 +379,20 @@ def sibling_loops(n: int) -> Project:
     )
     return {"epochs.py": HEADER + "\n\ndef train(model, loaders, optimizer):\n    for epoch in range(10):\n" + loops}
 
+
+def local_builders(n: int) -> Project:
+    """n functions, each importing torchvision's models in its own body and building one with
+    `pretrained=True`, nested two deep every other time (TL204: which imports each call sees)."""
+    functions = "".join(
+        f"def build_{i}():\n    import torchvision.models as models\n\n    return models.resnet18(pretrained=True)\n\n\n"
+        if i % 2 else
+        f"def outer_{i}():\n    import torchvision\n\n    def build():\n        from torchvision import models\n\n"
+        f"        return models.resnet18(pretrained=True)\n\n    return build\n\n\n"
+        for i in range(n)
+    )
+    return {"builders.py": HEADER + "\n\n" + functions}
+
+
 def many_accumulators(n: int) -> Project:
     """n `running_i += out[i].item()` in a training loop, each set to 0.0 before it and all
     printed after it (TL003's accumulation fix: where each name is read)."""
@@ -575,6 +589,6 @@ SHAPES: Dict[str, Callable[[int], Project]] = {
         rebound_host_values, many_nonzero, forward_many_inputs, deprecated_head_uses, nested_guards,
         critics_across_files, hard_negative_mining, submodule_losses, class_loads, override_chain, early_exits,
         returned_syncs, attribute_sums, inherited_hooks, accumulation_branches, overridden_steps,
-        override_helpers, round_trips,
+        override_helpers, round_trips, local_builders,
     )
 }

@@ -1,12 +1,14 @@
 from __future__ import annotations
 
 import ast
-from typing import Optional
+from typing import List, Optional
 
 from torchlint.analysis.call_arguments import keyword_argument, literal_bool, positional_count, replace_argument
 from torchlint.core.lazy import cst
 from torchlint.core.diagnostics import Applicability, Fix
-from torchlint.analysis.names import ast_dotted_name, resolve
+from torchlint.analysis.names import (
+    FunctionImports, ImportTable, ast_dotted_name, cst_dotted_name, cst_import_table, resolve,
+)
 from torchlint.rule_api.bases.compat_guarded import CompatGuarded
 from torchlint.rule_api.rule import Invalid, Rule
 from torchlint.analysis.torchvision_weights import BUILDERS, ENUM_HOMES
@@ -113,6 +115,9 @@ class TorchvisionPretrainedArgument(CompatGuarded, Rule):
         # a weights enum passed positionally, or another library's first argument
         "import torchvision\n\nm = torchvision.models.resnet50(torchvision.models.ResNet50_Weights.DEFAULT)\n",
         "import timm\n\nm = timm.create_model(True)\n",
+        # a local import of another library shadows the module's torchvision
+        "from torchvision.models import resnet50\n\ndef build():\n    from timm.models import resnet50\n\n"
+        "    return resnet50(pretrained=True)\n",
         "from torchvision.models import resnet50\n\ndef build(pretrained):\n    return resnet50(weights='DEFAULT' if pretrained else None)\n",
         "from torchvision.models import resnet50\n\ndef build(p):\n    if TORCHVISION_LESS_THAN_0_13:\n"
         "        return resnet50(pretrained=p)\n    return resnet50(weights='DEFAULT' if p else None)\n",
@@ -157,6 +162,13 @@ class TorchvisionPretrainedArgument(CompatGuarded, Rule):
             line=4,
             column=21,
         ),
+        # imported inside the function that builds the model
+        Invalid(
+            "def build():\n    import torchvision.models as models\n\n    return models.resnet50(pretrained=False)\n",
+            fixed="def build():\n    import torchvision.models as models\n\n    return models.resnet50(weights=None)\n",
+            line=4,
+            column=28,
+        ),
         # not a literal: flagged only
         Invalid(
             "from torchvision.models import resnet18\n\ndef build(flag):\n    return resnet18(pretrained=flag)\n",
@@ -165,19 +177,34 @@ class TorchvisionPretrainedArgument(CompatGuarded, Rule):
         ),
     )
 
+    def __init__(self, context) -> None:
+        super().__init__(context)
+        self._tables: List[ImportTable] = [context.imports.table]  # the module's, then each function's around
+
     @classmethod
     def sites(cls, view, config) -> list:
-        imports = view.imports
-        if not any(target.startswith("torchvision") for target in imports.values()):
-            return []
-        return [
+        calls = [
             node for node in view.nodes_of(ast.Call)
-            if (any(keyword.arg in LEGACY for keyword in node.keywords) or _ast_positional_pretrained(node))
-            and builder_entry(resolve(ast_dotted_name(node.func), imports)) is not None
+            if any(keyword.arg in LEGACY for keyword in node.keywords) or _ast_positional_pretrained(node)
+        ]
+        if not calls:
+            return []
+        # `import torchvision.models as models` inside the function that builds the model counts too
+        local = FunctionImports(view.nodes_of(ast.FunctionDef, ast.AsyncFunctionDef))
+        return [
+            node for node in calls
+            if builder_entry(resolve(ast_dotted_name(node.func), local.table_at(node.lineno, view.imports))) is not None
         ]
 
+    def visit_FunctionDef(self, node) -> None:
+        own = cst_import_table(node.body)
+        self._tables.append({**self._tables[-1], **own} if own else self._tables[-1])
+
+    def leave_FunctionDef(self, node) -> None:
+        self._tables.pop()
+
     def visit_Call(self, node) -> None:
-        entry = builder_entry(self.context.imports.qualified_name(node.func))
+        entry = builder_entry(resolve(cst_dotted_name(node.func), self._tables[-1]))
         if entry is None or self.guarded(node):
             return
         for legacy in LEGACY:
@@ -218,7 +245,7 @@ class TorchvisionPretrainedArgument(CompatGuarded, Rule):
         enum's home; the enum itself if imported; else the member's name as a string."""
         home = ENUM_HOMES[enum]
         best = None
-        for local, target in self.context.imports.table.items():
+        for local, target in self._tables[-1].items():
             if target == f"{home}.{enum}":
                 return f"{local}.{member}"
             if (home == target or home.startswith(target + ".")) and target.startswith("torchvision"):

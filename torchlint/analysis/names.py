@@ -13,6 +13,7 @@ dotted-name helpers are linear in the name.
 from __future__ import annotations
 
 import ast
+import bisect
 from typing import Dict, Iterable, Iterator, List, Optional, Set
 
 from torchlint.core.lazy import cst
@@ -90,6 +91,50 @@ def ast_import_table(tree: ast.Module) -> ImportTable:
             for alias in node.names:
                 _bind_from(table, module, alias.name, alias.asname)
     return table
+
+
+class FunctionImports:
+    """The imports of the functions that import in their own body (their blocks too, not
+    nested definitions), by row: what a name inside such a function may resolve through
+    besides the module's imports (`table_at`).
+
+    Cost: one pass over the statements of the functions given, a sort of those that import;
+    then O(log k + depth) per question, the merged table of each function made once."""
+
+    def __init__(self, functions: Iterable[ast.AST]) -> None:
+        found = []
+        for function in functions:
+            table = ast_import_table(function)
+            if table:
+                found.append((function.lineno, function.end_lineno or function.lineno, table))
+        found.sort(key=lambda entry: (entry[0], -entry[1]))  # outer functions before the ones they hold
+        self._entries = found
+        self._starts = [first for first, _, _ in found]
+        self._parents: List[int] = []  # the nearest entry around each, or -1
+        around: List[int] = []
+        for index, (first, _, _) in enumerate(found):
+            while around and found[around[-1]][1] < first:
+                around.pop()
+            self._parents.append(around[-1] if around else -1)
+            around.append(index)
+        self._merged: Dict[int, ImportTable] = {}
+
+    def table_at(self, row: int, module_table: ImportTable) -> ImportTable:
+        """The imports a name on `row` resolves through: the module's, then those of each
+        function around it, the innermost last (a local import shadows a global one)."""
+        index = bisect.bisect_right(self._starts, row) - 1
+        while index >= 0 and self._entries[index][1] < row:  # ends above the row: an entry around it may not
+            index = self._parents[index]
+        if index < 0:
+            return module_table
+        return {**module_table, **self._chain(index)}
+
+    def _chain(self, index: int) -> ImportTable:
+        merged = self._merged.get(index)
+        if merged is None:
+            parent = self._parents[index]
+            merged = self._merged[index] = {**(self._chain(parent) if parent >= 0 else {}), **self._entries[index][2]}
+        return merged
 
 
 def ast_names_taken(import_froms: Iterable[ast.ImportFrom], attributes: Iterable[ast.Attribute], table: ImportTable) -> List[str]:
