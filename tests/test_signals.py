@@ -65,3 +65,38 @@ def test_sigterm_during_a_write_takes_effect_once_the_file_is_whole(tmp_path):
     assert completed.returncode == 143, completed.stderr.decode()
     assert path.read_bytes() == b"a = 2\n"
     assert [p.name for p in tmp_path.iterdir()] == ["x.py"]
+
+
+_TERMINATED_IN_A_CALLBACK = """
+import gc, os, signal, sys, weakref
+from torchlint.core.interrupts import Terminated, raise_on_sigterm
+
+class Held:
+    pass
+
+raise_on_sigterm()
+held = Held()
+# SIGTERM handled inside a weakref callback, where an exception can only be "ignored" (as in
+# importlib's module-lock callback while a module is being imported)
+watch = weakref.ref(held, lambda ref: (os.kill(os.getpid(), signal.SIGTERM), sum(range(1000))))
+try:
+    del held
+    gc.collect()
+    for _ in range(10 ** 7):
+        pass
+except Terminated:
+    sys.exit(143)
+sys.exit(0)
+"""
+
+
+@pytest.mark.slow
+def test_sigterm_inside_a_callback_still_stops_the_process_and_prints_nothing():
+    # the language server's project worker printed "Exception ignored in: <function
+    # _get_module_lock.<locals>.cb ...>" with a Terminated traceback when stopped mid-import
+    import subprocess
+    import sys
+
+    completed = subprocess.run([sys.executable, "-c", _TERMINATED_IN_A_CALLBACK], capture_output=True, timeout=60)
+    assert completed.returncode == 143, completed.stderr.decode()
+    assert completed.stderr == b""

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
+import threading
 from contextlib import contextmanager
 from typing import Iterator
 
@@ -29,7 +31,26 @@ def raise_on_sigterm():
         previous = signal.signal(signal.SIGTERM, terminate)
     except ValueError:  # not the main thread
         return None
+    if not getattr(sys.unraisablehook, "terminates_again", False):
+        sys.unraisablehook = _terminated_again(sys.unraisablehook)
     return signal.SIG_DFL if previous is None else previous  # None: set outside Python
+
+
+def _terminated_again(previous):
+    """An unraisable-exception hook for Terminated raised where Python cannot pass it on (the
+    signal arrived inside a weakref callback, such as importlib's module-lock one, or a
+    `__del__`): nothing is printed, and SIGTERM is sent again, from another thread once this
+    hook has returned (a tenth of a second later), so that the process unwinds at its next
+    step instead of running on; any other exception goes to `previous`."""
+
+    def hook(unraisable) -> None:
+        if isinstance(unraisable.exc_value, Terminated):
+            threading.Timer(0.1, os.kill, (os.getpid(), signal.SIGTERM)).start()
+            return
+        previous(unraisable)
+
+    hook.terminates_again = True
+    return hook
 
 
 @contextmanager
