@@ -45,7 +45,9 @@ def _terminated_again(previous):
 
     def hook(unraisable) -> None:
         if isinstance(unraisable.exc_value, Terminated):
-            threading.Timer(0.1, os.kill, (os.getpid(), signal.SIGTERM)).start()
+            again = threading.Timer(0.1, os.kill, (os.getpid(), signal.SIGTERM))
+            again.daemon = True  # a process that ends first is not held up, nor signalled as it exits
+            again.start()
             return
         previous(unraisable)
 
