@@ -85,10 +85,13 @@ MESSAGE_PREFIXES: Mapping[str, Tuple[Tuple[str, str], ...]] = {
 # Ray Tracing in One Weekend in CUDA" (`std::cerr << "CUDA error = " << static_cast<unsigned int>(result)`)
 # and the `printf("%s failed with error #%d", ...)` idiom around a runtime call (NVIDIA DIGITS, Caffe's tools:
 # "cudaRuntimeGetVersion() failed with error #35"), and the CUDA samples' deviceQuery
-# (`printf("cudaGetDeviceCount returned %d\n-> %s\n", ...)`, its text on the next line)
+# (`printf("cudaGetDeviceCount returned %d\n-> %s\n", ...)`, its text on the next line), and ollama's GPU discovery
+# (discover/gpu_info_nvcuda.c, gpu_info_cudart.c: "cuda driver library init failure: %d" with cuInit's CUresult,
+# "cudart init failure: %d" with the runtime's cudaError_t)
 VALUE_PREFIXES: Tuple[Tuple[str, str], ...] = (("CUDA error = ", r"CUDA error = "),
                                                ("() failed with error", r"\bcuda[A-Z]\w{2,40}\(\) failed with error #?"),
-                                               (" returned ", r"\bcuda[A-Z]\w{2,40} returned "))
+                                               (" returned ", r"\bcuda[A-Z]\w{2,40} returned "),
+                                               (" init failure: ", r"\b(?:cuda driver library|cudart|nvcuda) init failure: "))
 # a message is matched only where it ends (the line, ONNX Runtime's " ; GPU=", THC's " at <file>",
 # OpenCV's " in function", punctuation): "operation not permitted" is not "operation not permitted when stream is capturing"
 _MESSAGE_END = {"cusparse": r" when calling `"}

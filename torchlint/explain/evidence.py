@@ -206,7 +206,12 @@ FEATURES = _compiled((
     ("frame:torch-import", r"from torch\._C import|[/\\]torch[/\\]__init__\.py", 0),
     # vLLM's engine: its name, its memory knob, its KV-cache allocator's message
     ("product:vllm", r"\bvllm\b|\bvLLM\b|gpu_memory_utilization|No available memory for the cache blocks"
-                     r"|Bfloat16 is only supported on GPUs with compute capability of at least", re.I),
+                     r"|Bfloat16 is only supported on GPUs with compute capability of at least"
+                     r"|stored in KV cache|KV cache is needed, which is larger than the available KV cache memory", re.I),
+    ("vllm-startup-memory", r"on startup is less than desired GPU memory utilization|Error in memory profiling\. Initial", 0),
+    # ComfyUI: its executor's lines, its packages in frames, its portable build's folder
+    ("product:comfyui", r"\bComfyUI\b|[/\\]comfy[/\\]|\bcomfy\.\w{2,30}\b|!!! Exception during processing !!!"
+                        r"|Got an OOM, unloading all loaded models", re.I),
     # ggml (llama.cpp, whisper.cpp and the apps built on them): its CUDA back end's own lines and sources
     ("product:ggml", r"\bggml_(?:init_cublas|cuda_\w+|backend_\w+)|ggml-cuda(?:\.cu|/)|\bllama\.cpp\b|\bwhisper\.cpp\b|\b[Oo]llama\b"
                      r"|\bllm_load_\w+|\bllama_model_load\b|\bGGML_\w+"
@@ -275,7 +280,8 @@ FEATURES = _compiled((
     ("launch-resources", r"too many resources requested for launch|cudaErrorLaunchOutOfResources"
                          r"|CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES", 0),
     # an extension's op reporting that its CUDA part was not built (detectron2, mmcv, maskrcnn-benchmark)
-    ("ops-without-gpu", r"Not compiled with GPU support|Failed to load custom C\+\+ ops\. Running on CPU mode Only", 0),
+    ("ops-without-gpu", r"Not compiled with GPU support|Failed to load custom C\+\+ ops\. Running on CPU mode Only"
+                        r"|NameError: name '_C' is not defined", 0),
     # torch.utils.cpp_extension building with no GPU visible (docker build, a container without the NVIDIA runtime)
     ("no-gpu-at-build", r"No CUDA runtime is found, using CUDA_HOME", 0),
     # a watchdog timeout in one of the job's first collectives (NCCL's sequence number: DDP's construction

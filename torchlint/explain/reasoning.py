@@ -75,7 +75,7 @@ def diagnose(evidence: Evidence, matches: List[Match]) -> List[Diagnosis]:
 
 
 # products whose processes are torch's: a torch version in their log says what the process loads
-_RUNS_ON_TORCH = frozenset({"product:torch", "product:vllm", "product:dgl"})
+_RUNS_ON_TORCH = frozenset({"product:torch", "product:vllm", "product:dgl", "product:comfyui"})
 
 
 def _loader(evidence: Evidence, matches: List[Match]) -> List[Diagnosis]:
