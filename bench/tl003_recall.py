@@ -62,6 +62,14 @@ torchbearer were fetched but had no candidate; 17 `sync`) and scored before any 
 default, 37/45 with `ALL_OPTIONS`. The default misses: two losses read after an update loop in agents no code
 of the package calls (elegantrl's VMPO and REDQ), two reads in a loss weighter that a hook reaches through an
 attribute set by a factory (pytorch-adapt), a `.cpu()` copy (sample-factory).
+bench/tl003_recall_judged_seed103.jsonl was judged on 2026-12-05 the same way (seed 103, 12 hits per package
+where there were as many: recbole 1.2.1, mmaction2 1.2.0, mmyolo 0.6.0, torchreid 0.2.5, cleanrl 0.4.8, deepxde
+1.15.0, torchkge 0.17.7, mmselfsup 1.0.0, mmflow 0.5.2, garage 2021.3.0, none used before; 28 `sync`) and scored
+on 2026-12-06 before any change made from it: TL003 or TL005 19/28 by default, 31/34 with `ALL_OPTIONS`. After
+the changes its misses led to (a sum started on the first step, `total = x.item() if total is None else total +
+x.item()`; the project's logging routine, `self._log_performance(...)`; OpenMMLab's `train_step` of a module):
+25/28 and 33/34. The default misses left: a tuple of per-part losses summed with `map(sum, zip(...))` (2) and a
+`.cpu()` copy in a loss (torchreid, TL005's `check-cpu-copies`).
 
 Cost: one parse and one walk of each file (the scopes' walks do not overlap: a nested
 loop inside a scope already walked is not walked again).

@@ -77,11 +77,15 @@ def _climb_step(node, parents: Mapping):
 
 def accumulator(call, parents: Mapping):
     """The statement that folds a synced value into a name on every step: `running +=
-    loss.item()` (also through arithmetic: `+= loss.item() * n`), or a running mean
-    `avg = 0.9 * avg + 0.1 * loss.item()`; None otherwise."""
+    loss.item()` (also through arithmetic: `+= loss.item() * n`), a running mean
+    `avg = 0.9 * avg + 0.1 * loss.item()`, or a sum started on the first step (`total = x.item() if total
+    is None else total + x.item()`); None otherwise."""
     node, parent = climb(call, parents)
     if node is not call and repeats_a_sequence(node):
         return None  # `lengths += n.item() * [seq]`: a count, needed on the host
+    while isinstance(parent, cst.IfExp) and node is not parent.test:
+        # `total = x.item() if total is None else total + x.item()`: the first step starts the sum
+        node, parent = parent, parents.get(parent)
     if isinstance(parent, cst.AugAssign) and type(parent.target) is cst.Name:
         return parent if type(parent.operator).__name__ in _ACCUMULATING else None
     if isinstance(parent, cst.Assign) and len(parent.targets) == 1 and type(parent.targets[0].target) is cst.Name:

@@ -1,7 +1,7 @@
 """Hot paths: what a hot path runs, across the classes of the whole linted tree.
 
 Which classes are modules (with `torchlint.analysis.modules.ClassIndex`), which methods a
-hot path reaches (`forward` of a module, the `*_step` hooks of a LightningModule,
+hot path reaches (`forward` and the runners' `train_step` of a module, the `*_step` hooks of a LightningModule,
 `forward`/`backward` of an `autograd.Function`, and the `self.method(...)` calls they
 make, a few calls deep, through the class and its bases in any file), and the base of
 the rules that report what a hot path reaches (TL003, TL005).
@@ -50,6 +50,9 @@ PER_BATCH_HOOKS = (
     "on_before_optimizer_step",
     "before_training_iteration", "after_training_iteration", "before_backward", "after_backward",
 )
+# OpenMMLab's runners (mmcv's EpochBasedRunner and IterBasedRunner, mmengine's loops) call a model's
+# `train_step(data, optimizer)` on every iteration
+RUNNER_STEPS = ("train_step",)
 # A metric's `update` runs on every batch: the training step calls it (torchmetrics, Ignite), or a
 # per-iteration plugin does (Avalanche); `compute` / `result` run once per epoch
 METRIC_BASES = frozenset(
@@ -129,6 +132,7 @@ class Reach:
         if decided:
             if self.index.is_module(facts):
                 hot.append(("forward", False))
+                hot.extend((step, False) for step in RUNNER_STEPS if self.lookup(facts.name, step) is not None)
             if self.index.is_lightning(facts):
                 hot.extend((step, True) for step in LIGHTNING_STEPS)
         if self._inherits(facts, AUTOGRAD_FUNCTIONS):

@@ -160,6 +160,32 @@ INVALID = (
         line=7,
         column=20,
     ),
+    # a per-step sum started on the first step (`None` until then)
+    Invalid(
+        "def train_epoch(model, loader, opt):\n    total = None\n    for x in loader:\n"
+        "        loss = model(x)\n        loss.backward()\n        opt.step()\n"
+        "        total = loss.item() if total is None else total + loss.item()\n    return total\n",
+        line=7,
+        column=17,
+    ),
+    # numbers handed to the project's own logging routine, named for what it logs
+    Invalid(
+        "class Algo:\n    def train(self, loader):\n        for batch in loader:\n"
+        "            loss = self.policy(batch)\n            loss.backward()\n            self.optimizer.step()\n"
+        "            self._log_performance(batch, loss.item())\n",
+        line=7,
+        column=42,
+    ),
+    # OpenMMLab's runners call a model's `train_step` on every iteration, and what it calls on `self`
+    Invalid(
+        "from torch import nn\n\nclass Estimator(nn.Module):\n    def train_step(self, data, optimizer):\n"
+        "        losses = self(**data)\n        return self._parse_losses(losses)\n\n"
+        "    def _parse_losses(self, losses):\n        log_vars = {}\n"
+        "        for name, value in losses.items():\n            log_vars[name] = value.mean().item()\n"
+        "        return sum(losses.values()), log_vars\n",
+        line=11,
+        column=30,
+    ),
     # what the loop of a hand-written trainer runs through a helper
     Invalid(
         "class Trainer:\n    def fit(self, loader):\n        for batch in loader:\n"

@@ -48,7 +48,8 @@ class HostSyncInHotPath(HotPathRule):
     to a call, `redirect(model, self._compute_loss, batch)`, and one `__init__` stores on `self`,
     `self.loss_method = self.mat_loss`); the message names the route ("reached
     from `Model.training_step` via `_shared_step`").
-    Hot paths: `forward` of a module; `training_step`, `validation_step`, `test_step`, `predict_step`
+    Hot paths: `forward` of a module, and its `train_step` (OpenMMLab's runners call
+    `model.train_step(data, optimizer)` on every iteration); `training_step`, `validation_step`, `test_step`, `predict_step`
     of a `LightningModule`; `forward` / `backward` of an `autograd.Function`; `training_step` /
     `compute_loss` of a Hugging Face `Trainer` subclass; in any class, `training_step` (a task object a
     LightningModule's step delegates to, a custom trainer) and the per-batch hooks of Lightning's modules
@@ -72,10 +73,12 @@ class HostSyncInHotPath(HotPathRule):
 
     Reported by default: values only recorded or reported (given to `self.log`, a logger, `print`, a
     progress bar, a recorder (`logger.record(...)`, `self.track_data(...)`), an event of callbacks
-    (`callbacks.on_batch(batch_loss=...)`), a stats dict kept, returned or handed to one of them, a stats
+    (`callbacks.on_batch(batch_loss=...)`), the project's own logging routine named for what it logs
+    (`self._log_performance(itr, loss.item())`), a stats dict kept, returned or handed to one of them, a stats
     record (`TrainingStats(loss=loss.item())`, a class named `...Stats`, `...Statistics` or `...Metrics`),
     a list or deque of losses (`append`, `extend`), an attribute
-    of `self` the method does not compare or branch on), summed or averaged (`running += loss.item()`, also
+    of `self` the method does not compare or branch on), summed or averaged (`running += loss.item()`, a sum
+    started on the first step, `total = x.item() if total is None else total + x.item()`, also
     into such an attribute or a stats dict: `self.total += loss.item()`), or used in arithmetic that works as well
     on the tensor (`x / x.sum().item()`); a number a function returns when every call of it in the file
     (by name, or on `self`) only sums, logs or drops it (`total += train_step(batch)`);

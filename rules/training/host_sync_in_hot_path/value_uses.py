@@ -42,18 +42,26 @@ SINK_FUNCTIONS = frozenset({"print"})
 # a stats record a step function builds for the trainer to log (tianshou's `DQNTrainingStats(loss=loss.item())`),
 # by the naming convention of such classes
 _STATS_RECORD = re.compile(r"[A-Z]\w{0,80}(?:Stats|Statistics|Metrics)")
+# a project's own logging routine, named for what it logs (garage's `self._log_performance(itr, ..., loss.item())`);
+# not the math named `log_...` (`log_prob`, `log_softmax`, `log_likelihood`)
+_LOG_ROUTINE = re.compile(
+    r"_?log_(?:\w{1,40}_)?(?:performance|stats|statistics|metrics?|info|results?|loss(?:es)?|scalars?|values?"
+    r"|progress|diagnostics|summary|training|train|epoch|step|iteration)"
+)
 
 
 def sink_function(name: str) -> bool:
-    """Whether `name(...)` records or reports its arguments: `print`, or a stats record's constructor."""
-    return name in SINK_FUNCTIONS or _STATS_RECORD.fullmatch(name) is not None
+    """Whether `name(...)` records or reports its arguments: `print`, a stats record's constructor, or a logging
+    routine named for what it logs (`log_metrics`)."""
+    return name in SINK_FUNCTIONS or _STATS_RECORD.fullmatch(name) is not None or _LOG_ROUTINE.fullmatch(name) is not None
 
 
 def sink_method(method: str, receiver: Optional[str]) -> bool:
     """Whether `receiver.method(...)` records or reports its arguments: a logging or stats method
-    (`SINK_METHODS`), or an event handed to callbacks (`callbacks.on_batch(batch_loss=loss)`,
-    `self.callback.on_step_end(...)`): they observe the step. `receiver`: its last name."""
-    return method in SINK_METHODS or (
+    (`SINK_METHODS`, or a logging routine named for what it logs: `self._log_performance(...)`), or an
+    event handed to callbacks (`callbacks.on_batch(batch_loss=loss)`, `self.callback.on_step_end(...)`):
+    they observe the step. `receiver`: its last name."""
+    return method in SINK_METHODS or _LOG_ROUTINE.fullmatch(method) is not None or (
         method.startswith("on_") and receiver is not None and "callback" in receiver.lower()
     )
 
