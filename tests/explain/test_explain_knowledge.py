@@ -79,6 +79,8 @@ ALSO_MATCHES = {
     "paddle-library-not-configured": {"onnxruntime-cuda-provider"},
     # the bus error (shared memory) is the cause; the worker's death the report of it
     "dataloader-shm-exhausted": {"dataloader-worker-killed"},
+    # a store host no rank can resolve is the cause; the store's timeout the report of it
+    "distributed-host-unresolved": {"distributed-store-timeout"},
 }
 
 
