@@ -1,7 +1,7 @@
 """Hot paths: what a hot path runs, across the classes of the whole linted tree.
 
 Which classes are modules (with `torchlint.analysis.modules.ClassIndex`), which methods a
-hot path reaches (`forward` and the runners' `train_step` of a module, the `*_step` hooks of a LightningModule,
+hot path reaches (`forward` of a module, the `*_step` hooks of a LightningModule,
 `forward`/`backward` of an `autograd.Function`, and the `self.method(...)` calls they
 make, a few calls deep, through the class and its bases in any file), and the base of
 the rules that report what a hot path reaches (TL003, TL005).
@@ -14,7 +14,9 @@ parses with LibCST still resolves; they are the `classes` of each file's record
 
 A module's methods named as a training loss (`loss`, `loss_by_feat`) that no method of the
 tree calls are hot paths too: a runner outside the tree (mmengine's) calls them; they are
-walked last, and leave what another hot path reached as it was.
+walked last, and leave what another hot path reached as it was. So is a module's
+`train_step` that no method of the tree calls (OpenMMLab's runners call it), walked from
+each class that runs it, as `forward` is.
 
 Cost: `lookup` and `inherits` are memoized per class (each class costs O(bases));
 `_walk` is a breadth-first search at most 3 calls deep per origin class; the call targets
@@ -52,7 +54,7 @@ PER_BATCH_HOOKS = (
 )
 # OpenMMLab's runners (mmcv's EpochBasedRunner and IterBasedRunner, mmengine's loops) call a model's
 # `train_step(data, optimizer)` on every iteration
-RUNNER_STEPS = ("train_step",)
+RUNNER_STEP = "train_step"
 # A metric's `update` runs on every batch: the training step calls it (torchmetrics, Ignite), or a
 # per-iteration plugin does (Avalanche); `compute` / `result` run once per epoch
 METRIC_BASES = frozenset(
@@ -93,6 +95,8 @@ class Route:
         if not self.via:  # the hot path itself; a metric's `update` and a module's loss say why they are one
             if self.hot == METRIC_UPDATE:
                 return " (a metric's `update` runs on every batch it measures)"
+            if self.hot == RUNNER_STEP:
+                return " (OpenMMLab's runners call a module's `train_step` on every iteration)"
             return " (a module's loss method runs on every training step)" if self.loss_method else ""
         steps = " -> ".join(f"`{name}`" for name in self.via)
         return f" (reached from `{self.origin.rsplit('.', 1)[-1]}.{self.hot}` via {steps})"
@@ -118,6 +122,7 @@ class Reach:
         self._inheritance: Dict[Tuple[str, frozenset], bool] = {}
         self._defined: Set[str] = {method for facts in index.classes.values() for method in facts.methods}
         self._routes: Optional[Dict[Tuple[str, str], Route]] = None
+        self._call_target_set: Optional[Set[Tuple[str, str]]] = None
 
     def route(self, class_name: str, method_name: str) -> Optional[Route]:
         """The shortest route from a hot path to `class_name.method_name`, or None."""
@@ -132,7 +137,9 @@ class Reach:
         if decided:
             if self.index.is_module(facts):
                 hot.append(("forward", False))
-                hot.extend((step, False) for step in RUNNER_STEPS if self.lookup(facts.name, step) is not None)
+                runner_step = self.lookup(facts.name, RUNNER_STEP)
+                if runner_step is not None and (runner_step, RUNNER_STEP) not in self._called():
+                    hot.append((RUNNER_STEP, False))
             if self.index.is_lightning(facts):
                 hot.extend((step, True) for step in LIGHTNING_STEPS)
         if self._inherits(facts, AUTOGRAD_FUNCTIONS):
@@ -216,13 +223,19 @@ class Reach:
                     self._walk(facts.name, hot, lightning, owner, routes)
         # then a module's loss methods that no code of the tree calls (the tree's callers decide the others:
         # a loss only an epoch hook calls is not per step), walked only where no hot path reached first
-        called = self._call_targets()
+        called = self._called()
         for facts in self.index.classes.values():
             for name in self.loss_methods(facts):
                 owner = self.lookup(facts.name, name)
                 if owner is not None and (owner, name) not in called and (owner, name) not in routes:
                     self._walk(facts.name, name, False, owner, routes, fallback=True)
         return routes
+
+    def _called(self) -> Set[Tuple[str, str]]:
+        """`_call_targets`, computed once."""
+        if self._call_target_set is None:
+            self._call_target_set = self._call_targets()
+        return self._call_target_set
 
     def _call_targets(self) -> Set[Tuple[str, str]]:
         """(class defining it, method) of every call a method of the tree makes on `self`, on a

@@ -13,6 +13,10 @@ VALID = (
     "    opt.step()\n    return loss.item()\n\n"
     "def train(model, opt, loader, schedule):\n    for batch in loader:\n"
     "        value = train_step(model, opt, batch)\n        schedule.on_value(value)\n",
+    # a module's `train_step` that a method of the tree calls is no runner's: its callers decide (here, once)
+    "from torch import nn\n\nclass Probe(nn.Module):\n    def train_step(self, data, optimizer):\n"
+    "        return {'loss': self.head(data).mean().item()}\n\n"
+    "    def smoke_test(self, data, optimizer):\n        print(self.train_step(data, optimizer))\n",
     # a sum kept on `self` that the step branches on is needed on the host
     "from torch import nn\n\nclass Net(nn.Module):\n    def forward(self, x):\n"
     "        self.tokens += x.sum().item()\n        if self.tokens < self.warmup:\n            x = x * 0.5\n"

@@ -48,11 +48,12 @@ class HostSyncInHotPath(HotPathRule):
     to a call, `redirect(model, self._compute_loss, batch)`, and one `__init__` stores on `self`,
     `self.loss_method = self.mat_loss`); the message names the route ("reached
     from `Model.training_step` via `_shared_step`").
-    Hot paths: `forward` of a module, and its `train_step` (OpenMMLab's runners call
-    `model.train_step(data, optimizer)` on every iteration); `training_step`, `validation_step`, `test_step`, `predict_step`
-    of a `LightningModule`; `forward` / `backward` of an `autograd.Function`; `training_step` /
-    `compute_loss` of a Hugging Face `Trainer` subclass; in any class, `training_step` (a task object a
-    LightningModule's step delegates to, a custom trainer) and the per-batch hooks of Lightning's modules
+    Hot paths: `forward` of a module, and its `train_step` where no method of the tree calls it
+    (OpenMMLab's runners call `model.train_step(data, optimizer)` on every iteration); `training_step`,
+    `validation_step`, `test_step`, `predict_step` of a `LightningModule`; `forward` / `backward` of an
+    `autograd.Function`; `training_step` / `compute_loss` of a Hugging Face `Trainer` subclass; in any
+    class, `training_step` (a task object a LightningModule's step delegates to, a custom trainer) and
+    the per-batch hooks of Lightning's modules
     and callbacks (`on_train_batch_start`/`_end`, `on_before_backward`, `on_after_backward`,
     `on_before_optimizer_step`) and of Avalanche's plugins (`before_training_iteration`,
     `after_training_iteration`, `before_backward`, `after_backward`), also where a base defines the hook

@@ -53,7 +53,7 @@ _LOG_ROUTINE = re.compile(
 def sink_function(name: str) -> bool:
     """Whether `name(...)` records or reports its arguments: `print`, a stats record's constructor, or a logging
     routine named for what it logs (`log_metrics`)."""
-    return name in SINK_FUNCTIONS or _STATS_RECORD.fullmatch(name) is not None or _LOG_ROUTINE.fullmatch(name) is not None
+    return name in SINK_FUNCTIONS or any(pattern.fullmatch(name) for pattern in (_STATS_RECORD, _LOG_ROUTINE))
 
 
 def sink_method(method: str, receiver: Optional[str]) -> bool:
