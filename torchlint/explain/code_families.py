@@ -92,6 +92,11 @@ VALUE_PREFIXES: Tuple[Tuple[str, str], ...] = (("CUDA error = ", r"CUDA error = 
                                                ("() failed with error", r"\bcuda[A-Z]\w{2,40}\(\) failed with error #?"),
                                                (" returned ", r"\bcuda[A-Z]\w{2,40} returned "),
                                                (" init failure: ", r"\b(?:cuda driver library|cudart|nvcuda) init failure: "))
+# The CUDA runtime's longer texts (five words or more: "the provided PTX was compiled with an unsupported toolchain")
+# name their error without a framework's prefix: a program's own check prints them after any label
+# ("GPUassert: ", "Error: ") or alone on a line; the short ones ("out of memory") need a prefix
+DISTINCT_MESSAGE_WORDS = 5
+_BARE_PREFIX = r"(?:(?m:^)[ \t]{0,8}|: )"
 # a message is matched only where it ends (the line, ONNX Runtime's " ; GPU=", THC's " at <file>",
 # OpenCV's " in function", punctuation): "operation not permitted" is not "operation not permitted when stream is capturing"
 _MESSAGE_END = {"cusparse": r" when calling `"}
@@ -162,6 +167,11 @@ def code_pattern(held: List[Code], phrases: Iterable[str] = ()) -> Tuple[str, Li
         parts.append("(?:" + "|".join(regex for _, regex in prefixes) + ")(?:"
                      + "|".join(map(re.escape, texts)) + ")" + end)
         anchors += [literal for literal, _ in prefixes]
+    distinct = sorted({code.message.rstrip(".") for code in held if code.library in CUDA_LIBRARIES
+                       and len(code.message.split()) >= DISTINCT_MESSAGE_WORDS}, key=lambda text: (-len(text), text))
+    if distinct:
+        parts.append(_BARE_PREFIX + "(?:" + "|".join(map(re.escape, distinct)) + ")" + _LINE_END)
+        anchors += distinct
     values = sorted({code.value for code in held if code.library in CUDA_LIBRARIES})
     if values:
         parts.append("(?:" + "|".join(regex for _, regex in VALUE_PREFIXES) + ")(?:"

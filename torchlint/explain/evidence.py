@@ -260,6 +260,12 @@ FEATURES = _compiled((
     # (not the driver's own ptxas, which the JIT runs as "ptxas application ptx input": there the driver is old)
     ("ptxas-too-old", r"is not defined for option 'gpu-name'|ptxas(?! application ptx input)[^\n]{0,80}Unsupported \.(?:version|target)"
                       r"|ptxas does not support CC \d", 0),  # XLA's asm_compiler.cc
+    # which of Triton's checks refused a pre-Volta GPU: torch's Inductor before code generation, or LLVM lowering a
+    # warp shuffle for Pascal (Triton before 3.0)
+    ("triton-inductor-check", r"too old to be supported by the triton GPU compiler|Triton only supports devices of CUDA Capability", 0),
+    ("triton-pascal-shuffle", r"Cannot select: intrinsic %llvm\.nvvm\.shfl\.sync", 0),
+    # torch.load of a storage saved on a device index beyond this machine's count
+    ("deserialize-device-count", r"Attempting to deserialize object on [A-Z]+ device \d+ but torch\.\w+\.device_count\(\)", 0),
     ("dtype:fp16", r"\bautocast\b|GradScaler|torch\.cuda\.amp|\.half\(\)|float16|\bfp16\b|HalfTensor|--amp\b|\bopt_level\b|\bAMP\b", 0),
     ("runtime:java", r"\bat [\w.$]+\([\w$]+\.java:\d+\)|\.java:\d+\)", 0),
     ("os:linux", r"\blib\w+\.so\b|\.so\.\d|/home/|/usr/|/opt/|\bUbuntu\b|\bLinux\b", 0),
@@ -313,7 +319,9 @@ FEATURES = _compiled((
     # the kernel module built with another gcc than the kernel (DKMS's make.log)
     ("kernel-compiler-differs", r"the compiler differs from the one used to build the kernel", 0),
     # jaxlib's CUDA plugin checks each library's version at start-up and names the one it could not load
-    ("jax-library-not-found", r"failed: The \w{2,20} library was not found", 0),
+    # the CUDA plugin's version checks (jax_plugins/cuda): a library it could not load at all
+    ("jax-cudnn-defect", r"cuDNN 9\.10\.0 had a binary backward-compatibility issue|cuDNN < 9\.10\.0 \(\d+ found\) had an issue", 0),
+    ("jax-library-not-found", r"failed: The \w{2,20} library was not found|Unable to load (?:CUDA|cu[A-Z]{2,8}|cuPTI)\. Is it installed\?", 0),
     ("kubernetes", r"\bkubernetes\b|\bk8s\b|\bkubectl\b|\bkubelet\b|device[- ]plugin", re.I),
     # NVIDIA's cuDNN 8 for Windows needs zlib's zlibwapi.dll beside it
     ("zlibwapi", r"zlibwapi\.dll", 0),
