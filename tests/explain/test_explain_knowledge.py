@@ -81,6 +81,8 @@ ALSO_MATCHES = {
     "dataloader-shm-exhausted": {"dataloader-worker-killed"},
     # a store host no rank can resolve is the cause; the store's timeout the report of it
     "distributed-host-unresolved": {"distributed-store-timeout"},
+    # a Warp release older than the driver is the cause; "API call is not supported" (36) what the driver says of it
+    "warp-driver-entry-point": {"cuda-driver-too-old"},
 }
 
 

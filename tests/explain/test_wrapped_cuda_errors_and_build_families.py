@@ -396,6 +396,40 @@ def test_written_after_held_out_38(top_answer, log, expected):
     assert top_answer(log) == expected
 
 
+# written after the thirty-ninth held-out split (from its failing families and the sources' own messages:
+# c10's CUDAMallocAsyncAllocator.cpp, cupy/_environment.py, Warp's cuda_util.cpp, enroot's NVIDIA hook, PyG's
+# extensions' CUDA checks and TensorRT's initialisation message)
+@pytest.mark.parametrize("log, expected", [
+    ("RuntimeError: cudaMallocAsync does not yet support checkPoolLiveAllocations. If you need it, please file an issue "
+     "describing your use case.", ("cuda-malloc-async-unsupported", None, True)),
+    ("RuntimeError: cudaMallocAsync does not yet support shareIpcHandle. If you need it, please file an issue "
+     "describing your use case.", ("cuda-malloc-async-unsupported", None, True)),
+    ("UserWarning: CUDA path could not be detected. Set CUDA_PATH environment variable if CuPy fails to load.\n"
+     "RuntimeError: CuPy failed to load nvrtc64_120_0.dll: FileNotFoundError: Could not find module "
+     "'nvrtc64_120_0.dll' (or one of its dependencies).", ("cupy-cuda-libraries", "cuda-path", True)),
+    ("Warp CUDA error: Failed to get driver entry point 'cuDeviceGetUuid' (CUDA error 34)\n"
+     "Warp CUDA error 36: API call is not supported in the installed CUDA driver",
+     ("warp-driver-entry-point", None, True)),
+    ("pyxis: importing docker image: nvcr.io#nvidia/pytorch:24.05-py3\nslurmstepd: error: pyxis: container start "
+     "failed with error code: 1\nslurmstepd: error: pyxis:     [ERROR] Command not found: nvidia-container-cli, see "
+     "https://github.com/NVIDIA/libnvidia-container", ("container-gpu-runtime", "toolkit-missing", True)),
+    ('  File "/opt/venv/lib/python3.10/site-packages/torch_cluster/fps.py", line 70, in fps\n'
+     "    out = torch.ops.torch_cluster.fps(src, ptr, r, random_start)\nRuntimeError: Not compiled with CUDA support",
+     ("library-cpu-only-build", "pyg-cpu-wheel", True)),
+    ("[TRT] [E] 6: CUDA initialization failure with error: 35. Please check your CUDA installation: "
+     "http://docs.nvidia.com/cuda/cuda-installation-guide-linux/index.html", ("cuda-driver-too-old", None, True)),
+])
+def test_written_after_held_out_39(top_answer, log, expected):
+    assert top_answer(log) == expected
+
+
+def test_cupys_missing_cuda_path_alone_ranks_below_the_error_that_follows(top_answer):
+    warning = "UserWarning: CUDA path could not be detected. Set CUDA_PATH environment variable if CuPy fails to load."
+    assert top_answer(warning)[0] == "cupy-cuda-libraries"
+    assert top_answer(warning + "\ncupy_backends.cuda.api.runtime.CUDARuntimeError: cudaErrorInsufficientDriver: "
+                      "CUDA driver version is insufficient for CUDA runtime version")[0] == "cuda-driver-too-old"
+
+
 def test_a_runtime_text_needs_its_own_line_or_a_label_to_be_read_bare(top_answer, run_explain):
     assert top_answer("an illegal instruction was encountered")[0] == "cuda-illegal-instruction"
     prose = "We saw that the provided PTX was compiled with an unsupported toolchain"

@@ -87,11 +87,13 @@ MESSAGE_PREFIXES: Mapping[str, Tuple[Tuple[str, str], ...]] = {
 # "cudaRuntimeGetVersion() failed with error #35"), and the CUDA samples' deviceQuery
 # (`printf("cudaGetDeviceCount returned %d\n-> %s\n", ...)`, its text on the next line), and ollama's GPU discovery
 # (discover/gpu_info_nvcuda.c, gpu_info_cudart.c: "cuda driver library init failure: %d" with cuInit's CUresult,
-# "cudart init failure: %d" with the runtime's cudaError_t)
+# "cudart init failure: %d" with the runtime's cudaError_t), and TensorRT's builder and runtime ("CUDA initialization
+# failure with error: 35. Please check your CUDA installation")
 VALUE_PREFIXES: Tuple[Tuple[str, str], ...] = (("CUDA error = ", r"CUDA error = "),
                                                ("() failed with error", r"\bcuda[A-Z]\w{2,40}\(\) failed with error #?"),
                                                (" returned ", r"\bcuda[A-Z]\w{2,40} returned "),
-                                               (" init failure: ", r"\b(?:cuda driver library|cudart|nvcuda) init failure: "))
+                                               (" init failure: ", r"\b(?:cuda driver library|cudart|nvcuda) init failure: "),
+                                               ("CUDA initialization failure", r"CUDA initialization failure with error:? "))
 # The CUDA runtime's longer texts (five words or more: "the provided PTX was compiled with an unsupported toolchain")
 # name their error without a framework's prefix: a program's own check prints them after any label
 # ("GPUassert: ", "Error: ") or alone on a line; the short ones ("out of memory") need a prefix

@@ -266,6 +266,9 @@ FEATURES = _compiled((
     ("triton-pascal-shuffle", r"Cannot select: intrinsic %llvm\.nvvm\.shfl\.sync", 0),
     # torch.load of a storage saved on a device index beyond this machine's count
     ("deserialize-device-count", r"Attempting to deserialize object on [A-Z]+ device \d+ but torch\.\w+\.device_count\(\)", 0),
+    # PyG's compiled extensions, by their module names or their C++ sources
+    ("product:pyg-extension", r"\btorch_(?:scatter|sparse|cluster|spline_conv)\b|\btorch-(?:scatter|sparse|cluster|spline-conv)\b", 0),
+    ("cupy-cuda-path-unset", r"CUDA path could not be detected\. Set CUDA_PATH", 0),
     ("dtype:fp16", r"\bautocast\b|GradScaler|torch\.cuda\.amp|\.half\(\)|float16|\bfp16\b|HalfTensor|--amp\b|\bopt_level\b|\bAMP\b", 0),
     ("runtime:java", r"\bat [\w.$]+\([\w$]+\.java:\d+\)|\.java:\d+\)", 0),
     ("os:linux", r"\blib\w+\.so\b|\.so\.\d|/home/|/usr/|/opt/|\bUbuntu\b|\bLinux\b", 0),
