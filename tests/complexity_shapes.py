@@ -579,6 +579,31 @@ def override_helpers(n: int) -> Project:
             "impls.py": "import torch\n\nfrom pkg import Trainer\n" + subclasses}
 
 
+def conditional_accumulators(n: int) -> Project:
+    """n sums each started on the first step, `total_i = x.item() if total_i is None else total_i + x.item()`,
+    in a training loop (TL003's accumulation read through a conditional expression)."""
+    init = "".join(f"    total_{i} = None\n" for i in range(n))
+    body = "out = model(batch)\nloss = out.sum()\n" + "".join(
+        f"total_{i} = out[{i}].item() if total_{i} is None else total_{i} + out[{i}].item()\n" for i in range(n)
+    )
+    total = "    return " + " + ".join(f"total_{i}" for i in range(n)) + "\n"
+    return {"train.py": HEADER + "\n\ndef train(model, loader, optimizer):\n" + init + _loop(body) + total}
+
+
+def logging_routines(n: int) -> Project:
+    """A trainer whose step hands n synced values to its own logging routines, `self._log_head_i_metrics(...)`
+    (each a sink of TL003 by its name), every routine defined on the class."""
+    calls = "".join(f"        self._log_head_{i}_metrics(step, out[{i}].item())\n" for i in range(n))
+    routines = "".join(
+        f"    def _log_head_{i}_metrics(self, step, value):\n        self.writer.add_scalar('m{i}', value, step)\n\n"
+        for i in range(n)
+    )
+    return {"trainer.py": HEADER + "\n\nclass Trainer:\n    def train(self, loader):\n"
+            "        for step, batch in enumerate(loader):\n            self.train_step(step, batch)\n\n"
+            "    def train_step(self, step, batch):\n        out = self.model(batch)\n        loss = out.sum()\n"
+            "        loss.backward()\n        self.optimizer.step()\n" + calls + "\n" + routines}
+
+
 SHAPES: Dict[str, Callable[[int], Project]] = {
     shape.__name__: shape
     for shape in (
@@ -589,6 +614,6 @@ SHAPES: Dict[str, Callable[[int], Project]] = {
         rebound_host_values, many_nonzero, forward_many_inputs, deprecated_head_uses, nested_guards,
         critics_across_files, hard_negative_mining, submodule_losses, class_loads, override_chain, early_exits,
         returned_syncs, attribute_sums, inherited_hooks, accumulation_branches, overridden_steps,
-        override_helpers, round_trips, local_builders,
+        override_helpers, round_trips, local_builders, conditional_accumulators, logging_routines,
     )
 }
