@@ -1,6 +1,7 @@
 """TL206 reports `v2.ToTensor` wherever it is named (imports and references, not only
 calls); TL204 reads a builder's first positional argument as torchvision does: the old
-`pretrained` (`resnet50(True)`). Through the CLI, with the fixes applied."""
+`pretrained` (`resnet50(True)`), and a builder chosen by name (`getattr(models, arch)`). Through
+the CLI, with the fixes applied."""
 
 from __future__ import annotations
 
@@ -66,3 +67,28 @@ def test_tl204_reads_the_first_positional_argument_as_pretrained(tmp_path, capsy
     assert "a = models.resnet50(weights=models.ResNet50_Weights.IMAGENET1K_V1)\n" in text
     assert "b = resnet18(weights=None)\n" in text
     assert "c = resnet18(True, False)\n" in text
+
+
+def test_tl204_reads_a_builder_chosen_by_name_through_getattr(tmp_path, capsys):
+    write_tree(tmp_path, {"m.py": (
+        "import timm.models\n"
+        "import torchvision.models as models\n"
+        "from torchvision.models import vgg\n"
+        "\n"
+        "\n"
+        "def build(vgg_type, arch):\n"
+        "    a = getattr(vgg, vgg_type)(pretrained=True)\n"
+        "    b = getattr(models.detection, arch)(pretrained_backbone=False)\n"
+        "    c = getattr(models, 'resnet50')(pretrained=True)\n"
+        "    d = getattr(timm.models, arch)(pretrained=True)\n"
+        "    return a, b, c, d\n"
+    )})
+    code, found = _findings(capsys, tmp_path, "TL204")
+    assert code == 1
+    assert [(row, fixable) for row, _, fixable, _ in found] == [(7, False), (8, False), (9, True)]
+    assert "chosen by name here" in found[0][3] and "pass `weights_backbone=`" in found[1][3]
+    assert main(["check", "--no-cache", "--select", "TL204", "--fix", str(tmp_path)]) == 1
+    capsys.readouterr()
+    text = (tmp_path / "m.py").read_text()
+    assert "    c = getattr(models, 'resnet50')(weights=models.ResNet50_Weights.IMAGENET1K_V1)\n" in text
+    assert "    a = getattr(vgg, vgg_type)(pretrained=True)\n" in text

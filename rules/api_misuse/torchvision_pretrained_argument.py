@@ -39,6 +39,55 @@ def _ast_positional_pretrained(call: ast.Call) -> bool:
     return isinstance(name, str) and "pretrain" in name.lower()
 
 
+def ast_callee(func: ast.AST) -> Optional[str]:
+    """The dotted name a call's function is written as, `getattr(a.b, "c")` read as `a.b.c`."""
+    if (isinstance(func, ast.Call) and isinstance(func.func, ast.Name) and func.func.id == "getattr"
+            and len(func.args) == 2 and not func.keywords and isinstance(func.args[1], ast.Constant)
+            and isinstance(func.args[1].value, str)):
+        module = ast_dotted_name(func.args[0])
+        return f"{module}.{func.args[1].value}" if module else None
+    return ast_dotted_name(func)
+
+
+def cst_callee(func) -> Optional[str]:
+    """`ast_callee` on LibCST's tree."""
+    if (isinstance(func, cst.Call) and isinstance(func.func, cst.Name) and func.func.value == "getattr"
+            and len(func.args) == 2 and all(arg.keyword is None and not arg.star for arg in func.args)
+            and isinstance(func.args[1].value, cst.SimpleString)):
+        module = cst_dotted_name(func.args[0].value)
+        name = func.args[1].value.evaluated_value
+        return f"{module}.{name}" if module and isinstance(name, str) else None
+    return cst_dotted_name(func)
+
+
+def _ast_chosen_by_name(func: ast.AST, table: ImportTable) -> bool:
+    """Whether `func` is `getattr(<a torchvision.models module>, <a name not written here>)`."""
+    if not (isinstance(func, ast.Call) and isinstance(func.func, ast.Name) and func.func.id == "getattr"
+            and len(func.args) == 2 and not func.keywords):
+        return False
+    module, name = func.args
+    return _models_module(resolve(ast_dotted_name(module), table)) and not isinstance(name, ast.Constant)
+
+
+def _cst_chosen_by_name(func, table: ImportTable) -> bool:
+    """`_ast_chosen_by_name` on LibCST's tree."""
+    if not (isinstance(func, cst.Call) and isinstance(func.func, cst.Name) and func.func.value == "getattr"
+            and len(func.args) == 2 and all(arg.keyword is None and not arg.star for arg in func.args)):
+        return False
+    module, name = func.args
+    return _models_module(resolve(cst_dotted_name(module.value), table)) and not isinstance(
+        name.value, (cst.SimpleString, cst.ConcatenatedString, cst.Integer))
+
+
+def _models_module(qualified: Optional[str]) -> bool:
+    return qualified is not None and (qualified == "torchvision.models" or qualified.startswith("torchvision.models."))
+
+
+# a builder picked by a name the code does not write (`getattr(models, args.arch)`): every builder that takes the
+# legacy arguments maps them the same way, but which weights `pretrained=True` loads depends on the builder
+CHOSEN_BY_NAME = {"pretrained": ("weights", None, None), "pretrained_backbone": ("weights_backbone", None, None)}
+
+
 def builder_entry(qualified: Optional[str]):
     """The table entry of a torchvision builder, named through its package
     (`torchvision.models.resnet50`) or its module (`torchvision.models.resnet.resnet50`)."""
@@ -58,7 +107,8 @@ class TorchvisionPretrainedArgument(CompatGuarded, Rule):
     (`resnet50(pretrained=True)`, `fasterrcnn_resnet50_fpn(pretrained_backbone=False)`),
     under any import spelling, and the same passed positionally: torchvision reads a
     builder's first positional argument as the old `pretrained` (`resnet50(True)`,
-    `resnet18(args.pretrained)`). Builders are known from torchvision 0.29.1's own
+    `resnet18(args.pretrained)`), and to a builder chosen by name from a torchvision models
+    module (`getattr(models, args.arch)(pretrained=True)`). Builders are known from torchvision 0.29.1's own
     `handle_legacy_interface` declarations (tools/torchvision_weights_table.py
     regenerates the table); calls of other libraries' `pretrained=` (timm's
     `create_model`, say) are not torchvision's and are not flagged, nor is code a
@@ -94,8 +144,8 @@ class TorchvisionPretrainedArgument(CompatGuarded, Rule):
     is written as the member's name, `weights="IMAGENET1K_V1"`, which torchvision's
     builders accept. A positional `True`/`False` becomes the keyword when it is the only
     positional argument. No fix for a non-literal value, for a call that also passes the new
-    argument, or for builders whose legacy weights depend on other arguments (the
-    quantized models) or do not exist. Moving to `DEFAULT` is a separate, deliberate
+    argument, for a builder chosen by name (its weights are not known), or for builders whose legacy
+    weights depend on other arguments (the quantized models) or do not exist. Moving to `DEFAULT` is a separate, deliberate
     change.
     """
 
@@ -119,6 +169,8 @@ class TorchvisionPretrainedArgument(CompatGuarded, Rule):
         "from torchvision.models import resnet50\n\ndef build():\n    from timm.models import resnet50\n\n"
         "    return resnet50(pretrained=True)\n",
         "from torchvision.models import resnet50\n\ndef build(pretrained):\n    return resnet50(weights='DEFAULT' if pretrained else None)\n",
+        # `getattr` on another library's module
+        "import timm.models as models\n\ndef build(arch):\n    return getattr(models, arch)(pretrained=True)\n",
         "from torchvision.models import resnet50\n\ndef build(p):\n    if TORCHVISION_LESS_THAN_0_13:\n"
         "        return resnet50(pretrained=p)\n    return resnet50(weights='DEFAULT' if p else None)\n",
     )
@@ -169,6 +221,19 @@ class TorchvisionPretrainedArgument(CompatGuarded, Rule):
             line=4,
             column=28,
         ),
+        # a builder chosen by name: flagged only, which weights `True` loads depends on the builder
+        Invalid(
+            "import torchvision.models as models\n\ndef build(arch):\n    return getattr(models, arch)(pretrained=True)\n",
+            line=4,
+            column=34,
+        ),
+        # a builder named by a literal through `getattr` is that builder
+        Invalid(
+            "import torchvision.models as models\n\nm = getattr(models, 'resnet18')(pretrained=False)\n",
+            fixed="import torchvision.models as models\n\nm = getattr(models, 'resnet18')(weights=None)\n",
+            line=3,
+            column=33,
+        ),
         # not a literal: flagged only
         Invalid(
             "from torchvision.models import resnet18\n\ndef build(flag):\n    return resnet18(pretrained=flag)\n",
@@ -193,7 +258,8 @@ class TorchvisionPretrainedArgument(CompatGuarded, Rule):
         local = FunctionImports(view.nodes_of(ast.FunctionDef, ast.AsyncFunctionDef))
         return [
             node for node in calls
-            if builder_entry(resolve(ast_dotted_name(node.func), local.table_at(node.lineno, view.imports))) is not None
+            if builder_entry(resolve(ast_callee(node.func), local.table_at(node.lineno, view.imports))) is not None
+            or _ast_chosen_by_name(node.func, local.table_at(node.lineno, view.imports))
         ]
 
     def visit_FunctionDef(self, node) -> None:
@@ -204,7 +270,10 @@ class TorchvisionPretrainedArgument(CompatGuarded, Rule):
         self._tables.pop()
 
     def visit_Call(self, node) -> None:
-        entry = builder_entry(resolve(cst_dotted_name(node.func), self._tables[-1]))
+        entry = builder_entry(resolve(cst_callee(node.func), self._tables[-1]))
+        chosen_by_name = entry is None and _cst_chosen_by_name(node.func, self._tables[-1])
+        if chosen_by_name:
+            entry = CHOSEN_BY_NAME
         if entry is None or self.guarded(node):
             return
         for legacy in LEGACY:
@@ -214,7 +283,7 @@ class TorchvisionPretrainedArgument(CompatGuarded, Rule):
             if arg is None or legacy not in entry:
                 continue
             weights, enum, member = entry[legacy]
-            replacement = self._replacement(node, arg, weights, enum, member)
+            replacement = None if chosen_by_name else self._replacement(node, arg, weights, enum, member)
             fix = None
             if replacement is not None:
                 def fix(positions, arg=arg, replacement=replacement):
@@ -224,7 +293,9 @@ class TorchvisionPretrainedArgument(CompatGuarded, Rule):
             self.report(
                 arg,
                 f"{written} is deprecated since torchvision 0.13: pass `{weights}=`"
-                + (f" (`{legacy}=True` loads `{enum}.{member}`)" if enum else ""),
+                + (f" (`{legacy}=True` loads `{enum}.{member}`)" if enum else "")
+                + (" (the builder is chosen by name here, so its weights are not known and no fix is offered)"
+                   if chosen_by_name else ""),
                 fix,
             )
 
