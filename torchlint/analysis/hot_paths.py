@@ -26,6 +26,7 @@ Cost: `lookup` and `inherits` are memoized per class (each class costs O(bases))
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import cached_property
 from typing import Dict, FrozenSet, List, Mapping, Optional, Sequence, Set, Tuple
 
 from torchlint.analysis.class_graph import SUBMODULE_CALL
@@ -122,7 +123,6 @@ class Reach:
         self._inheritance: Dict[Tuple[str, frozenset], bool] = {}
         self._defined: Set[str] = {method for facts in index.classes.values() for method in facts.methods}
         self._routes: Optional[Dict[Tuple[str, str], Route]] = None
-        self._call_target_set: Optional[Set[Tuple[str, str]]] = None
 
     def route(self, class_name: str, method_name: str) -> Optional[Route]:
         """The shortest route from a hot path to `class_name.method_name`, or None."""
@@ -138,7 +138,7 @@ class Reach:
             if self.index.is_module(facts):
                 hot.append(("forward", False))
                 runner_step = self.lookup(facts.name, RUNNER_STEP)
-                if runner_step is not None and (runner_step, RUNNER_STEP) not in self._called():
+                if runner_step is not None and (runner_step, RUNNER_STEP) not in self._called:
                     hot.append((RUNNER_STEP, False))
             if self.index.is_lightning(facts):
                 hot.extend((step, True) for step in LIGHTNING_STEPS)
@@ -223,7 +223,7 @@ class Reach:
                     self._walk(facts.name, hot, lightning, owner, routes)
         # then a module's loss methods that no code of the tree calls (the tree's callers decide the others:
         # a loss only an epoch hook calls is not per step), walked only where no hot path reached first
-        called = self._called()
+        called = self._called
         for facts in self.index.classes.values():
             for name in self.loss_methods(facts):
                 owner = self.lookup(facts.name, name)
@@ -231,15 +231,10 @@ class Reach:
                     self._walk(facts.name, name, False, owner, routes, fallback=True)
         return routes
 
+    @cached_property
     def _called(self) -> Set[Tuple[str, str]]:
-        """`_call_targets`, computed once."""
-        if self._call_target_set is None:
-            self._call_target_set = self._call_targets()
-        return self._call_target_set
-
-    def _call_targets(self) -> Set[Tuple[str, str]]:
         """(class defining it, method) of every call a method of the tree makes on `self`, on a
-        submodule or by handing a bound method on. Cost: one lookup per call of the index."""
+        submodule or by handing a bound method on; computed once. Cost: one lookup per call of the index."""
         targets: Set[Tuple[str, str]] = set()
         for class_name, by_method in self.calls.items():
             for callees in by_method.values():

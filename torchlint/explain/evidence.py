@@ -321,8 +321,8 @@ FEATURES = _compiled((
     ("cuda-home-list", r"'[^'\n]{0,200}:/bin/nvcc'", 0),
     # the kernel module built with another gcc than the kernel (DKMS's make.log)
     ("kernel-compiler-differs", r"the compiler differs from the one used to build the kernel", 0),
-    # jaxlib's CUDA plugin checks each library's version at start-up and names the one it could not load
-    # the CUDA plugin's version checks (jax_plugins/cuda): a library it could not load at all
+    # jaxlib's CUDA plugin (jax_plugins/cuda) checks each library's version at start-up: a cuDNN it refuses for a
+    # known defect, and a library it could not load, which it names
     ("jax-cudnn-defect", r"cuDNN 9\.10\.0 had a binary backward-compatibility issue|cuDNN < 9\.10\.0 \(\d+ found\) had an issue", 0),
     ("jax-library-not-found", r"failed: The \w{2,20} library was not found|Unable to load (?:CUDA|cu[A-Z]{2,8}|cuPTI)\. Is it installed\?", 0),
     ("kubernetes", r"\bkubernetes\b|\bk8s\b|\bkubectl\b|\bkubelet\b|device[- ]plugin", re.I),

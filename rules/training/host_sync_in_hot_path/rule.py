@@ -48,29 +48,27 @@ class HostSyncInHotPath(HotPathRule):
     to a call, `redirect(model, self._compute_loss, batch)`, and one `__init__` stores on `self`,
     `self.loss_method = self.mat_loss`); the message names the route ("reached
     from `Model.training_step` via `_shared_step`").
-    Hot paths: `forward` of a module, and its `train_step` where no method of the tree calls it
-    (OpenMMLab's runners call `model.train_step(data, optimizer)` on every iteration); `training_step`,
-    `validation_step`, `test_step`, `predict_step` of a `LightningModule`; `forward` / `backward` of an
-    `autograd.Function`; `training_step` / `compute_loss` of a Hugging Face `Trainer` subclass; in any
-    class, `training_step` (a task object a LightningModule's step delegates to, a custom trainer) and
-    the per-batch hooks of Lightning's modules
-    and callbacks (`on_train_batch_start`/`_end`, `on_before_backward`, `on_after_backward`,
-    `on_before_optimizer_step`) and of Avalanche's plugins (`before_training_iteration`,
-    `after_training_iteration`, `before_backward`, `after_backward`), also where a base defines the hook
-    (the instance's own methods run from it); `update` of a metric (a class of torchmetrics', Ignite's or
+    Hot paths: `forward` of a module, and its `train_step` where no method of the tree calls it (OpenMMLab's
+    runners call `model.train_step(data, optimizer)` on every iteration); `training_step`, `validation_step`,
+    `test_step`, `predict_step` of a `LightningModule`; `forward` / `backward` of an `autograd.Function`;
+    `training_step` / `compute_loss` of a Hugging Face `Trainer` subclass; in any class, `training_step` (a
+    task object a LightningModule's step delegates to, a custom trainer) and the per-batch hooks of
+    Lightning's modules and callbacks (`on_train_batch_start`/`_end`, `on_before_backward`,
+    `on_after_backward`, `on_before_optimizer_step`) and of Avalanche's plugins (`before_training_iteration`,
+    `after_training_iteration`, `before_backward`, `after_backward`), also where a base defines the hook (the
+    instance's own methods run from it); `update` of a metric (a class of torchmetrics', Ignite's or
     Avalanche's metric bases): it runs on every batch it measures, in training or in evaluation alike, since
     which loop uses a metric is not known where it is defined; a module's methods named as a training loss
     (`loss`, `loss_by_feat`, `compute_loss`; not `val_loss` or `_log_loss`) and module-level functions so
     named (`dice_loss`) that no code of the tree calls: a runner outside it (mmengine's
-    `model(data, mode='loss')`, a training script) calls them on every step; where the tree calls them,
-    its callers decide. A class is a module if a base resolves, across the linted files, to `nn.Module`,
-    `LightningModule` or the module bases of mmengine, mmcv, transformers and diffusers, or, for a base
-    from outside the tree, if its body says so (layers set on `self` in `__init__`, `register_buffer`,
-    `self.log(...)`). Training loops are hot too (a loop that runs a backward pass or an optimizer step,
-    not a scheduler's alone, directly or through a step function; also a loop over data whose items each
-    get repeated updates in a counting loop, `for _ in range(critic_iters): opt.step()`) with what they
-    call on every iteration, in any linted file; not a loop that only calls a function holding its own
-    training loop.
+    `model(data, mode='loss')`, a training script) calls them on every step; where the tree calls them, its
+    callers decide. A class is a module if a base resolves, across the linted files, to `nn.Module`,
+    `LightningModule` or the module bases of mmengine, mmcv, transformers and diffusers, or, for a base from
+    outside the tree, if its body says so (layers set on `self` in `__init__`, `register_buffer`,
+    `self.log(...)`). Training loops are hot too (a loop that runs a backward pass or an optimizer step, not a
+    scheduler's alone, directly or through a step function; also a loop over data whose items each get
+    repeated updates in a counting loop, `for _ in range(critic_iters): opt.step()`) with what they call on
+    every iteration, in any linted file; not a loop that only calls a function holding its own training loop.
 
     Reported by default: values only recorded or reported (given to `self.log`, a logger, `print`, a
     progress bar, a recorder (`logger.record(...)`, `self.track_data(...)`), an event of callbacks
