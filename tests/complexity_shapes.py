@@ -604,6 +604,16 @@ def logging_routines(n: int) -> Project:
             "        loss.backward()\n        self.optimizer.step()\n" + calls + "\n" + routines}
 
 
+def builders_by_name(n: int) -> Project:
+    """n torchvision builders called through `getattr` on torchvision's models, every other one by a literal
+    name (TL204: each call's builder resolved from its `getattr`)."""
+    calls = "".join(
+        f"    m_{i} = getattr(models, {repr('resnet18') if i % 2 else f'arch_{i}'})(pretrained=True)\n" for i in range(n)
+    )
+    arguments = ", ".join(f"arch_{i}" for i in range(0, n, 2))
+    return {"builders.py": "import torchvision.models as models\n\n\n" f"def build({arguments}):\n" + calls
+            + "    return locals()\n"}
+
 SHAPES: Dict[str, Callable[[int], Project]] = {
     shape.__name__: shape
     for shape in (
@@ -615,5 +625,6 @@ SHAPES: Dict[str, Callable[[int], Project]] = {
         critics_across_files, hard_negative_mining, submodule_losses, class_loads, override_chain, early_exits,
         returned_syncs, attribute_sums, inherited_hooks, accumulation_branches, overridden_steps,
         override_helpers, round_trips, local_builders, conditional_accumulators, logging_routines,
+        builders_by_name,
     )
 }

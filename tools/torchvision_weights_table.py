@@ -17,11 +17,14 @@ from typing import Dict, List, Optional, Tuple
 
 
 def exported(tree: ast.Module) -> List[str]:
+    """The module's `__all__`; without one (detection/backbone_utils.py, whose `resnet_fpn_backbone` and
+    `mobilenet_backbone` take the legacy `pretrained` too), its top-level names without a leading underscore."""
     for node in tree.body:
         if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets):
             # `__all__ = [...] + [...]` occurs too: every string constant in the value
             return [elt.value for elt in ast.walk(node.value) if isinstance(elt, ast.Constant) and isinstance(elt.value, str)]
-    return []
+    return [node.name for node in tree.body
+            if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and not node.name.startswith("_")]
 
 
 def legacy_defaults(function: ast.FunctionDef) -> Dict[str, Tuple[str, Optional[Tuple[str, str]]]]:
@@ -63,6 +66,8 @@ def main(root: Path) -> None:
     print("BUILDERS: qualified builder -> {legacy parameter: (weights parameter, enum, member)}, where")
     print("(enum, member) is what the legacy `True` loads, or None when that depends on other arguments")
     print("or there are no weights. ENUM_HOMES: enum -> the public package that exports it.")
+    print()
+    print("Cost: data; readers look builders up by name.")
     print('"""')
     print()
     print("BUILDERS = {")

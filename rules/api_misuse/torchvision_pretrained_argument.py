@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 import ast
-from typing import List, Optional
+from typing import List, Optional, Tuple
 
 from torchlint.analysis.call_arguments import keyword_argument, literal_bool, positional_count, replace_argument
 from torchlint.core.lazy import cst
@@ -39,53 +39,46 @@ def _ast_positional_pretrained(call: ast.Call) -> bool:
     return isinstance(name, str) and "pretrain" in name.lower()
 
 
-def ast_callee(func: ast.AST) -> Optional[str]:
-    """The dotted name a call's function is written as, `getattr(a.b, "c")` read as `a.b.c`."""
-    if (isinstance(func, ast.Call) and isinstance(func.func, ast.Name) and func.func.id == "getattr"
-            and len(func.args) == 2 and not func.keywords and isinstance(func.args[1], ast.Constant)
-            and isinstance(func.args[1].value, str)):
-        module = ast_dotted_name(func.args[0])
-        return f"{module}.{func.args[1].value}" if module else None
-    return ast_dotted_name(func)
+def _ast_callee(func: ast.AST) -> Tuple[Optional[str], bool]:
+    """The dotted name a call's function is written as, `getattr(a.b, "c")` read as `a.b.c`; and whether
+    the function is a name looked up on a module at run time (`getattr(a.b, arch)`: then the module's name)."""
+    if isinstance(func, ast.Call) and isinstance(func.func, ast.Name) and func.func.id == "getattr" \
+            and len(func.args) == 2 and not func.keywords:
+        module, name = ast_dotted_name(func.args[0]), func.args[1]
+        if isinstance(name, ast.Constant):
+            return (f"{module}.{name.value}" if module and isinstance(name.value, str) else None), False
+        return module, True
+    return ast_dotted_name(func), False
 
 
-def cst_callee(func) -> Optional[str]:
-    """`ast_callee` on LibCST's tree."""
-    if (isinstance(func, cst.Call) and isinstance(func.func, cst.Name) and func.func.value == "getattr"
-            and len(func.args) == 2 and all(arg.keyword is None and not arg.star for arg in func.args)
-            and isinstance(func.args[1].value, cst.SimpleString)):
-        module = cst_dotted_name(func.args[0].value)
-        name = func.args[1].value.evaluated_value
-        return f"{module}.{name}" if module and isinstance(name, str) else None
-    return cst_dotted_name(func)
-
-
-def _ast_chosen_by_name(func: ast.AST, table: ImportTable) -> bool:
-    """Whether `func` is `getattr(<a torchvision.models module>, <a name not written here>)`."""
-    if not (isinstance(func, ast.Call) and isinstance(func.func, ast.Name) and func.func.id == "getattr"
-            and len(func.args) == 2 and not func.keywords):
-        return False
-    module, name = func.args
-    return _models_module(resolve(ast_dotted_name(module), table)) and not isinstance(name, ast.Constant)
-
-
-def _cst_chosen_by_name(func, table: ImportTable) -> bool:
-    """`_ast_chosen_by_name` on LibCST's tree."""
-    if not (isinstance(func, cst.Call) and isinstance(func.func, cst.Name) and func.func.value == "getattr"
-            and len(func.args) == 2 and all(arg.keyword is None and not arg.star for arg in func.args)):
-        return False
-    module, name = func.args
-    return _models_module(resolve(cst_dotted_name(module.value), table)) and not isinstance(
-        name.value, (cst.SimpleString, cst.ConcatenatedString, cst.Integer))
-
-
-def _models_module(qualified: Optional[str]) -> bool:
-    return qualified is not None and (qualified == "torchvision.models" or qualified.startswith("torchvision.models."))
+def _cst_callee(func) -> Tuple[Optional[str], bool]:
+    """`_ast_callee` on LibCST's tree."""
+    if isinstance(func, cst.Call) and isinstance(func.func, cst.Name) and func.func.value == "getattr" \
+            and len(func.args) == 2 and all(arg.keyword is None and not arg.star for arg in func.args):
+        module, name = cst_dotted_name(func.args[0].value), func.args[1].value
+        if isinstance(name, (cst.SimpleString, cst.ConcatenatedString)):
+            text = name.evaluated_value
+            return (f"{module}.{text}" if module and isinstance(text, str) else None), False
+        if isinstance(name, (cst.Integer, cst.Float, cst.Imaginary)):
+            return None, False
+        return module, True
+    return cst_dotted_name(func), False
 
 
 # a builder picked by a name the code does not write (`getattr(models, args.arch)`): every builder that takes the
 # legacy arguments maps them the same way, but which weights `pretrained=True` loads depends on the builder
 CHOSEN_BY_NAME = {"pretrained": ("weights", None, None), "pretrained_backbone": ("weights_backbone", None, None)}
+
+
+def _entry_of(callee: Tuple[Optional[str], bool], table: ImportTable):
+    """The table entry of what a call calls (`_ast_callee`'s answer, resolved through `table`): a builder's, or
+    `CHOSEN_BY_NAME` for a name looked up on a torchvision models module."""
+    dotted, chosen_by_name = callee
+    qualified = resolve(dotted, table)
+    if chosen_by_name:
+        in_models = qualified is not None and (qualified + ".").startswith("torchvision.models.")
+        return CHOSEN_BY_NAME if in_models else None
+    return builder_entry(qualified)
 
 
 def builder_entry(qualified: Optional[str]):
@@ -108,8 +101,8 @@ class TorchvisionPretrainedArgument(CompatGuarded, Rule):
     under any import spelling, and the same passed positionally: torchvision reads a
     builder's first positional argument as the old `pretrained` (`resnet50(True)`,
     `resnet18(args.pretrained)`), and to a builder chosen by name from a torchvision models
-    module (`getattr(models, args.arch)(pretrained=True)`). Builders are known from torchvision 0.29.1's own
-    `handle_legacy_interface` declarations (tools/torchvision_weights_table.py
+    module (`getattr(models, args.arch)(pretrained=True)`). Builders are known from
+    torchvision 0.29.1's own `handle_legacy_interface` declarations (tools/torchvision_weights_table.py
     regenerates the table); calls of other libraries' `pretrained=` (timm's
     `create_model`, say) are not torchvision's and are not flagged, nor is code a
     compatibility guard picks for old torchvision releases (any branch of an `if` on its
@@ -144,9 +137,9 @@ class TorchvisionPretrainedArgument(CompatGuarded, Rule):
     is written as the member's name, `weights="IMAGENET1K_V1"`, which torchvision's
     builders accept. A positional `True`/`False` becomes the keyword when it is the only
     positional argument. No fix for a non-literal value, for a call that also passes the new
-    argument, for a builder chosen by name (its weights are not known), or for builders whose legacy
-    weights depend on other arguments (the quantized models) or do not exist. Moving to `DEFAULT` is a separate, deliberate
-    change.
+    argument, for a builder chosen by name (its weights are not known), or for builders whose
+    legacy weights depend on other arguments (the quantized models) or do not exist. Moving to
+    `DEFAULT` is a separate, deliberate change.
     """
 
     code = "TL204"
@@ -221,6 +214,14 @@ class TorchvisionPretrainedArgument(CompatGuarded, Rule):
             line=4,
             column=28,
         ),
+        # a backbone builder of torchvision's detection models takes the legacy argument too; which weights
+        # `True` loads depends on `backbone_name`: flagged only
+        Invalid(
+            "from torchvision.models.detection.backbone_utils import resnet_fpn_backbone\n\n"
+            "b = resnet_fpn_backbone(backbone_name='resnet50', pretrained=True)\n",
+            line=3,
+            column=51,
+        ),
         # a builder chosen by name: flagged only, which weights `True` loads depends on the builder
         Invalid(
             "import torchvision.models as models\n\ndef build(arch):\n    return getattr(models, arch)(pretrained=True)\n",
@@ -258,8 +259,7 @@ class TorchvisionPretrainedArgument(CompatGuarded, Rule):
         local = FunctionImports(view.nodes_of(ast.FunctionDef, ast.AsyncFunctionDef))
         return [
             node for node in calls
-            if builder_entry(resolve(ast_callee(node.func), local.table_at(node.lineno, view.imports))) is not None
-            or _ast_chosen_by_name(node.func, local.table_at(node.lineno, view.imports))
+            if _entry_of(_ast_callee(node.func), local.table_at(node.lineno, view.imports)) is not None
         ]
 
     def visit_FunctionDef(self, node) -> None:
@@ -270,10 +270,8 @@ class TorchvisionPretrainedArgument(CompatGuarded, Rule):
         self._tables.pop()
 
     def visit_Call(self, node) -> None:
-        entry = builder_entry(resolve(cst_callee(node.func), self._tables[-1]))
-        chosen_by_name = entry is None and _cst_chosen_by_name(node.func, self._tables[-1])
-        if chosen_by_name:
-            entry = CHOSEN_BY_NAME
+        entry = _entry_of(_cst_callee(node.func), self._tables[-1])
+        chosen_by_name = entry is CHOSEN_BY_NAME
         if entry is None or self.guarded(node):
             return
         for legacy in LEGACY:

@@ -25,6 +25,8 @@ BUILDERS = {
     'torchvision.models.detection.keypointrcnn_resnet50_fpn': {'pretrained': ('weights', None, None), 'pretrained_backbone': ('weights_backbone', 'ResNet50_Weights', 'IMAGENET1K_V1')},
     'torchvision.models.detection.maskrcnn_resnet50_fpn': {'pretrained': ('weights', 'MaskRCNN_ResNet50_FPN_Weights', 'COCO_V1'), 'pretrained_backbone': ('weights_backbone', 'ResNet50_Weights', 'IMAGENET1K_V1')},
     'torchvision.models.detection.maskrcnn_resnet50_fpn_v2': {'pretrained': ('weights', 'MaskRCNN_ResNet50_FPN_V2_Weights', 'COCO_V1'), 'pretrained_backbone': ('weights_backbone', 'ResNet50_Weights', 'IMAGENET1K_V1')},
+    'torchvision.models.detection.mobilenet_backbone': {'pretrained': ('weights', None, None)},
+    'torchvision.models.detection.resnet_fpn_backbone': {'pretrained': ('weights', None, None)},
     'torchvision.models.detection.retinanet_resnet50_fpn': {'pretrained': ('weights', 'RetinaNet_ResNet50_FPN_Weights', 'COCO_V1'), 'pretrained_backbone': ('weights_backbone', 'ResNet50_Weights', 'IMAGENET1K_V1')},
     'torchvision.models.detection.retinanet_resnet50_fpn_v2': {'pretrained': ('weights', 'RetinaNet_ResNet50_FPN_V2_Weights', 'COCO_V1'), 'pretrained_backbone': ('weights_backbone', 'ResNet50_Weights', 'IMAGENET1K_V1')},
     'torchvision.models.detection.ssd300_vgg16': {'pretrained': ('weights', 'SSD300_VGG16_Weights', 'COCO_V1'), 'pretrained_backbone': ('weights_backbone', 'VGG16_Weights', 'IMAGENET1K_FEATURES')},
