@@ -83,6 +83,9 @@ ALSO_MATCHES = {
     "distributed-host-unresolved": {"distributed-store-timeout"},
     # a Warp release older than the driver is the cause; "API call is not supported" (36) what the driver says of it
     "warp-driver-entry-point": {"cuda-driver-too-old"},
+    # a package's own entry for its compiled module ranks above the generic one, which also reads the import
+    "apex-extension-not-built": {"cuda-extension-not-built"},
+    "mmcv-ops-not-built": {"cuda-extension-not-built"},
 }
 
 
