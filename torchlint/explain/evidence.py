@@ -20,6 +20,7 @@ from torchlint.doctor.collect_env import looks_like_collect_env, parse_collect_e
 from torchlint.doctor.compat import cuda_builds_for, cuda_of_tag, minimum_driver, newest_cuda_of_torch
 from torchlint.doctor.facts import Facts, Gpu
 from torchlint.doctor.gpu_names import capability_of
+from torchlint.explain.needles import fold, may_match, needles
 from torchlint.doctor.runtime_builds import version_major
 
 HEAD = TAIL = 256 << 10
@@ -425,6 +426,9 @@ FEATURES = _compiled((
     # RAPIDS Memory Manager: its C++ sources and Python package, named by its allocation failures
     ("rmm", r"\brmm/mr/|\brmm::|\brmm\.(?:reinitialize|mr|allocators)\b|\blibrmm\b|\bimport rmm\b", 0),
 ))
+# what each feature's pattern cannot match without (torchlint/explain/needles.py): on megabytes of a
+# paste most features are decided by `in` on a few literals, not by a search from every position
+_FEATURE_NEEDLES = {name: needles(pattern) for name, pattern in FEATURES}
 # os:windows is the `windows` fact; the others compare facts (`_derived_features`)
 FEATURE_NAMES = tuple(name for name, _ in FEATURES) + ("os:windows", "wsl", "gpu:before-volta", "cuda-major-differs",
                                                       "gpu-unsupported-by-cuda", "cudnn-major-differs",
@@ -457,8 +461,10 @@ def extract(text: str, match_offsets: Iterable[int] = ()) -> Evidence:
             for hit in pattern.finditer(text, start, end):
                 _take(evidence, name, hit, text)
         window = text[start:end]
+        folded = fold(window)
         evidence.features.update(name for name, pattern in FEATURES
-                                 if name not in evidence.features and pattern.search(window))
+                                 if name not in evidence.features and may_match(folded, _FEATURE_NEEDLES[name])
+                                 and pattern.search(window))
     if evidence.wsl:
         evidence.features.add("os:linux")
     if evidence.windows:
