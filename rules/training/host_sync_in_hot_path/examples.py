@@ -24,6 +24,9 @@ VALID = (
     # a count that builds a sequence is needed on the host
     "from torch import nn\n\nclass Net(nn.Module):\n    def forward(self, x):\n"
     "        self.seen += x.sum().long().item() * ['x']\n        return x\n",
+    # a step function that returns a number it does not record here, with no caller in the file: its callers decide
+    "import torch\n\nclass Agent:\n    def learn(self, batch):\n        loss = self.net(batch).mean()\n"
+    "        loss.backward()\n        self.optimizer.step()\n        return loss.item()\n",
     # a step function whose returned number a caller branches on: needed on the host
     "import torch\n\ndef train_step(model, opt, batch):\n    loss = model(batch).sum()\n    loss.backward()\n"
     "    opt.step()\n    return loss.item()\n\n"
@@ -389,6 +392,14 @@ INVALID = (
         '        self.log_dict({f"{stage}/loss": loss.detach()})\n        return loss\n',
         line=10,
         column=41,
+    ),
+    # an agent's step that records its loss and returns it to callers in other files (an RL training loop's)
+    Invalid(
+        "import torch\n\nclass Agent:\n    def learn(self, batch):\n        loss = self.net(batch).mean()\n"
+        "        self.optimizer.zero_grad()\n        loss.backward()\n        self.optimizer.step()\n"
+        "        loss = loss.item()\n        self.metrics.log(\"loss\", loss)\n        return loss\n",
+        line=9,
+        column=16,
     ),
     # `forward` of an autograd.Function runs on every step too
     Invalid(

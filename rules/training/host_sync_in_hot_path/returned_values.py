@@ -44,6 +44,11 @@ class ReturnedUses:
             self._verdicts[name] = bool(calls) and all(self._qualifies(call, bound=True) for call in calls)
         return self._verdicts[name]
 
+    def called_here(self, name: str) -> bool:
+        """Whether this file calls a function or method of that name (by name, or on `self` / `cls`)."""
+        self._index()
+        return name in self._calls
+
     def _index(self) -> None:
         if self._parents is not None:
             return

@@ -36,7 +36,9 @@ from torchlint.rules.training.host_sync_in_hot_path.syncs import (
     sync_method,
     sync_receiver,
 )
-from torchlint.rules.training.host_sync_in_hot_path.value_uses import UseMemo, arithmetic_only, name_uses, recorded
+from torchlint.rules.training.host_sync_in_hot_path.value_uses import (
+    UseMemo, arithmetic_only, name_uses, recorded, recorded_then_returned,
+)
 
 
 class HostSyncInHotPath(HotPathRule):
@@ -80,7 +82,9 @@ class HostSyncInHotPath(HotPathRule):
     started on the first step, `total = x.item() if total is None else total + x.item()`, also
     into such an attribute or a stats dict: `self.total += loss.item()`), or used in arithmetic that works as well
     on the tensor (`x / x.sum().item()`); a number a function returns when every call of it in the file
-    (by name, or on `self`) only sums, logs or drops it (`total += train_step(batch)`);
+    (by name, or on `self`) only sums, logs or drops it (`total += train_step(batch)`), or, where no code of
+    the file calls it (an agent's `learn`, called by a training loop in another file), that it also records
+    (`loss = loss.item()`, `self.metrics.log("loss", loss)`, `return loss`);
     `torch.cuda.synchronize()` except around a timer. A value
     needed on the host (a size, an index, a split, a loop, a branch, a returned number, a dict handed
     to another function) only with `check-host-values`, except in a metric's `update` (what it reads
@@ -264,6 +268,12 @@ class HostSyncInHotPath(HotPathRule):
             elif self._returned_to_recorders(function) and recorded(node, parents, uses, returned_memo, returned=True):
                 message += "; its callers here only sum, log or drop the number it returns"
                 yield Report(self, node, message), False
+            elif self._called_elsewhere(function) and recorded_then_returned(node, parents, uses):
+                message += (
+                    "; it is recorded here and returned to callers in other files: where they only record it"
+                    " too, return the tensor"
+                )
+                yield Report(self, node, message), False
             elif host_values or criterion:
                 hint = host_value_rewrite(node, parents, uses, memo.rewrites) if loss_path or not host_values else None
                 mined = counts is not None and id(node) in counts.syncs
@@ -280,6 +290,11 @@ class HostSyncInHotPath(HotPathRule):
         """Whether `function` (not the module's own code) is called here only where its result is summed,
         logged or dropped."""
         return not isinstance(function, cst.Module) and self._returned_uses.only_recorded(function.name.value)
+
+    def _called_elsewhere(self, function) -> bool:
+        """Whether `function` (not the module's own code) has no caller in this file: its callers, if any,
+        are in other files or outside the tree."""
+        return not isinstance(function, cst.Module) and not self._returned_uses.called_here(function.name.value)
 
     def quiet_hooks(self, report: Report) -> FrozenSet[str]:
         # Lightning's progress bar reads every `prog_bar=True` value logged on step with

@@ -124,6 +124,49 @@ def recorded(call, parents: Dict, uses: Dict[str, List], memo: Optional[UseMemo]
     return _recorded_use(node, parents, climbed, returned)
 
 
+def recorded_then_returned(call, parents: Dict, uses: Dict[str, List]) -> bool:
+    """Whether a synced value is bound to a name that, until the name is bound again, is recorded here (a
+    logging call, a stats dict, a running total) and returned, and read nowhere else: a metric handed back
+    to the caller as well (`loss = loss.item(); self.metrics.log("loss", loss); return loss`). Cost: O(the
+    name's uses)."""
+    node, parent = climb(call, parents)
+    if not (isinstance(parent, cst.Assign) and len(parent.targets) == 1):
+        return False
+    target = parent.targets[0].target
+    if not isinstance(target, cst.Name):
+        return False
+    names = uses.get(target.value, ())
+    at = next((index for index, name in enumerate(names) if name is target), None)
+    if at is None:
+        return False
+    reads = []
+    for name in names[at + 1:]:  # in the order of the code, the value's own reads (`loss = loss.item()`) aside
+        if binds(name, parents):
+            break
+        if not _within(name, parent.value, parents):
+            reads.append(name)
+    returned = [name for name in reads if _returned(name, parents)]
+    return (
+        bool(returned)
+        and any(_recorded_use(name, parents) for name in reads)
+        and all(name in returned or _recorded_use(name, parents) for name in reads)
+    )
+
+
+def _returned(name, parents: Dict) -> bool:
+    """Whether a read is what a `return` gives back, alone or as an item of a tuple (`return a, b`)."""
+    holder = parents.get(name)
+    if isinstance(holder, cst.Element) and isinstance(parents.get(holder), cst.Tuple):
+        holder = parents.get(parents.get(holder))
+    return isinstance(holder, cst.Return)
+
+
+def _within(node, ancestor, parents: Dict) -> bool:
+    while node is not None and node is not ancestor:
+        node = parents.get(node)
+    return node is ancestor
+
+
 def _kept(target) -> bool:
     """A value stored where it is kept for a record: an attribute of `self` (of a name) or an item of a dict."""
     return isinstance(target, cst.Subscript) or (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name))
