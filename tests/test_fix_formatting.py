@@ -264,3 +264,22 @@ def test_a_keyword_appended_before_a_trailing_subscript_splits_where_ruff_would(
     assert "weights_only=True" in fixed and '"state_dict",' not in fixed  # an index never gains a comma
     assert max(len(line) for line in fixed.splitlines()) <= 88
     assert_formatted(tmp_path)
+
+
+def test_a_fixed_call_in_a_chain_of_calls_is_laid_out_as_ruff_lays_it_out(tmp_path):
+    # a chain of two calls or more on a call's result goes in parentheses, one call per line if need be;
+    # a single empty call after it (`.cuda()`) keeps the split inside the call before it
+    source = (
+        "import torchvision.models as models\n\n\ndef build(device):\n"
+        "    model = models.resnet50(pretrained=True).to(device).eval()\n"
+        "    backbone = models.resnet101(pretrained=True, progress=False).to(device).eval()\n"
+        "    head = models.resnet18(pretrained=True, progress=False, num_classes=1000).cuda()\n"
+        "    return model, backbone, head\n"
+    )
+    fixed = run_fix_on(tmp_path, source, "[tool.torchlint]\nselect = [\"TL204\"]\n")
+    assert fixed.count("_Weights.IMAGENET1K_V1") == 3
+    assert "    model = (\n        models.resnet50(" in fixed
+    assert "        .to(device)\n        .eval()\n    )\n" in fixed
+    assert "    head = models.resnet18(\n" in fixed and "    ).cuda()\n" in fixed
+    assert max(len(line) for line in fixed.splitlines()) <= 88
+    assert_formatted(tmp_path)

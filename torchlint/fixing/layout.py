@@ -6,6 +6,7 @@ else one item per line with a trailing comma."""
 from __future__ import annotations
 
 import io
+import keyword
 import tokenize
 from typing import List, Optional, Sequence
 
@@ -179,12 +180,18 @@ def split_statement(line: str, line_length: int) -> Optional[List[str]]:
     except (tokenize.TokenError, SyntaxError):
         return None
     significant = [t for t in tokens if t.type not in (tokenize.NEWLINE, tokenize.NL, tokenize.ENDMARKER, tokenize.COMMENT)]
+    chained = _chain_lines(code, significant, line_length, indent)
+    if chained is not None:
+        return [indent + text for text in chained]
     close = _before_attributes(significant, len(significant) - 1)
     while close >= 0 and significant[close].string in _OPENING.values():
         index = _opening_of(significant, close)
         inner = significant[index + 1 : close] if index is not None else []
         if not inner:
-            return None
+            if index is None or significant[index].string != "(":
+                return None
+            close = _before_attributes(significant, index - 1)  # `.cuda()`: split the call before it
+            continue
         head = code[: significant[index].end[1]]
         tail = code[significant[close].start[1] :]
         if significant[index].string == "(":
@@ -203,6 +210,65 @@ def split_statement(line: str, line_length: int) -> Optional[List[str]]:
             return None
         return [indent + text for text in lines]
     return None
+
+
+def _chain_lines(code: str, significant: List[tokenize.TokenInfo], line_length: int, indent: str) -> Optional[List[str]]:
+    """An assignment or `return` of a call chain with two or more calls on a call's result
+    (`f(x).to(device).eval()`), laid out as ruff and black do: the value in parentheses on a
+    line of its own, or, when that is too long, one `.call(...)` per line; None for any other
+    statement or when a line would still not fit. Cost: one pass over the line's tokens."""
+    depths = _depths(significant)
+    if significant and significant[0].type == tokenize.NAME and significant[0].string == "return":
+        start = 1
+    else:
+        equals = [i for i, t in enumerate(significant) if t.type == tokenize.OP and t.string == "=" and depths[i] == 0]
+        if len(equals) != 1:
+            return None
+        start = equals[0] + 1
+    if start >= len(significant) or not _one_chain(significant, depths, start):
+        return None
+    cuts = [
+        i for i in range(start + 1, len(significant))
+        if significant[i].string == "." and significant[i - 1].string in (")", "]") and depths[i] == 0
+    ]
+    if len(cuts) < 2:
+        return None
+    begin = significant[start].start[1]
+    head, value = code[:begin] + "(", code[begin:].rstrip()
+    if width(f"{indent}{INDENT}{value}") <= line_length:
+        return [head, f"{INDENT}{value}", ")"]
+    bounds = [begin, *(significant[i].start[1] for i in cuts), len(value) + begin]
+    lines = [head, *(f"{INDENT}{code[a:b].strip()}" for a, b in zip(bounds, bounds[1:])), ")"]
+    return lines if all(width(indent + text) <= line_length for text in lines) else None
+
+
+def _one_chain(significant: List[tokenize.TokenInfo], depths: List[int], start: int) -> bool:
+    """Whether the tokens from `start` on are one primary and its trailers (`a.b(c)[d].e()`), with no
+    operator or keyword outside brackets (`f(x).sum() / n` is an arithmetic expression)."""
+    for position in range(start, len(significant)):
+        if depths[position] > 0:
+            continue
+        token = significant[position]
+        if token.type == tokenize.NAME and not keyword.iskeyword(token.string):
+            continue
+        if token.type in (tokenize.STRING, tokenize.NUMBER) and position == start:
+            continue
+        if token.type == tokenize.OP and token.string in ".()[]{}" and not (token.string == "." and position == start):
+            continue
+        return False
+    return True
+
+
+def _depths(significant: List[tokenize.TokenInfo]) -> List[int]:
+    """How many brackets are open before each token."""
+    depths, depth = [], 0
+    for token in significant:
+        if token.type == tokenize.OP and token.string in _OPENING.values():
+            depth -= 1
+        depths.append(depth)
+        if token.type == tokenize.OP and token.string in _OPENING:
+            depth += 1
+    return depths
 
 
 def _before_attributes(significant: List[tokenize.TokenInfo], close: int) -> int:

@@ -224,8 +224,8 @@ INVALID = (
         unsafe_fixed="import torch\nfrom torch import nn\n\nclass BalanceBCELoss(nn.Module):\n"
         "    def forward(self, loss, positive, negative):\n"
         "        positive_count = positive.sum().detach().long()\n"
-        "        negative_count = negative.sum().detach().long().clamp_max(\n"
-        "            (positive_count * 3.0).long()\n        )\n"
+        "        negative_count = (\n"
+        "            negative.sum().detach().long().clamp_max((positive_count * 3.0).long())\n        )\n"
         "        negative_loss = (loss * negative).view(-1).sort(descending=True).values\n"
         "        negative_loss = negative_loss.where(torch.arange(negative_loss.shape[-1], "
         "device=negative_loss.device) < negative_count, 0)\n"
@@ -241,7 +241,8 @@ INVALID = (
         unsafe_fixed="import torch\nfrom torch import nn\n\nclass SortedLoss(nn.Module):\n"
         "    def forward(self, loss, negative):\n        k = negative.sum().detach().long()\n"
         "        ranked = loss.flatten().sort(descending=True).values\n"
-        "        return ranked.where(torch.arange(ranked.numel(), device=ranked.device) < k, 0).sum()\n",
+        "        return ranked.where(\n            torch.arange(ranked.numel(), device=ranked.device) < k, 0\n"
+        "        ).sum()\n",
         line=6,
         column=17,
     ),
