@@ -604,6 +604,17 @@ def logging_routines(n: int) -> Project:
             "        loss.backward()\n        self.optimizer.step()\n" + calls + "\n" + routines}
 
 
+def recorded_returns(n: int) -> Project:
+    """An agent whose `learn`, called nowhere in its file, rebinds `loss` to its number n times, logging it each
+    time, and returns the last (TL003: each read classified once, up to the next binding)."""
+    steps = "".join(
+        f"        loss = self.nets[{i}](batch).mean()\n        loss.backward()\n        self.optimizer.step()\n"
+        f"        loss = loss.item()\n        self.metrics.log('loss_{i}', loss)\n"
+        for i in range(n)
+    )
+    return {"agent.py": HEADER + "\n\nclass Agent:\n    def learn(self, batch):\n" + steps + "        return loss\n"}
+
+
 def builders_by_name(n: int) -> Project:
     """n torchvision builders called through `getattr` on torchvision's models, every other one by a literal
     name (TL204: each call's builder resolved from its `getattr`)."""
@@ -625,6 +636,6 @@ SHAPES: Dict[str, Callable[[int], Project]] = {
         critics_across_files, hard_negative_mining, submodule_losses, class_loads, override_chain, early_exits,
         returned_syncs, attribute_sums, inherited_hooks, accumulation_branches, overridden_steps,
         override_helpers, round_trips, local_builders, conditional_accumulators, logging_routines,
-        builders_by_name,
+        builders_by_name, recorded_returns,
     )
 }

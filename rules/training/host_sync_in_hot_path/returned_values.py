@@ -15,7 +15,7 @@ indexed once. Linear in the file.
 from __future__ import annotations
 
 import ast
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Set, Tuple
 
 from torchlint.analysis.scopes import ast_own_nodes
 from torchlint.core.walk import ast_nodes
@@ -34,6 +34,7 @@ class ReturnedUses:
         self.tree = tree
         self._parents: Optional[Dict[int, ast.AST]] = None
         self._calls: Dict[str, List[ast.Call]] = {}
+        self._called: Set[str] = set()  # every name called, also as a method of another object (`agent.learn()`)
         self._verdicts: Dict[str, bool] = {}
         self._names: Dict[int, Dict[str, Tuple[int, List[ast.Name]]]] = {}
 
@@ -45,9 +46,9 @@ class ReturnedUses:
         return self._verdicts[name]
 
     def called_here(self, name: str) -> bool:
-        """Whether this file calls a function or method of that name (by name, or on `self` / `cls`)."""
+        """Whether this file calls a function or method of that name, on any object."""
         self._index()
-        return name in self._calls
+        return name in self._called
 
     def _index(self) -> None:
         if self._parents is not None:
@@ -57,7 +58,9 @@ class ReturnedUses:
             for child in ast.iter_child_nodes(node):
                 self._parents[id(child)] = node
             if isinstance(node, ast.Call):
-                callee = _callee(node.func)
+                func = node.func
+                self._called.add(func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", ""))
+                callee = _callee(func)
                 if callee is not None:
                     self._calls.setdefault(callee, []).append(node)
 

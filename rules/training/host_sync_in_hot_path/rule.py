@@ -292,8 +292,8 @@ class HostSyncInHotPath(HotPathRule):
         return not isinstance(function, cst.Module) and self._returned_uses.only_recorded(function.name.value)
 
     def _called_elsewhere(self, function) -> bool:
-        """Whether `function` (not the module's own code) has no caller in this file: its callers, if any,
-        are in other files or outside the tree."""
+        """Whether `function` (not the module's own code) has no caller in this file, on any object: its
+        callers, if any, are in other files or outside the tree."""
         return not isinstance(function, cst.Module) and not self._returned_uses.called_here(function.name.value)
 
     def quiet_hooks(self, report: Report) -> FrozenSet[str]:

@@ -145,12 +145,15 @@ def recorded_then_returned(call, parents: Dict, uses: Dict[str, List]) -> bool:
             break
         if not _within(name, parent.value, parents):
             reads.append(name)
-    returned = [name for name in reads if _returned(name, parents)]
-    return (
-        bool(returned)
-        and any(_recorded_use(name, parents) for name in reads)
-        and all(name in returned or _recorded_use(name, parents) for name in reads)
-    )
+    returned = recorded_here = False
+    for name in reads:
+        if _returned(name, parents):
+            returned = True
+        elif _recorded_use(name, parents):
+            recorded_here = True
+        else:
+            return False
+    return returned and recorded_here
 
 
 def _returned(name, parents: Dict) -> bool:
