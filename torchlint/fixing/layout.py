@@ -197,6 +197,8 @@ def split_statement(line: str, line_length: int) -> Optional[List[str]]:
         if significant[index].string == "(":
             items = _top_level_items(code, inner)
             lines = bracket_lines(head, items, tail, line_length, indent) if items is not None else None
+            if lines is not None and len(lines) > 3 and not _may_take_a_comma(significant, index, inner):
+                return None  # a comma after the one item would make a tuple, or be a syntax error
         elif significant[index].string == "[":
             # the index on a line of its own, never exploded: a trailing comma would make it a tuple
             index_text = code[inner[0].start[1] : inner[-1].end[1]]
@@ -269,6 +271,19 @@ def _depths(significant: List[tokenize.TokenInfo]) -> List[int]:
         if token.type == tokenize.OP and token.string in _OPENING:
             depth += 1
     return depths
+
+
+def _may_take_a_comma(significant: List[tokenize.TokenInfo], opening: int, inner: List[tokenize.TokenInfo]) -> bool:
+    """Whether the brackets opening at `opening` take a trailing comma after their items: a call's
+    arguments do, unless the one argument is a bare generator (`all(x for x in y)`); parentheses
+    that only group an expression (`= (a + b)`, `= (x for x in y)`) do not."""
+    before = significant[opening - 1] if opening > 0 else None
+    call = before is not None and (
+        (before.type == tokenize.NAME and not keyword.iskeyword(before.string)) or before.string in ")]"
+    )
+    depths = _depths(inner)
+    generator = any(t.type == tokenize.NAME and t.string == "for" and d == 0 for t, d in zip(inner, depths))
+    return call and not generator
 
 
 def _before_attributes(significant: List[tokenize.TokenInfo], close: int) -> int:
