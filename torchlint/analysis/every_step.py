@@ -135,6 +135,8 @@ class StepScope:
     instance: Optional[str]
     step_locals: FrozenSet[str]
     settings: ClassSettings
+    # its parameters: fresh on every call, so `if eps == -1: eps = ...` on one is no run-once test
+    parameters: FrozenSet[str] = frozenset()
     # `in_periodic_branch`'s answers for the method's nodes, by id: each climb answers
     # every node it passes, so an elif chain of n branches costs n tests, not n²/2
     answered: Dict[int, bool] = field(default_factory=dict, compare=False, repr=False)
@@ -241,7 +243,7 @@ def step_scope(function, settings: ClassSettings) -> StepScope:
         elif kind is cst.AsName:
             bound.update(assigned_names(node.name))
             made.update(assigned_names(node.name))
-    return StepScope(instance, frozenset(bound - (data - made)), settings, steps=tuple(steps))
+    return StepScope(instance, frozenset(bound - (data - made)), settings, frozenset(params), steps=tuple(steps))
 
 
 def _read_from(value, roots: Set[str]) -> bool:
@@ -367,7 +369,11 @@ def _rare(branch, in_body: bool, scope: StepScope) -> bool:
         return False  # `else:` of a setting or a run-once test is the usual path
     if any(_setting(test, scope) for test in tests):
         return True
-    return any(_assigned_in(branch.body, target) for target in map(_sentinel_target, tests) if target)
+    return any(
+        _assigned_in(branch.body, target)
+        for target in map(_sentinel_target, tests)
+        if target and target not in scope.parameters
+    )
 
 
 def _conjuncts(test) -> List:

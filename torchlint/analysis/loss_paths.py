@@ -4,7 +4,7 @@ A loss runs on every training step. A value it needs on the host (a `topk` k, a
 Python `min`/`max`, a branch) makes each step wait for the GPU, and is where a CUDA
 fault launched earlier surfaces (the OCR detector's hard-negative mining, issue 22).
 Loss code is the `forward` of a loss module (a class whose name or base's name ends in
-`Loss`, as torch's `_Loss` and `_WeightedLoss` do) and a function or method whose name
+`Loss`, as torch's `_Loss` and `_WeightedLoss` do, or `Criterion`, as fairseq's do) and a function or method whose name
 ends in `loss` or has `loss` as a word (`dice_loss`, `compute_loss`, `loss_fn`). It is also what the instance a hot loop
 calls as its criterion runs (`criterion = FocalCriterion()`, then `loss = criterion(out,
 y); loss.backward()`): that class's `forward` (or `__call__`). Only the training loop
@@ -22,6 +22,8 @@ from typing import Dict, List, Mapping, Optional
 from torchlint.core.lazy import cst
 from torchlint.analysis.names import cst_dotted_name
 
+# what the name of a loss module ends in: torch's `_Loss`, fairseq's `FairseqCriterion`
+_LOSS_CLASS_ENDINGS = ("loss", "criterion")
 _REWRITES = {
     "topk": "sort once and mask by rank instead of `topk` with a host `k` (hard-negative mining)",
     "minmax": "use `clamp_min`/`clamp_max` (or `torch.minimum`/`torch.maximum`) instead of Python `min`/`max`",
@@ -59,7 +61,7 @@ def is_loss_code(function, class_node) -> bool:
     if class_node is None or name != "forward":
         return False
     names = [class_node.name.value] + [cst_dotted_name(base.value) or "" for base in class_node.bases]
-    return any(part.rsplit(".", 1)[-1].lower().endswith("loss") for part in names)
+    return any(part.rsplit(".", 1)[-1].lower().endswith(_LOSS_CLASS_ENDINGS) for part in names)
 
 
 CRITERION_METHODS = ("forward", "__call__")  # what calling an instance runs

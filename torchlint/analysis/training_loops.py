@@ -37,11 +37,13 @@ scanned per call.
 from __future__ import annotations
 
 import ast
+import re
 from itertools import repeat
 from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Set, Tuple
 
 from torchlint.analysis.classes import ast_class_methods, ast_self_name
 from torchlint.analysis.criterion_calls import BACKWARD_FUNCTIONS, BACKWARD_METHODS, CriterionCalls
+from torchlint.analysis.loss_paths import is_training_loss_name
 from torchlint.analysis.loop_facts import (
     MODULE_OWNER, NO_TRAINING, TRAINING, TRAINING_IN_BRANCH, Loop, LoopFacts, OwnerLoops,
 )
@@ -56,6 +58,9 @@ NO_GRAD = frozenset({"torch.no_grad", "torch.inference_mode", "torch.autograd.no
 TRAINING_TEXT = ("backward", ".step(", "autograd.grad")
 HOST_READS = frozenset({"item", "tolist", "numpy", "synchronize", "cpu"})
 HOST_READ_TEXT = (".item(", ".tolist(", ".numpy(", "synchronize", ".cpu(")
+# a loss function's definition (`def dice_loss(`): its code runs on every step wherever
+# it is called, so its implicit reads (`float(t)`, `if t.any():`) are worth the walk too
+_LOSS_DEFINITION = re.compile(r"def\s+\w*loss", re.IGNORECASE)
 _OUTSIDE_TREE = ("torch", "builtins", "numpy", "math", "os", "sys", "time", "logging", "json")
 
 
@@ -131,7 +136,11 @@ def build_loop_facts(view) -> Tuple[Optional[LoopFacts], Sequence[CriterionCalls
     if tree is None:
         return None, ()
     text = view.text
-    if not any(needle in text for needle in TRAINING_TEXT) and not any(needle in text for needle in HOST_READ_TEXT):
+    if (
+        not any(needle in text for needle in TRAINING_TEXT)
+        and not any(needle in text for needle in HOST_READ_TEXT)
+        and not _LOSS_DEFINITION.search(text)
+    ):
         return None, ()  # no training call and nothing to report: such a file only passes calls on
     builder = _Facts(view)
     builder.owner(MODULE_OWNER, tree.body, None, False)
@@ -261,7 +270,9 @@ class _Facts:
                 stack.extend(zip(held, repeat(loops), repeat(quiet), repeat(branch or kind in _AST_BRANCHES)))
         if criterion_calls.calls and criterion_calls.differentiated:
             self.criteria.append(criterion_calls)
-        if facts.step or facts.calls or facts.loops or reads:
+        # a loss function is kept for its implicit reads too (TL005's `float(t)`), which `reads` leaves out
+        loss = node_of_owner is not None and is_training_loss_name(node_of_owner.name)
+        if facts.step or facts.calls or facts.loops or reads or loss:
             self.owners[name] = facts.close()
         for parent, node, owner_cls, quiet in inner:
             prefix = "" if parent == MODULE_OWNER else parent + "."

@@ -344,6 +344,14 @@ INVALID = (
         column=21,
         options=(("check-host-values", True),),
     ),
+    # a criterion's forward is loss code (fairseq's criteria derive from torch's `_Loss`): a host value too
+    Invalid(
+        "from torch import nn\n\nclass SpanCriterion(nn.Module):\n"
+        "    def forward(self, emissions, lengths):\n        total = 0\n        for b in range(len(lengths)):\n"
+        "            n = lengths[b].item()\n            total = total + emissions[:n, b].sum()\n        return total\n",
+        line=7,
+        column=17,
+    ),
     # a size needs a host value: flagged only, and only with `check-host-values`
     Invalid(
         "from torch.nn.modules.loss import _Loss\n\nclass Balanced(_Loss):\n"

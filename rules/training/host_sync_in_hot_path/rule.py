@@ -89,7 +89,7 @@ class HostSyncInHotPath(HotPathRule):
     needed on the host (a size, an index, a split, a loop, a branch, a returned number, a dict handed
     to another function) only with `check-host-values`, except in a metric's `update` (what it reads
     goes into the metric's state) and in loss code (`forward` of a class
-    named `...Loss`, a function named `...loss` or `loss_...`, a criterion a training loop differentiates,
+    named `...Loss` or `...Criterion`, a function named `...loss` or `loss_...`, a criterion a training loop differentiates,
     built there, passed in as a parameter or returned by a factory of the tree), where the
     message gives the sync-free rewrite that fits (sort once and mask by rank instead of `topk` of a
     count; `clamp_min`/`clamp_max` for Python `min`/`max`; `torch.where` for a branch).

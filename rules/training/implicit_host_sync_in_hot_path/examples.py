@@ -43,6 +43,14 @@ VALID = (
 )
 
 INVALID = (
+    # a loss function in a file with no training call: a runner calls it on every step; an
+    # elementwise function of a reduction is a device tensor; a parameter's default is no run-once test
+    Invalid(
+        "import torch\n\ndef sure_loss(x, y, eps=-1.0):\n    if eps == -1.0:\n"
+        "        eps = float(torch.abs(y.max())) / 1000\n    return ((x + eps) - y).pow(2).mean()\n",
+        line=5,
+        column=15,
+    ),
     Invalid(
         "from torch import nn\n\nclass M(nn.Module):\n    def forward(self, x, mask):\n"
         "        if mask.any():\n            x = x.masked_fill(mask, 0.0)\n        return x\n",

@@ -32,6 +32,7 @@ from torchlint.rules.training.implicit_host_sync_in_hot_path.tensor_calls import
     CASTS,
     CPU_COPIES,
     DATA_DEPENDENT,
+    ELEMENTWISE,
     EXPLICIT_SYNCS,
     LENGTHS_ON_CPU,
     LOOP_EXITS,
@@ -227,7 +228,8 @@ class ImplicitHostSyncInHotPath(HotPathRule):
 
     def _tensor_valued(self, expression) -> bool:
         """Whether an expression is evidently a tensor on the device: a torch predicate or
-        reduction, or a tensor method that reduces (`x.sum()`, `mask.any()`)."""
+        reduction, a tensor method that reduces (`x.sum()`, `mask.any()`), or an elementwise
+        function of one (`torch.abs(x.max())`, `x.max().abs()`). Cost: O(the expression)."""
         if not isinstance(expression, cst.Call):
             return False
         imports = self.context.imports
@@ -236,6 +238,10 @@ class ImplicitHostSyncInHotPath(HotPathRule):
         if is_torch(imports.qualified_name(expression.func), TENSOR_FUNCTIONS):
             return True
         func = expression.func
+        if is_torch(imports.qualified_name(func), ELEMENTWISE) and expression.args:
+            return self._tensor_valued(expression.args[0].value)
+        if isinstance(func, cst.Attribute) and func.attr.value in ELEMENTWISE:
+            return self._tensor_valued(func.value)
         return (
             isinstance(func, cst.Attribute)
             and func.attr.value in TENSOR_METHODS

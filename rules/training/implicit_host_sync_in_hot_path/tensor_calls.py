@@ -23,6 +23,9 @@ TENSOR_FUNCTIONS = frozenset(
 TENSOR_METHODS = frozenset(
     {"any", "all", "isfinite", "isnan", "isinf", "sum", "mean", "max", "min", "amax", "amin", "norm", "count_nonzero"}
 )
+# torch functions and tensor methods whose result is a tensor where their first operand is
+# (`torch.abs(x.max())` is as much a device tensor as `x.max()`)
+ELEMENTWISE = frozenset({"abs", "neg", "sqrt", "rsqrt", "exp", "log", "log2", "log10", "square", "sigmoid", "tanh", "relu"})
 CASTS = frozenset({"bool", "float", "int"})
 DATA_DEPENDENT = frozenset({"nonzero", "masked_select"})
 EXPLICIT_SYNCS = frozenset(SYNC_METHODS)  # TL003's
