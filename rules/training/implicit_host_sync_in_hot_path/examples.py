@@ -51,6 +51,21 @@ INVALID = (
         line=5,
         column=15,
     ),
+    # a loss's count (hard-negative mining) needs no option
+    Invalid(
+        "import torch\nfrom torch import nn\n\nclass BalancedLoss(nn.Module):\n    def forward(self, loss, positive):\n"
+        "        k = int(positive.sum())\n        return torch.topk(loss, k)[0].sum()\n",
+        line=6,
+        column=13,
+    ),
+    # Python's NaN test of the gradients' norm skips a step on the host's word
+    Invalid(
+        "import math\nimport torch\n\ndef train(model, loader, optim):\n    for batch in loader:\n"
+        "        model(batch).backward()\n        norm = torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)\n"
+        "        if math.isnan(norm):\n            continue\n        optim.step()\n",
+        line=8,
+        column=12,
+    ),
     Invalid(
         "from torch import nn\n\nclass M(nn.Module):\n    def forward(self, x, mask):\n"
         "        if mask.any():\n            x = x.masked_fill(mask, 0.0)\n        return x\n",

@@ -11,7 +11,8 @@ from __future__ import annotations
 import ast
 from typing import Dict, Iterator, List, Optional, Tuple
 
-from torchlint.analysis.names import ast_dotted_name, resolve
+from torchlint.analysis.names import ast_dotted_name, cst_last_name, resolve
+from torchlint.analysis.loss_paths import is_loss_code
 from torchlint.analysis.scopes import own_nodes
 from torchlint.analysis.value_kinds import fresh_cpu_tensor, plainly_host
 from torchlint.rule_api.bases.hot_path import HotPathRule
@@ -34,6 +35,8 @@ from torchlint.rules.training.implicit_host_sync_in_hot_path.tensor_calls import
     DATA_DEPENDENT,
     ELEMENTWISE,
     EXPLICIT_SYNCS,
+    MATH_TESTS,
+    NORM_CLIPPERS,
     LENGTHS_ON_CPU,
     LOOP_EXITS,
     SIZES,
@@ -64,7 +67,7 @@ class ImplicitHostSyncInHotPath(HotPathRule):
     calls, as TL003 says) and training loops (a loop that runs a backward pass or an optimizer
     step, and what it calls on every iteration): a tensor tested by Python (`if t.any():`,
     `if not torch.isfinite(loss).all():`, `while err.max() > tol:`), converted by `bool(t)`
-    or `float(t)` (also of its copy: `float(loss.cpu())` reads a number as `.item()` does; and of a
+    or `float(t)` or Python's `math.isnan(t)` (also of its copy: `float(loss.cpu())` reads a number as `.item()` does; and of a
     detached tensor, `float(loss.detach())`: only a tensor has `.detach()`), and
     `torch.nonzero` / `masked_select` whose data-dependent result feeds a
     `for` or an `if`. Off by default: select it with `--select TL005` or
@@ -77,8 +80,11 @@ class ImplicitHostSyncInHotPath(HotPathRule):
     (`torch.isnan(x)`, `x.sum()`, `x.any()`); not a plain variable (`if loss:`), a fresh CPU
     tensor (`float(torch.rand(1))`), or the lengths given to `pack_padded_sequence` (which
     must be on the CPU). A statement is reported once (`f(a.cpu(), b.cpu())` waits once).
+    A tensor is also the norm `clip_grad_norm_` returns, and an elementwise function of an
+    evident one (`torch.abs(x.max())`).
     Sizes, explicit copies, loop exits and error checks are reported only with their
-    options (below). `.item()`, `.tolist()`, `.numpy()` and `synchronize()` are TL003's.
+    options (below), except the counts of loss code (`int(mask.sum())` in a loss's
+    `forward`, as TL003 reports its host values). `.item()`, `.tolist()`, `.numpy()` and `synchronize()` are TL003's.
 
     ## Why is this bad?
     Python cannot branch on a value that is still on the GPU: `if t.any():` calls
@@ -156,6 +162,9 @@ class ImplicitHostSyncInHotPath(HotPathRule):
         statements = set()
         owners: Dict[int, object] = {}  # `_test_owner`'s memo for this method
         holders: Dict[int, object] = {}  # `statement_of`'s
+        # loss code's counts are its hard-negative mining (`k = int(mask.sum())`), as TL003 reports them
+        loss_code = not isinstance(function, cst.Module) and is_loss_code(function, class_node)
+        self._sizes = bool(self.settings[SIZES]) or loss_code
         for node, what in self._implicit_syncs(body, parents):
             if self.off_step(node, parents):
                 continue
@@ -189,7 +198,7 @@ class ImplicitHostSyncInHotPath(HotPathRule):
         if isinstance(func, cst.Name) and func.value in CASTS:
             # `int(lengths.max())`: a size, count or index Python needs as a number; the
             # wait comes with a data-dependent shape, not with the way it is written
-            if func.value == "int" and not self.settings[SIZES]:
+            if func.value == "int" and not self._sizes:
                 return
             if len(call.args) == 1 and call.args[0].keyword is None and not call.args[0].star:
                 value = call.args[0].value
@@ -199,6 +208,14 @@ class ImplicitHostSyncInHotPath(HotPathRule):
                     yield call, f"`{func.value}()` of a tensor's copy (`{func.value}(x.cpu())` reads a number as `.item()` does)"
                 elif self._detached_tensor(value):
                     yield call, f"`{func.value}()` of a detached tensor"
+            return
+        if self.context.imports.qualified_name(func) in MATH_TESTS and len(call.args) == 1:
+            # `math.isnan(grad_norm)`: the float conversion reads the tensor
+            value = call.args[0].value
+            if isinstance(value, cst.Name):
+                value = bindings.get(value.value, value)
+            if self._tensor_valued(value):
+                yield call, f"`{self._code(func)}()` of a tensor"
             return
         if isinstance(func, cst.Attribute) and func.attr.value == "cpu":
             # an explicit copy, mostly of what host code (a metric, scipy) must have
@@ -238,6 +255,8 @@ class ImplicitHostSyncInHotPath(HotPathRule):
         if is_torch(imports.qualified_name(expression.func), TENSOR_FUNCTIONS):
             return True
         func = expression.func
+        if cst_last_name(func) in NORM_CLIPPERS:
+            return True
         if is_torch(imports.qualified_name(func), ELEMENTWISE) and expression.args:
             return self._tensor_valued(expression.args[0].value)
         if isinstance(func, cst.Attribute) and func.attr.value in ELEMENTWISE:
