@@ -39,7 +39,7 @@ from __future__ import annotations
 import ast
 import re
 from itertools import repeat
-from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Set, Tuple
+from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Set, Tuple
 
 from torchlint.analysis.classes import ast_class_methods, ast_self_name
 from torchlint.analysis.criterion_calls import BACKWARD_FUNCTIONS, BACKWARD_METHODS, CriterionCalls
@@ -367,6 +367,17 @@ def cst_optimizer_step(call) -> bool:
     """`optimizer_step` of a LibCST call (`self.opt.step()`, `optimizers["actor"].step()`)."""
     func = call.func
     return isinstance(func, cst.Attribute) and optimizer_step(func.attr.value, cst_last_name(func.value))
+
+
+def trains(nodes: Iterable) -> bool:
+    """Whether LibCST nodes (a function's own) hold a backward pass or an optimizer step: the function is
+    a training step. Cost: O(the nodes)."""
+    for node in nodes:
+        if type(node) is cst.Call:
+            func = node.func
+            if cst_optimizer_step(node) or (isinstance(func, cst.Attribute) and func.attr.value in BACKWARD_METHODS):
+                return True
+    return False
 
 
 def _cst_body(node) -> Sequence:

@@ -24,9 +24,10 @@ VALID = (
     # a count that builds a sequence is needed on the host
     "from torch import nn\n\nclass Net(nn.Module):\n    def forward(self, x):\n"
     "        self.seen += x.sum().long().item() * ['x']\n        return x\n",
-    # a step function that returns a number it does not record here, with no caller in the file: its callers decide
-    "import torch\n\nclass Agent:\n    def learn(self, batch):\n        loss = self.net(batch).mean()\n"
-    "        loss.backward()\n        self.optimizer.step()\n        return loss.item()\n",
+    # a function that returns a number, with no caller in the file and no training of its own: its callers decide
+    "import torch\n\nclass Agent:\n    def learn(self, batch):\n        loss = self.step(batch)\n"
+    "        return loss.item()\n\n    def step(self, batch):\n        loss = self.net(batch).mean()\n"
+    "        loss.backward()\n        self.optimizer.step()\n        return loss\n",
     # a step function whose returned number a caller branches on: needed on the host
     "import torch\n\ndef train_step(model, opt, batch):\n    loss = model(batch).sum()\n    loss.backward()\n"
     "    opt.step()\n    return loss.item()\n\n"
@@ -343,6 +344,13 @@ INVALID = (
         line=7,
         column=21,
         options=(("check-host-values", True),),
+    ),
+    # a training step that returns the number, with no caller in the file: its callers are elsewhere
+    Invalid(
+        "import torch\n\nclass Agent:\n    def learn(self, batch):\n        loss = self.net(batch).mean()\n"
+        "        loss.backward()\n        self.optimizer.step()\n        return -loss.item()\n",
+        line=8,
+        column=17,
     ),
     # a criterion's forward is loss code (fairseq's criteria derive from torch's `_Loss`): a host value too
     Invalid(

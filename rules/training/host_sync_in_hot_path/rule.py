@@ -16,6 +16,7 @@ from torchlint.analysis.classes import self_name
 from torchlint.analysis.loss_paths import host_value_rewrite, is_loss_code, may_be_criterion
 from torchlint.analysis.scopes import own_nodes
 from torchlint.analysis.sync_history import repeated_syncs
+from torchlint.analysis.training_loops import trains
 from torchlint.analysis.value_kinds import Kind, NameKinds, ast_fresh_cpu_tensor, cst_bindings, fresh_cpu_tensor
 from torchlint.rule_api.bases.hot_path import HotPathRule
 from torchlint.core.diagnostics import Applicability, Fix
@@ -37,7 +38,7 @@ from torchlint.rules.training.host_sync_in_hot_path.syncs import (
     sync_receiver,
 )
 from torchlint.rules.training.host_sync_in_hot_path.value_uses import (
-    UseMemo, arithmetic_only, name_uses, recorded, recorded_then_returned,
+    UseMemo, arithmetic_only, handed_back, name_uses, recorded, recorded_then_returned,
 )
 
 
@@ -84,7 +85,9 @@ class HostSyncInHotPath(HotPathRule):
     on the tensor (`x / x.sum().item()`); a number a function returns when every call of it in the file
     (by name, or on `self`) only sums, logs or drops it (`total += train_step(batch)`), or, where no code of
     the file calls it (an agent's `learn`, called by a training loop in another file), that it also records
-    (`loss = loss.item()`, `self.metrics.log("loss", loss)`, `return loss`);
+    (`loss = loss.item()`, `self.metrics.log("loss", loss)`, `return loss`), or, where that function is
+    itself a training step (it runs the backward pass or an optimizer step: an agent's `update`), that it
+    returns (`return -actor_loss.item(), critic_loss.item()`);
     `torch.cuda.synchronize()` except around a timer. A value
     needed on the host (a size, an index, a split, a loop, a branch, a returned number, a dict handed
     to another function) only with `check-host-values`, except in a metric's `update` (what it reads
@@ -210,6 +213,8 @@ class HostSyncInHotPath(HotPathRule):
         # loss code too if a hot loop calls an instance as its criterion (decided by `_place`)
         criterion = not loss_path and not module_code and may_be_criterion(function, class_node)
         repeated = repeated_syncs(body, imports, sync_receiver)
+        # a training step whose callers are in other files: what it hands back is read there on every step
+        stepping_elsewhere = self._called_elsewhere(function) and trains(nodes)
         uses = name_uses(nodes, parents)
         memo = UseMemo()  # what the uses of each name say, asked once per name
         returned_memo = UseMemo()  # the same, where a `return` counts as recorded
@@ -272,6 +277,12 @@ class HostSyncInHotPath(HotPathRule):
                 message += (
                     "; it is recorded here and returned to callers in other files: where they only record it"
                     " too, return the tensor"
+                )
+                yield Report(self, node, message), False
+            elif stepping_elsewhere and handed_back(node, parents, uses):
+                message += (
+                    "; this training step returns it to callers in other files: return the detached tensor and"
+                    " read it where it is logged"
                 )
                 yield Report(self, node, message), False
             elif host_values or criterion:

@@ -129,16 +129,36 @@ def recorded_then_returned(call, parents: Dict, uses: Dict[str, List]) -> bool:
     logging call, a stats dict, a running total) and returned, and read nowhere else: a metric handed back
     to the caller as well (`loss = loss.item(); self.metrics.log("loss", loss); return loss`). Cost: O(the
     name's uses)."""
+    return _returned_reads(call, parents, uses) == (True, True)
+
+
+def handed_back(call, parents: Dict, uses: Dict[str, List]) -> bool:
+    """Whether a synced value goes back to the caller and nowhere else: returned as it is (`return
+    loss.item()`, `return -a.item(), b.item()`), or bound to a name that, until bound again, is returned
+    and otherwise only recorded (`value = loss.item(); if eval: return value; ...; return value`).
+    Cost: O(the name's uses)."""
+    node, parent = climb(call, parents)
+    while isinstance(parent, cst.UnaryOperation):  # `return -loss.item()`
+        node, parent = parent, parents.get(parent)
+    if _returned(node, parents):
+        return True
+    found = _returned_reads(call, parents, uses)
+    return found is not None and found[0]
+
+
+def _returned_reads(call, parents: Dict, uses: Dict[str, List]) -> Optional[Tuple[bool, bool]]:
+    """For a synced value bound to a name: whether the name's reads, until it is bound again, return it
+    and whether they record it; None if the value is not bound to a name or is read otherwise."""
     node, parent = climb(call, parents)
     if not (isinstance(parent, cst.Assign) and len(parent.targets) == 1):
-        return False
+        return None
     target = parent.targets[0].target
     if not isinstance(target, cst.Name):
-        return False
+        return None
     names = uses.get(target.value, ())
     at = next((index for index, name in enumerate(names) if name is target), None)
     if at is None:
-        return False
+        return None
     reads = []
     for name in names[at + 1:]:  # in the order of the code, the value's own reads (`loss = loss.item()`) aside
         if binds(name, parents):
@@ -152,8 +172,8 @@ def recorded_then_returned(call, parents: Dict, uses: Dict[str, List]) -> bool:
         elif _recorded_use(name, parents):
             recorded_here = True
         else:
-            return False
-    return returned and recorded_here
+            return None
+    return returned, recorded_here
 
 
 def _returned(name, parents: Dict) -> bool:
