@@ -246,9 +246,13 @@ def step_scope(function, settings: ClassSettings) -> StepScope:
     return StepScope(instance, frozenset(bound - (data - made)), settings, frozenset(params), steps=tuple(steps))
 
 
+# what walks data as it is (`for i, batch in enumerate(batches)`, `zip(xs, ys)`, `tqdm(loader)`)
+_DATA_WRAPPERS = frozenset({"enumerate", "zip", "iter", "reversed", "tqdm"})
+
+
 def _read_from(value, roots: Set[str]) -> bool:
     """Whether `value` is read out of one of `roots` (`batch`, `batch["labels"]`,
-    `batch.labels`, `batch.get("labels")`). Cost: O(the chain)."""
+    `batch.labels`, `batch.get("labels")`, `enumerate(batches)`). Cost: O(the expression)."""
     while True:
         if isinstance(value, cst.Name):
             return value.value in roots
@@ -257,6 +261,8 @@ def _read_from(value, roots: Set[str]) -> bool:
         elif (isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute)
               and value.func.attr.value in ("get", "pop")):
             value = value.func.value
+        elif isinstance(value, cst.Call) and cst_last_name(value.func) in _DATA_WRAPPERS:
+            return any(_read_from(argument.value, roots) for argument in value.args)
         else:
             return False
 

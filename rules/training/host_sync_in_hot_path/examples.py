@@ -345,6 +345,15 @@ INVALID = (
         column=21,
         options=(("check-host-values", True),),
     ),
+    # a None-check of a value read from the data (through `enumerate`) holds on every step or on none
+    Invalid(
+        "class Trainer:\n    def accumulate(self, true_batches, stats):\n"
+        "        for k, batch in enumerate(true_batches):\n            src_len = batch['srclen']\n"
+        "            if src_len is not None:\n                stats.n_src_words += src_len.sum().item()\n"
+        "            self.optim.backward(self.model(batch))\n        self.optim.step()\n",
+        line=6,
+        column=38,
+    ),
     # a training step that returns the number, with no caller in the file: its callers are elsewhere
     Invalid(
         "import torch\n\nclass Agent:\n    def learn(self, batch):\n        loss = self.net(batch).mean()\n"
