@@ -1,5 +1,5 @@
 """TL005 selected, through the real CLI: sizes (`int(lengths.max())`, `len(nonzero)`) and
-explicit `.cpu()` copies only with check-sizes / check-cpu-copies, a loop's exit test
+explicit `.cpu()` copies unless check-cpu-copies is off, sizes only with check-sizes, a loop's exit test
 only with check-loop-exits; a check that only
 warns (or raises in one branch) only with check-error-paths; a truth test that steers
 the step is reported in every setting."""
@@ -56,17 +56,17 @@ def _rows(root, options=""):
 @pytest.mark.parametrize(
     "options,expected",
     [
-        ("", STEERING),
-        ("check-sizes = true\n", SIZES + STEERING),
-        ("check-cpu-copies = true\n", STEERING + COPY),
-        ("check-error-paths = true\n", WARNING + STEERING),
-        ("check-loop-exits = true\n", STEERING + LOOP),
+        ("", STEERING + COPY),
+        ("check-sizes = true\n", SIZES + STEERING + COPY),
+        ("check-cpu-copies = false\n", STEERING),
+        ("check-error-paths = true\n", WARNING + STEERING + COPY),
+        ("check-loop-exits = true\n", STEERING + COPY + LOOP),
         (
             "check-sizes = true\ncheck-cpu-copies = true\ncheck-error-paths = true\ncheck-loop-exits = true\n",
             SIZES + WARNING + STEERING + COPY + LOOP,
         ),
     ],
-    ids=["default", "sizes", "cpu-copies", "error-paths", "loop-exits", "all"],
+    ids=["default", "sizes", "no-cpu-copies", "error-paths", "loop-exits", "all"],
 )
 def test_options_bring_back_what_the_default_leaves_out(tmp_path, options, expected):
     write_tree(tmp_path, {"net.py": SOURCE})

@@ -6,7 +6,7 @@ Cost: data, no analysis.
 from __future__ import annotations
 
 from torchlint.rule_api.rule import Invalid
-from torchlint.rules.training.implicit_host_sync_in_hot_path.tensor_calls import CPU_COPIES, LOOP_EXITS, SIZES
+from torchlint.rules.training.implicit_host_sync_in_hot_path.tensor_calls import LOOP_EXITS, SIZES
 
 VALID = (
     # a detached fresh CPU tensor is read without a wait
@@ -23,10 +23,10 @@ VALID = (
     "        if not torch.isfinite(loss).all():\n            raise ValueError('loss is not finite')\n"
     "        return loss\n\n    def summary(self, x):\n        return float(x.mean())\n\n"
     "class Plain:\n    def forward(self, x):\n        return bool(x.any())\n",
-    # sizes (an allocation's length, a count) and explicit copies, without their options
+    # sizes (an allocation's length, a count), without their option
     "import torch\nfrom torch import nn\n\nclass M(nn.Module):\n    def forward(self, x, lengths, keep):\n"
     "        out = x.new_zeros(len(x), int(lengths.max()) + 1)\n        n = len(torch.nonzero(keep))\n"
-    "        return out, n, x.cpu()\n",
+    "        return out, n\n",
     # the exit of a decoding loop or a solver
     "import torch\nfrom torch import nn\n\nclass M(nn.Module):\n    def forward(self, x, done):\n"
     "        while not done.all():\n            x, done = self.step(x)\n"
@@ -123,7 +123,6 @@ INVALID = (
         "    def backward(ctx, grad):\n        return grad.cpu() * 2\n",
         line=6,
         column=16,
-        options=((CPU_COPIES, True),),
     ),
     Invalid(
         "from torch import nn\n\nclass M(nn.Module):\n    def forward(self, x, done):\n"

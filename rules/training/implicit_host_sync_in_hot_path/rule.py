@@ -82,7 +82,8 @@ class ImplicitHostSyncInHotPath(HotPathRule):
     must be on the CPU). A statement is reported once (`f(a.cpu(), b.cpu())` waits once).
     A tensor is also the norm `clip_grad_norm_` returns, and an elementwise function of an
     evident one (`torch.abs(x.max())`).
-    Sizes, explicit copies, loop exits and error checks are reported only with their
+    An explicit copy (`t.cpu()`: the copy waits for the device) is reported unless
+    `check-cpu-copies` is off. Sizes, loop exits and error checks are reported only with their
     options (below), except the counts of loss code (`int(mask.sum())` in a loss's
     `forward`, as TL003 reports its host values). `.item()`, `.tolist()`, `.numpy()` and `synchronize()` are TL003's.
 
@@ -114,8 +115,9 @@ class ImplicitHostSyncInHotPath(HotPathRule):
     - `check-sizes` (default `false`): `int()` of a tensor and `len()` of a `nonzero` /
       `masked_select` result (`int(lengths.max()) + 1`): a number Python needs for an
       allocation, a loop or an index.
-    - `check-cpu-copies` (default `false`): `t.cpu()` (never one TL003 reports, as
-      `.cpu().numpy()`, nor the lengths for `pack_padded_sequence`).
+    - `check-cpu-copies` (default `true`): `t.cpu()` (never one TL003 reports, as
+      `.cpu().numpy()`, nor the lengths for `pack_padded_sequence`). Set it to `false` where the
+      host must have the copies (a replay buffer on the CPU, metrics in NumPy).
     - `check-loop-exits` (default `false`): a test that ends a loop (a `while` condition, an
       `if` whose body ends in `break`): the wait is the price of stopping early.
     - `check-error-paths` (default `false`): the condition of a check that raises, warns,
@@ -134,7 +136,7 @@ class ImplicitHostSyncInHotPath(HotPathRule):
     summary = "Tensor read on the host implicitly (if t.any(), float(t), nonzero) on every step"
     default_enabled = False
     triggers = ("torch",)
-    options = {**HotPathRule.options, SIZES: False, CPU_COPIES: False, LOOP_EXITS: False}
+    options = {**HotPathRule.options, SIZES: False, CPU_COPIES: True, LOOP_EXITS: False}
     training_loops = True
 
     VALID = examples.VALID
