@@ -286,6 +286,9 @@ def in_periodic_branch(node, parents: Mapping, scope: Optional[StepScope] = None
             break
         passed.append(child)
         if isinstance(parent, cst.If) and child is not parent.test:
+            if _evaluation_side(parent.test, child is parent.body):
+                answer = True  # `if not self.training:` (or `model.training`'s `else:`) never runs in training
+                break
             stepping = child is parent.body and _steps_optimizer(parent, parents, scope)
             periodic = _periodic(parent.test) and not stepping
             if periodic or (scope is not None and _rare(parent, child is parent.body, scope)):
@@ -298,6 +301,16 @@ def in_periodic_branch(node, parents: Mapping, scope: Optional[StepScope] = None
     # every node passed climbs through the same blocks to the same answer
     answered.update((id(passed_node), answer) for passed_node in passed)
     return answer
+
+
+def _evaluation_side(test, in_body: bool) -> bool:
+    """Whether the body (`in_body`) or the `else:` of an `if` on this test is a module's evaluation
+    mode: `not self.training` / `not model.training`, or the `else:` of `self.training`."""
+    if in_body:
+        if not (isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)):
+            return False
+        test = test.expression
+    return isinstance(test, cst.Attribute) and test.attr.value in _PER_STEP_FLAGS
 
 
 def _after_periodic_exit(block, statement, parents: Mapping, scope: Optional[StepScope]) -> bool:

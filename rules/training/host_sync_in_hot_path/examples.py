@@ -24,6 +24,10 @@ VALID = (
     # a count that builds a sequence is needed on the host
     "from torch import nn\n\nclass Net(nn.Module):\n    def forward(self, x):\n"
     "        self.seen += x.sum().long().item() * ['x']\n        return x\n",
+    # the evaluation side of a module's mode (`not model.training`) never runs on a training step
+    "from torch import nn\n\nclass CtcCriterion(nn.Module):\n    def forward(self, model, x):\n"
+    "        loss = model(x).sum()\n        if not model.training:\n            print(x.argmax(-1).tolist())\n"
+    "        return loss\n",
     # a function that returns a number, with no caller in the file and no training of its own: its callers decide
     "import torch\n\nclass Agent:\n    def learn(self, batch):\n        loss = self.step(batch)\n"
     "        return loss.item()\n\n    def step(self, batch):\n        loss = self.net(batch).mean()\n"
