@@ -208,7 +208,7 @@ import torch
 from torch import nn
 
 
-class FocalCriterion(nn.Module):
+class FocalWeighting(nn.Module):
     def forward(self, pred, gt):
         k = int(gt.sum().item())
         n = max(gt.sum().item(), 1)
@@ -222,7 +222,7 @@ import torch
 
 
 def train(model, loader, optimizer, scaler):
-    criterion = FocalCriterion().to("cuda")
+    criterion = FocalWeighting().to("cuda")
     for x, y in loader:
         out = model(x)
         loss = criterion(out, y).mean()
@@ -244,7 +244,7 @@ def test_a_class_called_as_the_criterion_of_a_training_loop_is_loss_code(tmp_pat
 
 
 def test_a_criterion_across_files_names_the_route(tmp_path, capsys):
-    files = {"pkg/__init__.py": "", "pkg/losses.py": CRITERION, "pkg/train.py": SCRIPT.format(imports="from .losses import FocalCriterion")}
+    files = {"pkg/__init__.py": "", "pkg/losses.py": CRITERION, "pkg/train.py": SCRIPT.format(imports="from .losses import FocalWeighting")}
     code, found = _check(tmp_path, capsys, files)
     assert [(f[0], f[1]) for f in found] == [("losses.py", 7), ("losses.py", 8), ("losses.py", 9)]
     assert found[0][2].endswith(
@@ -254,13 +254,13 @@ def test_a_criterion_across_files_names_the_route(tmp_path, capsys):
 
 def test_a_trainers_self_criterion_across_files(tmp_path, capsys):
     trainer = """\
-    from losses import FocalCriterion
+    from losses import FocalWeighting
 
 
     class Trainer:
         def __init__(self, model):
             self.model = model
-            self.criterion = FocalCriterion()
+            self.criterion = FocalWeighting()
 
         def train_step(self, x, y):
             loss = self.criterion(self.model(x), y)
@@ -324,7 +324,7 @@ def test_a_criterions_own_log_method_gets_no_lightning_fix(tmp_path, capsys):
 
 def test_a_notebooks_criterion(tmp_path, capsys):
     cells = [
-        "import torch\nfrom losses import FocalCriterion\ncriterion = FocalCriterion()\n",
+        "import torch\nfrom losses import FocalWeighting\ncriterion = FocalWeighting()\n",
         "for x, y in loader:\n    out = model(x)\n    loss = criterion(out, y)\n    loss.backward()\n    opt.step()\n",
     ]
     notebook = {
@@ -350,8 +350,8 @@ def test_a_notebooks_criterion(tmp_path, capsys):
     ],
 )
 def test_an_instance_whose_result_no_backward_pass_differentiates_is_no_criterion(use, tmp_path, capsys):
-    script = "import torch\nfrom losses import FocalCriterion\n\n\ndef train(model, loader, optimizer):\n"
-    script += "    criterion = FocalCriterion()\n" + use
+    script = "import torch\nfrom losses import FocalWeighting\n\n\ndef train(model, loader, optimizer):\n"
+    script += "    criterion = FocalWeighting()\n" + use
     assert _check(tmp_path, capsys, {"losses.py": CRITERION, "train.py": script}) == (0, [])
 
 

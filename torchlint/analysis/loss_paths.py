@@ -6,7 +6,7 @@ fault launched earlier surfaces (the OCR detector's hard-negative mining, issue 
 Loss code is the `forward` of a loss module (a class whose name or base's name ends in
 `Loss`, as torch's `_Loss` and `_WeightedLoss` do, or `Criterion`, as fairseq's do) and a function or method whose name
 ends in `loss` or has `loss` as a word (`dice_loss`, `compute_loss`, `loss_fn`). It is also what the instance a hot loop
-calls as its criterion runs (`criterion = FocalCriterion()`, then `loss = criterion(out,
+calls as its criterion runs (`criterion = FocalWeighting()`, then `loss = criterion(out,
 y); loss.backward()`): that class's `forward` (or `__call__`). Only the training loop
 facts of every file can tell (`loop_graph.LoopGraph.criteria`), so a host value in a
 `forward` that may be one (`may_be_criterion`) waits for them (`torchlint.analysis.hot_paths`).
