@@ -36,8 +36,8 @@ _HOST_READS_OF_A_COPY = frozenset({"item", "tolist"})
 
 
 def climb(node, parents: Mapping, memo: Optional[Dict[int, Tuple[object, object]]] = None):
-    """Up through what keeps a value a number (`float(...)`, `round(...)`, arithmetic, `.item()` of a copy):
-    the outermost such expression and its parent. With a `memo` (one per `parents`), every
+    """Up through what keeps a value a number (`float(...)`, `round(...)`, arithmetic, a sign: `-x`,
+    `.item()` of a copy): the outermost such expression and its parent. With a `memo` (one per `parents`), every
     node passed keeps the answer, so that the leaves of a long sum climb it once in all.
     Cost: O(the expressions climbed); with a memo, O(1) for a node climbed before."""
     passed = []
@@ -64,6 +64,8 @@ def _climb_step(node, parents: Mapping):
     parent = parents.get(node)
     if isinstance(parent, cst.BinaryOperation) and type(parent.operator).__name__ in ARITHMETIC:
         return parent
+    if isinstance(parent, cst.UnaryOperation) and isinstance(parent.operator, (cst.Minus, cst.Plus)):
+        return parent  # `-loss.item()`
     if isinstance(parent, cst.Arg) and parent.keyword is None:
         call = parents.get(parent)
         if isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value in NUMBER_WRAPPERS:

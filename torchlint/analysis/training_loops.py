@@ -369,13 +369,15 @@ def cst_optimizer_step(call) -> bool:
     return isinstance(func, cst.Attribute) and optimizer_step(func.attr.value, cst_last_name(func.value))
 
 
-def trains(nodes: Iterable) -> bool:
-    """Whether LibCST nodes (a function's own) hold a backward pass or an optimizer step: the function is
-    a training step. Cost: O(the nodes)."""
+def trains(nodes: Iterable, imports) -> bool:
+    """Whether LibCST nodes (a function's own) hold a training call (`training_call`: a backward pass or an
+    optimizer step): the function is a training step. Cost: O(the nodes)."""
     for node in nodes:
         if type(node) is cst.Call:
             func = node.func
-            if cst_optimizer_step(node) or (isinstance(func, cst.Attribute) and func.attr.value in BACKWARD_METHODS):
+            attribute = isinstance(func, cst.Attribute)
+            receiver = cst_last_name(func.value) if attribute else None
+            if training_call(func.attr.value if attribute else None, receiver, imports.qualified_name(func)):
                 return True
     return False
 

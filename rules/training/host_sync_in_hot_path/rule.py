@@ -215,7 +215,7 @@ class HostSyncInHotPath(HotPathRule):
         criterion = not loss_path and not module_code and may_be_criterion(function, class_node)
         repeated = repeated_syncs(body, imports, sync_receiver)
         # a training step whose callers are in other files: what it hands back is read there on every step
-        stepping_elsewhere = self._called_elsewhere(function) and trains(nodes)
+        stepping_elsewhere = self._called_elsewhere(function) and trains(nodes, imports)
         uses = name_uses(nodes, parents)
         memo = UseMemo()  # what the uses of each name say, asked once per name
         returned_memo = UseMemo()  # the same, where a `return` counts as recorded

@@ -138,8 +138,6 @@ def handed_back(call, parents: Dict, uses: Dict[str, List]) -> bool:
     and otherwise only recorded (`value = loss.item(); if eval: return value; ...; return value`).
     Cost: O(the name's uses)."""
     node, parent = climb(call, parents)
-    while isinstance(parent, cst.UnaryOperation):  # `return -loss.item()`
-        node, parent = parent, parents.get(parent)
     if _returned(node, parents):
         return True
     found = _returned_reads(call, parents, uses)

@@ -166,8 +166,8 @@ class ImplicitHostSyncInHotPath(HotPathRule):
         holders: Dict[int, object] = {}  # `statement_of`'s
         # loss code's counts are its hard-negative mining (`k = int(mask.sum())`), as TL003 reports them
         loss_code = not isinstance(function, cst.Module) and is_loss_code(function, class_node)
-        self._sizes = bool(self.settings[SIZES]) or loss_code
-        for node, what in self._implicit_syncs(body, parents):
+        sizes = bool(self.settings[SIZES]) or loss_code
+        for node, what in self._implicit_syncs(body, parents, sizes):
             if self.off_step(node, parents):
                 continue
             if not self.settings["check-error-paths"] and tests_a_check(node, parents, owners):
@@ -181,7 +181,8 @@ class ImplicitHostSyncInHotPath(HotPathRule):
             message = f"{what} in {where} reads a tensor on the host: it waits for the GPU on every step"
             yield Report(self, node, message), False
 
-    def _implicit_syncs(self, body, parents: Dict) -> Iterator[Tuple[object, str]]:
+    def _implicit_syncs(self, body, parents: Dict, sizes: bool) -> Iterator[Tuple[object, str]]:
+        """The implicit reads of a method's own code; `sizes`: also `int()` of a tensor (a count)."""
         bindings = single_bindings(body)
         names: List[Dict[str, List]] = []  # `name_nodes(parents)`, built on first need
         for node in own_nodes(body):
@@ -193,14 +194,14 @@ class ImplicitHostSyncInHotPath(HotPathRule):
                             what = f"`{self._code(node.test)}` tested by Python"
                         yield operand, what
             elif isinstance(node, cst.Call):
-                yield from self._call_sync(node, parents, bindings, names)
+                yield from self._call_sync(node, parents, bindings, names, sizes)
 
-    def _call_sync(self, call, parents: Dict, bindings: Dict, names: List) -> Iterator[Tuple[object, str]]:
+    def _call_sync(self, call, parents: Dict, bindings: Dict, names: List, sizes: bool) -> Iterator[Tuple[object, str]]:
         func = call.func
         if isinstance(func, cst.Name) and func.value in CASTS:
             # `int(lengths.max())`: a size, count or index Python needs as a number; the
             # wait comes with a data-dependent shape, not with the way it is written
-            if func.value == "int" and not self._sizes:
+            if func.value == "int" and not sizes:
                 return
             if len(call.args) == 1 and call.args[0].keyword is None and not call.args[0].star:
                 value = call.args[0].value
@@ -225,7 +226,7 @@ class ImplicitHostSyncInHotPath(HotPathRule):
                 yield call, "`.cpu()`"
             return
         if self._data_dependent(call) and feeds_control_flow(
-            call, parents, bindings, self.settings[SIZES], self._name_nodes(parents, names)
+            call, parents, bindings, sizes, self._name_nodes(parents, names)
         ):
             name = func.attr.value if isinstance(func, cst.Attribute) else self._code(func)
             yield call, f"`{name}` (its size depends on the data) feeding Python control flow"
