@@ -369,6 +369,18 @@ def cst_optimizer_step(call) -> bool:
     return isinstance(func, cst.Attribute) and optimizer_step(func.attr.value, cst_last_name(func.value))
 
 
+def cst_no_grad_decorated(function, imports) -> bool:
+    """Whether a LibCST function is decorated with `torch.no_grad()` / `torch.inference_mode()`: no gradient
+    flows through it, so no training step runs it (a predictor's `forward`)."""
+    for decorator in function.decorators:
+        expression = decorator.decorator
+        if isinstance(expression, cst.Call):
+            expression = expression.func
+        if imports.qualified_name(expression) in NO_GRAD:
+            return True
+    return False
+
+
 def trains(nodes: Iterable, imports) -> bool:
     """Whether LibCST nodes (a function's own) hold a training call (`training_call`: a backward pass or an
     optimizer step): the function is a training step. Cost: O(the nodes)."""

@@ -24,6 +24,10 @@ VALID = (
     # a count that builds a sequence is needed on the host
     "from torch import nn\n\nclass Net(nn.Module):\n    def forward(self, x):\n"
     "        self.seen += x.sum().long().item() * ['x']\n        return x\n",
+    # a predictor's `forward` under `torch.inference_mode()`: no training step starts there
+    "import torch\nfrom torch import nn\n\nclass Predictor(nn.Module):\n    @torch.inference_mode()\n"
+    "    def forward(self, x):\n        out = self.model(x)\n        self.history.append(out.mean().item())\n"
+    "        return out\n",
     # the evaluation side of a module's mode (`not model.training`) never runs on a training step
     "from torch import nn\n\nclass CtcCriterion(nn.Module):\n    def forward(self, model, x):\n"
     "        loss = model(x).sum()\n        if not model.training:\n            print(x.argmax(-1).tolist())\n"
@@ -357,6 +361,22 @@ INVALID = (
         "            self.optim.backward(self.model(batch))\n        self.optim.step()\n",
         line=6,
         column=38,
+    ),
+    # a helper under `torch.no_grad()` that a module's forward calls still runs on every step
+    Invalid(
+        "import torch\nfrom torch import nn\n\nclass Net(nn.Module):\n    def forward(self, x):\n"
+        "        out = self.layer(x)\n        self.track(out)\n        return out\n\n    @torch.no_grad()\n"
+        "    def track(self, out):\n        self.history.append(out.mean().item())\n",
+        line=12,
+        column=29,
+    ),
+    # a per-batch hook under `torch.no_grad()` runs on every step all the same
+    Invalid(
+        "import lightning as L\nimport torch\n\nclass Spikes(L.Callback):\n    @torch.no_grad()\n"
+        "    def on_train_batch_end(self, trainer, pl_module, outputs, batch, batch_idx):\n"
+        "        self.history.append(outputs['loss'].item())\n",
+        line=7,
+        column=29,
     ),
     # a training step that returns the number, with no caller in the file: its callers are elsewhere
     Invalid(

@@ -103,7 +103,10 @@ class HostSyncInHotPath(HotPathRule):
     fresh CPU tensor (`torch.rand(1).item()`); look-alikes (`dict.items()`, `arr.item(0)`); a second
     read of a tensor the step already read on the host on every path to it (until rebound or changed
     in place), or a second sync on one value (`x.numpy().tolist()`); epoch-level hooks and helpers no
-    hot path calls; error paths (a `raise`, a block ending in one, an `assert`'s message). Implicit
+    hot path calls; error paths (a `raise`, a block ending in one, an `assert`'s message); a `forward` under
+    `torch.no_grad()` / `torch.inference_mode()` (a predictor's) as a hot path of its own (reached from a
+    training step it is reported; with `check-evaluation-loops` it is one; a per-batch hook so decorated
+    still runs on every step). Implicit
     syncs (`if t.any():`, `float(t)`, `t.cpu()`) are TL005's.
 
     ## Why is this bad?
@@ -168,7 +171,8 @@ class HostSyncInHotPath(HotPathRule):
       argument, a config value or a literal other than `True`; not `self.training`); a block that
       assigns what its condition tests (`if x is None: x = ...`); a None-check of a value the step made;
       the evaluation side of a module's mode (`if not model.training:`, the `else:` of `if self.training:`).
-    - `check-evaluation-loops` (default `false`): also loops under `torch.no_grad()` / `inference_mode()`.
+    - `check-evaluation-loops` (default `false`): also loops under `torch.no_grad()` / `inference_mode()`, and
+      a module's `forward` so decorated.
     """
 
     code = "TL003"

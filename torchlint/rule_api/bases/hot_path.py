@@ -25,7 +25,8 @@ from torchlint.analysis.modules import ClassIndex
 from torchlint.analysis.scopes import ast_own_nodes
 from torchlint.analysis.torch_calls import ast_other_framework_code
 from torchlint.analysis.loop_graph import CriterionUse
-from torchlint.analysis.training_loops import loop_facts, may_run_per_step
+from torchlint.analysis.loss_paths import CRITERION_METHODS
+from torchlint.analysis.training_loops import cst_no_grad_decorated, loop_facts, may_run_per_step
 from torchlint.analysis.value_kinds import fresh_cpu_tensor
 from torchlint.core.config import Config
 from torchlint.core.lazy import cst
@@ -198,13 +199,26 @@ class HotPathRule(LoopPass, Rule):
             reports = list(self.method_reports(node.name.value, function))
             self._method_reports[id(function)] = reports  # the loop pass reads them again
             if reports:
-                self._place(class_name, function.name.value, reports)
+                # `@torch.inference_mode()` on a predictor's `forward`: no training step starts there (a
+                # per-batch hook under `no_grad` still runs on every step)
+                inference = (
+                    function.name.value in CRITERION_METHODS
+                    and not self.settings.get("check-evaluation-loops")
+                    and cst_no_grad_decorated(function, self.context.imports)
+                )
+                self._place(class_name, function.name.value, reports, inference)
 
     def leave_ClassDef(self, node) -> None:
         self._class_names.pop()
 
-    def _place(self, class_name: str, method_name: str, reports: List[Tuple[Report, bool]]) -> None:
+    def _place(
+        self, class_name: str, method_name: str, reports: List[Tuple[Report, bool]], inference: bool = False
+    ) -> None:
+        """Report what a hot path reaches, or defer it to the project pass; `inference`: the method runs
+        under no gradient, so it is no hot path of its own (a training step that calls it still is)."""
         route = self._file_reach().route(class_name, method_name)
+        if inference and route is not None and not route.via:
+            return
         use = self._file_criteria().get((class_name, method_name))
         for report, lightning_fix in reports:
             quiet = self.quiet_hooks(report)
