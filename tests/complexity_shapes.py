@@ -615,6 +615,23 @@ def recorded_returns(n: int) -> Project:
     return {"agent.py": HEADER + "\n\nclass Agent:\n    def learn(self, batch):\n" + steps + "        return loss\n"}
 
 
+def handed_back_numbers(n: int) -> Project:
+    """An agent's `update`, called nowhere in its file, that reads n parts of its batch through `enumerate`,
+    None-checks each, and returns n synced numbers (TL003: the training-step test once per method, each
+    number climbed once; the data reads each followed once)."""
+    reads = "".join(
+        f"        for k_{i}, part_{i} in enumerate(batch[{i}]):\n            if part_{i} is not None:\n"
+        f"                self.seen_{i} += part_{i}.sum()\n"
+        for i in range(n)
+    )
+    returned = ", ".join(f"-self.nets[{i}](batch).mean().item()" for i in range(n))
+    return {
+        "agent.py": HEADER + "\n\nclass Agent:\n    def update(self, batch):\n" + reads
+        + "        loss = self.net(batch).mean()\n        loss.backward()\n        self.optimizer.step()\n"
+        + f"        return {returned}\n"
+    }
+
+
 def builders_by_name(n: int) -> Project:
     """n torchvision builders called through `getattr` on torchvision's models, every other one by a literal
     name (TL204: each call's builder resolved from its `getattr`)."""
@@ -636,6 +653,6 @@ SHAPES: Dict[str, Callable[[int], Project]] = {
         critics_across_files, hard_negative_mining, submodule_losses, class_loads, override_chain, early_exits,
         returned_syncs, attribute_sums, inherited_hooks, accumulation_branches, overridden_steps,
         override_helpers, round_trips, local_builders, conditional_accumulators, logging_routines,
-        builders_by_name, recorded_returns,
+        builders_by_name, recorded_returns, handed_back_numbers,
     )
 }
