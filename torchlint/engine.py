@@ -11,13 +11,13 @@ from __future__ import annotations
 import ast
 from dataclasses import replace
 from functools import lru_cache
-from typing import Callable, Dict, List, Optional, Sequence, Set
+from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 from torchlint.core.collector import collector_paused
 from torchlint.core.config import Config
 from torchlint.fixing.apply import without_unfixable
-from torchlint.core.gating import definitions_needed, may_fire
-from torchlint.core.partial_parse import elide_statements
+from torchlint.core.gating import definitions_needed, has_site_within, may_fire, site_rows
+from torchlint.core.partial_parse import DEFINITIONS, elide_statements, names_none
 from torchlint.core import large_files as large_text
 from torchlint.core.diagnostics import SYNTAX_CODE, Diagnostic, FileResult, Location
 from torchlint.core.lazy import cst
@@ -64,6 +64,32 @@ def needed_definitions(view: SourceView, config: Config, rules: Sequence[type]) 
     return needed
 
 
+def focused(view: SourceView, focus: Sequence[Tuple[int, int]], rows: Sequence[int]) -> Tuple[Set[int], List[int]]:
+    """What LibCST needs of a file whose findings are wanted only in the `focus` spans (a
+    definition, or a method, being edited): the top-level definitions they overlap, and the
+    site rows inside them, each span's first row among them (a method so named is parsed, the
+    other methods of its class are not, but `ALWAYS_KEPT_METHODS`), and whole, the other
+    top-level definitions that name them. What else makes a finding there (a loop that
+    reaches it, the class's settings) is read from the stdlib ast of the whole file."""
+    body, spans = view.tree.body, view.statement_spans
+    definitions = {
+        index
+        for index, (first, last) in enumerate(spans)
+        if isinstance(body[index], DEFINITIONS) and any(first <= end and start <= last for start, end in focus)
+    }
+    names = dict.fromkeys(body[index].name for index in definitions).keys()
+    ascii_names = all(name.isascii() for name in names)
+    users = {  # a function that runs or builds one of them: what a rule of the whole tree may need
+        index
+        for index, (first, last) in enumerate(spans)
+        if isinstance(body[index], DEFINITIONS)
+        and index not in definitions
+        and not names_none(names, ascii_names, "".join(view.parse_lines[first - 1 : last]))
+    }
+    inside = [row for row in rows if any(start <= row <= end for start, end in focus)]
+    return definitions | users, inside + [start for start, _ in focus]
+
+
 def ast_facts(view: SourceView, config: Config, rules: Sequence[type], errors: List[str]) -> FileRecord:
     """The file's record as the rules start it from its stdlib ast (see `Rule.ast_facts`)."""
     record = FileRecord()
@@ -97,11 +123,14 @@ def lint_text(
     tree: Optional[ast.Module] = None,
     flake8: bool = False,
     parser: Optional[StatementParser] = None,
+    focus: Optional[Sequence[Tuple[int, int]]] = None,
 ) -> FileResult:
     """Lint one file's text with the given (already selected) rules; `tree`, the text's
     stdlib ast if the caller has it, saves the gates a parse. `flake8`: leave `# noqa`
     to flake8 and compute no fixes. `parser`: the one that parsed this file's previous
-    versions (the language server's), which re-parses only the statements that changed."""
+    versions (the language server's), which re-parses only the statements that changed.
+    `focus`: only the findings in these (first row, last row) spans are wanted (see
+    `focused`), so LibCST parses only the definitions and methods they lie in."""
     problem = large_text.beyond_bound(text)
     if problem is not None:
         return FileResult(path, [syntax_diagnostic(path, f"Not linted: {problem}", 1, 1)])
@@ -109,13 +138,13 @@ def lint_text(
         if large_text.is_large(text):
             result = _lint_large(text, path, config, rules, newline or detect_newline(text), flake8)
         else:
-            result = _lint_whole(text, path, config, rules, newline, tree, flake8, parser)
+            result = _lint_whole(text, path, config, rules, newline, tree, flake8, parser, focus)
     result.diagnostics = without_unfixable(result.diagnostics, config)
     return result
 
 
 def _lint_whole(
-    text: str, path: str, config: Config, rules: Sequence[type], newline, tree, flake8: bool, parser
+    text: str, path: str, config: Config, rules: Sequence[type], newline, tree, flake8: bool, parser, focus=None
 ) -> FileResult:
     result = FileResult(path)
     view = SourceView(text, path, tree, elide_data(text))
@@ -124,7 +153,7 @@ def _lint_whole(
             result.diagnostics.append(_syntax_error(path, view.syntax_error))
         return result
     try:
-        return in_deep_stack(lambda: _lint_tree(result, view, config, rules, newline, flake8, parser))
+        return in_deep_stack(lambda: _lint_tree(result, view, config, rules, newline, flake8, parser, focus))
     except (RecursionError, MemoryError) as error:
         # more than the deep stack gives: this file only, one line
         result.diagnostics.clear()
@@ -177,16 +206,25 @@ def _in_file(diagnostic: Diagnostic, reduced) -> Diagnostic:
 
 
 def _lint_tree(
-    result: FileResult, view: SourceView, config: Config, rules: Sequence[type], newline, flake8: bool, parser=None
+    result: FileResult, view: SourceView, config: Config, rules: Sequence[type], newline, flake8: bool, parser=None,
+    focus=None,
 ) -> FileResult:
     """Everything after CPython's parse, on the deep stack: valid code of any nesting
     CPython accepts must not exhaust the stack in a gate, a rule or LibCST."""
-    result.facts = ast_facts(view, config, rules, result.errors)
-    rules = gated_rules(view, config, triggered_rules(view.text, view.path, config, rules))
+    if focus is None:
+        result.facts = ast_facts(view, config, rules, result.errors)
+        rules = gated_rules(view, config, triggered_rules(view.text, view.path, config, rules))
+    else:  # only the rules that can fire in the focus, and only their facts
+        rules = [
+            rule
+            for rule in gated_rules(view, config, triggered_rules(view.text, view.path, config, rules))
+            if has_site_within(rule, view, config, focus)
+        ]
+        result.facts = ast_facts(view, config, rules, result.errors)
     if not rules:
         return result
     try:
-        return _lint_parsed(result, view, config, rules, newline, flake8, parser)
+        return _lint_parsed(result, view, config, rules, newline, flake8, parser, focus)
     finally:
         forget_trees()  # this file's trees go with it
 
@@ -201,12 +239,17 @@ def _syntax_error(path: str, error: SyntaxError) -> Diagnostic:
 
 
 def _lint_parsed(
-    result: FileResult, view: SourceView, config: Config, rules: Sequence[type], newline, flake8: bool, parser=None
+    result: FileResult, view: SourceView, config: Config, rules: Sequence[type], newline, flake8: bool, parser=None,
+    focus=None,
 ) -> FileResult:
     """Parse with LibCST (the file is known to parse for CPython) and run the rules."""
     text, path = view.text, view.path
     source = cst_source(view.parse_text)
-    elided = elide_statements(source.text, view.tree, needed_definitions(view, config, rules))
+    needed = needed_definitions(view, config, rules)
+    rows = site_rows(view, rules) if needed is not None else []
+    if focus is not None:
+        needed, rows = focused(view, focus, rows)
+    elided = elide_statements(source.text, view.tree, needed, rows)
     try:
         if parser is None:
             module = parse_module(source.text if elided is None else elided.text)

@@ -18,16 +18,17 @@ is one pass over the statements of a class's methods, `step_scope` one over a me
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass, field
 from typing import Dict, FrozenSet, List, Mapping, Optional, Set, Tuple
 
 from torchlint.core.lazy import cst
 from torchlint.analysis.statements import assigned_names, parameter_names
-from torchlint.analysis.classes import methods, self_attribute, self_name
+from torchlint.analysis.classes import ast_class_methods, ast_self_attribute, ast_self_name, self_name
 from torchlint.analysis.names import cst_dotted_name, cst_last_name
 from torchlint.analysis.scopes import own_nodes
 from torchlint.analysis.training_loops import cst_optimizer_step
-from torchlint.core.walk import children, pruned_walk, statements
+from torchlint.core.walk import ast_statements, pruned_walk
 
 
 # ---- error paths ---------------------------------------------------------------------
@@ -107,12 +108,7 @@ _STEP_COUNTERS = frozenset({"batch_idx", "batch_nb", "batch_num", "global_step",
 _PER_STEP_FLAGS = frozenset({"training"})
 # node types a setting's value is built from (`flag`, `cfg.flag`, `True`, `a if b is None
 # else b`, `kwargs.get("flag", False)`): never a layer or a tensor
-_SETTING_NODES = frozenset(
-    {
-        "Name", "Attribute", "Integer", "Float", "SimpleString", "Comparison", "ComparisonTarget",
-        "BooleanOperation", "UnaryOperation", "IfExp", "Arg",
-    }
-)
+_SETTING_NODES = (ast.Name, ast.Compare, ast.BoolOp, ast.UnaryOp, ast.IfExp)
 _SETTING_CALLS = frozenset({"getattr", "bool", "get"})
 
 
@@ -150,33 +146,34 @@ class StepScope:
     step_holders: Set[int] = field(default_factory=set, compare=False, repr=False)
 
 
-def class_settings(class_node) -> ClassSettings:
-    """What a class does with the attributes of `self` (see `ClassSettings`); none
-    without a class (`class_node` None: a function's or a module's code)."""
+def class_settings(class_node: Optional[ast.ClassDef]) -> ClassSettings:
+    """What a class does with the attributes of `self` (see `ClassSettings`), from its
+    stdlib ast, so that every method counts whether or not LibCST parsed it; none without a
+    class (`class_node` None: a function's or a module's code)."""
     changed: Set[str] = set()
     on: Set[str] = set()
     if class_node is None:
         return ClassSettings(frozenset(), frozenset())
-    for function in methods(class_node):
-        instance = self_name(function)
+    for function in ast_class_methods(class_node):
+        instance = ast_self_name(function)
         if instance is None:
             continue
-        in_init = function.name.value == "__init__"
+        in_init = function.name == "__init__"
         true_by_default = _true_by_default(function) if in_init else frozenset()
-        for node in statements(function.body):  # assignments are statements: no expression is walked
-            kind = type(node)  # exact types: LibCST's concrete nodes, whose ABC isinstance costs more than the walk
-            if kind is cst.Assign:
-                targets = [target.target for target in node.targets]
-            elif kind is cst.AugAssign or (kind is cst.AnnAssign and node.value is not None):
+        for node in ast_statements(function.body):  # assignments are statements: no expression is walked
+            kind = type(node)
+            if kind is ast.Assign:
+                targets = node.targets
+            elif kind is ast.AugAssign or (kind is ast.AnnAssign and node.value is not None):
                 targets = [node.target]
             else:
                 continue
             for target in targets:
                 for element, value in _paired(target, node.value):
-                    name = self_attribute(element, instance)
+                    name = ast_self_attribute(element, instance)
                     if name is None:
                         continue
-                    setting = in_init and kind is not cst.AugAssign and _is_setting_value(value)
+                    setting = in_init and kind is not ast.AugAssign and _is_setting_value(value)
                     if not setting:
                         changed.add(name)
                     elif _names_any(value, true_by_default | {"True"}):
@@ -184,29 +181,45 @@ def class_settings(class_node) -> ClassSettings:
     return ClassSettings(frozenset(changed), frozenset(on))
 
 
-def _paired(target, value) -> List[Tuple[object, object]]:
+def _paired(target: ast.AST, value: ast.AST) -> List[Tuple[ast.AST, ast.AST]]:
     """Each single target of an assignment with the value it receives: element by element
     where a tuple target meets a tuple of as many plain values (`self.a, self.b = a, 1.0`),
     else the whole value."""
-    if isinstance(target, (cst.Tuple, cst.List)) and isinstance(value, (cst.Tuple, cst.List)):
-        if len(target.elements) == len(value.elements) and not any(
-            isinstance(e, cst.StarredElement) for e in (*target.elements, *value.elements)
+    if isinstance(target, (ast.Tuple, ast.List)) and isinstance(value, (ast.Tuple, ast.List)):
+        if len(target.elts) == len(value.elts) and not any(
+            isinstance(e, ast.Starred) for e in (*target.elts, *value.elts)
         ):
-            return [pair for t, v in zip(target.elements, value.elements) for pair in _paired(t.value, v.value)]
-    return [(part, value) for part in target_parts(target)]
+            return [pair for t, v in zip(target.elts, value.elts) for pair in _paired(t, v)]
+    return [(part, value) for part in _ast_target_parts(target)]
 
 
-def _true_by_default(function) -> FrozenSet[str]:
-    params = function.params
-    return frozenset(
-        param.name.value
-        for param in (*params.posonly_params, *params.params, *params.kwonly_params)
-        if isinstance(param.default, cst.Name) and param.default.value == "True"
+def _ast_target_parts(target: ast.AST) -> List[ast.AST]:
+    """`target_parts` of a stdlib ast target."""
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return [part for element in target.elts for part in _ast_target_parts(element)]
+    if isinstance(target, ast.Starred):
+        return _ast_target_parts(target.value)
+    return [target]
+
+
+def _true_by_default(function: ast.AST) -> FrozenSet[str]:
+    arguments = function.args
+    positional = (*arguments.posonlyargs, *arguments.args)
+    defaults = [*([None] * (len(positional) - len(arguments.defaults))), *arguments.defaults]
+    pairs = [*zip(positional, defaults), *zip(arguments.kwonlyargs, arguments.kw_defaults)]
+    return frozenset(argument.arg for argument, default in pairs if _is_true(default))
+
+
+def _is_true(node: Optional[ast.AST]) -> bool:
+    return isinstance(node, ast.Constant) and node.value is True
+
+
+def _names_any(value: ast.AST, names: FrozenSet[str]) -> bool:
+    """Whether the value names one of `names` (`True` is a name here, as LibCST spells it)."""
+    return any(
+        (isinstance(node, ast.Name) and node.id in names) or ("True" in names and _is_true(node))
+        for node in ast.walk(value)
     )
-
-
-def _names_any(value, names: FrozenSet[str]) -> bool:
-    return any(isinstance(node, cst.Name) and node.value in names for node in own_nodes(value))
 
 
 def step_scope(function, settings: ClassSettings) -> StepScope:
@@ -476,24 +489,28 @@ def _is_literal(node) -> bool:
     )
 
 
-def _is_setting_value(value) -> bool:
-    """Built only from names, attributes, literals, comparisons, `and`/`or`/`not`, `x if
-    c else y` and `getattr`/`bool`/`.get` calls: an argument, a config value or a literal."""
+def _is_setting_value(value: ast.AST) -> bool:
+    """Built only from names, literals, comparisons, `and`/`or`/`not`, `x if c else y` and
+    `getattr`/`bool`/`.get` calls: an argument or a literal (an attribute read outside such
+    a call is not taken for one)."""
     stack = [value]
     while stack:
         node = stack.pop()
-        if isinstance(node, cst.Call):
+        if isinstance(node, ast.Call):
             func = node.func
-            name = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", None)
+            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
             if name not in _SETTING_CALLS:
                 return False
-            stack.extend(arg.value for arg in node.args)
+            stack.extend(arg.value if isinstance(arg, ast.Starred) else arg for arg in node.args)
+            stack.extend(keyword.value for keyword in node.keywords)
             continue
-        if isinstance(node, (cst.BaseCompOp, cst.BaseBooleanOp, cst.BaseUnaryOp)):
+        if isinstance(node, ast.Constant):
+            if not isinstance(node.value, (str, bytes, int, float, type(None))):
+                return False
             continue
-        if type(node).__name__ not in _SETTING_NODES:
+        if not isinstance(node, _SETTING_NODES):
             return False
-        stack.extend(children(node))
+        stack.extend(child for child in ast.iter_child_nodes(node) if isinstance(child, ast.expr))
     return True
 
 

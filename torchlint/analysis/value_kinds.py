@@ -278,8 +278,12 @@ def ast_fresh_cpu_tensor(node: ast.AST, table: Mapping[str, str]) -> bool:
     while isinstance(node, (ast.Call, ast.Attribute, ast.Subscript)):
         if isinstance(node, ast.Call):
             func = node.func
-            if resolve(ast_dotted_name(func), table) in _CPU_FACTORIES:
+            qualified = resolve(ast_dotted_name(func), table)
+            if qualified in _CPU_FACTORIES:
                 return not any(keyword.arg == "device" or keyword.arg is None for keyword in node.keywords)
+            if qualified and qualified.startswith("torch.") and node.args:
+                # a torch op gives its result on its input's device: `torch.exp(torch.rand(1))`
+                return ast_fresh_cpu_tensor(node.args[0], table)
             if isinstance(func, ast.Attribute) and func.attr in _MOVES:
                 return False
             node = func

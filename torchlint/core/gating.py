@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
-from typing import Callable, Iterable, Iterator, List, Optional, Set
+from typing import Callable, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
 
 from torchlint.core.partial_parse import definitions_around
 
@@ -51,6 +51,27 @@ def definitions_needed(rule: type, view, config) -> Optional[Set[int]]:
     if any(isinstance(site, ast.Module) for site in known.sites):
         return None
     return definitions_around(view, known.sites)
+
+
+def has_site_within(rule: type, view, config, spans: Sequence[Tuple[int, int]]) -> bool:
+    """Whether the rule has a site that starts in one of the (first row, last row) spans, or
+    the whole tree as a site."""
+    definitions_needed(rule, view, config)
+    return any(
+        isinstance(site, ast.Module) or any(first <= site.lineno <= last for first, last in spans)
+        for site in view.rule_sites[rule].sites
+    )
+
+
+def site_rows(view, rules) -> List[int]:
+    """The rows where the sites of these rules start (after `definitions_needed` asked each
+    rule for all of them): the methods holding none need no LibCST parse."""
+    return [
+        site.lineno
+        for rule in rules
+        for site in view.rule_sites[rule].sites or ()
+        if hasattr(site, "lineno")
+    ]
 
 
 def _in_parsed_file(view, sites: Iterable[ast.AST]) -> Iterator[ast.AST]:

@@ -18,28 +18,38 @@ import ast
 import bisect
 import re
 import unicodedata
-from dataclasses import dataclass
+import copy
+from dataclasses import dataclass, field
 from typing import Dict, Iterable, KeysView, List, Optional, Sequence, Set, Tuple
 
 from torchlint.core.source import split_lines
 from torchlint.core.walk import ast_nodes
 
-_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+# what analyses of a class read besides the methods that hold sites: its state and its forward pass
+ALWAYS_KEPT_METHODS = ("__init__", "forward")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 @dataclass(frozen=True)
 class Elided:
     """The text to parse: the file's rows that kept statements span, in order; the row
-    of the file each of its rows is (`rows[i]` for row i + 1); and the ast of the kept
-    statements (which lines up with the LibCST module's body)."""
+    of the file each of its rows is (`rows[i]` for row i + 1); the ast of the kept
+    statements (which lines up with the LibCST module's body: a class whose methods were
+    left out is a copy holding the others); and, by id of such a copy, the whole class."""
 
     text: str
     rows: List[int]
     tree: ast.Module
+    originals: Dict[int, ast.ClassDef] = field(default_factory=dict)
 
     def file_row(self, row: int) -> int:
         return self.rows[row - 1] if 0 < row <= len(self.rows) else row
+
+    def whole(self, node: ast.AST) -> ast.AST:
+        """The file's own node for a node of `tree` (a class whose methods were left out: the whole class)."""
+        return self.originals.get(id(node), node)
 
 
 def statement_spans(tree: ast.Module) -> List[Tuple[int, int]]:
@@ -60,7 +70,7 @@ def definitions_holding(view, needles: Iterable[str]) -> List[ast.stmt]:
     if not needles:
         return [view.tree]
     body = view.tree.body
-    return [body[index] for index in statements_holding(view, needles) if isinstance(body[index], _DEFINITIONS)]
+    return [body[index] for index in statements_holding(view, needles) if isinstance(body[index], DEFINITIONS)]
 
 
 def statements_holding(view, needles: Iterable[str]) -> List[int]:
@@ -77,7 +87,7 @@ def statements_holding(view, needles: Iterable[str]) -> List[int]:
 def definitions_around(view, nodes: Iterable[ast.AST]) -> Set[int]:
     """The top-level definitions (indexes in `view.tree.body`) that hold these nodes."""
     body = view.tree.body
-    spans = [(first, last, index) for index, (first, last) in enumerate(view.statement_spans) if isinstance(body[index], _DEFINITIONS)]
+    spans = [(first, last, index) for index, (first, last) in enumerate(view.statement_spans) if isinstance(body[index], DEFINITIONS)]
     starts = [first for first, _, _ in spans]
     found = set()
     for node in nodes:
@@ -104,29 +114,105 @@ def names_none(names: KeysView[str], ascii_names: bool, text: str) -> bool:
     return names.isdisjoint(_WORD.findall(text))
 
 
-def elide_statements(text: str, tree: ast.Module, needed: Optional[Set[int]]) -> Optional[Elided]:
+def elide_statements(
+    text: str, tree: ast.Module, needed: Optional[Set[int]], site_rows: Sequence[int] = ()
+) -> Optional[Elided]:
     """`text` (which `tree` was parsed from) without the top-level definitions that are
     not `needed` and that no kept statement names (nor the blank and comment rows just
-    above them); None when every statement is kept (`needed` None: a rule needs all)."""
+    above them), and with the rows of the methods of a needed class that hold none of
+    `site_rows` (the rows where rules' sites start: see `_methods_left_out`) left empty;
+    None when every statement is kept (`needed` None: a rule needs all)."""
     if needed is None:
         return None
     body = tree.body
     spans = statement_spans(tree)
-    keep = [not isinstance(statement, _DEFINITIONS) or index in needed for index, statement in enumerate(body)]
+    keep = [not isinstance(statement, DEFINITIONS) or index in needed for index, statement in enumerate(body)]
     lines = split_lines(text)
     _keep_named(body, keep, spans, lines)
-    if all(keep):
+    rows_of_sites = sorted(site_rows)
+    left_out = {
+        index: _methods_left_out(statement, rows_of_sites)
+        for index, statement in enumerate(body)
+        if index in needed and isinstance(statement, ast.ClassDef)
+    }
+    if all(keep) and not any(left_out.values()):
         return None
-    dropped = set()
+    dropped, blanked = set(), set()
     previous_end = 0
     for index, statement in enumerate(body):
         end = statement.end_lineno or statement.lineno
         if not keep[index]:
             dropped.update(range(previous_end + 1, end + 1))
+        else:
+            blanked.update(_rows_of(statement, left_out.get(index, ())))
         previous_end = end
     rows = [row for row in range(1, len(lines) + 1) if row not in dropped]
-    kept_text = "".join(lines[row - 1] for row in rows)
-    return Elided(kept_text, rows, ast.Module(body=[s for s, kept in zip(body, keep) if kept], type_ignores=[]))
+    # a method left out keeps its rows, empty: LibCST reads an empty row twenty times faster
+    # than one of code, and every row and column of the class stays where the file has it
+    kept_text = "".join(_empty(lines[row - 1]) if row in blanked else lines[row - 1] for row in rows)
+    kept_body, originals = [], {}
+    for index, statement in enumerate(body):
+        if not keep[index]:
+            continue
+        if left_out.get(index):
+            statement = _without(statement, left_out[index], originals)
+        kept_body.append(statement)
+    return Elided(kept_text, rows, ast.Module(body=kept_body, type_ignores=[]), originals)
+
+
+def _methods_left_out(statement: ast.ClassDef, site_rows: Sequence[int]) -> List[int]:
+    """The indexes in a class's body of the methods LibCST need not parse: those of the
+    class body itself that hold no site, but `ALWAYS_KEPT_METHODS`; none where a site lies
+    elsewhere in the class (its header, a class-level statement, a nested class, a method
+    under `if`), as a rule then reads the class whole. Cost: O(class body + log sites)."""
+    first, last = statement_span(statement)
+    start, stop = bisect.bisect_left(site_rows, first), bisect.bisect_right(site_rows, last)
+    inside = site_rows[start:stop]
+    if not inside:
+        return []
+    methods = [
+        (index, statement_span(child))
+        for index, child in enumerate(statement.body)
+        if isinstance(child, _FUNCTIONS)
+    ]
+    starts = [span[0] for _, span in methods]
+    holding = set()
+    for row in inside:
+        at = bisect.bisect_right(starts, row) - 1
+        if at < 0 or methods[at][1][1] < row:
+            return []
+        holding.add(methods[at][0])
+    return [
+        index
+        for index, _ in methods
+        if index not in holding and statement.body[index].name not in ALWAYS_KEPT_METHODS
+    ]
+
+
+def _rows_of(statement: ast.ClassDef, left_out: Sequence[int]) -> Iterable[int]:
+    """The rows of the methods left out of a class, each with the comment rows between it
+    and the statement before it in the class."""
+    for index in left_out:
+        first, last = statement_span(statement.body[index])
+        if index > 0:
+            before = statement.body[index - 1]
+            first = (before.end_lineno or before.lineno) + 1
+        yield from range(first, last + 1)
+
+
+def _empty(line: str) -> str:
+    """The line's ending alone."""
+    return line[len(line.rstrip("\r\n")) :]
+
+
+def _without(statement: ast.ClassDef, left_out: Sequence[int], originals: Dict[int, ast.ClassDef]) -> ast.ClassDef:
+    """A copy of the class holding all but the methods left out (the original untouched:
+    the file's tree is read whole by the analyses)."""
+    skipped = set(left_out)
+    partial = copy.copy(statement)
+    partial.body = [child for index, child in enumerate(statement.body) if index not in skipped]
+    originals[id(partial)] = statement
+    return partial
 
 
 def _keep_named(
@@ -138,7 +224,7 @@ def _keep_named(
     kept statement's text scanned once, and walked at most once."""
     defined: Dict[str, List[int]] = {}
     for index, statement in enumerate(body):
-        if isinstance(statement, _DEFINITIONS) and not keep[index]:
+        if isinstance(statement, DEFINITIONS) and not keep[index]:
             defined.setdefault(statement.name, []).append(index)
     pending = [index for index, kept in enumerate(keep) if kept]
     ascii_names = all(name.isascii() for name in defined)

@@ -192,6 +192,17 @@ def statements(block) -> Iterator:
                 stack.extend(statement for block in reversed(blocks(current)) for statement in reversed(block))
 
 
+def ast_statements(body: Sequence[ast.stmt]) -> Iterator[ast.stmt]:
+    """`statements` of a stdlib ast block: every statement in it and in the blocks nested
+    in it, in source order; not those of nested function or class definitions."""
+    stack = list(reversed(body))
+    while stack:
+        current = stack.pop()
+        yield current
+        if not isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            stack.extend(statement for block in reversed(blocks(current)) for statement in reversed(block))
+
+
 def blocks(statement) -> List[Sequence]:
     """The statement lists of a compound statement's blocks, in source order: its body,
     then each `except`/`except*`, `else`, `finally` and `case` block; `[]` for a simple

@@ -1,11 +1,12 @@
-"""A version's findings at once after an edit inside top-level definitions: those
-definitions linted alone (with the module's other statements and the definitions they
-name and those that name them; the rows of the rest left empty, so that positions stay
-the file's), the findings elsewhere carried over from the version before.
+"""A version's findings at once after an edit inside top-level definitions: a lint of the
+whole text focused on the edited definitions, or on the one method of a class the edit
+lies in (`engine.focused`: LibCST parses only those, with the module's other statements;
+what reaches them is read from the stdlib ast of the whole text), the findings elsewhere
+carried over from the version before.
 
 A finding outside the edited definitions can depend on them (a training loop elsewhere
-that reaches a method edited here), and one inside them on a definition they do not name;
-so the findings given here are shown at once and a complete lint of the same text follows
+that reaches a method edited here), and one inside them on a definition LibCST did not
+parse; so the findings given here are shown at once and a complete lint of the same text follows
 once typing pauses (`OpenDocuments.refresh`): a difference lasts until then.
 
 It applies only where every difference between the two versions lies inside top-level
@@ -14,8 +15,8 @@ findings below an edit that added or removed lines move with their rows, unless 
 row in its message), in files of ordinary size with no file-wide `noqa` in either version.
 
 Cost: a comparison of the two texts in C, a stdlib-ast parse of the edited definition alone
-(of the whole text where the edit added or removed lines or spans statements), one walk of
-the edited class's methods for the names they mention, and a lint of what is kept.
+(of the whole text where the edit added or removed lines or spans statements), the stdlib-ast
+facts of the whole text, and a LibCST parse and traversal of what is kept.
 """
 
 from __future__ import annotations
@@ -23,19 +24,16 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass, replace
-from typing import Dict, List, Optional, Sequence, Set, Tuple
+from typing import List, Optional, Sequence, Tuple
 
 from torchlint.core import large_files
 from torchlint.core.diagnostics import Diagnostic, Location
 from torchlint.core.noqa import file_exemption
-from torchlint.core.partial_parse import elide_statements, names_none, statement_span, statement_spans
+from torchlint.core.partial_parse import ALWAYS_KEPT_METHODS, DEFINITIONS, statement_span, statement_spans
 from torchlint.core.source import split_lines
-from torchlint.core.walk import ast_nodes
 from torchlint.engine import lint_text
 from torchlint.integrations.server.reuse import differing_lines
 
-_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-_ALWAYS_KEPT = ("__init__", "forward")
 # how findings name a row of the file in their messages ("(line 35)", "at model.py:22")
 _NAMED_ROW = re.compile(r"\bline \d|\.pyi?:\d")
 
@@ -131,7 +129,7 @@ def _one_statement_edited(before: Outline, text: str) -> Optional[Edit]:
 
 
 def _same_definition(old: ast.stmt, new: ast.stmt) -> bool:
-    return isinstance(new, _DEFINITIONS) and type(old) is type(new) and old.name == new.name
+    return isinstance(new, DEFINITIONS) and type(old) is type(new) and old.name == new.name
 
 
 def changed_definitions(before: Outline, after: Outline) -> Optional[List[int]]:
@@ -164,24 +162,18 @@ def local_findings(
 ) -> Optional[List[Diagnostic]]:
     """The findings of `edit.after` (without fixes): those in what the edit changed since
     `before` (the top-level definitions, or the one method of a class every difference lies
-    in) from a lint of it alone, the others `found` in `before`. None where this does not
-    apply (see the module doc)."""
+    in) from a lint focused on it (`engine.focused`), the others `found` in `before`. None
+    where this does not apply (see the module doc)."""
     after, changed = edit.after, edit.changed
     if large_files.is_large(after.text) or any(file_exemption(after.text)) or any(file_exemption(before.text)):
         return None  # a file-wide noqa in either version hides findings of the other's statements
-    elided = elide_statements(after.text, after.tree, set(changed) | _users(after, changed))
     method = _edited_method(before, edit)
     if method is not None:
         old_spans = new_spans = [statement_span(method)]
-        kept_rows = set(elided.rows if elided is not None else range(1, len(split_lines(after.text)) + 1))
-        kept_rows -= _other_methods_rows(after.tree.body[changed[0]], method)
-    elif elided is None:
-        return None
     else:
         old_spans = [before.spans[index] for index in changed]
         new_spans = [after.spans[index] for index in changed]
-        kept_rows = set(elided.rows)
-    linted = lint_text(_blanked(after.text, kept_rows), display, config, rules)
+    linted = lint_text(after.text, display, config, rules, tree=after.tree, focus=new_spans)
     kept = [d for d in linted.diagnostics if _within(d, new_spans)]
     carried = [d for d in found if not _touches(d, old_spans)]
     moved = any(old != new for old, new in zip(old_spans, new_spans))
@@ -189,20 +181,6 @@ def local_findings(
         return None  # the edit added or removed lines: a row a message names ("line 35") may have moved
     carried = [_moved(d, old_spans, new_spans) for d in carried]
     return sorted(kept + [replace(d, fix=None) for d in carried], key=lambda d: d.sort_key)
-
-
-def _users(after: Outline, changed: Sequence[int]) -> Set[int]:
-    """The top-level definitions that name a changed one (a loop that runs its method, a
-    function that builds it): what its findings may depend on besides what it names."""
-    names = dict.fromkeys(after.tree.body[index].name for index in changed).keys()
-    ascii_names = all(name.isascii() for name in names)
-    return {
-        index
-        for index, statement in enumerate(after.tree.body)
-        if isinstance(statement, _DEFINITIONS)
-        and index not in changed
-        and not names_none(names, ascii_names, after.source(index))
-    }
 
 
 def _edited_method(before: Outline, edit: Edit) -> Optional[ast.AST]:
@@ -217,7 +195,7 @@ def _edited_method(before: Outline, edit: Edit) -> Optional[ast.AST]:
     first, last = edit.rows
     spans = [(statement_span(m), m) for m in _own_methods(klass)]
     method = next((m for (start, end), m in spans if start <= first and last <= end), None)
-    if method is None or method.name in _ALWAYS_KEPT:
+    if method is None or method.name in ALWAYS_KEPT_METHODS:
         return None  # the state and the forward pass the others read: the whole class
     if not any(m.name == method.name and statement_span(m) == statement_span(method) for m in _own_methods(old_klass)):
         return None
@@ -226,52 +204,8 @@ def _edited_method(before: Outline, edit: Edit) -> Optional[ast.AST]:
 
 def _own_methods(klass: ast.ClassDef) -> List[ast.AST]:
     """The methods of the class body itself (`classes.ast_class_methods` also gives those under
-    an `if` or `try`, whose block blanking them could leave empty)."""
+    an `if` or `try`)."""
     return [node for node in klass.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))]
-
-
-def _other_methods_rows(klass: ast.ClassDef, method: ast.AST) -> Set[int]:
-    """The rows of the class's methods that the edited one needs nothing of: all but itself,
-    `__init__` and `forward` (the state and the forward pass the others read), the methods it
-    names, and the methods that name it, and those that name them, and so on (the calls that
-    may make it run per step)."""
-    methods = {m.name: m for m in _own_methods(klass)}
-    named = {name: _names_in(other) & methods.keys() for name, other in methods.items()}
-    callers: Dict[str, List[str]] = {}
-    for name, called in named.items():
-        for callee in called:
-            callers.setdefault(callee, []).append(name)
-    kept = {method.name, *_ALWAYS_KEPT} | named.get(method.name, set())
-    pending = [method.name]
-    while pending:
-        for name in callers.get(pending.pop(), ()):
-            if name not in kept:
-                kept.add(name)
-                pending.append(name)
-    rows: Set[int] = set()
-    for name, other in methods.items():
-        if name not in kept:
-            first, last = statement_span(other)
-            rows.update(range(first, last + 1))
-    return rows
-
-
-def _names_in(node: ast.AST) -> Set[str]:
-    """The names and attribute names a definition mentions."""
-    return {
-        inner.id if isinstance(inner, ast.Name) else inner.attr
-        for inner in ast_nodes(node)
-        if isinstance(inner, (ast.Name, ast.Attribute))
-    }
-
-
-def _blanked(text: str, kept_rows: Sequence[int]) -> str:
-    """`text` with every row not kept left empty (its line ending only): the kept code at
-    its own rows and columns, so positions, and rows a message names, are the file's."""
-    kept = set(kept_rows)
-    return "".join(
-        line if row in kept else line[len(line.rstrip("\r\n")) :] for row, line in enumerate(split_lines(text), 1)
-    )
 
 
 def _within(diagnostic: Diagnostic, spans: Sequence[Tuple[int, int]]) -> bool:

@@ -27,10 +27,11 @@ from torchlint.analysis.torch_calls import ast_other_framework_code
 from torchlint.analysis.loop_graph import CriterionUse
 from torchlint.analysis.loss_paths import CRITERION_METHODS
 from torchlint.analysis.training_loops import cst_no_grad_decorated, loop_facts, may_run_per_step
-from torchlint.analysis.value_kinds import fresh_cpu_tensor
+from torchlint.analysis.value_kinds import ast_fresh_cpu_tensor
 from torchlint.core.config import Config
 from torchlint.core.lazy import cst
-from torchlint.core.walk import statements
+from torchlint.core.positions import cst_counterparts
+from torchlint.core.walk import ast_statements
 from torchlint.analysis.source_view import SourceView
 from torchlint.rule_api.rule import Report, Rule
 from torchlint.analysis.module_names import module_name
@@ -38,27 +39,47 @@ from torchlint.analysis.pending import HotPathReaches, Pending
 from torchlint.index.record import FileRecord
 
 
-def _cpu_state(class_node, module, imports) -> Set[str]:
-    values: Dict[str, List] = {}
+def _cpu_state(class_node: Optional[ast.ClassDef], table: Mapping[str, str]) -> Set[str]:
+    """The state of `self` (rendered by `ast.unparse`) that every assignment of the class,
+    in any of its methods, sets to a fresh CPU tensor."""
+    values: Dict[str, List[ast.AST]] = {}
     if class_node is None:
         return set()
-    for function in methods(class_node):
-        for node in statements(function.body):  # assignments are statements: no expression is walked
-            kind = type(node)  # exact types: LibCST's concrete nodes, whose ABC isinstance costs more than the walk
-            if kind is cst.Assign:
-                pairs = [(target.target, node.value) for target in node.targets]
-            elif kind is cst.AnnAssign and node.value is not None:
+    for function in ast_class_methods(class_node):
+        for node in ast_statements(function.body):  # assignments are statements: no expression is walked
+            kind = type(node)
+            if kind is ast.Assign:
+                pairs = [(target, node.value) for target in node.targets]
+            elif kind is ast.AnnAssign and node.value is not None:
                 pairs = [(node.target, node.value)]
             else:
                 continue
             for target, value in pairs:
-                if isinstance(target, (cst.Attribute, cst.Subscript)):
-                    values.setdefault(module.code_for_node(target), []).append(value)
+                if isinstance(target, (ast.Attribute, ast.Subscript)):
+                    values.setdefault(ast.unparse(target), []).append(value)
     return {
         text
         for text, assigned in values.items()
-        if text.startswith("self") and all(fresh_cpu_tensor(value, imports) for value in assigned)
+        if text.startswith("self") and all(ast_fresh_cpu_tensor(value, table) for value in assigned)
     }
+
+
+def _rendered(code: str) -> str:
+    """An expression's code as `ast.unparse` renders it (the code itself if it is no expression)."""
+    try:
+        return ast.unparse(ast.parse(f"({code})", mode="eval").body)
+    except SyntaxError:
+        return code
+
+
+def _ast_classes(context) -> Dict[int, ast.ClassDef]:
+    """id(LibCST class) -> the file's stdlib-ast class, whole (also the methods the LibCST
+    parse left out). Cost: one pass over the statements of the top-level statements that
+    hold a class."""
+    tree = context.statement_tree
+    wanted = [*context.view.nodes_of(ast.ClassDef), *(s for s in tree.body if isinstance(s, ast.ClassDef))]
+    whole = context.elided.whole if context.elided is not None else (lambda node: node)
+    return {id(ours): whole(theirs) for theirs, ours in cst_counterparts(context.module, tree, wanted).items()}
 
 
 class HotPathRule(LoopPass, Rule):
@@ -107,24 +128,23 @@ class HotPathRule(LoopPass, Rule):
 
     @classmethod
     def sites(cls, view: SourceView, config: Config) -> Iterator[ast.AST]:
-        """The classes with a candidate in a method that may run per step, then (with
-        `training_loops`) the candidates in functions that may run per step; none in another
-        framework's code."""
+        """The candidates in the methods that may run per step, then (with `training_loops`)
+        the candidates in functions that may run per step; none in another framework's code.
+        The methods of a class holding none need no LibCST parse: the class's settings and
+        state are read from the stdlib ast (`class_settings`, `_cpu_state`)."""
         if ast_other_framework_code(view):
             return
-        yield from cls._candidate_classes(view)
+        yield from cls._method_candidates(view)
         if cls.training_loops:
             yield from loop_candidate_nodes(cls, view)
 
     @classmethod
-    def _candidate_classes(cls, view: SourceView) -> Iterator[ast.ClassDef]:
-        """The classes with a candidate in a method that may run per step."""
+    def _method_candidates(cls, view: SourceView) -> Iterator[ast.AST]:
+        """The candidates in the methods of classes that may run per step."""
         for node in view.nodes_of(ast.ClassDef):
-            if any(
-                may_run_per_step(function.name) and any(cls.ast_candidate(inner, view) for inner in ast_own_nodes(function))
-                for function in ast_class_methods(node)
-            ):
-                yield node
+            for function in ast_class_methods(node):
+                if may_run_per_step(function.name):
+                    yield from (inner for inner in ast_own_nodes(function) if cls.ast_candidate(inner, view))
 
     def method_reports(self, class_name: str, function) -> Iterator[Tuple[Report, bool]]:
         raise NotImplementedError
@@ -147,9 +167,19 @@ class HotPathRule(LoopPass, Rule):
             key = ("cpu_state", id(self._class_node))
             shared = self.context.shared
             if key not in shared:
-                shared[key] = _cpu_state(self._class_node, self.context.module, self.context.imports)
+                shared[key] = _cpu_state(self._ast_class(), self.context.view.imports)
             self._cpu_state = shared[key]
-        return bool(self._cpu_state) and self.context.module.code_for_node(expression) in self._cpu_state
+        return bool(self._cpu_state) and _rendered(self.context.module.code_for_node(expression)) in self._cpu_state
+
+    def _ast_class(self) -> Optional[ast.ClassDef]:
+        """The stdlib ast of the class being visited, whole; None outside a class."""
+        if self._class_node is None:
+            return None
+        shared = self.context.shared
+        key = ("ast_classes", 0)
+        if key not in shared:
+            shared[key] = _ast_classes(self.context)
+        return shared[key].get(id(self._class_node))
 
     def metric_update(self, function, class_node) -> bool:
         """Whether `function` is the `update` of the class being visited and that class is a metric
@@ -180,7 +210,7 @@ class HotPathRule(LoopPass, Rule):
                 if self._settings is None:
                     settings_key = ("class_settings", id(self._class_node))
                     if settings_key not in shared:
-                        shared[settings_key] = class_settings(self._class_node)
+                        shared[settings_key] = class_settings(self._ast_class())
                     self._settings = shared[settings_key]
                 scope = shared[key] = step_scope(self._function, self._settings)
             self._scope = scope
