@@ -232,6 +232,29 @@ def long_trainer(n: int) -> Project:
     return {"trainer.py": HEADER + "\n\nclass Trainer:\n" + methods}
 
 
+def site_free_methods(n: int) -> Project:
+    """A trainer whose one training step reads `.item()` under settings, beside n methods
+    holding no site that set those settings and the class's state (left out of the LibCST
+    parse; the class's settings and CPU state are read from the stdlib ast of them all)."""
+    methods = "".join(
+        f"    def configure_{i}(self, options):\n"
+        f"        self.flag_{i} = options.get('flag_{i}', False)\n"
+        f"        self.count_{i} = torch.zeros({i + 1})\n\n"
+        for i in range(n)
+    )
+    step = "".join(
+        f"        if self.flag_{i}:\n            self.total += self.count_{i}.sum().item()\n" for i in range(n)
+    )
+    return {
+        "trainer.py": HEADER + "\n\nclass Trainer:\n"
+        "    def __init__(self, model):\n        self.model = model\n        self.total = 0.0\n\n"
+        + methods
+        + "    def training_step(self, batch):\n        loss = self.model(batch).mean()\n        loss.backward()\n"
+        + step
+        + "        return loss.item()\n"
+    }
+
+
 def nested_loops_forward(n: int) -> Project:
     """A `forward` with n // 8 nested `for` loops around a submodule call (each loop's body
     is walked twice: nested, 2^depth walks), beside a training loop."""
@@ -653,6 +676,6 @@ SHAPES: Dict[str, Callable[[int], Project]] = {
         critics_across_files, hard_negative_mining, submodule_losses, class_loads, override_chain, early_exits,
         returned_syncs, attribute_sums, inherited_hooks, accumulation_branches, overridden_steps,
         override_helpers, round_trips, local_builders, conditional_accumulators, logging_routines,
-        builders_by_name, recorded_returns, handed_back_numbers,
+        builders_by_name, recorded_returns, handed_back_numbers, site_free_methods,
     )
 }

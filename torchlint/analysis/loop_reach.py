@@ -19,20 +19,16 @@ from torchlint.core.lazy import cst
 from torchlint.analysis.module_names import module_name
 from torchlint.analysis.source_view import SourceView
 from torchlint.analysis.pending import LoopReaches, Pending
-from torchlint.analysis.scopes import own_nodes, owned_nodes, parents_of
+from torchlint.analysis.scopes import own_nodes, parents_of
 
 LOOP_PREFIX = "the training loop in "
 
 
-def loop_candidate_nodes(rule, view: SourceView) -> List[ast.AST]:
-    """The rule's candidate nodes in functions and module code (not class bodies), in a
-    file that may hold training code or be called from it."""
+def loop_candidate_nodes(view: SourceView, owners: Dict[Optional[ast.AST], List[ast.AST]]) -> List[ast.AST]:
+    """A rule's candidate nodes (`owners`: grouped by `owned_nodes`) in functions and module
+    code, in a file that may hold training code or be called from it."""
     if loop_facts(view) is None:
         return []
-    found = [node for node in view.nodes_of(ast.Call) if rule.ast_candidate(node, view)]
-    if not found:
-        return []
-    owners = owned_nodes(view, found)
     return [
         node
         for owner, nodes in owners.items()

@@ -7,9 +7,9 @@ result qualifies when it is dropped (an expression statement), summed (`total +=
 arithmetic), handed to a logging call or `print` (also in an f-string or a dict literal there), or bound
 to a name bound once in its function whose every read is one of those.
 
-Cost: one walk of the file's stdlib ast (parents, and the calls by callee name), the first time a name is
-asked; then per name O(its calls and the reads of the names they are bound to), each function's names
-indexed once. Linear in the file.
+Cost: `called_here` reads the view's calls, indexed once; `only_recorded`, one walk of the file's stdlib
+ast (parents, and the calls by callee name) the first time a name is asked, then per name O(its calls and
+the reads of the names they are bound to), each function's names indexed once. Linear in the file.
 """
 
 from __future__ import annotations
@@ -30,11 +30,13 @@ class ReturnedUses:
     """One file's answer, per function name, to "do its callers here only record, sum or drop what it
     returns?" (`only_recorded`); built on the first question."""
 
-    def __init__(self, tree: ast.Module) -> None:
-        self.tree = tree
+    def __init__(self, view) -> None:
+        self.tree = view.tree
+        self._view = view
         self._parents: Optional[Dict[int, ast.AST]] = None
         self._calls: Dict[str, List[ast.Call]] = {}
-        self._called: Set[str] = set()  # every name called, also as a method of another object (`agent.learn()`)
+        # every name called, also as a method of another object (`agent.learn()`)
+        self._called: Optional[Set[str]] = None
         self._verdicts: Dict[str, bool] = {}
         self._names: Dict[int, Dict[str, Tuple[int, List[ast.Name]]]] = {}
 
@@ -46,8 +48,13 @@ class ReturnedUses:
         return self._verdicts[name]
 
     def called_here(self, name: str) -> bool:
-        """Whether this file calls a function or method of that name, on any object."""
-        self._index()
+        """Whether this file calls a function or method of that name, on any object (from
+        the view's calls, indexed once: no walk of its own)."""
+        if self._called is None:
+            self._called = {
+                func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+                for func in (call.func for call in self._view.nodes_of(ast.Call))
+            }
         return name in self._called
 
     def _index(self) -> None:
@@ -58,9 +65,7 @@ class ReturnedUses:
             for child in ast.iter_child_nodes(node):
                 self._parents[id(child)] = node
             if isinstance(node, ast.Call):
-                func = node.func
-                self._called.add(func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", ""))
-                callee = _callee(func)
+                callee = _callee(node.func)
                 if callee is not None:
                     self._calls.setdefault(callee, []).append(node)
 

@@ -189,7 +189,7 @@ class HostSyncInHotPath(HotPathRule):
     def __init__(self, context) -> None:
         super().__init__(context)
         self._progress_bar: Set[int] = set()
-        self._returned_uses = ReturnedUses(context.view.tree)
+        self._returned_uses = ReturnedUses(context.view)
 
     @classmethod
     def ast_candidate(cls, node: ast.AST, view: SourceView) -> bool:

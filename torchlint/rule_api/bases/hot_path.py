@@ -22,7 +22,7 @@ from torchlint.analysis.hot_paths import METRIC_UPDATE, Reach, criterion_methods
 from torchlint.analysis.instance_flow import instance_flow
 from torchlint.analysis.loop_reach import LoopPass, loop_candidate_nodes
 from torchlint.analysis.modules import ClassIndex
-from torchlint.analysis.scopes import ast_own_nodes
+from torchlint.analysis.scopes import owned_nodes
 from torchlint.analysis.torch_calls import ast_other_framework_code
 from torchlint.analysis.loop_graph import CriterionUse
 from torchlint.analysis.loss_paths import CRITERION_METHODS
@@ -128,23 +128,29 @@ class HotPathRule(LoopPass, Rule):
 
     @classmethod
     def sites(cls, view: SourceView, config: Config) -> Iterator[ast.AST]:
-        """The candidates in the methods that may run per step, then (with `training_loops`)
-        the candidates in functions that may run per step; none in another framework's code.
-        The methods of a class holding none need no LibCST parse: the class's settings and
-        state are read from the stdlib ast (`class_settings`, `_cpu_state`)."""
+        """The candidates (`ast_candidate`, calls all) in the methods that may run per step,
+        then (with `training_loops`) those in functions that may run per step; none in
+        another framework's code. The methods of a class holding none need no LibCST parse:
+        the class's settings and state are read from the stdlib ast (`class_settings`,
+        `_cpu_state`). Cost: one test per call of the file, and the calls found placed in
+        their functions (`owned_nodes`)."""
         if ast_other_framework_code(view):
             return
-        yield from cls._method_candidates(view)
+        found = [node for node in view.nodes_of(ast.Call) if cls.ast_candidate(node, view)]
+        if not found:
+            return
+        owners = owned_nodes(view, found)
+        per_step = {
+            id(function)
+            for klass in view.nodes_of(ast.ClassDef)
+            for function in ast_class_methods(klass)
+            if may_run_per_step(function.name)
+        }
+        for owner, nodes in owners.items():
+            if id(owner) in per_step:
+                yield from nodes
         if cls.training_loops:
-            yield from loop_candidate_nodes(cls, view)
-
-    @classmethod
-    def _method_candidates(cls, view: SourceView) -> Iterator[ast.AST]:
-        """The candidates in the methods of classes that may run per step."""
-        for node in view.nodes_of(ast.ClassDef):
-            for function in ast_class_methods(node):
-                if may_run_per_step(function.name):
-                    yield from (inner for inner in ast_own_nodes(function) if cls.ast_candidate(inner, view))
+            yield from loop_candidate_nodes(view, owners)
 
     def method_reports(self, class_name: str, function) -> Iterator[Tuple[Report, bool]]:
         raise NotImplementedError

@@ -1,0 +1,92 @@
+"""The methods of a class that hold no rule's site are left out of the LibCST parse
+(torchlint/core/partial_parse.py): their rows stay, empty, and what TL003/TL005 read of
+the whole class (its settings, its CPU state) comes from the stdlib ast."""
+
+from __future__ import annotations
+
+import ast
+
+from cli_support import run_torchlint
+from torchlint.core.config import Config
+from torchlint.core.partial_parse import elide_statements
+from torchlint.core.source import split_lines
+from torchlint.engine import lint_text
+from torchlint.rule_api.registry import all_rules
+
+TRAINER = '''import torch
+
+
+class Trainer:
+    def __init__(self, model):
+        self.model = model
+        self.steps = torch.zeros(1)
+
+    # kept on the host: reading it syncs nothing
+    def reset(self):
+        self.steps = torch.zeros(1)
+
+    def training_step(self, batch):
+        loss = self.model(batch).mean()
+        loss.backward()
+        self.steps += 1
+        print(self.steps.item(), loss.item())
+        return loss
+
+    def describe(self):
+        return "trainer"
+'''
+
+MOVED_TO_GPU = TRAINER.replace(
+    "    def describe(self):", "    def to_gpu(self):\n        self.steps = self.steps.cuda()\n\n    def describe(self):"
+)
+
+
+def _rows(text: str, needle: str) -> int:
+    return next(row for row, line in enumerate(split_lines(text), 1) if needle in line)
+
+
+def test_a_method_without_a_site_keeps_its_rows_empty_and_the_others_stay_as_written():
+    tree = ast.parse(TRAINER)
+    sites = [_rows(TRAINER, "print(self.steps.item()")]
+    elided = elide_statements(TRAINER, tree, {1}, sites)
+    parsed = split_lines(elided.text)
+    assert len(parsed) == len(split_lines(TRAINER))  # every row where the file has it
+    for needle in ("def reset", "# kept on the host", "def describe", 'return "trainer"'):
+        assert parsed[_rows(TRAINER, needle) - 1] == "\n"
+    for needle in ("def __init__", "def training_step", "print(self.steps.item()"):
+        row = _rows(TRAINER, needle)
+        assert parsed[row - 1] == split_lines(TRAINER)[row - 1]
+    klass = elided.tree.body[1]
+    assert [node.name for node in klass.body] == ["__init__", "training_step"]
+    assert elided.whole(klass) is tree.body[1]  # the file's own class, whole
+
+
+def test_a_site_outside_the_methods_keeps_the_class_whole():
+    tree = ast.parse(TRAINER)
+    elided = elide_statements(TRAINER, tree, {1}, [_rows(TRAINER, "class Trainer")])
+    assert elided is None
+
+
+def test_state_a_left_out_method_moves_to_the_gpu_still_counts():
+    """`reset` and `to_gpu` hold no site, so LibCST does not parse them; the CPU state is
+    read from the whole class: moved to the GPU in one method, `self.steps` is a device
+    tensor, and reading it syncs."""
+    rules = [rule for rule in all_rules() if rule.code == "TL003"]
+
+    def synced_rows(text):
+        return sorted(d.location.row for d in lint_text(text, "trainer.py", Config(), rules).diagnostics)
+
+    row = _rows(TRAINER, "print(self.steps.item()")
+    assert synced_rows(TRAINER) == [row]  # `loss.item()` only: `self.steps` stays on the CPU
+    assert synced_rows(MOVED_TO_GPU) == [row, row]
+
+
+def test_the_cli_reports_what_the_whole_class_makes_true(tmp_path):
+    (tmp_path / "on_cpu.py").write_text(TRAINER)
+    (tmp_path / "on_gpu.py").write_text(MOVED_TO_GPU)
+    completed = run_torchlint(
+        "check", "--no-cache", "--select", "TL003", "--output-format", "concise", ".", cwd=tmp_path
+    )
+    lines = completed.stdout.decode().splitlines()
+    assert sum(line.startswith("on_gpu.py:") for line in lines) == 2
+    assert sum(line.startswith("on_cpu.py:") for line in lines) == 1
