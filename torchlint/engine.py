@@ -66,11 +66,14 @@ def needed_definitions(view: SourceView, config: Config, rules: Sequence[type]) 
 
 def focused(view: SourceView, focus: Sequence[Tuple[int, int]], rows: Sequence[int]) -> Tuple[Set[int], List[int]]:
     """What LibCST needs of a file whose findings are wanted only in the `focus` spans (a
-    definition, or a method, being edited): the top-level definitions they overlap, and the
-    site rows inside them, each span's first row among them (a method so named is parsed, the
-    other methods of its class are not, but `ALWAYS_KEPT_METHODS`), and whole, the other
-    top-level definitions that name them. What else makes a finding there (a loop that
-    reaches it, the class's settings) is read from the stdlib ast of the whole file."""
+    definition or a method being edited), as `elide_statements` takes it:
+    - the top-level definitions the spans overlap, and those that name one of them (a
+      function that runs or builds it: what a rule of the whole tree may need), whole;
+    - the rules' site rows inside the spans, and each span's first row: a class keeps the
+      methods the spans lie in (and `ALWAYS_KEPT_METHODS`), not the others.
+    What else makes a finding there (a loop that reaches it, the class's settings) is read
+    from the stdlib ast of the whole file. Cost: one pass over the top-level statements,
+    the text of each definition scanned once for the names."""
     body, spans = view.tree.body, view.statement_spans
     definitions = {
         index
