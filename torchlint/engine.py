@@ -216,13 +216,9 @@ def _lint_tree(
     CPython accepts must not exhaust the stack in a gate, a rule or LibCST."""
     if focus is None:
         result.facts = ast_facts(view, config, rules, result.errors)
-        rules = gated_rules(view, config, triggered_rules(view.text, view.path, config, rules))
-    else:  # only the rules that can fire in the focus, and only their facts
-        rules = [
-            rule
-            for rule in gated_rules(view, config, triggered_rules(view.text, view.path, config, rules))
-            if has_site_within(rule, view, config, focus)
-        ]
+    rules = gated_rules(view, config, triggered_rules(view.text, view.path, config, rules))
+    if focus is not None:  # only the rules that can fire in the focus, and only their facts
+        rules = [rule for rule in rules if has_site_within(rule, view, config, focus)]
         result.facts = ast_facts(view, config, rules, result.errors)
     if not rules:
         return result
@@ -249,7 +245,7 @@ def _lint_parsed(
     text, path = view.text, view.path
     source = cst_source(view.parse_text)
     needed = needed_definitions(view, config, rules)
-    rows = site_rows(view, rules) if needed is not None else []
+    rows = site_rows(view, config, rules) if needed is not None else []
     if focus is not None:
         needed, rows = focused(view, focus, rows)
     elided = elide_statements(source.text, view.tree, needed, rows)

@@ -45,33 +45,33 @@ def may_fire(rule: type, view, config) -> bool:
 def definitions_needed(rule: type, view, config) -> Optional[Set[int]]:
     """The top-level definitions (indexes in `view.tree.body`) holding the rule's sites;
     None (all of them) when the whole tree is a site."""
+    sites = all_sites(rule, view, config)
+    if any(isinstance(site, ast.Module) for site in sites):
+        return None
+    return definitions_around(view, sites)
+
+
+def all_sites(rule: type, view, config) -> List[ast.AST]:
+    """Every site of the rule in the file, asked of the rule once."""
     known = view.rule_sites.setdefault(rule, RuleSites())
     if known.sites is None:
         known.sites = list(_in_parsed_file(view, rule.sites(view, config)))
-    if any(isinstance(site, ast.Module) for site in known.sites):
-        return None
-    return definitions_around(view, known.sites)
+    return known.sites
 
 
 def has_site_within(rule: type, view, config, spans: Sequence[Tuple[int, int]]) -> bool:
     """Whether the rule has a site that starts in one of the (first row, last row) spans, or
     the whole tree as a site."""
-    definitions_needed(rule, view, config)
     return any(
         isinstance(site, ast.Module) or any(first <= site.lineno <= last for first, last in spans)
-        for site in view.rule_sites[rule].sites
+        for site in all_sites(rule, view, config)
     )
 
 
-def site_rows(view, rules) -> List[int]:
-    """The rows where the sites of these rules start (after `definitions_needed` asked each
-    rule for all of them): the methods holding none need no LibCST parse."""
-    return [
-        site.lineno
-        for rule in rules
-        for site in view.rule_sites[rule].sites or ()
-        if hasattr(site, "lineno")
-    ]
+def site_rows(view, config, rules) -> List[int]:
+    """The rows where the sites of these rules start: the methods holding none need no
+    LibCST parse."""
+    return [site.lineno for rule in rules for site in all_sites(rule, view, config) if hasattr(site, "lineno")]
 
 
 def _in_parsed_file(view, sites: Iterable[ast.AST]) -> Iterator[ast.AST]:

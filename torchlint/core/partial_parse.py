@@ -95,7 +95,11 @@ def statements_holding(view, needles: Iterable[str]) -> List[int]:
 def definitions_around(view, nodes: Iterable[ast.AST]) -> Set[int]:
     """The top-level definitions (indexes in `view.tree.body`) that hold these nodes."""
     body = view.tree.body
-    spans = [(first, last, index) for index, (first, last) in enumerate(view.statement_spans) if isinstance(body[index], DEFINITIONS)]
+    spans = [
+        (first, last, index)
+        for index, (first, last) in enumerate(view.statement_spans)
+        if isinstance(body[index], DEFINITIONS)
+    ]
     starts = [first for first, _, _ in spans]
     found = set()
     for node in nodes:
@@ -179,9 +183,7 @@ def _methods_left_out(statement: ast.ClassDef, site_rows: Sequence[int]) -> List
     if not inside:
         return []
     methods = [
-        (index, statement_span(child))
-        for index, child in enumerate(statement.body)
-        if isinstance(child, _FUNCTIONS)
+        (index, statement_span(child)) for index, child in enumerate(statement.body) if isinstance(child, _FUNCTIONS)
     ]
     starts = [span[0] for _, span in methods]
     holding = set()
@@ -195,6 +197,12 @@ def _methods_left_out(statement: ast.ClassDef, site_rows: Sequence[int]) -> List
         for index, _ in methods
         if index not in holding and statement.body[index].name not in ALWAYS_KEPT_METHODS
     ]
+
+
+def own_methods(statement: ast.ClassDef) -> List[ast.AST]:
+    """The `def`s and `async def`s of the class body itself (`classes.ast_class_methods`
+    also gives those under an `if` or `try`, which this module never leaves out)."""
+    return [child for child in statement.body if isinstance(child, _FUNCTIONS)]
 
 
 def _rows_of(statement: ast.ClassDef, left_out: Sequence[int]) -> Iterable[int]:

@@ -92,8 +92,8 @@ class HostSyncInHotPath(HotPathRule):
     needed on the host (a size, an index, a split, a loop, a branch, a returned number, a dict handed
     to another function) only with `check-host-values`, except in a metric's `update` (what it reads
     goes into the metric's state) and in loss code (`forward` of a class
-    named `...Loss` or `...Criterion`, a function named `...loss` or `loss_...`, a criterion a training loop differentiates,
-    built there, passed in as a parameter or returned by a factory of the tree), where the
+    named `...Loss` or `...Criterion`, a function named `...loss` or `loss_...`, a criterion a training loop
+    differentiates, built there, passed in as a parameter or returned by a factory of the tree), where the
     message gives the sync-free rewrite that fits (sort once and mask by rank instead of `topk` of a
     count; `clamp_min`/`clamp_max` for Python `min`/`max`; `torch.where` for a branch).
 
@@ -219,7 +219,8 @@ class HostSyncInHotPath(HotPathRule):
         criterion = not loss_path and not module_code and may_be_criterion(function, class_node)
         repeated = repeated_syncs(body, imports, sync_receiver)
         # a training step whose callers are in other files: what it hands back is read there on every step
-        stepping_elsewhere = self._called_elsewhere(function) and trains(nodes, imports)
+        called_elsewhere = self._called_elsewhere(function)
+        stepping_elsewhere = called_elsewhere and trains(nodes, imports)
         uses = name_uses(nodes, parents)
         memo = UseMemo()  # what the uses of each name say, asked once per name
         returned_memo = UseMemo()  # the same, where a `return` counts as recorded
@@ -278,7 +279,7 @@ class HostSyncInHotPath(HotPathRule):
             elif self._returned_to_recorders(function) and recorded(node, parents, uses, returned_memo, returned=True):
                 message += "; its callers here only sum, log or drop the number it returns"
                 yield Report(self, node, message), False
-            elif self._called_elsewhere(function) and recorded_then_returned(node, parents, uses):
+            elif called_elsewhere and recorded_then_returned(node, parents, uses):
                 message += (
                     "; it is recorded here and returned to callers in other files: where they only record it"
                     " too, return the tensor"

@@ -137,7 +137,7 @@ def handed_back(call, parents: Dict, uses: Dict[str, List]) -> bool:
     loss.item()`, `return -a.item(), b.item()`), or bound to a name that, until bound again, is returned
     and otherwise only recorded (`value = loss.item(); if eval: return value; ...; return value`).
     Cost: O(the name's uses)."""
-    node, parent = climb(call, parents)
+    node, _ = climb(call, parents)
     if _returned(node, parents):
         return True
     found = _returned_reads(call, parents, uses)

@@ -67,8 +67,8 @@ class ImplicitHostSyncInHotPath(HotPathRule):
     calls, as TL003 says) and training loops (a loop that runs a backward pass or an optimizer
     step, and what it calls on every iteration): a tensor tested by Python (`if t.any():`,
     `if not torch.isfinite(loss).all():`, `while err.max() > tol:`), converted by `bool(t)`
-    or `float(t)` or Python's `math.isnan(t)` (also of its copy: `float(loss.cpu())` reads a number as `.item()` does; and of a
-    detached tensor, `float(loss.detach())`: only a tensor has `.detach()`), and
+    or `float(t)` or Python's `math.isnan(t)` (also of its copy: `float(loss.cpu())` reads a
+    number as `.item()` does; and of a detached tensor, `float(loss.detach())`: only a tensor has `.detach()`), and
     `torch.nonzero` / `masked_select` whose data-dependent result feeds a
     `for` or an `if`. Off by default: select it with `--select TL005` or
     `extend-select = ["TL005"]`.

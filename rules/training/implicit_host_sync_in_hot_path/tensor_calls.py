@@ -25,7 +25,9 @@ TENSOR_METHODS = frozenset(
 )
 # torch functions and tensor methods whose result is a tensor where their first operand is
 # (`torch.abs(x.max())` is as much a device tensor as `x.max()`)
-ELEMENTWISE = frozenset({"abs", "neg", "sqrt", "rsqrt", "exp", "log", "log2", "log10", "square", "sigmoid", "tanh", "relu"})
+ELEMENTWISE = frozenset(
+    {"abs", "neg", "sqrt", "rsqrt", "exp", "log", "log2", "log10", "square", "sigmoid", "tanh", "relu"}
+)
 # what returns the gradients' total norm as a tensor (torch's, accelerate's, a trainer's wrapper of them)
 NORM_CLIPPERS = frozenset({"clip_grad_norm_", "clip_grad_norm"})
 # Python's tests of a number: they convert a tensor argument with `float()`

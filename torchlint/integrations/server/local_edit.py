@@ -29,7 +29,7 @@ from typing import List, Optional, Sequence, Tuple
 from torchlint.core import large_files
 from torchlint.core.diagnostics import Diagnostic, Location
 from torchlint.core.noqa import file_exemption
-from torchlint.core.partial_parse import ALWAYS_KEPT_METHODS, DEFINITIONS, statement_span, statement_spans
+from torchlint.core.partial_parse import ALWAYS_KEPT_METHODS, DEFINITIONS, own_methods, statement_span, statement_spans
 from torchlint.core.source import split_lines
 from torchlint.engine import lint_text
 from torchlint.integrations.server.reuse import differing_lines
@@ -193,19 +193,13 @@ def _edited_method(before: Outline, edit: Edit) -> Optional[ast.AST]:
     if not isinstance(klass, ast.ClassDef):
         return None
     first, last = edit.rows
-    spans = [(statement_span(m), m) for m in _own_methods(klass)]
+    spans = [(statement_span(m), m) for m in own_methods(klass)]
     method = next((m for (start, end), m in spans if start <= first and last <= end), None)
     if method is None or method.name in ALWAYS_KEPT_METHODS:
         return None  # the state and the forward pass the others read: the whole class
-    if not any(m.name == method.name and statement_span(m) == statement_span(method) for m in _own_methods(old_klass)):
+    if not any(m.name == method.name and statement_span(m) == statement_span(method) for m in own_methods(old_klass)):
         return None
     return method
-
-
-def _own_methods(klass: ast.ClassDef) -> List[ast.AST]:
-    """The methods of the class body itself (`classes.ast_class_methods` also gives those under
-    an `if` or `try`)."""
-    return [node for node in klass.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))]
 
 
 def _within(diagnostic: Diagnostic, spans: Sequence[Tuple[int, int]]) -> bool:
