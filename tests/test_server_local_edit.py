@@ -239,3 +239,55 @@ def test_a_method_under_an_if_in_the_class_body_is_not_blanked_out_of_its_block(
     got = local_edit.local_findings(before, found, edit, "model.py", config, rules)
     assert got is not None and _keys(got) == _keys(lint_text(edited, "model.py", config, rules).diagnostics)
     assert not any(d.code == "TL000" for d in got)
+
+
+def test_an_edit_inside_a_method_parses_that_method_alone():
+    """The outline after an edit inside one method of a class is the whole text's parse,
+    with the class's other methods the very nodes of the version before (only the edited
+    method was parsed), also for a decorated method and one whose rows follow a comment."""
+    source = (
+        "import torch\n\n\nclass Trainer:\n    scale = 2\n\n    def __init__(self):\n        self.steps = 0\n\n"
+        "    # the step\n    @torch.no_grad()\n    def step(self, batch):\n        return batch.sum() * 2\n\n"
+        "    def other(self):\n        return 1\n"
+    )
+    before = local_edit.outline(source)
+    for old, new in (("* 2", "* 3"), ("torch.no_grad()", "torch.inference_mode()"), ("steps = 0", "steps = 1")):
+        edited = source.replace(old, new)
+        edit = local_edit.edited(before, edited)
+        assert edit is not None and edit.rows is not None, new
+        whole = ast.dump(ast.parse(edited), include_attributes=True)
+        assert ast.dump(edit.after.tree, include_attributes=True) == whole, new
+        kept = [a is b for a, b in zip(before.tree.body[1].body, edit.after.tree.body[1].body)]
+        assert kept.count(False) == 1, new
+    # the class-level statement alone too; an edit between statements (the comment) parses the
+    # class, one that breaks the method nothing
+    edit = local_edit.edited(before, source.replace("scale = 2", "scale = 3"))
+    assert [a is b for a, b in zip(before.tree.body[1].body, edit.after.tree.body[1].body)].count(False) == 1
+    edit = local_edit.edited(before, source.replace("# the step", "# the steps"))
+    assert edit is not None and all(a is not b for a, b in zip(before.tree.body[1].body, edit.after.tree.body[1].body))
+    assert local_edit.edited(before, source.replace("return 1", "return (1")) is None
+
+
+def test_an_edit_of_a_class_docstring_lints_no_method_of_the_class(monkeypatch):
+    """An edit inside a trainer's docstring is focused on the docstring: no rule has a site
+    there, so LibCST parses nothing, and the methods' findings are carried over."""
+    from torchlint.core.config import Config
+    from torchlint.engine import lint_text
+    from torchlint.rule_api.registry import all_rules, selected_codes
+    import torchlint.engine as engine
+
+    config = Config()
+    rules = [rule for rule in all_rules() if rule.code in set(selected_codes(config))]
+    source = (
+        "import torch\n\n\nclass Trainer:\n    \"\"\"Runs 10 steps.\"\"\"\n\n"
+        "    def training_step(self, batch):\n        loss = batch.sum()\n        print(loss.item())\n        return loss\n"
+    )
+    found = lint_text(source, "model.py", config, rules).diagnostics
+    assert [d.code for d in found] == ["TL003"]
+    before = local_edit.outline(source)
+    edited = source.replace("10 steps", "20 steps")
+    edit = local_edit.edited(before, edited)
+    parsed = []
+    monkeypatch.setattr(engine, "parse_module", lambda text: parsed.append(text))
+    got = local_edit.local_findings(before, found, edit, "model.py", config, rules)
+    assert parsed == [] and _keys(got) == _keys(found)

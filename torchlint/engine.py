@@ -17,7 +17,13 @@ from torchlint.core.collector import collector_paused
 from torchlint.core.config import Config
 from torchlint.fixing.apply import without_unfixable
 from torchlint.core.gating import definitions_needed, has_site_within, may_fire, site_rows
-from torchlint.core.partial_parse import DEFINITIONS, elide_statements, names_none
+from torchlint.core.partial_parse import (
+    ALWAYS_KEPT_METHODS,
+    DEFINITIONS,
+    FOCUS_KEPT_METHODS,
+    elide_statements,
+    names_none,
+)
 from torchlint.core import large_files as large_text
 from torchlint.core.diagnostics import SYNTAX_CODE, Diagnostic, FileResult, Location
 from torchlint.core.lazy import cst
@@ -70,9 +76,9 @@ def focused(view: SourceView, focus: Sequence[Tuple[int, int]], rows: Sequence[i
     - the top-level definitions the spans overlap, and those that name one of them (a
       function that runs or builds it: what a rule of the whole tree may need), whole;
     - the rules' site rows inside the spans, and each span's first row: a class keeps the
-      methods the spans lie in (and `ALWAYS_KEPT_METHODS`), not the others.
-    What else makes a finding there (a loop that reaches it, the class's settings) is read
-    from the stdlib ast of the whole file. Cost: one pass over the top-level statements,
+      methods the spans lie in and `FOCUS_KEPT_METHODS`, not the others (not `__init__`).
+    What else makes a finding there (a loop that reaches it, the class's settings and
+    state) is read from the stdlib ast of the whole file. Cost: one pass over the top-level statements,
     the text of each definition scanned once for the names."""
     body, spans = view.tree.body, view.statement_spans
     definitions = {
@@ -246,9 +252,11 @@ def _lint_parsed(
     source = cst_source(view.parse_text)
     needed = needed_definitions(view, config, rules)
     rows = site_rows(view, config, rules) if needed is not None else []
+    kept_methods = ALWAYS_KEPT_METHODS
     if focus is not None:
         needed, rows = focused(view, focus, rows)
-    elided = elide_statements(source.text, view.tree, needed, rows)
+        kept_methods = FOCUS_KEPT_METHODS
+    elided = elide_statements(source.text, view.tree, needed, rows, kept_methods)
     try:
         if parser is None:
             module = parse_module(source.text if elided is None else elided.text)

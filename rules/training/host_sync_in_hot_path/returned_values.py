@@ -7,9 +7,10 @@ result qualifies when it is dropped (an expression statement), summed (`total +=
 arithmetic), handed to a logging call or `print` (also in an f-string or a dict literal there), or bound
 to a name bound once in its function whose every read is one of those.
 
-Cost: `called_here` reads the view's calls, indexed once; `only_recorded`, one walk of the file's stdlib
-ast (parents, and the calls by callee name) the first time a name is asked, then per name O(its calls and
-the reads of the names they are bound to), each function's names indexed once. Linear in the file.
+Cost: `called_here` and `only_recorded` read the view's calls, indexed once; `only_recorded` per name
+O(its calls and the reads of the names they are bound to), with one walk (for the parents) of each function
+holding such a call (of the whole file for a call outside any function), each function's names indexed
+once. Linear in the file.
 """
 
 from __future__ import annotations
@@ -17,13 +18,14 @@ from __future__ import annotations
 import ast
 from typing import Dict, List, Optional, Set, Tuple
 
-from torchlint.analysis.scopes import ast_own_nodes
+from torchlint.analysis.scopes import ast_own_nodes, owned_nodes
 from torchlint.core.walk import ast_nodes
 from torchlint.rules.training.host_sync_in_hot_path.value_uses import sink_function, sink_method
 
 _ACCUMULATING = (ast.Add, ast.Sub)
 _ARITHMETIC = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv)
 _RECEIVERS = ("self", "cls")
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
 class ReturnedUses:
@@ -33,8 +35,9 @@ class ReturnedUses:
     def __init__(self, view) -> None:
         self.tree = view.tree
         self._view = view
-        self._parents: Optional[Dict[int, ast.AST]] = None
-        self._calls: Dict[str, List[ast.Call]] = {}
+        self._parents: Dict[int, ast.AST] = {}
+        self._walked: Set[int] = set()  # ids of the functions (or the module) whose parents are known
+        self._calls: Optional[Dict[str, List[ast.Call]]] = None
         # every name called, also as a method of another object (`agent.learn()`)
         self._called: Optional[Set[str]] = None
         self._verdicts: Dict[str, bool] = {}
@@ -42,8 +45,8 @@ class ReturnedUses:
 
     def only_recorded(self, name: str) -> bool:
         if name not in self._verdicts:
-            self._index()
-            calls = self._calls.get(name, [])
+            calls = self._calls_by_callee().get(name, [])
+            self._know_parents(calls)
             self._verdicts[name] = bool(calls) and all(self._qualifies(call, bound=True) for call in calls)
         return self._verdicts[name]
 
@@ -57,17 +60,30 @@ class ReturnedUses:
             }
         return name in self._called
 
-    def _index(self) -> None:
-        if self._parents is not None:
-            return
-        self._parents = {}
-        for node in ast_nodes(self.tree):
-            for child in ast.iter_child_nodes(node):
-                self._parents[id(child)] = node
-            if isinstance(node, ast.Call):
+    def _calls_by_callee(self) -> Dict[str, List[ast.Call]]:
+        if self._calls is None:
+            self._calls = {}
+            for node in self._view.nodes_of(ast.Call):
                 callee = _callee(node.func)
                 if callee is not None:
                     self._calls.setdefault(callee, []).append(node)
+        return self._calls
+
+    def _know_parents(self, calls: List[ast.Call]) -> None:
+        """The parents of everything in the functions that hold `calls` (in the whole file
+        where one lies outside a function's body): what `_qualifies` climbs, and the
+        scope its bindings are read in."""
+        owners = owned_nodes(self._view, calls)
+        regions = [owner for owner in owners if isinstance(owner, _FUNCTIONS)]
+        if sum(len(owners[owner]) for owner in regions) < len(calls):
+            regions = [self.tree]  # module code, a lambda, a class body, a default: climb from anywhere
+        for region in regions:
+            if id(region) in self._walked or id(region) in self._parents:  # walked, or inside one walked
+                continue
+            self._walked.add(id(region))
+            for node in ast_nodes(region):
+                for child in ast.iter_child_nodes(node):
+                    self._parents[id(child)] = node
 
     def _qualifies(self, expression: ast.AST, bound: bool) -> bool:
         """Whether the value of `expression` is only dropped, summed or recorded; `bound`: a name it is
@@ -106,7 +122,7 @@ class ReturnedUses:
 
     def _scope_of(self, node: ast.AST) -> ast.AST:
         parent = self._parents.get(id(node))
-        while parent is not None and not isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
+        while parent is not None and not isinstance(parent, (*_FUNCTIONS, ast.Module)):
             parent = self._parents.get(id(parent))
         return parent if parent is not None else self.tree
 

@@ -1,8 +1,8 @@
 """A version's findings at once after an edit inside top-level definitions: a lint of the
-whole text focused on the edited definitions, or on the one method of a class the edit
-lies in (`engine.focused`: LibCST parses only those, with the module's other statements;
-what reaches them is read from the stdlib ast of the whole text), the findings elsewhere
-carried over from the version before.
+whole text focused on the edited definitions, or on the one statement of a class's body
+(a method, its docstring) the edit lies in (`engine.focused`: LibCST parses only those,
+with the module's other statements; what reaches them is read from the stdlib ast of the
+whole text), the findings elsewhere carried over from the version before.
 
 A finding outside the edited definitions can depend on them (a training loop elsewhere
 that reaches a method edited here), and one inside them on a definition LibCST did not
@@ -14,14 +14,16 @@ It applies only where every difference between the two versions lies inside top-
 findings below an edit that added or removed lines move with their rows, unless one names a
 row in its message), in files of ordinary size with no file-wide `noqa` in either version.
 
-Cost: a comparison of the two texts in C, a stdlib-ast parse of the edited definition alone
-(of the whole text where the edit added or removed lines or spans statements), the stdlib-ast
-facts of the whole text, and a LibCST parse and traversal of what is kept.
+Cost: a comparison of the two texts in C, a stdlib-ast parse of the edited class member or
+definition alone (of the whole text where the edit added or removed lines or spans
+statements), the stdlib-ast facts of the whole text, and a LibCST parse and traversal of
+what is kept.
 """
 
 from __future__ import annotations
 
 import ast
+import copy
 import re
 from dataclasses import dataclass, replace
 from typing import List, Optional, Sequence, Tuple
@@ -29,13 +31,16 @@ from typing import List, Optional, Sequence, Tuple
 from torchlint.core import large_files
 from torchlint.core.diagnostics import Diagnostic, Location
 from torchlint.core.noqa import file_exemption
-from torchlint.core.partial_parse import ALWAYS_KEPT_METHODS, DEFINITIONS, own_methods, statement_span, statement_spans
+from torchlint.core.partial_parse import DEFINITIONS, statement_span, statement_spans
 from torchlint.core.source import split_lines
 from torchlint.engine import lint_text
 from torchlint.integrations.server.reuse import differing_lines
 
 # how findings name a row of the file in their messages ("(line 35)", "at model.py:22")
 _NAMED_ROW = re.compile(r"\bline \d|\.pyi?:\d")
+# a module's forward pass, which rules check from their site on its class (TL002): an edit
+# there lints the class
+_CLASS_READ_METHODS = ("forward",)
 
 
 @dataclass(frozen=True)
@@ -95,9 +100,10 @@ def edited(before: Outline, text: str) -> Optional[Edit]:
 
 def _one_statement_edited(before: Outline, text: str) -> Optional[Edit]:
     """`edited` for an edit inside one definition that keeps its rows, parsing that
-    definition alone: the rest of the text is the same, and a definition that parses alone
-    closes every bracket, string and block it opens, so the module is the same statements
-    with this one in place. None where that does not hold (then the whole text is parsed)."""
+    definition alone (`_reparsed`): the rest of the text is the same, and a definition that
+    parses alone closes every bracket, string and block it opens, so the module is the same
+    statements with this one in place. None where that does not hold (then the whole text
+    is parsed)."""
     first, old_end, new_end = differing_lines(before.text, text)
     growth = len(text) - len(before.text)
     if before.text.count("\n", first, old_end) != text.count("\n", first, new_end):
@@ -107,29 +113,71 @@ def _one_statement_edited(before: Outline, text: str) -> Optional[Edit]:
     )
     if index is None:
         return None
-    old = before.tree.body[index]
+    first_row = text.count("\n", 0, first) + 1
+    rows = (first_row, first_row + text.count("\n", first, new_end) - (1 if text.endswith("\n", 0, new_end) else 0))
     start, end = before.offsets[index]
-    try:
-        parsed = ast.parse(text[start : end + growth]).body
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
-    if len(parsed) != 1 or not _same_definition(old, parsed[0]):
-        return None
-    statement = ast.increment_lineno(parsed[0], before.spans[index][0] - 1)
-    if statement_span(statement) != before.spans[index]:
+    statement = _reparsed(before.tree.body[index], before.spans[index], text[start : end + growth], rows)
+    if statement is None:
         return None
     body = list(before.tree.body)
     body[index] = statement
     offsets = before.offsets[:index] + ((start, end + growth),) + tuple(
         (later_start + growth, later_end + growth) for later_start, later_end in before.offsets[index + 1 :]
     )
-    first_row = text.count("\n", 0, first) + 1
-    rows = (first_row, first_row + text.count("\n", first, new_end) - (1 if text.endswith("\n", 0, new_end) else 0))
     return Edit(Outline(text, ast.Module(body=body, type_ignores=[]), before.spans, offsets), [index], rows)
 
 
+def _reparsed(old: ast.stmt, span: Tuple[int, int], source: str, rows: Tuple[int, int]) -> Optional[ast.stmt]:
+    """The top-level statement `old` (at rows `span`) with its new `source`, every difference
+    in `rows`: in a class, only the statement of its body the rows lie in (a method, the
+    docstring) is parsed, the others kept; else the whole statement. None if that does not parse to a definition of
+    the same kind, name and rows. Cost: a parse of what is parsed (its rows placed by
+    leading empty rows, so nothing walks it to number them)."""
+    if isinstance(old, ast.ClassDef):
+        spans = [(i, statement_span(child)) for i, child in enumerate(old.body)]
+        around = next(((i, (first, last)) for i, (first, last) in spans if first <= rows[0] <= rows[1] <= last), None)
+        if around is not None:
+            index, (first, last) = around
+            member_source = "".join(split_lines(source)[first - span[0] : last - span[0] + 1])
+            member = _parsed_at("class _:\n" + member_source, first - 1, old.body[index], (first, last), in_class=True)
+            if member is None:
+                return None
+            klass = copy.copy(old)
+            klass.body = old.body[:index] + [member] + old.body[index + 1 :]
+            return klass
+    return _parsed_at(source, span[0], old, span)
+
+
+def _parsed_at(
+    source: str, row: int, old: ast.stmt, span: Tuple[int, int], in_class: bool = False
+) -> Optional[ast.stmt]:
+    """The one statement `source` holds, parsed as if it began at `row` (`in_class`: the
+    one statement of the class `source` opens, a class member given a class to parse in),
+    if it is a definition (`in_class`: a statement) of `old`'s kind and name at `old`'s
+    `span`; else None."""
+    try:
+        parsed = ast.parse("\n" * (row - 1) + source).body
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    if len(parsed) != 1:
+        return None
+    statement = parsed[0]
+    if in_class:
+        if len(statement.body) != 1:
+            return None
+        statement = statement.body[0]
+    if not (_same_member if in_class else _same_definition)(old, statement) or statement_span(statement) != span:
+        return None
+    return statement
+
+
 def _same_definition(old: ast.stmt, new: ast.stmt) -> bool:
-    return isinstance(new, DEFINITIONS) and type(old) is type(new) and old.name == new.name
+    return isinstance(new, DEFINITIONS) and _same_member(old, new)
+
+
+def _same_member(old: ast.stmt, new: ast.stmt) -> bool:
+    """The same kind of statement and, for a definition, the same name."""
+    return type(old) is type(new) and getattr(old, "name", None) == getattr(new, "name", None)
 
 
 def changed_definitions(before: Outline, after: Outline) -> Optional[List[int]]:
@@ -161,15 +209,15 @@ def local_findings(
     before: Outline, found: Sequence[Diagnostic], edit: Edit, display: str, config, rules: Sequence[type]
 ) -> Optional[List[Diagnostic]]:
     """The findings of `edit.after` (without fixes): those in what the edit changed since
-    `before` (the top-level definitions, or the one method of a class every difference lies
-    in) from a lint focused on it (`engine.focused`), the others `found` in `before`. None
+    `before` (the top-level definitions, or the one statement of a class every difference
+    lies in) from a lint focused on it (`engine.focused`), the others `found` in `before`. None
     where this does not apply (see the module doc)."""
     after, changed = edit.after, edit.changed
     if large_files.is_large(after.text) or any(file_exemption(after.text)) or any(file_exemption(before.text)):
         return None  # a file-wide noqa in either version hides findings of the other's statements
-    method = _edited_method(before, edit)
-    if method is not None:
-        old_spans = new_spans = [statement_span(method)]
+    member = _edited_member(before, edit)
+    if member is not None:
+        old_spans = new_spans = [statement_span(member)]
     else:
         old_spans = [before.spans[index] for index in changed]
         new_spans = [after.spans[index] for index in changed]
@@ -183,9 +231,10 @@ def local_findings(
     return sorted(kept + [replace(d, fix=None) for d in carried], key=lambda d: d.sort_key)
 
 
-def _edited_method(before: Outline, edit: Edit) -> Optional[ast.AST]:
-    """The method of a top-level class every difference of a row-keeping edit lies in, if
-    the class's version before has the same method at the same rows; else None."""
+def _edited_member(before: Outline, edit: Edit) -> Optional[ast.AST]:
+    """The statement of a top-level class's body (a method, the docstring, an attribute)
+    every difference of a row-keeping edit lies in, if the class's version before has the
+    same statement at the same rows; else None."""
     if edit.rows is None or len(edit.changed) != 1:
         return None
     index = edit.changed[0]
@@ -193,13 +242,13 @@ def _edited_method(before: Outline, edit: Edit) -> Optional[ast.AST]:
     if not isinstance(klass, ast.ClassDef):
         return None
     first, last = edit.rows
-    spans = [(statement_span(m), m) for m in own_methods(klass)]
-    method = next((m for (start, end), m in spans if start <= first and last <= end), None)
-    if method is None or method.name in ALWAYS_KEPT_METHODS:
-        return None  # the state and the forward pass the others read: the whole class
-    if not any(m.name == method.name and statement_span(m) == statement_span(method) for m in own_methods(old_klass)):
+    member = next((m for m in klass.body if statement_span(m)[0] <= first <= last <= statement_span(m)[1]), None)
+    if member is None or getattr(member, "name", None) in _CLASS_READ_METHODS:
         return None
-    return method
+    span = statement_span(member)
+    if not any(_same_member(old, member) and statement_span(old) == span for old in old_klass.body):
+        return None
+    return member
 
 
 def _within(diagnostic: Diagnostic, spans: Sequence[Tuple[int, int]]) -> bool:
