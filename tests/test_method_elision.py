@@ -51,13 +51,13 @@ def test_a_method_without_a_site_keeps_its_rows_empty_and_the_others_stay_as_wri
     elided = elide_statements(TRAINER, tree, {1}, sites)
     parsed = split_lines(elided.text)
     assert len(parsed) == len(split_lines(TRAINER))  # every row where the file has it
-    for needle in ("def reset", "# kept on the host", "def describe", 'return "trainer"'):
+    for needle in ("def __init__", "def reset", "# kept on the host", "def describe", 'return "trainer"'):
         assert parsed[_rows(TRAINER, needle) - 1] == "\n"
-    for needle in ("def __init__", "def training_step", "print(self.steps.item()"):
+    for needle in ("class Trainer", "def training_step", "print(self.steps.item()"):
         row = _rows(TRAINER, needle)
         assert parsed[row - 1] == split_lines(TRAINER)[row - 1]
     klass = elided.tree.body[1]
-    assert [node.name for node in klass.body] == ["__init__", "training_step"]
+    assert [node.name for node in klass.body] == ["training_step"]
     assert elided.whole(klass) is tree.body[1]  # the file's own class, whole
 
 
@@ -68,8 +68,8 @@ def test_a_site_outside_the_methods_keeps_the_class_whole():
 
 
 def test_state_a_left_out_method_moves_to_the_gpu_still_counts():
-    """`reset` and `to_gpu` hold no site, so LibCST does not parse them; the CPU state is
-    read from the whole class: moved to the GPU in one method, `self.steps` is a device
+    """`__init__`, `reset` and `to_gpu` hold no site, so LibCST does not parse them; the CPU
+    state is read from the whole class: moved to the GPU in one method, `self.steps` is a device
     tensor, and reading it syncs."""
     rules = [rule for rule in all_rules() if rule.code == "TL003"]
 

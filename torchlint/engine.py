@@ -17,13 +17,7 @@ from torchlint.core.collector import collector_paused
 from torchlint.core.config import Config
 from torchlint.fixing.apply import without_unfixable
 from torchlint.core.gating import definitions_needed, has_site_within, may_fire, site_rows
-from torchlint.core.partial_parse import (
-    ALWAYS_KEPT_METHODS,
-    DEFINITIONS,
-    FOCUS_KEPT_METHODS,
-    elide_statements,
-    names_none,
-)
+from torchlint.core.partial_parse import DEFINITIONS, elide_statements, names_none
 from torchlint.core import large_files as large_text
 from torchlint.core.diagnostics import SYNTAX_CODE, Diagnostic, FileResult, Location
 from torchlint.core.lazy import cst
@@ -76,7 +70,7 @@ def focused(view: SourceView, focus: Sequence[Tuple[int, int]], rows: Sequence[i
     - the top-level definitions the spans overlap, and those that name one of them (a
       function that runs or builds it: what a rule of the whole tree may need), whole;
     - the rules' site rows inside the spans, and each span's first row: a class keeps the
-      methods the spans lie in and `FOCUS_KEPT_METHODS`, not the others (not `__init__`).
+      methods the spans lie in (and `ALWAYS_KEPT_METHODS`), not the others.
     What else makes a finding there (a loop that reaches it, the class's settings and
     state) is read from the stdlib ast of the whole file. Cost: one pass over the top-level statements,
     the text of each definition scanned once for the names."""
@@ -252,11 +246,9 @@ def _lint_parsed(
     source = cst_source(view.parse_text)
     needed = needed_definitions(view, config, rules)
     rows = site_rows(view, config, rules) if needed is not None else []
-    kept_methods = ALWAYS_KEPT_METHODS
     if focus is not None:
         needed, rows = focused(view, focus, rows)
-        kept_methods = FOCUS_KEPT_METHODS
-    elided = elide_statements(source.text, view.tree, needed, rows, kept_methods)
+    elided = elide_statements(source.text, view.tree, needed, rows)
     try:
         if parser is None:
             module = parse_module(source.text if elided is None else elided.text)
@@ -285,7 +277,8 @@ def _lint_parsed(
     if parser is not None:
         context.known_ranges = parser.ranges
         context.known_suppressions = parser.suppressions
-    crashed = _traverse(module, [rule(context) for rule in rules])
+    instances = [rule(context) for rule in rules]
+    crashed = _traverse(module, instances)
     findings = []
     for report in context.reports:
         code = report.rule.code
@@ -295,11 +288,21 @@ def _lint_parsed(
             findings.append((code, context.diagnostic(report)))
         except Exception as error:
             crashed[code] = error
+    _release(instances, context)
     result.diagnostics.extend(d for code, d in findings if d is not None and code not in crashed)
     result.facts = context.record.without_pending_of(crashed)
     for code, error in crashed.items():
         result.errors.append(f"{path}: rule {code} crashed: {describe(error)}")
     return result
+
+
+def _release(instances: Sequence[Rule], context: RuleContext) -> None:
+    """Drop what the file's rules hold: a report refers to its rule, which keeps its reports
+    and the context, so without this the file's trees would wait for the cycle collector
+    (a pass over every object, paused while a file is linted) instead of going at once."""
+    for instance in instances:
+        instance.__dict__.clear()
+    context.reports.clear()
 
 
 def describe(error: BaseException) -> str:

@@ -11,10 +11,10 @@ still there. Positions need nothing more: they are resolved per top-level statem
 placed at the rows the stdlib ast gives (torchlint/core/positions.py); `Elided.file_row`
 maps a row of the parsed text back for anything resolved on the whole module.
 
-Inside a kept class, a method of the class body that holds no site (and is neither
-`__init__` nor `forward`, which analyses of the class read) keeps its rows but not its
-code: LibCST reads an empty row about twenty times faster than a row of code, and every
-position in the class stays the file's. The statement tree then holds a copy of the class
+Inside a kept class, a method of the class body that holds no site (and is not `forward`,
+which analyses of the class read) keeps its rows but not its code: LibCST reads an empty
+row about twenty times faster than a row of code, and every position in the class stays
+the file's. The statement tree then holds a copy of the class
 without those methods, lining up with the LibCST module; `Elided.whole` gives the file's
 class back, whose stdlib ast analyses of the whole class read (a trainer's settings and
 state, set in methods LibCST never sees).
@@ -35,12 +35,10 @@ from torchlint.core.walk import ast_nodes
 
 DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
-# what analyses of a class read besides the methods that hold sites: its state and its forward pass
-# (TL004's fix runs a layer under cuDNN's flags where `forward` calls it)
-ALWAYS_KEPT_METHODS = ("__init__", "forward")
-# the same where only some methods' findings are wanted (`engine.focused`), the state read from the
-# stdlib ast alone
-FOCUS_KEPT_METHODS = ("forward",)
+# what analyses of a class read besides the methods that hold sites: its forward pass (TL004's fix
+# runs a layer under cuDNN's flags where `forward` calls it); its state, set in `__init__` and
+# elsewhere, they read from the stdlib ast
+ALWAYS_KEPT_METHODS = ("forward",)
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
@@ -131,18 +129,13 @@ def names_none(names: KeysView[str], ascii_names: bool, text: str) -> bool:
 
 
 def elide_statements(
-    text: str,
-    tree: ast.Module,
-    needed: Optional[Set[int]],
-    site_rows: Sequence[int] = (),
-    kept_methods: Sequence[str] = ALWAYS_KEPT_METHODS,
+    text: str, tree: ast.Module, needed: Optional[Set[int]], site_rows: Sequence[int] = ()
 ) -> Optional[Elided]:
     """`text` (which `tree` was parsed from) without the top-level definitions that are
     not `needed` and that no kept statement names (nor the blank and comment rows just
     above them), and with the rows of the methods of a needed class that hold none of
-    `site_rows` (the rows where rules' sites start: see `_methods_left_out`) and are not
-    named in `kept_methods` left empty; None when every statement is kept (`needed` None:
-    a rule needs all)."""
+    `site_rows` (the rows where rules' sites start: see `_methods_left_out`) left empty;
+    None when every statement is kept (`needed` None: a rule needs all)."""
     if needed is None:
         return None
     body = tree.body
@@ -152,7 +145,7 @@ def elide_statements(
     _keep_named(body, keep, spans, lines)
     rows_of_sites = sorted(site_rows)
     left_out = {
-        index: _methods_left_out(statement, rows_of_sites, kept_methods)
+        index: _methods_left_out(statement, rows_of_sites)
         for index, statement in enumerate(body)
         if index in needed and isinstance(statement, ast.ClassDef)
     }
@@ -181,9 +174,9 @@ def elide_statements(
     return Elided(kept_text, rows, ast.Module(body=kept_body, type_ignores=[]), originals)
 
 
-def _methods_left_out(statement: ast.ClassDef, site_rows: Sequence[int], kept_methods: Sequence[str]) -> List[int]:
+def _methods_left_out(statement: ast.ClassDef, site_rows: Sequence[int]) -> List[int]:
     """The indexes in a class's body of the methods LibCST need not parse: those of the
-    class body itself that hold no site, but `kept_methods`; none where a site lies
+    class body itself that hold no site, but `ALWAYS_KEPT_METHODS`; none where a site lies
     elsewhere in the class (its header, a class-level statement, a nested class, a method
     under `if`), as a rule then reads the class whole. Cost: O(class body + log sites)."""
     first, last = statement_span(statement)
@@ -204,7 +197,7 @@ def _methods_left_out(statement: ast.ClassDef, site_rows: Sequence[int], kept_me
     return [
         index
         for index, _ in methods
-        if index not in holding and statement.body[index].name not in kept_methods
+        if index not in holding and statement.body[index].name not in ALWAYS_KEPT_METHODS
     ]
 
 
