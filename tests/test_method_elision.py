@@ -90,3 +90,44 @@ def test_the_cli_reports_what_the_whole_class_makes_true(tmp_path):
     lines = completed.stdout.decode().splitlines()
     assert sum(line.startswith("on_gpu.py:") for line in lines) == 2
     assert sum(line.startswith("on_cpu.py:") for line in lines) == 1
+
+
+HEAVY = '''import torch
+import wandb
+
+
+class Trainer:
+    """Runs the steps."""
+
+    def __init__(self, model):
+        self.model = model
+
+    def step(self, batch):
+        return self.model(batch).sum()
+
+    def log(self, value):
+        wandb.log({"loss": value})
+'''
+
+
+def test_a_heavy_import_keeps_only_the_methods_that_name_it(tmp_path, monkeypatch):
+    """TL001 moves `import wandb` into the functions that use it: of a class, it needs the
+    methods naming it parsed, not the others (the class whole where its docstring, a
+    class-level statement or a comment between methods names it)."""
+    import torchlint.engine as engine
+
+    rules = [rule for rule in all_rules() if rule.code == "TL001"]
+    parsed = []
+    parse = engine.parse_module
+    monkeypatch.setattr(engine, "parse_module", lambda text: parsed.append(text) or parse(text))
+    assert [d.code for d in lint_text(HEAVY, "trainer.py", Config(), rules).diagnostics] == ["TL001"]
+    assert "def log" in parsed[-1] and "def step" not in parsed[-1] and "def __init__" not in parsed[-1]
+    named_in_docstring = HEAVY.replace("Runs the steps.", "Runs the steps, logged to wandb.")
+    lint_text(named_in_docstring, "trainer.py", Config(), rules)
+    assert "def step" in parsed[-1]
+    (tmp_path / "trainer.py").write_text(HEAVY)
+    run_torchlint("check", "--no-cache", "--select", "TL001", "--fix", ".", cwd=tmp_path)
+    fixed = (tmp_path / "trainer.py").read_text()
+    assert fixed == HEAVY.replace("import wandb\n", "", 1).replace(
+        '        wandb.log(', '        import wandb\n\n        wandb.log('
+    )

@@ -75,12 +75,36 @@ def statement_span(statement: ast.stmt) -> Tuple[int, int]:
 
 
 def definitions_holding(view, needles: Iterable[str]) -> List[ast.stmt]:
-    """The top-level definitions whose text holds one of `needles`, as sites (see
-    `Rule.sites`); without needles, the whole tree."""
+    """The definitions whose text holds one of `needles`, as sites (see `Rule.sites`): the
+    top-level functions, and of a class the methods of its body that hold one, or the
+    class itself where something else in it does (its header, a class-level statement, a
+    comment between methods); without needles, the whole tree. Cost: the text of each
+    statement holding one scanned again, a class's in parts."""
     if not needles:
         return [view.tree]
-    body = view.tree.body
-    return [body[index] for index in statements_holding(view, needles) if isinstance(body[index], DEFINITIONS)]
+    needles = tuple(set(needles))
+    body, lines = view.tree.body, view.parse_lines
+    found: List[ast.stmt] = []
+    for index in statements_holding(view, needles):
+        statement = body[index]
+        if isinstance(statement, ast.ClassDef):
+            found.extend(_members_holding(statement, needles, lines))
+        elif isinstance(statement, DEFINITIONS):
+            found.append(statement)
+    return found
+
+
+def _members_holding(klass: ast.ClassDef, needles: Tuple[str, ...], lines: Sequence[str]) -> List[ast.stmt]:
+    """The methods of the class body holding a needle; the class if its other rows do."""
+    first, last = statement_span(klass)
+    spans = [(child, statement_span(child)) for child in klass.body if isinstance(child, _FUNCTIONS)]
+    in_methods = {row for _, (start, end) in spans for row in range(start, end + 1)}
+    rest = "".join(lines[row - 1] for row in range(first, last + 1) if row not in in_methods)
+    if any(needle in rest for needle in needles):
+        return [klass]
+    return [
+        method for method, (start, end) in spans if any(needle in "".join(lines[start - 1 : end]) for needle in needles)
+    ]
 
 
 def statements_holding(view, needles: Iterable[str]) -> List[int]:
