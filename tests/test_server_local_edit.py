@@ -14,7 +14,7 @@ pytest.importorskip("pygls")
 
 from test_server_reuse import finding_key, _replaced, cli_findings, linted_versions  # noqa: E402
 from torchlint.integrations.server import documents as documents_module  # noqa: E402
-from torchlint.integrations.server import local_edit  # noqa: E402
+from torchlint.integrations.server import local_edit, reuse  # noqa: E402
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
@@ -247,16 +247,20 @@ def test_an_edit_inside_a_method_parses_that_method_alone():
     method was parsed), also for a decorated method and one whose rows follow a comment."""
     source = (
         "import torch\n\n\nclass Trainer:\n    scale = 2\n\n    def __init__(self):\n        self.steps = 0\n\n"
-        "    # the step\n    @torch.no_grad()\n    def step(self, batch):\n        return batch.sum() * 2\n\n"
+        "    # the step\n    @torch.no_grad()\n    def step(self, batch):\n        \"\"\"One step.\n\n        Twice.\"\"\"\n"
+        "        return batch.sum() * 2\n\n"
         "    def other(self):\n        return 1\n"
     )
     before = local_edit.outline(source)
-    for old, new in (("* 2", "* 3"), ("torch.no_grad()", "torch.inference_mode()"), ("steps = 0", "steps = 1")):
+    edits = (("* 2", "* 3"), ("torch.no_grad()", "torch.inference_mode()"), ("steps = 0", "steps = 1"),
+             ('Twice."""', 'Thrice."""'), ('"""One step.\n\n        Twice."""', "# One step.\n\n        pass  # Twice."))
+    for old, new in edits:
         edited = source.replace(old, new)
         edit = local_edit.edited(before, edited)
         assert edit is not None and edit.rows is not None, new
         whole = ast.dump(ast.parse(edited), include_attributes=True)
         assert ast.dump(edit.after.tree, include_attributes=True) == whole, new
+        assert edit.after.strings == reuse.string_rows(edited), new  # the rows inside strings, known at once
         kept = [a is b for a, b in zip(before.tree.body[1].body, edit.after.tree.body[1].body)]
         assert kept.count(False) == 1, new
     # the class-level statement alone too; an edit between statements (the comment) parses the

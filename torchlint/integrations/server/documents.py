@@ -43,6 +43,7 @@ class Linted:
     findings: Findings
     complete: bool = True
     local: bool = False  # found by linting the edited definitions alone (`local_edit`): a complete lint follows
+    strings: Optional[FrozenSet[int]] = None  # the rows inside its strings, where the lint knew them
 
     @property
     def parses(self) -> bool:
@@ -81,7 +82,10 @@ class OpenDocument:
         # a carried version keeps the strings (and rows) of the one before
         if linted.complete or linted.local or self.strings is None:
             self.strings = None
-            if linted.parses:
+            if linted.strings is not None:
+                self.strings = asyncio.get_running_loop().create_future()
+                self.strings.set_result(linted.strings)
+            elif linted.parses:
                 # found while the user reads, before the first edit wants them
                 self.strings = asyncio.get_running_loop().run_in_executor(
                     executor, reuse.string_rows, lintable(linted.findings.text)
@@ -300,7 +304,8 @@ class OpenDocuments:
             return None
         shown = self.not_baselined(diagnostics, document.display, text, settings.config)
         result = FileResult(document.display, diagnostics)
-        return Linted(version, result, findings_in(text, shown, encoding, self._infos), complete=False, local=True)
+        findings = findings_in(text, shown, encoding, self._infos)
+        return Linted(version, result, findings, complete=False, local=True, strings=edit.after.strings)
 
     def _settle_later(self, document: OpenDocument) -> None:
         """A complete lint of the document once typing pauses (each edit puts it off)."""

@@ -26,7 +26,7 @@ import ast
 import copy
 import re
 from dataclasses import dataclass, replace
-from typing import List, Optional, Sequence, Tuple
+from typing import FrozenSet, List, Optional, Sequence, Tuple
 
 from torchlint.core import large_files
 from torchlint.core.diagnostics import Diagnostic, Location
@@ -34,7 +34,7 @@ from torchlint.core.noqa import file_exemption
 from torchlint.core.partial_parse import DEFINITIONS, statement_span, statement_spans
 from torchlint.core.source import split_lines
 from torchlint.engine import lint_text
-from torchlint.integrations.server.reuse import differing_lines
+from torchlint.integrations.server.reuse import differing_lines, rows_in_strings
 
 # how findings name a row of the file in their messages ("(line 35)", "at model.py:22")
 _NAMED_ROW = re.compile(r"\bline \d|\.pyi?:\d")
@@ -46,12 +46,14 @@ _CLASS_READ_METHODS = ("forward",)
 @dataclass(frozen=True)
 class Outline:
     """A text's top-level statements: the tree, and each statement's (first row, last row)
-    and (start, end) offsets in the text, from its first decorator on."""
+    and (start, end) offsets in the text, from its first decorator on; and the rows inside
+    its strings (`reuse.string_rows`)."""
 
     text: str
     tree: ast.Module
     spans: Tuple[Tuple[int, int], ...]
     offsets: Tuple[Tuple[int, int], ...]
+    strings: FrozenSet[int]
 
     def source(self, index: int) -> str:
         start, end = self.offsets[index]
@@ -70,7 +72,7 @@ class Edit:
 
 
 def outline(text: str) -> Optional[Outline]:
-    """The text's outline; None if it does not parse. Cost: a parse of the whole text."""
+    """The text's outline; None if it does not parse. Cost: a parse and a walk of the whole text."""
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
@@ -79,7 +81,8 @@ def outline(text: str) -> Optional[Outline]:
     for line in split_lines(text):
         starts.append(starts[-1] + len(line))
     spans = tuple(statement_spans(tree))
-    return Outline(text, tree, spans, tuple((starts[first - 1], starts[last]) for first, last in spans))
+    offsets = tuple((starts[first - 1], starts[last]) for first, last in spans)
+    return Outline(text, tree, spans, offsets, rows_in_strings(tree))
 
 
 def edited(before: Outline, text: str) -> Optional[Edit]:
@@ -116,23 +119,29 @@ def _one_statement_edited(before: Outline, text: str) -> Optional[Edit]:
     first_row = text.count("\n", 0, first) + 1
     rows = (first_row, first_row + text.count("\n", first, new_end) - (1 if text.endswith("\n", 0, new_end) else 0))
     start, end = before.offsets[index]
-    statement = _reparsed(before.tree.body[index], before.spans[index], text[start : end + growth], rows)
-    if statement is None:
+    reparsed = _reparsed(before.tree.body[index], before.spans[index], text[start : end + growth], rows)
+    if reparsed is None:
         return None
+    statement, part = reparsed
     body = list(before.tree.body)
     body[index] = statement
     offsets = before.offsets[:index] + ((start, end + growth),) + tuple(
         (later_start + growth, later_end + growth) for later_start, later_end in before.offsets[index + 1 :]
     )
-    return Edit(Outline(text, ast.Module(body=body, type_ignores=[]), before.spans, offsets), [index], rows)
+    first, last = statement_span(part)  # a string never spans two statements
+    strings = frozenset(row for row in before.strings if not first <= row <= last) | rows_in_strings(part)
+    return Edit(Outline(text, ast.Module(body=body, type_ignores=[]), before.spans, offsets, strings), [index], rows)
 
 
-def _reparsed(old: ast.stmt, span: Tuple[int, int], source: str, rows: Tuple[int, int]) -> Optional[ast.stmt]:
+def _reparsed(
+    old: ast.stmt, span: Tuple[int, int], source: str, rows: Tuple[int, int]
+) -> Optional[Tuple[ast.stmt, ast.stmt]]:
     """The top-level statement `old` (at rows `span`) with its new `source`, every difference
-    in `rows`: in a class, only the statement of its body the rows lie in (a method, the
-    docstring) is parsed, the others kept; else the whole statement. None if that does not parse to a definition of
-    the same kind, name and rows. Cost: a parse of what is parsed (its rows placed by
-    leading empty rows, so nothing walks it to number them)."""
+    in `rows`, and the part of it parsed anew: in a class, only the statement of its body
+    the rows lie in (a method, the docstring), the others kept; else the whole statement.
+    None if that does not parse to a definition of the same kind, name and rows. Cost: a
+    parse of what is parsed (its rows placed by leading empty rows, so nothing walks it to
+    number them)."""
     if isinstance(old, ast.ClassDef):
         spans = [(i, statement_span(child)) for i, child in enumerate(old.body)]
         around = next(((i, (first, last)) for i, (first, last) in spans if first <= rows[0] <= rows[1] <= last), None)
@@ -144,8 +153,9 @@ def _reparsed(old: ast.stmt, span: Tuple[int, int], source: str, rows: Tuple[int
                 return None
             klass = copy.copy(old)
             klass.body = old.body[:index] + [member] + old.body[index + 1 :]
-            return klass
-    return _parsed_at(source, span[0], old, span)
+            return klass, member
+    statement = _parsed_at(source, span[0], old, span)
+    return None if statement is None else (statement, statement)
 
 
 def _parsed_at(

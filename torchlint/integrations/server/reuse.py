@@ -32,6 +32,7 @@ from torchlint.core.diagnostics import Diagnostic
 from torchlint.core.source import DecodeError, decode_source, read_source, split_lines
 from torchlint.run.jobs import RunSettings
 from torchlint.run.per_file import lookup, run_cache
+from torchlint.core.walk import ast_nodes
 
 _DIRECTIVES = ("noqa", "torchlint")
 _COOKIE = re.compile(r"^[ \t\f]*#.*?coding[:=]")  # PEP 263, on one of the first two rows
@@ -128,10 +129,15 @@ def string_rows(text: str) -> FrozenSet[int]:
         tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):  # no row can be shown to be outside a string
         return frozenset(range(1, len(split_lines(text)) + 1))
+    return rows_in_strings(tree)
+
+
+def rows_in_strings(node: ast.AST) -> FrozenSet[int]:
+    """`string_rows` of the text a parsed node spans. Cost: one walk of the node."""
     rows = set()
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.Constant, ast.JoinedStr)) and node.end_lineno and node.end_lineno > node.lineno:
-            rows.update(range(node.lineno + 1, node.end_lineno + 1))
+    for inner in ast_nodes(node):
+        if isinstance(inner, (ast.Constant, ast.JoinedStr)) and inner.end_lineno and inner.end_lineno > inner.lineno:
+            rows.update(range(inner.lineno + 1, inner.end_lineno + 1))
     return frozenset(rows)
 
 
