@@ -72,8 +72,8 @@ def focused(view: SourceView, focus: Sequence[Tuple[int, int]], rows: Sequence[i
     - the rules' site rows inside the spans, and each span's first row: a class keeps the
       methods the spans lie in (and `ALWAYS_KEPT_METHODS`), not the others.
     What else makes a finding there (a loop that reaches it, the class's settings and
-    state) is read from the stdlib ast of the whole file. Cost: one pass over the top-level statements,
-    the text of each definition scanned once for the names."""
+    state) is read from the stdlib ast of the whole file. Cost: one pass over the top-level
+    statements, the text of each definition scanned once for the names."""
     body, spans = view.tree.body, view.statement_spans
     definitions = {
         index
@@ -278,17 +278,19 @@ def _lint_parsed(
         context.known_ranges = parser.ranges
         context.known_suppressions = parser.suppressions
     instances = [rule(context) for rule in rules]
-    crashed = _traverse(module, instances)
-    findings = []
-    for report in context.reports:
-        code = report.rule.code
-        if code in crashed:
-            continue
-        try:  # positions and fixes run rule code too
-            findings.append((code, context.diagnostic(report)))
-        except Exception as error:
-            crashed[code] = error
-    _release(instances, context)
+    try:
+        crashed = _traverse(module, instances)
+        findings = []
+        for report in context.reports:
+            code = report.rule.code
+            if code in crashed:
+                continue
+            try:  # positions and fixes run rule code too
+                findings.append((code, context.diagnostic(report)))
+            except Exception as error:
+                crashed[code] = error
+    finally:
+        _release(instances, context)
     result.diagnostics.extend(d for code, d in findings if d is not None and code not in crashed)
     result.facts = context.record.without_pending_of(crashed)
     for code, error in crashed.items():

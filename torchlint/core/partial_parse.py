@@ -14,10 +14,10 @@ maps a row of the parsed text back for anything resolved on the whole module.
 Inside a kept class, a method of the class body that holds no site (and is not `forward`,
 which analyses of the class read) keeps its rows but not its code: LibCST reads an empty
 row about twenty times faster than a row of code, and every position in the class stays
-the file's. The statement tree then holds a copy of the class
-without those methods, lining up with the LibCST module; `Elided.whole` gives the file's
-class back, whose stdlib ast analyses of the whole class read (a trainer's settings and
-state, set in methods LibCST never sees).
+the file's. The statement tree then holds a copy of the class without those methods,
+lining up with the LibCST module; `Elided.whole` gives the file's class back, whose stdlib
+ast analyses of the whole class read (a trainer's settings and state, set in `__init__`
+and other methods LibCST never sees).
 """
 
 from __future__ import annotations
