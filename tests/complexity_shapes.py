@@ -204,6 +204,19 @@ def many_heavy_imports(n: int) -> Project:
             + _loop("loss = model(batch)\nlog_0(loss.detach())")}
 
 
+def heavy_import_methods(n: int) -> Project:
+    """A trainer whose n methods each log with a module-level `wandb` and n more that do not:
+    TL001's sites are the methods that name it (torchlint/core/partial_parse.py)."""
+    methods = "".join(
+        f"    def log_{i}(self, value):\n        wandb.log({{'v{i}': value}})\n\n"
+        f"    def scale_{i}(self, value):\n        return value * {i}\n\n"
+        for i in range(n)
+    )
+    return {"trainer.py": "import wandb\n" + HEADER + "\n\nclass Trainer:\n" + methods
+            + "    def training_step(self, batch):\n        loss = self.model(batch)\n        self.log_0(loss.detach())\n"
+            + "        return loss\n"}
+
+
 def rnn_double_backward(n: int) -> Project:
     """n projected LSTMs whose outputs feed a gradient penalty (a double backward)."""
     built = "".join(f"        self.rnn_{i} = nn.LSTM(8, 16, proj_size=4)\n" for i in range(n))
@@ -676,6 +689,6 @@ SHAPES: Dict[str, Callable[[int], Project]] = {
         critics_across_files, hard_negative_mining, submodule_losses, class_loads, override_chain, early_exits,
         returned_syncs, attribute_sums, inherited_hooks, accumulation_branches, overridden_steps,
         override_helpers, round_trips, local_builders, conditional_accumulators, logging_routines,
-        builders_by_name, recorded_returns, handed_back_numbers, site_free_methods,
+        builders_by_name, recorded_returns, handed_back_numbers, site_free_methods, heavy_import_methods,
     )
 }

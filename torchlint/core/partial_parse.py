@@ -35,9 +35,9 @@ from torchlint.core.walk import ast_nodes
 
 DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
-# what analyses of a class read besides the methods that hold sites: its forward pass (TL004's fix
-# runs a layer under cuDNN's flags where `forward` calls it); its state, set in `__init__` and
-# elsewhere, they read from the stdlib ast
+# what analyses of a class read besides the methods that hold sites: its forward pass (TL002 checks
+# it from its site on the class; TL004's fix runs a layer under cuDNN's flags where `forward` calls
+# it); its state, set in `__init__` and elsewhere, they read from the stdlib ast
 ALWAYS_KEPT_METHODS = ("forward",)
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 

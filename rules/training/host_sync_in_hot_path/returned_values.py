@@ -19,7 +19,7 @@ import ast
 from typing import Dict, List, Optional, Set, Tuple
 
 from torchlint.analysis.scopes import ast_own_nodes, owned_nodes
-from torchlint.core.walk import ast_nodes
+from torchlint.core.walk import ast_children, ast_nodes
 from torchlint.rules.training.host_sync_in_hot_path.value_uses import sink_function, sink_method
 
 _ACCUMULATING = (ast.Add, ast.Sub)
@@ -82,7 +82,7 @@ class ReturnedUses:
                 continue
             self._walked.add(id(region))
             for node in ast_nodes(region):
-                for child in ast.iter_child_nodes(node):
+                for child in ast_children(node):
                     self._parents[id(child)] = node
 
     def _qualifies(self, expression: ast.AST, bound: bool) -> bool:

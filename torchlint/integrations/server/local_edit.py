@@ -31,16 +31,13 @@ from typing import FrozenSet, List, Optional, Sequence, Tuple
 from torchlint.core import large_files
 from torchlint.core.diagnostics import Diagnostic, Location
 from torchlint.core.noqa import file_exemption
-from torchlint.core.partial_parse import DEFINITIONS, statement_span, statement_spans
+from torchlint.core.partial_parse import ALWAYS_KEPT_METHODS, DEFINITIONS, statement_span, statement_spans
 from torchlint.core.source import split_lines
 from torchlint.engine import lint_text
 from torchlint.integrations.server.reuse import differing_lines, rows_in_strings
 
 # how findings name a row of the file in their messages ("(line 35)", "at model.py:22")
 _NAMED_ROW = re.compile(r"\bline \d|\.pyi?:\d")
-# a module's forward pass, which rules check from their site on its class (TL002): an edit
-# there lints the class
-_CLASS_READ_METHODS = ("forward",)
 
 
 @dataclass(frozen=True)
@@ -63,12 +60,14 @@ class Outline:
 @dataclass(frozen=True)
 class Edit:
     """What changed from one outline to the next: the new outline, the indexes of the
-    top-level statements that differ, and the rows every difference lies in when the edit
-    kept the rows (None where the whole text was compared)."""
+    top-level statements that differ, the rows every difference lies in when the edit
+    kept the rows (None where the whole text was compared), and the statement of a class's
+    body they lie in, if they do (the only part of the class parsed anew)."""
 
     after: Outline
     changed: List[int]
     rows: Optional[Tuple[int, int]] = None
+    member: Optional[ast.stmt] = None
 
 
 def outline(text: str) -> Optional[Outline]:
@@ -128,9 +127,15 @@ def _one_statement_edited(before: Outline, text: str) -> Optional[Edit]:
     offsets = before.offsets[:index] + ((start, end + growth),) + tuple(
         (later_start + growth, later_end + growth) for later_start, later_end in before.offsets[index + 1 :]
     )
-    first, last = statement_span(part)  # a string never spans two statements
-    strings = frozenset(row for row in before.strings if not first <= row <= last) | rows_in_strings(part)
-    return Edit(Outline(text, ast.Module(body=body, type_ignores=[]), before.spans, offsets, strings), [index], rows)
+    after = Outline(text, ast.Module(body=body, type_ignores=[]), before.spans, offsets, _strings(before, part))
+    return Edit(after, [index], rows, part if part is not statement else None)
+
+
+def _strings(before: Outline, part: ast.stmt) -> FrozenSet[int]:
+    """The rows inside strings once `part` is parsed anew: those of `before` outside it (a
+    string never spans two statements) and its own."""
+    first, last = statement_span(part)
+    return frozenset(row for row in before.strings if not first <= row <= last) | rows_in_strings(part)
 
 
 def _reparsed(
@@ -225,8 +230,9 @@ def local_findings(
     after, changed = edit.after, edit.changed
     if large_files.is_large(after.text) or any(file_exemption(after.text)) or any(file_exemption(before.text)):
         return None  # a file-wide noqa in either version hides findings of the other's statements
-    member = _edited_member(before, edit)
-    if member is not None:
+    member = edit.member
+    # a method the analyses of its class read (`forward`) is linted with the class
+    if member is not None and getattr(member, "name", None) not in ALWAYS_KEPT_METHODS:
         old_spans = new_spans = [statement_span(member)]
     else:
         old_spans = [before.spans[index] for index in changed]
@@ -239,26 +245,6 @@ def local_findings(
         return None  # the edit added or removed lines: a row a message names ("line 35") may have moved
     carried = [_moved(d, old_spans, new_spans) for d in carried]
     return sorted(kept + [replace(d, fix=None) for d in carried], key=lambda d: d.sort_key)
-
-
-def _edited_member(before: Outline, edit: Edit) -> Optional[ast.AST]:
-    """The statement of a top-level class's body (a method, the docstring, an attribute)
-    every difference of a row-keeping edit lies in, if the class's version before has the
-    same statement at the same rows; else None."""
-    if edit.rows is None or len(edit.changed) != 1:
-        return None
-    index = edit.changed[0]
-    klass, old_klass = edit.after.tree.body[index], before.tree.body[index]
-    if not isinstance(klass, ast.ClassDef):
-        return None
-    first, last = edit.rows
-    member = next((m for m in klass.body if statement_span(m)[0] <= first <= last <= statement_span(m)[1]), None)
-    if member is None or getattr(member, "name", None) in _CLASS_READ_METHODS:
-        return None
-    span = statement_span(member)
-    if not any(_same_member(old, member) and statement_span(old) == span for old in old_klass.body):
-        return None
-    return member
 
 
 def _within(diagnostic: Diagnostic, spans: Sequence[Tuple[int, int]]) -> bool:
