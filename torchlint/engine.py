@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 from dataclasses import replace
 from functools import lru_cache
-from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple, Union
 
 from torchlint.core.collector import collector_paused
 from torchlint.core.config import Config
@@ -24,6 +24,7 @@ from torchlint.core.lazy import cst
 from torchlint.core.noqa import code_matches, file_exemption
 from torchlint.core.parse import cst_source, elide_data, in_deep_stack, parse_module
 from torchlint.rule_api.registry import selected_codes
+from torchlint.analysis.definition_memo import NO_MEMO, DefinitionMemo, NoMemo
 from torchlint.analysis.source_view import SourceView
 from torchlint.rule_api.rule import Rule, RuleContext
 from torchlint.core.source import DecodeError, decode_source, detect_newline
@@ -39,13 +40,21 @@ def triggered_rules(text: str, path: str, config: Config, rules: Sequence[type])
     if disabled_file:
         return []
     candidates = []
+    occurs: Dict[str, bool] = {}  # rules share triggers (TL101-TL103 the whole list of old names)
     for rule in rules:
         if disabled_codes and code_matches(rule.code, disabled_codes):
             continue
         triggers = rule.trigger_strings(config, path)
-        if not triggers or any(trigger in text for trigger in triggers):
+        if not triggers or any(_occurs(trigger, text, occurs) for trigger in triggers):
             candidates.append(rule)
     return candidates
+
+
+def _occurs(trigger: str, text: str, known: Dict[str, bool]) -> bool:
+    found = known.get(trigger)
+    if found is None:
+        found = known[trigger] = trigger in text
+    return found
 
 
 def gated_rules(view: SourceView, config: Config, rules: Sequence[type]) -> List[type]:
@@ -127,13 +136,15 @@ def lint_text(
     flake8: bool = False,
     parser: Optional[StatementParser] = None,
     focus: Optional[Sequence[Tuple[int, int]]] = None,
+    memo: Union[DefinitionMemo, NoMemo] = NO_MEMO,
 ) -> FileResult:
     """Lint one file's text with the given (already selected) rules; `tree`, the text's
     stdlib ast if the caller has it, saves the gates a parse. `flake8`: leave `# noqa`
     to flake8 and compute no fixes. `parser`: the one that parsed this file's previous
     versions (the language server's), which re-parses only the statements that changed.
     `focus`: only the findings in these (first row, last row) spans are wanted (see
-    `focused`), so LibCST parses only the definitions and methods they lie in."""
+    `focused`), so LibCST parses only the definitions and methods they lie in. `memo`: what
+    the analyses found in the definitions of `tree` that an earlier version's tree held too."""
     problem = large_text.beyond_bound(text)
     if problem is not None:
         return FileResult(path, [syntax_diagnostic(path, f"Not linted: {problem}", 1, 1)])
@@ -141,16 +152,17 @@ def lint_text(
         if large_text.is_large(text):
             result = _lint_large(text, path, config, rules, newline or detect_newline(text), flake8)
         else:
-            result = _lint_whole(text, path, config, rules, newline, tree, flake8, parser, focus)
+            result = _lint_whole(text, path, config, rules, newline, tree, flake8, parser, focus, memo)
     result.diagnostics = without_unfixable(result.diagnostics, config)
     return result
 
 
 def _lint_whole(
-    text: str, path: str, config: Config, rules: Sequence[type], newline, tree, flake8: bool, parser, focus=None
+    text: str, path: str, config: Config, rules: Sequence[type], newline, tree, flake8: bool, parser, focus=None,
+    memo=NO_MEMO,
 ) -> FileResult:
     result = FileResult(path)
-    view = SourceView(text, path, tree, elide_data(text))
+    view = SourceView(text, path, tree, elide_data(text), memo)
     if view.tree is None:  # every file is checked, triggered or not: TL000 promises it
         if not _syntax_code_disabled(text):
             result.diagnostics.append(_syntax_error(path, view.syntax_error))

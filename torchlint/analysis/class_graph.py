@@ -8,7 +8,9 @@ of each file's record (`torchlint.index.record`), and the project pass builds on
 
 Cost: linear in the file: one pass over each class body and one `ast_own_nodes` walk per
 method (a method name's self-calls are kept as a list with a membership test, O(k²) in
-the k distinct `self.` calls made under one method name: small).
+the k distinct `self.` calls made under one method name: small). A method (and a
+function, for the classes it holds) kept from the text's previous version is not walked
+again (`SourceView.memo`).
 """
 
 from __future__ import annotations
@@ -50,6 +52,22 @@ class ClassGraph:
     self_calls: Mapping[str, Mapping[str, List[str]]]
 
 
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def _classes_within(body: Sequence[ast.stmt]) -> List[ast.ClassDef]:
+    """The classes in these statements' blocks (a function's, at any depth, in order), not
+    those in the classes found."""
+    found: List[ast.ClassDef] = []
+    for statement in body:
+        if isinstance(statement, ast.ClassDef):
+            found.append(statement)
+        else:
+            for block in blocks(statement):
+                found.extend(_classes_within(block))
+    return found
+
+
 def class_graph(view) -> ClassGraph:
     """The class graph of one file, from its stdlib ast. Computed once per file
     (`FileAnalysis.class_graph`) and shared by rules."""
@@ -67,6 +85,9 @@ class ClassGraphBuilder:
         self.top_level = {node.name for node in self.tree.body if isinstance(node, ast.ClassDef)}
         self.classes: List[ClassFacts] = []
         self.calls: Dict[str, Dict[str, List[str]]] = {}
+        self.memo = view.memo
+        # what a method's facts read besides its own code and its class's `__init__`
+        self.context = (self.module, self.package, frozenset(self.top_level), tuple(self.table.items()))
 
     def build(self) -> ClassGraph:
         self._collect(self.tree.body, "")
@@ -76,12 +97,19 @@ class ClassGraphBuilder:
         # classes in functions and blocks are named as if at this level (as FileClasses does)
         for statement in body:
             if isinstance(statement, ast.ClassDef):
-                qualname = prefix + statement.name
-                self._add(statement, f"{self.module}.{qualname}" if self.module else qualname)
-                self._collect(statement.body, qualname + ".")
-                continue
-            for block in blocks(statement):
-                self._collect(block, prefix)
+                self._class(statement, prefix)
+            elif isinstance(statement, _FUNCTIONS):
+                function = statement
+                for klass in self.memo.result(function, "classes", None, lambda: _classes_within(function.body)):
+                    self._class(klass, prefix)
+            else:
+                for block in blocks(statement):
+                    self._collect(block, prefix)
+
+    def _class(self, node: ast.ClassDef, prefix: str) -> None:
+        qualname = prefix + node.name
+        self._add(node, f"{self.module}.{qualname}" if self.module else qualname)
+        self._collect(node.body, qualname + ".")
 
     def _add(self, node: ast.ClassDef, name: str) -> None:
         bases = ast_bases(node, self.table, self.module, self.package, self.top_level)
@@ -94,25 +122,11 @@ class ClassGraphBuilder:
             instance = ast_self_name(function)
             if instance is None:
                 continue
-            called = []
-            for inner in ast_own_nodes(function):
-                if isinstance(inner, ast.Call):
-                    attribute = ast_self_attribute(inner.func, instance)
-                    if attribute is not None:
-                        called.append(attribute)
-                        called.extend(bound.get(attribute, ()))  # `self.loss_method(...)` set to `self.mat_loss`
-                    elif isinstance(inner.func, ast.Attribute):  # `self.head.loss_fn(...)`
-                        holder = ast_self_attribute(inner.func.value, instance)
-                        called.extend(submodule_call(built, inner.func.attr) for built in held.get(holder, ()))
-                    # a method handed to a call runs there (`redirect(model, self._compute_loss, batch)`)
-                    for argument in (*inner.args, *(keyword.value for keyword in inner.keywords)):
-                        passed = ast_self_attribute(argument, instance)
-                        if passed is not None:
-                            called.append(passed)
-                elif isinstance(inner, ast.Assign) and function.name == "__init__" and not layers:
-                    layers = any(ast_self_attribute(t, instance) for t in inner.targets) and self._builds_layer(
-                        inner.value
-                    )
+            called, builds_layers = self.memo.result(
+                function, "self_calls", (instance, held, bound, self.context),
+                lambda: self._self_calls(function, instance, held, bound),
+            )
+            layers = layers or builds_layers
             self_calls.update(called)
             if called:
                 calls.setdefault(function.name, [])
@@ -127,6 +141,29 @@ class ClassGraphBuilder:
         if calls:
             self.calls[name] = calls
 
+    def _self_calls(self, function, instance: str, held, bound) -> Tuple[List[str], bool]:
+        """The methods `function` calls on `self` (`_add`), and whether, an `__init__`, it sets
+        a torch.nn layer on `self`. Cost: one walk of the function's own code."""
+        called = []
+        layers = False
+        for inner in ast_own_nodes(function):
+            if isinstance(inner, ast.Call):
+                attribute = ast_self_attribute(inner.func, instance)
+                if attribute is not None:
+                    called.append(attribute)
+                    called.extend(bound.get(attribute, ()))  # `self.loss_method(...)` set to `self.mat_loss`
+                elif isinstance(inner.func, ast.Attribute):  # `self.head.loss_fn(...)`
+                    holder = ast_self_attribute(inner.func.value, instance)
+                    called.extend(submodule_call(built, inner.func.attr) for built in held.get(holder, ()))
+                # a method handed to a call runs there (`redirect(model, self._compute_loss, batch)`)
+                for argument in (*inner.args, *(keyword.value for keyword in inner.keywords)):
+                    passed = ast_self_attribute(argument, instance)
+                    if passed is not None:
+                        called.append(passed)
+            elif isinstance(inner, ast.Assign) and function.name == "__init__" and not layers:
+                layers = any(ast_self_attribute(t, instance) for t in inner.targets) and self._builds_layer(inner.value)
+        return called, layers
+
     def _init_attributes(self, functions) -> Tuple[Dict[str, List[str]], Dict[str, List[str]]]:
         """What `__init__` sets on `self`: `self.attr = Class(...)`, attr -> the absolute names of
         the classes built there (resolved as bases are); and `self.attr = self.method` (also
@@ -137,23 +174,37 @@ class ClassGraphBuilder:
             instance = ast_self_name(function)
             if function.name != "__init__" or instance is None:
                 continue
-            for inner in ast_own_nodes(function):
-                if not isinstance(inner, ast.Assign):
-                    continue
-                attributes = [ast_self_attribute(target, instance) for target in inner.targets]
-                if isinstance(inner.value, ast.Call):
-                    built = resolve_base(
-                        ast_dotted_name(inner.value.func), self.table, self.module, self.package, self.top_level
-                    )
-                    for attribute in attributes:
-                        if attribute is not None and built is not None:
-                            held.setdefault(attribute, []).append(built)
-                    continue
-                choices = [inner.value.body, inner.value.orelse] if isinstance(inner.value, ast.IfExp) else [inner.value]
-                methods = [method for method in (ast_self_attribute(c, instance) for c in choices) if method is not None]
+            own_held, own_bound = self.memo.result(
+                function, "init_attributes", (instance, self.context),
+                lambda: self._set_in_init(function, instance),
+            )
+            for attribute, built in own_held.items():
+                held.setdefault(attribute, []).extend(built)
+            for attribute, methods in own_bound.items():
+                bound.setdefault(attribute, []).extend(methods)
+        return held, bound
+
+    def _set_in_init(self, function, instance: str) -> Tuple[Dict[str, List[str]], Dict[str, List[str]]]:
+        """`_init_attributes` of one `__init__`."""
+        held: Dict[str, List[str]] = {}
+        bound: Dict[str, List[str]] = {}
+        for inner in ast_own_nodes(function):
+            if not isinstance(inner, ast.Assign):
+                continue
+            attributes = [ast_self_attribute(target, instance) for target in inner.targets]
+            if isinstance(inner.value, ast.Call):
+                built = resolve_base(
+                    ast_dotted_name(inner.value.func), self.table, self.module, self.package, self.top_level
+                )
                 for attribute in attributes:
-                    if attribute is not None and methods:
-                        bound.setdefault(attribute, []).extend(methods)
+                    if attribute is not None and built is not None:
+                        held.setdefault(attribute, []).append(built)
+                continue
+            choices = [inner.value.body, inner.value.orelse] if isinstance(inner.value, ast.IfExp) else [inner.value]
+            methods = [method for method in (ast_self_attribute(c, instance) for c in choices) if method is not None]
+            for attribute in attributes:
+                if attribute is not None and methods:
+                    bound.setdefault(attribute, []).extend(methods)
         return held, bound
 
     def _builds_layer(self, value: ast.AST) -> bool:

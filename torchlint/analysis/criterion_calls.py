@@ -12,6 +12,7 @@ assignment's value is followed once, when one of its names is first reached) plu
 from __future__ import annotations
 
 import ast
+import copy
 from typing import Callable, Dict, List, Mapping, Optional, Sequence, Set, Tuple
 
 from torchlint.analysis.loop_facts import Criterion, LoopFacts
@@ -54,6 +55,14 @@ class CriterionCalls:
         self.calls: List[Tuple[ast.Call, int, str]] = []  # (call, innermost loop or -1, callee text)
         self.assigns: List[Tuple[Set[str], ast.AST]] = []
         self.differentiated: List[ast.AST] = []
+
+    def in_class(self, class_node: Optional[ast.ClassDef]) -> "CriterionCalls":
+        """These calls, of a method kept from an earlier version of its class, in `class_node`."""
+        if class_node is self.class_node:
+            return self
+        moved = copy.copy(self)
+        moved.class_node = class_node
+        return moved
 
     def call(self, node: ast.Call, table, loop: int, quiet: bool, functions: Set[str], cls) -> None:
         inputs = _backward_inputs(node, table)

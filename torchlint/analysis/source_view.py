@@ -2,19 +2,21 @@
 and the analyses read, each computed at most once.
 
 Cost: each view is computed at most once per file (a parse, one walk indexing the nodes
-by type); `nodes_of` is a lookup."""
+by type, which takes the nodes of a function kept from the text's previous version from
+`memo`); `nodes_of` is a lookup."""
 
 from __future__ import annotations
 
 import ast
 from functools import cached_property
-from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Dict, List, Optional, Tuple, Union
 
+from torchlint.analysis.definition_memo import NO_MEMO, DefinitionMemo, NoMemo
 from torchlint.analysis.names import ImportTable, ast_import_table
 from torchlint.core.gating import RuleSites
 from torchlint.core.partial_parse import statement_spans
 from torchlint.core.source import split_lines
-from torchlint.core.walk import ast_nodes
+from torchlint.core.walk import ast_children, ast_nodes
 
 if TYPE_CHECKING:
     from torchlint.analysis.file_analysis import FileAnalysis
@@ -24,7 +26,12 @@ class SourceView:
     """The cheap views of a file that rules' sites may use; each is computed at most once."""
 
     def __init__(
-        self, text: str, path: str = "<string>", tree: Optional[ast.Module] = None, parse_text: Optional[str] = None
+        self,
+        text: str,
+        path: str = "<string>",
+        tree: Optional[ast.Module] = None,
+        parse_text: Optional[str] = None,
+        memo: Union[DefinitionMemo, NoMemo] = NO_MEMO,
     ) -> None:
         self.text = text
         self.path = path
@@ -34,6 +41,7 @@ class SourceView:
         self.syntax_error: Optional[SyntaxError] = None
         self._given_tree = tree  # already parsed by the caller (flake8 hands plugins its tree)
         self.rule_sites: Dict[type, RuleSites] = {}  # what each rule's sites are here
+        self.memo = memo  # what the analyses of the text's previous version found of the definitions kept
 
     @cached_property
     def tree(self) -> Optional[ast.Module]:
@@ -86,9 +94,35 @@ class SourceView:
 
     @cached_property
     def _index(self) -> Dict[type, List[ast.AST]]:
-        index: Dict[type, List[ast.AST]] = {}
         if self.tree is None:
-            return index
-        for node in ast_nodes(self.tree):
-            index.setdefault(type(node), []).append(node)
-        return index
+            return {}
+        if isinstance(self.memo, NoMemo):
+            return _by_type(ast_nodes(self.tree))
+        return _by_type_kept(self.tree, self.memo)
+
+
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def _by_type(nodes: List[ast.AST]) -> Dict[type, List[ast.AST]]:
+    index: Dict[type, List[ast.AST]] = {}
+    for node in nodes:
+        index.setdefault(type(node), []).append(node)
+    return index
+
+
+def _by_type_kept(tree: ast.Module, memo: DefinitionMemo) -> Dict[type, List[ast.AST]]:
+    """`_by_type(ast_nodes(tree))`, each function outside functions from `memo`: `ast_nodes`
+    gives a function's nodes in one run, so the same lists by type in the same order."""
+    index: Dict[type, List[ast.AST]] = {}
+    stack: List[ast.AST] = [tree]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, _FUNCTIONS):
+            function = current
+            for kind, nodes in memo.result(function, "nodes", None, lambda: _by_type(ast_nodes(function))).items():
+                index.setdefault(kind, []).extend(nodes)
+        else:
+            index.setdefault(type(current), []).append(current)
+            stack.extend(ast_children(current))  # as `ast_nodes` stacks them
+    return index

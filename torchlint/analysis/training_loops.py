@@ -28,7 +28,8 @@ code, by qualified name); `torchlint.analysis.loop_graph.LoopGraph` decides over
 facts of one file or of the whole tree. The LibCST form (`cst_owners`) lets a rule find
 the same owners, in the same order.
 
-Cost: one walk of each owner's own code (nested defs are walked as their own owners);
+Cost: one walk of each owner's own code (nested defs are walked as their own owners; a
+def kept from the text's previous version is not walked again, `SourceView.memo`);
 each call's callee is added to its owner's sets and to each loop around it (O(calls ×
 loop nesting), the size of the facts); callee sets are ordered sets (dicts), not lists
 scanned per call.
@@ -218,6 +219,9 @@ class _Facts:
         self.top = {n.name for n in view.tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
         self.owners: Dict[str, OwnerLoops] = {}
         self.criteria: List[CriterionCalls] = []
+        self.memo = view.memo
+        # what a definition's facts read besides its own code
+        self.context = (self.module, self.package, frozenset(self.top), tuple(self.table.items()))
 
     def qualify(self, local: str) -> str:
         return _qualify(self.module, local)
@@ -228,6 +232,31 @@ class _Facts:
     ) -> None:
         """`cls`: (class qualified name, instance name) for a method; `node_of_owner`: the def
         (None: the module's own code), `class_node`: the class of a method."""
+        if node_of_owner is None:
+            self._walk_owner(local, body, cls, no_grad, node_of_owner, class_node)
+            return
+        owners, criteria = self.memo.result(
+            node_of_owner, "loop_facts", (local, cls, no_grad, self.context),
+            lambda: self._definition_facts(local, body, cls, no_grad, node_of_owner, class_node),
+        )
+        self.owners.update(owners)
+        for found in criteria:  # a method kept from an earlier version: its class is this version's
+            self.criteria.append(found.in_class(class_node) if found.function is node_of_owner else found)
+
+    def _definition_facts(self, *owner) -> Tuple[Dict[str, OwnerLoops], List[CriterionCalls]]:
+        """The owners and criterion calls of one definition (the def and what it nests)."""
+        outer = self.owners, self.criteria
+        self.owners, self.criteria = {}, []
+        try:
+            self._walk_owner(*owner)
+            return self.owners, self.criteria
+        finally:
+            self.owners, self.criteria = outer
+
+    def _walk_owner(
+        self, local: str, body: Sequence[ast.stmt], cls: Optional[Tuple[str, str]], no_grad: bool, node_of_owner,
+        class_node,
+    ) -> None:
         nested = {n.name for n in body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
         facts = _OpenOwner()
         reads = False  # a host read (`.item()`, ...) that a caller's loop may make hot

@@ -13,7 +13,10 @@ BOM = b"\xef\xbb\xbf"
 # What a file of torchlint.core.large_files.MAX_CHARS characters can take in UTF-8; a
 # longer file is refused from its size, before a byte is read.
 MAX_SOURCE_BYTES = 128 * 1024 * 1024
-_LINE_END = re.compile(r"\r\n|\r|\n")
+# a line and its ending (\r\n, \r or \n), and the characters other than those that
+# str.splitlines ends a line at
+_LINE = re.compile(r"[^\r\n]*(?:\r\n?|\n)|[^\r\n]+")
+_OTHER_LINE_BREAKS = re.compile("[\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 _BYTE_LINE = re.compile(rb"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
 
 
@@ -77,11 +80,6 @@ def _byte_lines(data: bytes):
 def split_lines(text: str) -> list:
     """Lines as Python's tokenizer counts them (only \\r\\n, \\r and \\n end a line),
     each with its line ending."""
-    lines = []
-    start = 0
-    for match in _LINE_END.finditer(text):
-        lines.append(text[start : match.end()])
-        start = match.end()
-    if start < len(text):
-        lines.append(text[start:])
-    return lines
+    if _OTHER_LINE_BREAKS.search(text) is None:  # where str.splitlines would end a line too
+        return text.splitlines(True)
+    return _LINE.findall(text)

@@ -25,9 +25,10 @@ from __future__ import annotations
 import ast
 import copy
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import FrozenSet, List, Optional, Sequence, Tuple
 
+from torchlint.analysis.definition_memo import DefinitionMemo
 from torchlint.core import large_files
 from torchlint.core.diagnostics import Diagnostic, Location
 from torchlint.core.noqa import file_exemption
@@ -43,14 +44,16 @@ _NAMED_ROW = re.compile(r"\bline \d|\.pyi?:\d")
 @dataclass(frozen=True)
 class Outline:
     """A text's top-level statements: the tree, and each statement's (first row, last row)
-    and (start, end) offsets in the text, from its first decorator on; and the rows inside
-    its strings (`reuse.string_rows`)."""
+    and (start, end) offsets in the text, from its first decorator on; the rows inside
+    its strings (`reuse.string_rows`); and what the analyses of its lint found of the
+    definitions in the tree (`memo`, which the next version's lint reads)."""
 
     text: str
     tree: ast.Module
     spans: Tuple[Tuple[int, int], ...]
     offsets: Tuple[Tuple[int, int], ...]
     strings: FrozenSet[int]
+    memo: DefinitionMemo = field(default_factory=DefinitionMemo, compare=False)
 
     def source(self, index: int) -> str:
         start, end = self.offsets[index]
@@ -127,7 +130,9 @@ def _one_statement_edited(before: Outline, text: str) -> Optional[Edit]:
     offsets = before.offsets[:index] + ((start, end + growth),) + tuple(
         (later_start + growth, later_end + growth) for later_start, later_end in before.offsets[index + 1 :]
     )
-    after = Outline(text, ast.Module(body=body, type_ignores=[]), before.spans, offsets, _strings(before, part))
+    after = Outline(
+        text, ast.Module(body=body, type_ignores=[]), before.spans, offsets, _strings(before, part), before.memo.following()
+    )
     return Edit(after, [index], rows, part if part is not statement else None)
 
 
@@ -237,7 +242,7 @@ def local_findings(
     else:
         old_spans = [before.spans[index] for index in changed]
         new_spans = [after.spans[index] for index in changed]
-    linted = lint_text(after.text, display, config, rules, tree=after.tree, focus=new_spans)
+    linted = lint_text(after.text, display, config, rules, tree=after.tree, focus=new_spans, memo=after.memo)
     kept = [d for d in linted.diagnostics if _within(d, new_spans)]
     carried = [d for d in found if not _touches(d, old_spans)]
     moved = any(old != new for old, new in zip(old_spans, new_spans))
