@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import ast
 
+import libcst as cst
+
 from cli_support import run_torchlint
 from torchlint.core.config import Config
 from torchlint.core.partial_parse import elide_statements
@@ -45,20 +47,58 @@ def _rows(text: str, needle: str) -> int:
     return next(row for row, line in enumerate(split_lines(text), 1) if needle in line)
 
 
-def test_a_method_without_a_site_keeps_its_rows_empty_and_the_others_stay_as_written():
+def test_a_method_without_a_site_keeps_its_rows_as_one_string_and_the_others_stay_as_written():
     tree = ast.parse(TRAINER)
     sites = [_rows(TRAINER, "print(self.steps.item()")]
     elided = elide_statements(TRAINER, tree, {1}, sites)
     parsed = split_lines(elided.text)
     assert len(parsed) == len(split_lines(TRAINER))  # every row where the file has it
     for needle in ("def __init__", "def reset", "# kept on the host", "def describe", 'return "trainer"'):
-        assert parsed[_rows(TRAINER, needle) - 1] == "\n"
+        assert needle not in elided.text
     for needle in ("class Trainer", "def training_step", "print(self.steps.item()"):
         row = _rows(TRAINER, needle)
         assert parsed[row - 1] == split_lines(TRAINER)[row - 1]
     klass = elided.tree.body[1]
-    assert [node.name for node in klass.body] == ["training_step"]
+    assert [type(node).__name__ for node in klass.body] == ["Expr", "Expr", "FunctionDef", "Expr"]
+    assert klass.body[2].name == "training_step"
     assert elided.whole(klass) is tree.body[1]  # the file's own class, whole
+    # each left-out method is one string statement where the statement tree has it, and nothing else
+    module = cst.parse_module(elided.text)
+    statements = module.body[1].body.body
+    assert [type(s).__name__ for s in statements] == ["SimpleStatementLine", "SimpleStatementLine", "FunctionDef", "SimpleStatementLine"]
+    assert sum(len(s.leading_lines) for s in statements) == 1  # the row between __init__ and reset is in a string
+    for statement, placeholder in zip(statements, klass.body):
+        if isinstance(placeholder, ast.Expr):
+            assert placeholder.lineno <= placeholder.end_lineno
+            assert isinstance(statement.body[0].value, cst.SimpleString)
+
+
+ODD_LAYOUT = (
+    "import torch\r\n\r\n\r\nclass Trainer:\r\n"
+    "\tdef setup(self): self.steps = torch.zeros(1)\r\n"
+    "\t# one row each\r\n"
+    "\tdef training_step(self, batch):\r\n"
+    "\t\tloss = self.model(batch).mean()\r\n"
+    "\t\tloss.backward()\r\n"
+    "\t\tprint(loss.item())\r\n"
+    "\tdef name(self): return 'trainer'"
+)
+
+
+def test_left_out_methods_of_one_row_tabs_crlf_and_no_last_newline_keep_every_position():
+    tree = ast.parse(ODD_LAYOUT)
+    row = _rows(ODD_LAYOUT, "print(loss.item())")
+    elided = elide_statements(ODD_LAYOUT, tree, {1}, [row])
+    kept = split_lines(ODD_LAYOUT)
+    assert split_lines(elided.text) == kept[:4] + ['\t""\r\n'] + kept[5:10] + ['\t""']
+    assert len(split_lines(elided.text)) == len(split_lines(ODD_LAYOUT))
+    assert "def setup" not in elided.text and "def name" not in elided.text
+    ast.parse(elided.text)
+    cst.parse_module(elided.text)
+    rules = [rule for rule in all_rules() if rule.code == "TL003"]
+    (finding,) = lint_text(ODD_LAYOUT, "trainer.py", Config(), rules).diagnostics
+    line = split_lines(ODD_LAYOUT)[row - 1]
+    assert (finding.location.row, finding.location.column) == (row, line.index("loss.item()") + 1)
 
 
 def test_a_site_outside_the_methods_keeps_the_class_whole():

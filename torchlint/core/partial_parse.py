@@ -12,12 +12,13 @@ placed at the rows the stdlib ast gives (torchlint/core/positions.py); `Elided.f
 maps a row of the parsed text back for anything resolved on the whole module.
 
 Inside a kept class, a method of the class body that holds no site (and is not `forward`,
-which analyses of the class read) keeps its rows but not its code: LibCST reads an empty
-row about twenty times faster than a row of code, and every position in the class stays
-the file's. The statement tree then holds a copy of the class without those methods,
-lining up with the LibCST module; `Elided.whole` gives the file's class back, whose stdlib
-ast analyses of the whole class read (a trainer's settings and state, set in `__init__`
-and other methods LibCST never sees).
+which analyses of the class read) keeps its rows but not its code: they hold one string
+statement (three quotes, empty rows, three quotes), which LibCST reads as one token and one node (an
+empty row would be a node of its own, to make and to visit), and every position in the
+class stays the file's. The statement tree then holds a copy of the class with the same
+string statements in place of those methods, lining up with the LibCST module;
+`Elided.whole` gives the file's class back, whose stdlib ast analyses of the whole class
+read (a trainer's settings and state, set in `__init__` and other methods LibCST never sees).
 """
 
 from __future__ import annotations
@@ -175,25 +176,27 @@ def elide_statements(
     }
     if all(keep) and not any(left_out.values()):
         return None
-    dropped, blanked = set(), set()
+    dropped: Set[int] = set()
+    replaced: Dict[int, str] = {}  # row -> what the parsed text holds there instead
+    placed: Dict[int, List[Tuple[int, int, int]]] = {}  # class index -> (method index, first row, last row)
     previous_end = 0
     for index, statement in enumerate(body):
         end = statement.end_lineno or statement.lineno
         if not keep[index]:
             dropped.update(range(previous_end + 1, end + 1))
-        else:
-            blanked.update(_rows_of(statement, left_out.get(index, ())))
+        elif left_out.get(index):
+            placed[index] = _rows_left_out(statement, left_out[index])
+            for _, first, last in placed[index]:
+                replaced.update(_placeholder_rows(lines, first, last))
         previous_end = end
     rows = [row for row in range(1, len(lines) + 1) if row not in dropped]
-    # a method left out keeps its rows, empty: LibCST reads an empty row twenty times faster
-    # than one of code, and every row and column of the class stays where the file has it
-    kept_text = "".join(_empty(lines[row - 1]) if row in blanked else lines[row - 1] for row in rows)
+    kept_text = "".join(replaced.get(row, lines[row - 1]) for row in rows)
     kept_body, originals = [], {}
     for index, statement in enumerate(body):
         if not keep[index]:
             continue
-        if left_out.get(index):
-            statement = _without(statement, left_out[index], originals)
+        if index in placed:
+            statement = _with_placeholders(statement, placed[index], lines, originals)
         kept_body.append(statement)
     return Elided(kept_text, rows, ast.Module(body=kept_body, type_ignores=[]), originals)
 
@@ -225,28 +228,58 @@ def _methods_left_out(statement: ast.ClassDef, site_rows: Sequence[int]) -> List
     ]
 
 
-def _rows_of(statement: ast.ClassDef, left_out: Sequence[int]) -> Iterable[int]:
-    """The rows of the methods left out of a class, each with the comment rows between it
-    and the statement before it in the class."""
+def _rows_left_out(statement: ast.ClassDef, left_out: Sequence[int]) -> List[Tuple[int, int, int]]:
+    """(index in the class's body, first row, last row) of each method left out, its rows
+    counted from the row after the statement before it in the class (the comments between)."""
+    found = []
     for index in left_out:
         first, last = statement_span(statement.body[index])
         if index > 0:
             before = statement.body[index - 1]
             first = (before.end_lineno or before.lineno) + 1
-        yield from range(first, last + 1)
+        found.append((index, first, last))
+    return found
 
 
-def _empty(line: str) -> str:
+def _placeholder_rows(lines: Sequence[str], first: int, last: int) -> Dict[int, str]:
+    """The rows `first`..`last` of a class's body as one string statement at the indentation of
+    the method left out: three quotes, the rows' line endings, three quotes."""
+    indent = _indentation(lines, first, last)
+    if first == last:
+        return {first: indent + '""' + _ending(lines[first - 1])}
+    rows = {row: _ending(lines[row - 1]) for row in range(first + 1, last)}
+    rows[first] = indent + '"""' + _ending(lines[first - 1])
+    rows[last] = '"""' + _ending(lines[last - 1])
+    return rows
+
+
+def _indentation(lines: Sequence[str], first: int, last: int) -> str:
+    """The indentation of the first row of code (not a comment, not blank) from `first` on."""
+    for row in range(first, last + 1):
+        line = lines[row - 1]
+        code = line.lstrip(" \t\f")
+        if code.strip() and not code.startswith("#"):
+            return line[: len(line) - len(code)]
+    return ""
+
+
+def _ending(line: str) -> str:
     """The line's ending alone."""
     return line[len(line.rstrip("\r\n")) :]
 
 
-def _without(statement: ast.ClassDef, left_out: Sequence[int], originals: Dict[int, ast.ClassDef]) -> ast.ClassDef:
-    """A copy of the class holding all but the methods left out (the original untouched:
-    the file's tree is read whole by the analyses)."""
-    skipped = set(left_out)
+def _with_placeholders(
+    statement: ast.ClassDef, placed: Sequence[Tuple[int, int, int]], lines: Sequence[str], originals: Dict[int, ast.ClassDef]
+) -> ast.ClassDef:
+    """A copy of the class with each method left out replaced by the string statement its rows
+    hold in the parsed text (the original untouched: the file's tree is read whole by the analyses)."""
     partial = copy.copy(statement)
-    partial.body = [child for index, child in enumerate(statement.body) if index not in skipped]
+    partial.body = list(statement.body)
+    for index, first, last in placed:
+        column = len(_indentation(lines, first, last))
+        end_column = column + 2 if first == last else 3
+        where = dict(lineno=first, col_offset=column, end_lineno=last, end_col_offset=end_column)
+        partial.body[index] = ast.Expr(value=ast.Constant(value="", **where), **where)
     originals[id(partial)] = statement
     return partial
 
