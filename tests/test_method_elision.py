@@ -65,7 +65,8 @@ def test_a_method_without_a_site_keeps_its_rows_as_one_string_and_the_others_sta
     # each left-out method is one string statement where the statement tree has it, and nothing else
     module = cst.parse_module(elided.text)
     statements = module.body[1].body.body
-    assert [type(s).__name__ for s in statements] == ["SimpleStatementLine", "SimpleStatementLine", "FunctionDef", "SimpleStatementLine"]
+    kinds = [type(s).__name__ for s in statements]
+    assert kinds == ["SimpleStatementLine", "SimpleStatementLine", "FunctionDef", "SimpleStatementLine"]
     assert sum(len(s.leading_lines) for s in statements) == 1  # the row between __init__ and reset is in a string
     for statement, placeholder in zip(statements, klass.body):
         if isinstance(placeholder, ast.Expr):

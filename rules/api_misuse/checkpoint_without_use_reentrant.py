@@ -4,7 +4,6 @@ import ast
 
 from torchlint.analysis.call_arguments import append_keyword, has_double_star, keyword_argument
 from torchlint.core.diagnostics import Applicability, Fix
-from torchlint.analysis.names import ast_dotted_name, resolve
 from torchlint.rule_api.rule import Invalid, Rule
 
 CHECKPOINTS = ("torch.utils.checkpoint.checkpoint", "torch.utils.checkpoint.checkpoint_sequential")
@@ -99,11 +98,7 @@ class CheckpointWithoutUseReentrant(Rule):
 
     @classmethod
     def sites(cls, view, config) -> list:
-        imports = view.imports
-        return [
-            node for node in view.nodes_of(ast.Call)
-            if resolve(ast_dotted_name(node.func), imports) in CHECKPOINTS and not _ast_passes(node)
-        ]
+        return [node for node in view.calls_to(CHECKPOINTS) if not _ast_passes(node)]
 
     def visit_Call(self, node) -> None:
         qualified = self.context.imports.qualified_name(node.func)

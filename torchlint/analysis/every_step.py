@@ -20,8 +20,9 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
-from typing import Dict, FrozenSet, List, Mapping, Optional, Set, Tuple
+from typing import Dict, FrozenSet, List, Mapping, Optional, Set, Tuple, Union
 
+from torchlint.analysis.definition_memo import NO_MEMO, DefinitionMemo, NoMemo
 from torchlint.core.lazy import cst
 from torchlint.analysis.statements import assigned_names, parameter_names
 from torchlint.analysis.classes import ast_class_methods, ast_self_attribute, ast_self_name, self_name
@@ -146,39 +147,54 @@ class StepScope:
     step_holders: Set[int] = field(default_factory=set, compare=False, repr=False)
 
 
-def class_settings(class_node: Optional[ast.ClassDef]) -> ClassSettings:
+def class_settings(
+    class_node: Optional[ast.ClassDef], memo: Union[DefinitionMemo, NoMemo] = NO_MEMO
+) -> ClassSettings:
     """What a class does with the attributes of `self` (see `ClassSettings`), from its
     stdlib ast, so that every method counts whether or not LibCST parsed it; none without a
-    class (`class_node` None: a function's or a module's code)."""
+    class (`class_node` None: a function's or a module's code). Cost: a walk of each method's
+    statements, but of those `memo` holds from the text's previous version."""
     changed: Set[str] = set()
     on: Set[str] = set()
     if class_node is None:
         return ClassSettings(frozenset(), frozenset())
     for function in ast_class_methods(class_node):
-        instance = ast_self_name(function)
-        if instance is None:
-            continue
-        in_init = function.name == "__init__"
-        true_by_default = _true_by_default(function) if in_init else frozenset()
-        for node in ast_statements(function.body):  # assignments are statements: no expression is walked
-            kind = type(node)
-            if kind is ast.Assign:
-                targets = node.targets
-            elif kind is ast.AugAssign or (kind is ast.AnnAssign and node.value is not None):
-                targets = [node.target]
-            else:
-                continue
-            for target in targets:
-                for element, value in _paired(target, node.value):
-                    name = ast_self_attribute(element, instance)
-                    if name is None:
-                        continue
-                    setting = in_init and kind is not ast.AugAssign and _is_setting_value(value)
-                    if not setting:
-                        changed.add(name)
-                    elif _names_any(value, true_by_default | {"True"}):
-                        on.add(name)
+        method_changed, method_on = memo.result(
+            function, "class_settings", None, lambda: _method_settings(function)
+        )
+        changed.update(method_changed)
+        on.update(method_on)
     return ClassSettings(frozenset(changed), frozenset(on))
+
+
+def _method_settings(function) -> Tuple[FrozenSet[str], FrozenSet[str]]:
+    """The attributes of `self` one method changes, and those it sets on (`ClassSettings`)."""
+    changed: Set[str] = set()
+    on: Set[str] = set()
+    instance = ast_self_name(function)
+    if instance is None:
+        return frozenset(), frozenset()
+    in_init = function.name == "__init__"
+    true_by_default = _true_by_default(function) if in_init else frozenset()
+    for node in ast_statements(function.body):  # assignments are statements: no expression is walked
+        kind = type(node)
+        if kind is ast.Assign:
+            targets = node.targets
+        elif kind is ast.AugAssign or (kind is ast.AnnAssign and node.value is not None):
+            targets = [node.target]
+        else:
+            continue
+        for target in targets:
+            for element, value in _paired(target, node.value):
+                name = ast_self_attribute(element, instance)
+                if name is None:
+                    continue
+                setting = in_init and kind is not ast.AugAssign and _is_setting_value(value)
+                if not setting:
+                    changed.add(name)
+                elif _names_any(value, true_by_default | {"True"}):
+                    on.add(name)
+    return frozenset(changed), frozenset(on)
 
 
 def _paired(target: ast.AST, value: ast.AST) -> List[Tuple[ast.AST, ast.AST]]:

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import ast
 from functools import cached_property
-from typing import TYPE_CHECKING, Dict, List, Optional, Tuple, Union
+from typing import TYPE_CHECKING, Collection, Dict, List, Optional, Tuple, Union
 
 from torchlint.analysis.definition_memo import NO_MEMO, DefinitionMemo, NoMemo
-from torchlint.analysis.names import ImportTable, ast_import_table
+from torchlint.analysis.names import ImportTable, ast_dotted_name, ast_import_table, resolve
 from torchlint.core.gating import RuleSites
 from torchlint.core.partial_parse import statement_spans
 from torchlint.core.source import split_lines
@@ -84,6 +84,18 @@ class SourceView:
     def parse_lines(self) -> List[str]:
         """The rows of the parse text (read after `tree`, which may fall back to the text)."""
         return split_lines(self.parse_text)
+
+    @cached_property
+    def call_targets(self) -> List[Tuple[ast.Call, Optional[str]]]:
+        """Each call of the file with the qualified name its callee resolves to through the
+        file's imports (`torch.load` for `th.load(...)`; None where the callee has no
+        dotted name). Cost: one pass over the calls, shared by the rules that ask."""
+        imports = self.imports
+        return [(call, resolve(ast_dotted_name(call.func), imports)) for call in self.nodes_of(ast.Call)]
+
+    def calls_to(self, targets: Collection[str]) -> List[ast.Call]:
+        """The calls whose callee resolves to one of `targets` (see `call_targets`)."""
+        return [call for call, target in self.call_targets if target in targets]
 
     def nodes_of(self, *kinds: type) -> List[ast.AST]:
         """Every node of these ast types, from one shared walk of the tree."""

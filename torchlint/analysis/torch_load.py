@@ -15,13 +15,12 @@ Cost: O(call) per load; `outside_source` is linear in the source expression.
 
 from __future__ import annotations
 
-import ast
 from dataclasses import dataclass, replace
 from typing import Optional, Set
 
 from torchlint.analysis.call_arguments import has_double_star, keyword_argument, literal_bool, positional_count
 from torchlint.core.lazy import cst
-from torchlint.analysis.names import ast_dotted_name, cst_dotted_name, resolve
+from torchlint.analysis.names import cst_dotted_name
 
 TORCH_LOAD = "torch.load"
 HUB_LOAD = "torch.hub.load_state_dict_from_url"
@@ -108,7 +107,7 @@ def ast_loads(view) -> list:
     imports = view.imports
     if not any(target == "torch" or target.startswith("torch.") for target in imports.values()):
         return []
-    return [node for node in view.nodes_of(ast.Call) if resolve(ast_dotted_name(node.func), imports) in LOADERS]
+    return view.calls_to(LOADERS)
 
 
 def outside_source(expression, function, parameters: Set[str], outside_locals: Set[str]) -> Optional[str]:

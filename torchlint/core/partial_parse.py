@@ -269,7 +269,10 @@ def _ending(line: str) -> str:
 
 
 def _with_placeholders(
-    statement: ast.ClassDef, placed: Sequence[Tuple[int, int, int]], lines: Sequence[str], originals: Dict[int, ast.ClassDef]
+    statement: ast.ClassDef,
+    placed: Sequence[Tuple[int, int, int]],
+    lines: Sequence[str],
+    originals: Dict[int, ast.ClassDef],
 ) -> ast.ClassDef:
     """A copy of the class with each method left out replaced by the string statement its rows
     hold in the parsed text (the original untouched: the file's tree is read whole by the analyses)."""

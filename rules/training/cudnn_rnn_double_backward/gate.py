@@ -24,7 +24,7 @@ def ast_has_role(view: SourceView, table: Mapping[str, str]) -> bool:
     for node in view.nodes_of(ast.ClassDef):
         if any(canonical(resolve(ast_dotted_name(base), table)) in RNN_LAYERS for base in node.bases):
             return True
-    calls = [(node, canonical(resolve(ast_dotted_name(node.func), table))) for node in view.nodes_of(ast.Call)]
+    calls = [(node, canonical(target)) for node, target in view.call_targets]
     for _, qualified in calls:
         if qualified in RNN_LAYERS:
             return True

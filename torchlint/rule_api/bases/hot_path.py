@@ -39,29 +39,38 @@ from torchlint.analysis.pending import HotPathReaches, Pending
 from torchlint.index.record import FileRecord
 
 
-def _cpu_state(class_node: Optional[ast.ClassDef], table: Mapping[str, str]) -> Set[str]:
+def _cpu_state(class_node: Optional[ast.ClassDef], table: Mapping[str, str], memo) -> Set[str]:
     """The state of `self` (rendered by `ast.unparse`) that every assignment of the class,
-    in any of its methods, sets to a fresh CPU tensor."""
+    in any of its methods, sets to a fresh CPU tensor. Cost: a walk of each method's
+    statements, but of those `memo` holds from the text's previous version, and a test of
+    each value assigned to an attribute or an item."""
     values: Dict[str, List[ast.AST]] = {}
     if class_node is None:
         return set()
     for function in ast_class_methods(class_node):
-        for node in ast_statements(function.body):  # assignments are statements: no expression is walked
-            kind = type(node)
-            if kind is ast.Assign:
-                pairs = [(target, node.value) for target in node.targets]
-            elif kind is ast.AnnAssign and node.value is not None:
-                pairs = [(node.target, node.value)]
-            else:
-                continue
-            for target, value in pairs:
-                if isinstance(target, (ast.Attribute, ast.Subscript)):
-                    values.setdefault(ast.unparse(target), []).append(value)
+        for text, value in memo.result(function, "assigned_state", None, lambda: _assigned_state(function)):
+            values.setdefault(text, []).append(value)
     return {
         text
         for text, assigned in values.items()
         if text.startswith("self") and all(ast_fresh_cpu_tensor(value, table) for value in assigned)
     }
+
+
+def _assigned_state(function) -> List[Tuple[str, ast.AST]]:
+    """(the target rendered, the value) of each assignment of one method to an attribute or an item."""
+    found = []
+    for node in ast_statements(function.body):  # assignments are statements: no expression is walked
+        kind = type(node)
+        if kind is ast.Assign:
+            pairs = [(target, node.value) for target in node.targets]
+        elif kind is ast.AnnAssign and node.value is not None:
+            pairs = [(node.target, node.value)]
+        else:
+            continue
+        held = (ast.Attribute, ast.Subscript)
+        found.extend((ast.unparse(target), value) for target, value in pairs if isinstance(target, held))
+    return found
 
 
 def _rendered(code: str) -> str:
@@ -173,7 +182,7 @@ class HotPathRule(LoopPass, Rule):
             key = ("cpu_state", id(self._class_node))
             shared = self.context.shared
             if key not in shared:
-                shared[key] = _cpu_state(self._ast_class(), self.context.view.imports)
+                shared[key] = _cpu_state(self._ast_class(), self.context.view.imports, self.context.view.memo)
             self._cpu_state = shared[key]
         return bool(self._cpu_state) and _rendered(self.context.module.code_for_node(expression)) in self._cpu_state
 
@@ -216,7 +225,7 @@ class HotPathRule(LoopPass, Rule):
                 if self._settings is None:
                     settings_key = ("class_settings", id(self._class_node))
                     if settings_key not in shared:
-                        shared[settings_key] = class_settings(self._ast_class())
+                        shared[settings_key] = class_settings(self._ast_class(), self.context.view.memo)
                     self._settings = shared[settings_key]
                 scope = shared[key] = step_scope(self._function, self._settings)
             self._scope = scope
