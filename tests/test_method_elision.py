@@ -172,3 +172,18 @@ def test_a_heavy_import_keeps_only_the_methods_that_name_it(tmp_path, monkeypatc
     assert fixed == HEAVY.replace("import wandb\n", "", 1).replace(
         '        wandb.log(', '        import wandb\n\n        wandb.log('
     )
+
+
+def test_a_name_is_found_as_cpython_reads_it_whatever_the_other_lines_hold():
+    """`names_none` decides which definitions a kept statement names (they stay parsed): a
+    non-ASCII line is read NFKC-normalized, as CPython reads names, the others as written."""
+    from torchlint.core.partial_parse import names_none
+
+    few = {"foo": 1, "my_name": 1}.keys()
+    many = {f"unused_{i}": 1 for i in range(20)} | {"foo": 1, "my_name": 1}
+    for names in (few, many.keys()):
+        assert names_none(names, True, "x = 1  # café\nbar = foobar()\n")
+        assert not names_none(names, True, "# café\nx = ｆｏｏ()\n")  # fullwidth letters
+        assert not names_none(names, True, "x = 1\ny = my﹏name()\n")  # a dashed low line is `_`
+        assert not names_none(names, True, "x = foo\n")
+    assert not names_none({"ｆｏｏ": 1}.keys(), False, "# café\n")  # a non-ASCII name may be spelled otherwise

@@ -41,6 +41,8 @@ _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 # it); its state, set in `__init__` and elsewhere, they read from the stdlib ast
 ALWAYS_KEPT_METHODS = ("forward",)
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# up to this many names, a substring search for each costs less than listing the text's words
+_FEW_NAMES = 8
 
 
 @dataclass(frozen=True)
@@ -149,7 +151,12 @@ def names_none(names: KeysView[str], ascii_names: bool, text: str) -> bool:
     if not text.isascii():
         if not ascii_names:
             return False
-        text = unicodedata.normalize("NFKC", text)
+        # line by line: NFKC joins nothing across a line break, and most lines are ASCII
+        text = "".join(
+            line if line.isascii() else unicodedata.normalize("NFKC", line) for line in text.splitlines(True)
+        )
+    if len(names) <= _FEW_NAMES and not any(name in text for name in names):
+        return True  # a name that is no substring is no word
     return names.isdisjoint(_WORD.findall(text))
 
 
@@ -159,7 +166,7 @@ def elide_statements(
     """`text` (which `tree` was parsed from) without the top-level definitions that are
     not `needed` and that no kept statement names (nor the blank and comment rows just
     above them), and with the rows of the methods of a needed class that hold none of
-    `site_rows` (the rows where rules' sites start: see `_methods_left_out`) left empty;
+    `site_rows` (the rows where rules' sites start: see `_methods_left_out`) each held by one string statement;
     None when every statement is kept (`needed` None: a rule needs all)."""
     if needed is None:
         return None
