@@ -295,3 +295,31 @@ def test_an_edit_of_a_class_docstring_lints_no_method_of_the_class(monkeypatch):
     monkeypatch.setattr(engine, "parse_module", lambda text: parsed.append(text))
     got = local_edit.local_findings(before, found, edit, "model.py", config, rules)
     assert parsed == [] and _keys(got) == _keys(found)
+
+
+def test_a_focused_lint_resolves_no_finding_for_the_project_pass():
+    """A method no code of its file calls may still run per step (a training loop in another
+    file): its `.item()` waits for the project pass, with its position and fix resolved. The
+    local lint keeps only the findings in its focus and leaves the project to the complete
+    lint, so it resolves none of those; what it finds in the focus is the CLI's."""
+    from torchlint.core.config import Config
+    from torchlint.core.partial_parse import statement_span
+    from torchlint.engine import lint_text
+    from torchlint.rule_api.registry import all_rules, selected_codes
+
+    source = (
+        "import torch\n\n\nclass Trainer:\n"
+        "    def update(self, batch):\n        loss = self.model(batch).mean()\n        loss.backward()\n"
+        "        self.optimizer.step()\n        return loss\n\n"
+        "    def record(self, loss):\n        self.history.append(loss.item())\n"
+    )
+    config = Config()
+    rules = [rule for rule in all_rules() if rule.code in set(selected_codes(config))]
+    whole = lint_text(source, "trainer.py", config, rules)
+    assert {(pending.diagnostic.code, pending.diagnostic.location.row) for pending in whole.facts.pending} == {
+        ("TL003", 12)
+    }
+    record = ast.parse(source).body[1].body[1]
+    focused = lint_text(source, "trainer.py", config, rules, focus=[statement_span(record)])
+    assert focused.facts.pending == []
+    assert _keys(focused.diagnostics) == _keys(whole.diagnostics)

@@ -286,6 +286,7 @@ def _lint_parsed(
         selected_codes(config),
     )
     context.record = result.facts
+    context.defers = focus is None  # a focused lint's findings outside the focus are dropped
     if parser is not None:
         context.known_ranges = parser.ranges
         context.known_suppressions = parser.suppressions

@@ -100,7 +100,7 @@ class LoopPass:
                     report.message += route.describe()
                     self.context.reports.append(report)
                 else:
-                    diagnostic = self.context.diagnostic(report)
+                    diagnostic = self.context.pending_diagnostic(report)
                     if diagnostic is not None:
                         candidates.append(Pending(diagnostic, LoopReaches(qualname, tuple(sorted(enclosing)), where)))
         return candidates

@@ -156,6 +156,8 @@ class RuleContext:
         self.record = FileRecord()
         self.known_ranges: Optional[KnownRanges] = None  # positions kept from the file's previous versions
         self.known_suppressions: Optional[Dict[str, LineSuppressions]] = None  # and `# noqa` comments
+        # whether a project pass reads what is deferred to it: a focused lint's findings stay in its focus
+        self.defers = True
         # id(fix) -> (the fix, it fitted): a fix several findings share is fitted once
         self._fitted_fixes: Dict[int, Tuple[Fix, Fix]] = {}
         # what the rules of this traversal compute alike of one node (a method's parents, a
@@ -201,9 +203,14 @@ class RuleContext:
         """Leave a finding to the project pass, which reports it if `condition` (one of
         `torchlint.analysis.pending`) holds once every file is known. Its position, `# noqa`
         and fix are resolved now, while the tree is at hand."""
-        diagnostic = self.diagnostic(report)
+        diagnostic = self.pending_diagnostic(report)
         if diagnostic is not None:
             self.record.pending.append(Pending(diagnostic, condition))
+
+    def pending_diagnostic(self, report: Report) -> Optional[Diagnostic]:
+        """`diagnostic` for a finding left to the project pass; None where no project pass
+        reads it (`defers` off), so its position and fix are not computed for nothing."""
+        return self.diagnostic(report) if self.defers else None
 
     def diagnostic(self, report: Report) -> Optional[Diagnostic]:
         """The finding a report becomes, with position and fix; None if `# noqa` hides it

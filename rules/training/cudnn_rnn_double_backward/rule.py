@@ -242,7 +242,7 @@ class CudnnRnnDoubleBackward(FileFlow, Rule):
             if hits and layer.kind not in RNN_LAYERS:  # a subclass whose bases are in other files
                 site, note = min(hits, key=lambda hit: self._row_of(hit[0]))
                 report = Report(self, layer.node, self._message(layer, reason, site, note, len(hits) - 1), None)
-                diagnostic = self.context.diagnostic(report)
+                diagnostic = self.context.pending_diagnostic(report)
                 if diagnostic is not None:
                     deferred.append(Pending(diagnostic, ClassIs(layer.kind, "rnn")))
             elif hits:
@@ -317,7 +317,7 @@ class CudnnRnnDoubleBackward(FileFlow, Rule):
         candidates = []
         for layer, holders, reason in unreached:
             fix = None if reason else (lambda positions, layer=layer: cudnn_off_fix(layer, self.context, positions))
-            diagnostic = self.context.diagnostic(Report(self, layer.node, "", fix))
+            diagnostic = self.context.pending_diagnostic(Report(self, layer.node, "", fix))
             if diagnostic is not None:
                 condition = SecondOrderReaches(
                     layer.kind, self._layer_note(layer, reason), tuple(sorted(holders)), self._in_module_class(layer)

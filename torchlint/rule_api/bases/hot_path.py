@@ -136,18 +136,19 @@ class HotPathRule(LoopPass, Rule):
         raise NotImplementedError
 
     @classmethod
-    def sites(cls, view: SourceView, config: Config) -> Iterator[ast.AST]:
+    def sites(cls, view: SourceView, config: Config) -> List[ast.AST]:
         """The candidates (`ast_candidate`, calls all) in the methods that may run per step,
         then (with `training_loops`) those in functions that may run per step; none in
         another framework's code. The methods of a class holding none need no LibCST parse:
         the class's settings and state are read from the stdlib ast (`class_settings`,
-        `_cpu_state`). Cost: one test per call of the file, and the calls found placed in
-        their functions (`owned_nodes`)."""
+        `_cpu_state`). Found whole (the gate and the parse read them all, and finding the
+        first costs what finding all does). Cost: one test per call of the file, and the
+        calls found placed in their functions (`owned_nodes`)."""
         if ast_other_framework_code(view):
-            return
+            return []
         found = [node for node in view.nodes_of(ast.Call) if cls.ast_candidate(node, view)]
         if not found:
-            return
+            return []
         owners = owned_nodes(view, found)
         per_step = {
             id(function)
@@ -155,11 +156,10 @@ class HotPathRule(LoopPass, Rule):
             for function in ast_class_methods(klass)
             if may_run_per_step(function.name)
         }
-        for owner, nodes in owners.items():
-            if id(owner) in per_step:
-                yield from nodes
+        sites = [node for owner, nodes in owners.items() if id(owner) in per_step for node in nodes]
         if cls.training_loops:
-            yield from loop_candidate_nodes(view, owners)
+            sites.extend(loop_candidate_nodes(view, owners))
+        return sites
 
     def method_reports(self, class_name: str, function) -> Iterator[Tuple[Report, bool]]:
         raise NotImplementedError
@@ -284,7 +284,7 @@ class HotPathRule(LoopPass, Rule):
                     report.fix = None
                 self.context.reports.append(report)
                 continue
-            diagnostic = self.context.diagnostic(report)
+            diagnostic = self.context.pending_diagnostic(report)
             if diagnostic is not None:
                 self._deferred[id(report.node)] = len(self._candidates)
                 condition = HotPathReaches(class_name, method_name, lightning_fix, quiet, criterion)
