@@ -104,6 +104,18 @@ longer independent. The default misses left are mostly values the host needs (a 
 has callers here, a `.numpy()` for host code, a TRPO step size), reads in code the rules do not reach (mmagic's
 inpaintors' results dicts, stanza's `update`, which a `Counter.update` call in its file makes look called there),
 and checks whose block only reports (`if math.isnan(grad_norm): print(...)`, TL005's `check-error-paths`).
+bench/tl003_recall_judged_seed149.jsonl was judged on 2026-12-07 the same way, by a helper that never ran torchlint
+nor read its rules or the other samples (seed 149, 12 hits per package where there were as many: cogdl 0.6, cornac
+3.0.1, d2l 1.0.3, dalle2-pytorch 1.15.6, learn2learn 0.2.0, llamafactory 0.9.5, mbrl 0.2.0, mlagents 0.28.0, opacus
+1.6.0, torchgan 0.1.0, none used before; 69 `sync`), and scored at 8992a31 before any change made from it: TL003 or
+TL005 50/69 (72.5 %) by default, 62/80 (77.5 %) with `ALL_OPTIONS`. After the changes its misses led to (a method of
+an object the class's `__init__` builds, reached from a step function: ml-agents' GAIL discriminator; a loop over
+the optimizers inside the batch loop; `get_batch_loss_metrics` of trl's preference trainers): 61/69 and 76/80, no
+longer independent. The default misses left: a batch skipped on a device test (`if mask.sum().item() == 0:
+continue`), `%`-formatting of tensors in a `print`, a `.numpy()` for NumPy's `argmax` and a `.cpu().numpy()` summed
+on the host, a registered step buffer read with `.item()`, numbers a GAN loss hands to its own `update_k`, a
+returned number whose method name a `super().train_ops(...)` of another class in the file also calls, and an
+example's meta-validation print.
 
 Cost: one parse and one walk of each file (the scopes' walks do not overlap: a nested
 loop inside a scope already walked is not walked again).

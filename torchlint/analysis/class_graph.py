@@ -16,7 +16,7 @@ again (`SourceView.memo`).
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Dict, List, Mapping, Sequence, Set, Tuple
 
 from torchlint.analysis.classes import ast_class_methods, ast_self_attribute, ast_self_name
@@ -50,6 +50,8 @@ class ClassGraph:
 
     classes: Tuple[ClassFacts, ...]
     self_calls: Mapping[str, Mapping[str, List[str]]]
+    # class -> attribute -> the classes `__init__` builds there (`self.head = ActionHead(...)`)
+    held: Mapping[str, Mapping[str, List[str]]] = field(default_factory=dict)
 
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -85,13 +87,14 @@ class ClassGraphBuilder:
         self.top_level = {node.name for node in self.tree.body if isinstance(node, ast.ClassDef)}
         self.classes: List[ClassFacts] = []
         self.calls: Dict[str, Dict[str, List[str]]] = {}
+        self.held: Dict[str, Dict[str, List[str]]] = {}
         self.memo = view.memo
         # what a method's facts read besides its own code and its class's `__init__`
         self.context = (self.module, self.package, frozenset(self.top_level), tuple(self.table.items()))
 
     def build(self) -> ClassGraph:
         self._collect(self.tree.body, "")
-        return ClassGraph(tuple(self.classes), self.calls)
+        return ClassGraph(tuple(self.classes), self.calls, self.held)
 
     def _collect(self, body: Sequence[ast.stmt], prefix: str) -> None:
         # classes in functions and blocks are named as if at this level (as FileClasses does)
@@ -138,6 +141,8 @@ class ClassGraphBuilder:
             evidence.append("lightning")
         facts = ClassFacts(name, tuple(bases), tuple(f.name for f in functions), tuple(evidence))
         self.classes.append(facts)
+        if held:
+            self.held[name] = held
         if calls:
             self.calls[name] = calls
 

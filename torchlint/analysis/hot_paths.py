@@ -25,6 +25,7 @@ Cost: `lookup` and `inherits` are memoized per class (each class costs O(bases))
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Dict, FrozenSet, List, Mapping, Optional, Sequence, Set, Tuple
@@ -41,8 +42,28 @@ from torchlint.analysis.modules import LIGHTNING_STEPS, ClassFacts, ClassIndex, 
 from torchlint.analysis.pending import HotPathReaches, Pending
 
 MAX_DEPTH = 3  # self-calls followed from a hot path
-# a Hugging Face `Trainer` subclass runs these on every training step
-HF_TRAINERS = frozenset({"transformers.Trainer", "transformers.trainer.Trainer"})
+
+
+def _trl_names(trainers: Sequence[str]) -> FrozenSet[str]:
+    """The names trl exports its trainers under (`trl.DPOTrainer`, `trl.trainer.DPOTrainer`,
+    `trl.trainer.dpo_trainer.DPOTrainer`, and the same under `trl.experimental.dpo`)."""
+    names = set()
+    for trainer in trainers:
+        short = re.sub(r"(?<=[a-z])(?=[A-Z])", "_", trainer[: -len("Trainer")]).lower()
+        for package in ("trl.trainer", f"trl.experimental.{short}"):
+            names.update((f"{package}.{trainer}", f"{package}.{short}_trainer.{trainer}"))
+        names.add(f"trl.{trainer}")
+    return frozenset(names)
+
+
+# trl's preference trainers call `get_batch_loss_metrics` (which subclasses override) from `compute_loss`
+TRL_PREFERENCE_TRAINERS = _trl_names(("DPOTrainer", "KTOTrainer", "ORPOTrainer", "CPOTrainer", "BCOTrainer"))
+TRL_BATCH_METRICS = "get_batch_loss_metrics"
+# a Hugging Face `Trainer` subclass runs these on every training step; trl's trainers are ones
+HF_TRAINERS = frozenset({"transformers.Trainer", "transformers.trainer.Trainer"}) | TRL_PREFERENCE_TRAINERS | _trl_names(
+    ("SFTTrainer", "RewardTrainer", "GRPOTrainer", "RLOOTrainer", "OnlineDPOTrainer", "XPOTrainer", "NashMDTrainer",
+     "GKDTrainer", "PRMTrainer", "PPOTrainer", "IterativeSFTTrainer", "DistillationTrainer")
+)
 HF_TRAINER_STEPS = ("training_step", "compute_loss")
 # Methods that run on every training batch whatever class defines them: Lightning's name for the step (a task
 # object the LightningModule's own step delegates to, a custom trainer's step), the per-batch hooks of
@@ -98,6 +119,8 @@ class Route:
                 return " (a metric's `update` runs on every batch it measures)"
             if self.hot == RUNNER_STEP:
                 return " (OpenMMLab's runners call a module's `train_step` on every iteration)"
+            if self.hot == TRL_BATCH_METRICS:
+                return " (trl's preference trainers call it from `compute_loss` on every training step)"
             return " (a module's loss method runs on every training step)" if self.loss_method else ""
         steps = " -> ".join(f"`{name}`" for name in self.via)
         return f" (reached from `{self.origin.rsplit('.', 1)[-1]}.{self.hot}` via {steps})"
@@ -146,6 +169,8 @@ class Reach:
             hot.extend((("forward", False), ("backward", False)))
         if self._inherits(facts, HF_TRAINERS):
             hot.extend((step, False) for step in HF_TRAINER_STEPS)
+        if self._inherits(facts, TRL_PREFERENCE_TRAINERS):
+            hot.append((TRL_BATCH_METRICS, False))
         if self._inherits(facts, METRIC_BASES):
             hot.append((METRIC_UPDATE, False))
         if decided:  # a hook the class inherits runs the instance's own methods too

@@ -151,16 +151,20 @@ def build_loop_facts(view) -> Tuple[Optional[LoopFacts], Sequence[CriterionCalls
 class _OpenLoop:
     """A loop while its owner is walked (`Loop` once it is); `repeats`: it counts
     (`for _ in range(k)`, not over a length), `data`: it walks data (`for batch in loader`),
-    neither counting nor an epoch loop."""
+    neither counting nor an epoch loop; `target`: the name it binds (`optimizer`), if one;
+    `branch`: it lies in a branch of the loop around it (or of its owner)."""
 
-    __slots__ = ("training", "near", "calls", "no_grad", "parent", "repeats", "data")
+    __slots__ = ("training", "near", "calls", "no_grad", "parent", "repeats", "data", "target", "branch")
 
-    def __init__(self, no_grad: bool, parent: int, node=None) -> None:
+    def __init__(self, no_grad: bool, parent: int, node=None, branch: bool = False) -> None:
         self.training = NO_TRAINING
         self.near: Dict[str, None] = {}  # ordered sets
         self.calls: Dict[str, None] = {}
         self.no_grad = no_grad
         self.parent = parent
+        self.branch = branch
+        target = getattr(node, "target", None)
+        self.target = target.id if isinstance(target, ast.Name) else None
         counted = node is not None and type(node) is not ast.While and _ast_counting(node.iter)
         self.repeats = counted and not _ast_calls_len(node.iter)
         self.data = node is not None and type(node) is not ast.While and not counted and not _ast_names_epoch(node.target)
@@ -222,6 +226,7 @@ class _Facts:
         self.memo = view.memo
         # what a definition's facts read besides its own code
         self.context = (self.module, self.package, frozenset(self.top), tuple(self.table.items()))
+        self.held = view.analysis.class_graph.held  # class -> attribute -> the classes `__init__` builds there
 
     def qualify(self, local: str) -> str:
         return _qualify(self.module, local)
@@ -235,8 +240,9 @@ class _Facts:
         if node_of_owner is None:
             self._walk_owner(local, body, cls, no_grad, node_of_owner, class_node)
             return
+        held = self.held.get(self.qualify(cls[0])) if cls is not None else None
         owners, criteria = self.memo.result(
-            node_of_owner, "loop_facts", (local, cls, no_grad, self.context),
+            node_of_owner, "loop_facts", (local, cls, no_grad, held, self.context),
             lambda: self._definition_facts(local, body, cls, no_grad, node_of_owner, class_node),
         )
         self.owners.update(owners)
@@ -285,7 +291,7 @@ class _Facts:
             elif kind in _AST_WITHS and any(_ast_no_grad(item.context_expr, self.table) for item in node.items):
                 quiet = True
             if kind in _AST_LOOPS:
-                facts.loops.append(_OpenLoop(quiet, loops[-1] if loops else -1, node))
+                facts.loops.append(_OpenLoop(quiet, loops[-1] if loops else -1, node, branch))
                 inside = (*loops, len(facts.loops) - 1)
                 head = [node.test] if kind is ast.While else [node.target, node.iter]
                 children = [(n, loops, quiet, branch) for n in head]
@@ -324,6 +330,11 @@ class _Facts:
         self, node: ast.Call, facts: _OpenOwner, loops: Tuple[int, ...], local: str, nested: Set[str], cls, branch: bool
     ) -> None:
         if ast_training_call(node, self.table):
+            stepped = _ast_stepped(node)
+            while loops and stepped is not None and facts.loops[loops[-1]].target == stepped:
+                # `for optimizer in optimizers: optimizer.step()` steps each once: the loop around it trains
+                branch = branch or facts.loops[loops[-1]].branch
+                loops = loops[:-1]
             if loops:
                 loop = facts.loops[loops[-1]]
                 loop.training = max(loop.training, TRAINING_IN_BRANCH if branch else TRAINING)
@@ -351,7 +362,9 @@ class _Facts:
             return None
         head, _, rest = dotted.partition(".")
         if cls is not None and head == cls[1]:
-            return self.qualify(f"{cls[0]}.{rest}") if rest and "." not in rest else None
+            if rest and "." not in rest:
+                return self.qualify(f"{cls[0]}.{rest}")
+            return self._submodule_method(cls[0], rest)
         if not rest and head in nested and local != MODULE_OWNER:
             return self.qualify(f"{local}.{head}")
         if not rest and head in self.top:
@@ -364,6 +377,31 @@ class _Facts:
         if not resolved or resolved.split(".", 1)[0] in _OUTSIDE_TREE:
             return None
         return resolved
+
+
+    def _submodule_method(self, class_local: str, attribute_and_method: str) -> Optional[str]:
+        """`Head.loss_fn` for `self.head.loss_fn(...)` in a class whose `__init__` sets
+        `self.head = Head(...)` with `Head` a class of the tree (the first one built there); None
+        for anything else."""
+        attribute, _, method = attribute_and_method.partition(".")
+        if not method or "." in method:
+            return None
+        built = self.held.get(self.qualify(class_local), {}).get(attribute)
+        if not built or built[0].split(".", 1)[0] in _OUTSIDE_TREE:
+            return None
+        return f"{built[0]}.{method}"
+
+
+def _ast_stepped(call: ast.Call) -> Optional[str]:
+    """The name of the optimizer a training call steps: `opt` of `opt.step()` and of
+    `scaler.step(opt)`; None for anything else (a backward pass)."""
+    func = call.func
+    if not isinstance(func, ast.Attribute) or func.attr != "step":
+        return None
+    receiver = ast_last_name(func.value)
+    scaler = call.args and receiver is not None and receiver.lower().endswith("scaler")
+    stepped = call.args[0] if scaler else func.value
+    return stepped.id if isinstance(stepped, ast.Name) else None
 
 
 def _add(items: Dict[str, None], item: str) -> None:

@@ -113,6 +113,34 @@ VALID = (
 )
 
 INVALID = (
+    # a step function reaches the method of an object its class's `__init__` builds
+    Invalid(
+        "import torch\n\nclass Discriminator:\n    def __init__(self):\n        self.net = torch.nn.Linear(4, 1)\n\n"
+        "    def score(self, batch):\n        estimate = self.net(batch)\n"
+        "        return -estimate.mean(), {'estimate': estimate.mean().item()}\n\n"
+        "class Provider:\n    def __init__(self):\n        self.discriminator = Discriminator()\n\n"
+        "    def update(self, batch):\n        loss, stats = self.discriminator.score(batch)\n"
+        "        loss.backward()\n        self.optimizer.step()\n        return stats\n",
+        line=9,
+        column=47,
+    ),
+    # the optimizers stepped in a loop of their own: the batch loop around it trains
+    Invalid(
+        "import torch\n\ndef train(model, loader, optimizers):\n    losses = []\n    for batch in loader:\n"
+        "        loss = model(batch)\n        loss.backward()\n        for optimizer in optimizers:\n"
+        "            optimizer.step()\n        losses.append(loss.item())\n    return losses\n",
+        line=10,
+        column=23,
+    ),
+    # trl's preference trainers call `get_batch_loss_metrics` from `compute_loss` on every step
+    Invalid(
+        "from trl import DPOTrainer\n\nclass Trainer(DPOTrainer):\n"
+        "    def get_batch_loss_metrics(self, model, batch, train_eval='train'):\n"
+        "        losses, chosen, rejected = self.compute_preference_loss(model, batch)\n"
+        "        return losses.mean(), {'margin': (chosen - rejected).mean().item()}\n",
+        line=6,
+        column=42,
+    ),
     # a step function's returned number that its caller sums and hands to callbacks, which observe the step
     Invalid(
         "import torch\n\nclass Loop:\n    def _forward_pass(self, batch):\n        loss = self.model(batch).sum()\n"

@@ -54,7 +54,9 @@ class HostSyncInHotPath(HotPathRule):
     Hot paths: `forward` of a module, and its `train_step` where no method of the tree calls it (OpenMMLab's
     runners call `model.train_step(data, optimizer)` on every iteration); `training_step`, `validation_step`,
     `test_step`, `predict_step` of a `LightningModule`; `forward` / `backward` of an `autograd.Function`;
-    `training_step` / `compute_loss` of a Hugging Face `Trainer` subclass; in any class, `training_step` (a
+    `training_step` / `compute_loss` of a Hugging Face `Trainer` subclass (trl's trainers are ones), and
+    `get_batch_loss_metrics` of a subclass of trl's preference trainers (DPO, KTO, ORPO, CPO, BCO: their
+    `compute_loss` calls it on every step); in any class, `training_step` (a
     task object a LightningModule's step delegates to, a custom trainer) and the per-batch hooks of
     Lightning's modules and callbacks (`on_train_batch_start`/`_end`, `on_before_backward`,
     `on_after_backward`, `on_before_optimizer_step`) and of Avalanche's plugins (`before_training_iteration`,
@@ -70,8 +72,11 @@ class HostSyncInHotPath(HotPathRule):
     outside the tree, if its body says so (layers set on `self` in `__init__`, `register_buffer`,
     `self.log(...)`). Training loops are hot too (a loop that runs a backward pass or an optimizer step, not a
     scheduler's alone, directly or through a step function; also a loop over data whose items each get
-    repeated updates in a counting loop, `for _ in range(critic_iters): opt.step()`) with what they call on
-    every iteration, in any linted file; not a loop that only calls a function holding its own training loop.
+    repeated updates in a counting loop, `for _ in range(critic_iters): opt.step()`; a loop over the optimizers,
+    `for optimizer in optimizers: optimizer.step()`, makes the loop around it train) with what they call on
+    every iteration, in any linted file, also a method of an object the class's `__init__` builds
+    (`self.discriminator.compute_loss(...)` after `self.discriminator = Discriminator(...)`); not a loop that
+    only calls a function holding its own training loop.
 
     Reported by default: values only recorded or reported (given to `self.log`, a logger, `print`, a
     progress bar, a recorder (`logger.record(...)`, `self.track_data(...)`), an event of callbacks
