@@ -3,7 +3,8 @@ training code the rule did not reach: a step function that calls a loss method o
 object its class's `__init__` builds (ml-agents' GAIL discriminator), a batch loop whose
 optimizers are stepped in a loop of their own (`for optimizer in optimizers:`), and a
 subclass of one of trl's preference trainers, whose `compute_loss` calls
-`get_batch_loss_metrics` on every step. Each with the twin the rule must leave alone.
+`get_batch_loss_metrics` on every step; a number formatted with `str.format` for a log, and
+a NumPy copy summed into a running total. Each with the twin the rule must leave alone.
 Through the real CLI, in process."""
 
 from __future__ import annotations
@@ -135,3 +136,41 @@ def test_a_trl_preference_trainer_runs_its_batch_metrics_on_every_step(tmp_path,
 def test_the_method_of_another_trainer_is_not_a_step(tmp_path, capsys):
     """trl's SFTTrainer calls no `get_batch_loss_metrics`: a method so named there is the subclass's own."""
     assert _rows(tmp_path, capsys, {"trainer.py": DPO.format(base="SFTTrainer")}) == {}
+
+
+LOOP = """\
+    import torch
+
+
+    def fit(model, loader, opt, logger):
+        total = 0.0
+        for x, y in loader:
+            loss = model(x, y)
+            loss.backward()
+            opt.step()
+            {line}
+        return total
+"""
+
+
+def test_a_number_formatted_for_a_log_is_recorded(tmp_path, capsys):
+    """`"...".format(x.item())` handed to `print` or a logger, as an f-string or `%` would be."""
+    for line in ("print('loss {:.3f}'.format(loss.item()))", "logger.info('loss {:.3f}'.format(loss.item()))"):
+        found = _rows(tmp_path, capsys, {"train.py": LOOP.format(line=line)})
+        assert list(found) == [("train.py", 10)], line
+
+
+def test_a_number_formatted_into_a_key_is_needed_on_the_host(tmp_path, capsys):
+    line = "key = '{}'.format(loss.item()); logger.counts[key] = 1"
+    assert _rows(tmp_path, capsys, {"train.py": LOOP.format(line=line)}) == {}
+
+
+def test_a_numpy_copy_summed_into_a_running_total(tmp_path, capsys):
+    """cornac's GRU4Rec: `total += L.cpu().detach().numpy() * len(batch)` on every step."""
+    found = _rows(tmp_path, capsys, {"train.py": LOOP.format(line="total += loss.cpu().detach().numpy() * len(x)")})
+    assert list(found) == [("train.py", 10)]
+    assert found[("train.py", 10)].endswith("accumulate the tensor and read it once after the loop")
+
+
+def test_a_list_copy_added_to_a_list_is_no_running_total(tmp_path, capsys):
+    assert _rows(tmp_path, capsys, {"train.py": LOOP.format(line="total += loss.tolist()")}) == {}

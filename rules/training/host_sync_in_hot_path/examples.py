@@ -113,6 +113,15 @@ VALID = (
 )
 
 INVALID = (
+    # a number formatted with `str.format` for `print`, and a NumPy copy summed into a running total
+    Invalid(
+        "import torch\n\ndef fit(model, loader, opt):\n    total = 0.0\n    for x, y in loader:\n"
+        "        loss = model(x, y)\n        loss.backward()\n        opt.step()\n"
+        "        print('loss {:.3f}'.format(loss.item()))\n        total += loss.cpu().detach().numpy() * len(x)\n"
+        "    return total\n",
+        line=9,
+        column=36,
+    ),
     # a step function reaches the method of an object its class's `__init__` builds
     Invalid(
         "import torch\n\nclass Discriminator:\n    def __init__(self):\n        self.net = torch.nn.Linear(4, 1)\n\n"

@@ -42,6 +42,10 @@ from torchlint.rules.training.host_sync_in_hot_path.value_uses import (
 )
 
 
+# the syncs whose number a running total folds in (`total += loss.item()`, `+= loss.cpu().numpy()`)
+_SUMMED = ("item", "numpy")
+
+
 class HostSyncInHotPath(HotPathRule):
     """
     ## What it does
@@ -78,13 +82,14 @@ class HostSyncInHotPath(HotPathRule):
     (`self.discriminator.compute_loss(...)` after `self.discriminator = Discriminator(...)`); not a loop that
     only calls a function holding its own training loop.
 
-    Reported by default: values only recorded or reported (given to `self.log`, a logger, `print`, a
-    progress bar, a recorder (`logger.record(...)`, `self.track_data(...)`), an event of callbacks
+    Reported by default: values only recorded or reported (given to `self.log`, a logger, `print`, also
+    formatted for one with an f-string, `%` or `str.format`, a progress bar, a recorder (`logger.record(...)`, `self.track_data(...)`), an event of callbacks
     (`callbacks.on_batch(batch_loss=...)`), the project's own logging routine named for what it logs
     (`self._log_performance(itr, loss.item())`), a stats dict kept, returned or handed to one of them, a stats
     record (`TrainingStats(loss=loss.item())`, a class named `...Stats`, `...Statistics` or `...Metrics`),
     a list or deque of losses (`append`, `extend`), an attribute
-    of `self` the method does not compare or branch on), summed or averaged (`running += loss.item()`, a sum
+    of `self` the method does not compare or branch on), summed or averaged (`running += loss.item()`,
+    `total += loss.cpu().numpy()`, a sum
     started on the first step, `total = x.item() if total is None else total + x.item()`, also
     into such an attribute or a stats dict: `self.total += loss.item()`), or used in arithmetic that works as well
     on the tensor (`x / x.sum().item()`); a number a function returns when every call of it in the file
@@ -270,9 +275,10 @@ class HostSyncInHotPath(HotPathRule):
                 fix = lambda positions, call=node, whole=unsafe: self._unsafe_fix(call, whole, positions)  # noqa: E731
                 yield Report(self, node, message, fix), False
                 continue
-            statement = accumulator(node, parents) if method_name == "item" else None
+            statement = accumulator(node, parents) if method_name in _SUMMED else None
             if statement is not None:
-                plan = accumulation_plan(node, statement, parents, body, owner_names)
+                # the fix turns `.item()` into the tensor; a summed NumPy copy keeps the advice
+                plan = accumulation_plan(node, statement, parents, body, owner_names) if method_name == "item" else None
                 message += "; accumulate the tensor and read it once after the loop"
                 fix = None
                 if plan is not None:

@@ -240,10 +240,22 @@ def _recorded_use(node, parents: Dict, climbed: Optional[Dict] = None, returned:
         call = parents.get(parent)
         if isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value == "dict":
             return _stats_dict(call, parents)
+        if _string_format(call):  # `print("loss {:.3f}".format(loss.item()))`: the text goes where the number would
+            return _recorded_use(call, parents, climbed, returned)
         return _is_sink(call)
     if isinstance(parent, cst.DictElement):
         return _stats_dict(parents.get(parent), parents)
     return isinstance(parent, cst.FormattedStringExpression) and _is_sink_string(parent, parents)
+
+
+def _string_format(call) -> bool:
+    """`"...".format(...)` of a string literal."""
+    func = call.func if isinstance(call, cst.Call) else None
+    return (
+        isinstance(func, cst.Attribute)
+        and func.attr.value == "format"
+        and isinstance(func.value, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString))
+    )
 
 
 def _stats_dict(mapping, parents: Dict) -> bool:
