@@ -121,8 +121,9 @@ package where there were as many: anomalib 2.7.0, baal 2.1.0, colossalai 0.5.0, 
 lightly-train 0.18.0, rllte-core 1.0.1, snntorch 1.0.0, spikingjelly 2.0.0, torchtitan 0.3.0, none used before; 53
 `sync`; the directories are named as the wheels spell the distribution, `coqui_tts-0.28.0`), and scored at bb34958
 before any change made from it: TL003 or TL005 28/53 (52.8 %) by default, 46/75 (61.3 %) with `ALL_OPTIONS`. The
-default misses: `loss.item()` given to `self.log(..., prog_bar=True)` in a LightningModule's `training_step` (9, all
-anomalib; left out by design: the progress bar reads the value on every batch anyway), the `update` of a project's
+default misses: `loss.item()` given to `self.log(..., prog_bar=True)` in a LightningModule's `training_step` (8, all
+anomalib; left out by design: the progress bar reads the value on every batch anyway), a registered buffer read as
+the fitting stage (anomalib), the `update` of a project's
 own metric classes (baal's `Metrics`, whose `.cpu()` copies and reads run on every step where a metric is added: 7),
 a mixed-precision optimizer's `loss_scale` property and GradScaler internals (colossalai: 4), a pipeline stage's
 loss, counts read in a detection loss helper (`_compute_losses`, not named as a loss), a branch on an all-reduced
