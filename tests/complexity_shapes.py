@@ -678,6 +678,25 @@ def builders_by_name(n: int) -> Project:
     return {"builders.py": "import torchvision.models as models\n\n\n" f"def build({arguments}):\n" + calls
             + "    return locals()\n"}
 
+def built_parts(n: int) -> Project:
+    """A trainer whose `__init__` builds n parts of n classes and whose batch loop calls each part's
+    method (`self.part_i.score(batch)`) and steps its optimizers in a loop of their own: each call
+    resolved through what `__init__` builds, each part's `.item()` reached from the loop."""
+    parts = "".join(
+        f"class Part{i}:\n    def score(self, batch):\n        value = self.net(batch).mean()\n"
+        f"        self.stats.append(value.item())\n        return value\n\n\n"
+        for i in range(n)
+    )
+    built = "".join(f"        self.part_{i} = Part{i}()\n" for i in range(n))
+    called = "".join(f"            loss = loss + self.part_{i}.score(batch)\n" for i in range(n))
+    return {
+        "trainer.py": HEADER + "\n\n" + parts + "class Trainer:\n    def __init__(self):\n" + built
+        + "\n    def fit(self, loader, optimizers):\n        for batch in loader:\n            loss = 0\n"
+        + called + "            loss.backward()\n            for optimizer in optimizers:\n"
+        "                optimizer.step()\n"
+    }
+
+
 SHAPES: Dict[str, Callable[[int], Project]] = {
     shape.__name__: shape
     for shape in (
@@ -690,5 +709,6 @@ SHAPES: Dict[str, Callable[[int], Project]] = {
         returned_syncs, attribute_sums, inherited_hooks, accumulation_branches, overridden_steps,
         override_helpers, round_trips, local_builders, conditional_accumulators, logging_routines,
         builders_by_name, recorded_returns, handed_back_numbers, site_free_methods, heavy_import_methods,
+        built_parts,
     )
 }

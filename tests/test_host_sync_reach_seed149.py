@@ -174,3 +174,35 @@ def test_a_numpy_copy_summed_into_a_running_total(tmp_path, capsys):
 
 def test_a_list_copy_added_to_a_list_is_no_running_total(tmp_path, capsys):
     assert _rows(tmp_path, capsys, {"train.py": LOOP.format(line="total += loss.tolist()")}) == {}
+
+
+def test_every_class_init_may_build_there_is_reached(tmp_path, capsys):
+    """`self.discriminator` is one of two classes, as `__init__` decides: the step runs either's method."""
+    text = """\
+        import torch
+
+
+        class Small:
+            def score(self, batch):
+                return {"small": self.net(batch).mean().item()}
+
+
+        class Large:
+            def score(self, batch):
+                return {"large": self.net(batch).mean().item()}
+
+
+        class Provider:
+            def __init__(self, large):
+                if large:
+                    self.discriminator = Large()
+                else:
+                    self.discriminator = Small()
+
+            def update(self, batch):
+                stats = self.discriminator.score(batch)
+                self.loss(batch).backward()
+                self.optimizer.step()
+                return stats
+    """
+    assert sorted(_rows(tmp_path, capsys, {"gail.py": text})) == [("gail.py", 6), ("gail.py", 11)]

@@ -60,10 +60,11 @@ def _trl_names(trainers: Sequence[str]) -> FrozenSet[str]:
 TRL_PREFERENCE_TRAINERS = _trl_names(("DPOTrainer", "KTOTrainer", "ORPOTrainer", "CPOTrainer", "BCOTrainer"))
 TRL_BATCH_METRICS = "get_batch_loss_metrics"
 # a Hugging Face `Trainer` subclass runs these on every training step; trl's trainers are ones
-HF_TRAINERS = frozenset({"transformers.Trainer", "transformers.trainer.Trainer"}) | TRL_PREFERENCE_TRAINERS | _trl_names(
+TRL_TRAINERS = TRL_PREFERENCE_TRAINERS | _trl_names(
     ("SFTTrainer", "RewardTrainer", "GRPOTrainer", "RLOOTrainer", "OnlineDPOTrainer", "XPOTrainer", "NashMDTrainer",
      "GKDTrainer", "PRMTrainer", "PPOTrainer", "IterativeSFTTrainer", "DistillationTrainer")
 )
+HF_TRAINERS = frozenset({"transformers.Trainer", "transformers.trainer.Trainer"}) | TRL_TRAINERS
 HF_TRAINER_STEPS = ("training_step", "compute_loss")
 # Methods that run on every training batch whatever class defines them: Lightning's name for the step (a task
 # object the LightningModule's own step delegates to, a custom trainer's step), the per-batch hooks of

@@ -6,14 +6,18 @@ step (`opt.step()`, `scaler.step(opt)`; a scheduler's `step()` does not count) r
 per training step. So does a *step function*: one that runs a backward pass or a step
 outside any loop of its own (`train_step(batch)`), and a loop that calls one. A loop
 whose only training call sits in a branch beside a nested training loop is an epoch loop
-(`if not did_step: optimizer.step()` after the batches). A loop over data whose items each
+(`if not did_step: optimizer.step()` after the batches); a loop over the optimizers
+(`for optimizer in optimizers: optimizer.step()`) is none of its own: the loop around it
+trains. A loop over data whose items each
 get repeated updates in a counting loop (`for minibatch in batch.split(n): for _ in
 range(critic_iters): opt.step()`) runs per step too; an epoch loop, `for epoch in ...` or a
 count, does not, nor does one around a loop that counts a length (`range(len(x))`). A loop
 that only calls a function holding its own training loop (`for epoch in ...:
 train_one_epoch(...)`) runs once per epoch: it is not hot. What a hot loop or a step
 function calls on every iteration (`self._log(...)`, `log_metrics(loss)`, in this file
-or another linted one) is hot too, a few calls deep, with the route kept for the message.
+or another linted one; `self.head.loss_fn(...)` where the class's `__init__` builds
+`self.head = Head(...)`, read from the class graph) is hot too, a few calls deep, with the
+route kept for the message.
 
 Loops under `torch.no_grad()` / `torch.inference_mode()` (a `with` or a decorator) that
 run no training call are evaluation loops: hot only when asked.
@@ -79,7 +83,12 @@ def optimizer_like(name: Optional[str]) -> bool:
     lower = name.lower()
     if "sched" in lower:
         return False
-    return lower.startswith("opt") or "optim" in lower or lower.endswith(("_opt", "_opts", "scaler"))
+    return lower.startswith("opt") or "optim" in lower or lower.endswith(("_opt", "_opts")) or scaler_like(name)
+
+
+def scaler_like(name: str) -> bool:
+    """Whether a name reads as a grad scaler (`scaler`, `self.grad_scaler`), whose `step(opt)` steps `opt`."""
+    return name.lower().endswith("scaler")
 
 
 def training_call(attr: Optional[str], receiver: Optional[str], qualified: Optional[str]) -> bool:
@@ -345,16 +354,25 @@ class _Facts:
             else:
                 facts.step = True
             return
-        callee = self.callee(node.func, local, nested, cls)
-        if callee is None:
-            return
-        _add(facts.calls, callee)
-        if not loops:
-            _add(facts.flat, callee)
-            return
-        _add(facts.loops[loops[-1]].near, callee)
-        for index in loops:
-            _add(facts.loops[index].calls, callee)
+        for callee in self.callees(node.func, local, nested, cls):
+            _add(facts.calls, callee)
+            if not loops:
+                _add(facts.flat, callee)
+                continue
+            _add(facts.loops[loops[-1]].near, callee)
+            for index in loops:
+                _add(facts.loops[index].calls, callee)
+
+    def callees(self, func, local: str, nested: Set[str], cls) -> List[str]:
+        """What a call runs, by qualified name: one owner (`callee`), or for
+        `self.head.loss_fn(...)` the method of each class the class's `__init__` builds there."""
+        head, _, rest = (ast_dotted_name(func) or "").partition(".")
+        attribute, _, method = rest.partition(".")
+        if cls is not None and head == cls[1] and method and "." not in method:
+            built = self.held.get(self.qualify(cls[0]), {}).get(attribute, ())
+            return [f"{name}.{method}" for name in built if name.split(".", 1)[0] not in _OUTSIDE_TREE]
+        callee = self.callee(func, local, nested, cls)
+        return [] if callee is None else [callee]
 
     def callee(self, func, local: str, nested: Set[str], cls) -> Optional[str]:
         dotted = ast_dotted_name(func)
@@ -362,9 +380,7 @@ class _Facts:
             return None
         head, _, rest = dotted.partition(".")
         if cls is not None and head == cls[1]:
-            if rest and "." not in rest:
-                return self.qualify(f"{cls[0]}.{rest}")
-            return self._submodule_method(cls[0], rest)
+            return self.qualify(f"{cls[0]}.{rest}") if rest and "." not in rest else None
         if not rest and head in nested and local != MODULE_OWNER:
             return self.qualify(f"{local}.{head}")
         if not rest and head in self.top:
@@ -379,19 +395,6 @@ class _Facts:
         return resolved
 
 
-    def _submodule_method(self, class_local: str, attribute_and_method: str) -> Optional[str]:
-        """`Head.loss_fn` for `self.head.loss_fn(...)` in a class whose `__init__` sets
-        `self.head = Head(...)` with `Head` a class of the tree (the first one built there); None
-        for anything else."""
-        attribute, _, method = attribute_and_method.partition(".")
-        if not method or "." in method:
-            return None
-        built = self.held.get(self.qualify(class_local), {}).get(attribute)
-        if not built or built[0].split(".", 1)[0] in _OUTSIDE_TREE:
-            return None
-        return f"{built[0]}.{method}"
-
-
 def _ast_stepped(call: ast.Call) -> Optional[str]:
     """The name of the optimizer a training call steps: `opt` of `opt.step()` and of
     `scaler.step(opt)`; None for anything else (a backward pass)."""
@@ -399,8 +402,7 @@ def _ast_stepped(call: ast.Call) -> Optional[str]:
     if not isinstance(func, ast.Attribute) or func.attr != "step":
         return None
     receiver = ast_last_name(func.value)
-    scaler = call.args and receiver is not None and receiver.lower().endswith("scaler")
-    stepped = call.args[0] if scaler else func.value
+    stepped = call.args[0] if call.args and receiver is not None and scaler_like(receiver) else func.value
     return stepped.id if isinstance(stepped, ast.Name) else None
 
 

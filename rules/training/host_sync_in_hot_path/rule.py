@@ -83,20 +83,19 @@ class HostSyncInHotPath(HotPathRule):
     only calls a function holding its own training loop.
 
     Reported by default: values only recorded or reported (given to `self.log`, a logger, `print`, also
-    formatted for one with an f-string, `%` or `str.format`, a progress bar, a recorder (`logger.record(...)`, `self.track_data(...)`), an event of callbacks
-    (`callbacks.on_batch(batch_loss=...)`), the project's own logging routine named for what it logs
-    (`self._log_performance(itr, loss.item())`), a stats dict kept, returned or handed to one of them, a stats
-    record (`TrainingStats(loss=loss.item())`, a class named `...Stats`, `...Statistics` or `...Metrics`),
-    a list or deque of losses (`append`, `extend`), an attribute
+    formatted for one with an f-string, `%` or `str.format`, a progress bar, a recorder (`logger.record(...)`,
+    `self.track_data(...)`), an event of callbacks (`callbacks.on_batch(batch_loss=...)`), the project's own
+    logging routine named for what it logs (`self._log_performance(itr, loss.item())`), a stats dict kept,
+    returned or handed to one of them, a stats record (`TrainingStats(loss=loss.item())`, a class named
+    `...Stats`, `...Statistics` or `...Metrics`), a list or deque of losses (`append`, `extend`), an attribute
     of `self` the method does not compare or branch on), summed or averaged (`running += loss.item()`,
-    `total += loss.cpu().numpy()`, a sum
-    started on the first step, `total = x.item() if total is None else total + x.item()`, also
-    into such an attribute or a stats dict: `self.total += loss.item()`), or used in arithmetic that works as well
-    on the tensor (`x / x.sum().item()`); a number a function returns when every call of it in the file
-    (by name, or on `self`) only sums, logs or drops it (`total += train_step(batch)`), or, where no code of
-    the file calls it (an agent's `learn`, called by a training loop in another file), that it also records
-    (`loss = loss.item()`, `self.metrics.log("loss", loss)`, `return loss`), or, where that function is
-    itself a training step (it runs the backward pass or an optimizer step: an agent's `update`), that it
+    `total += loss.cpu().numpy()`, a sum started on the first step, `total = x.item() if total is None else
+    total + x.item()`, also into such an attribute or a stats dict: `self.total += loss.item()`), or used in
+    arithmetic that works as well on the tensor (`x / x.sum().item()`); a number a function returns when every
+    call of it in the file (by name, or on `self`) only sums, logs or drops it (`total += train_step(batch)`), or,
+    where no code of the file calls it (an agent's `learn`, called by a training loop in another file), that it
+    also records (`loss = loss.item()`, `self.metrics.log("loss", loss)`, `return loss`), or, where that
+    function is itself a training step (it runs the backward pass or an optimizer step: an agent's `update`), that it
     returns (`return -actor_loss.item(), critic_loss.item()`);
     `torch.cuda.synchronize()` except around a timer. A value
     needed on the host (a size, an index, a split, a loop, a branch, a returned number, a dict handed
