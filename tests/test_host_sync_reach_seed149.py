@@ -206,3 +206,27 @@ def test_every_class_init_may_build_there_is_reached(tmp_path, capsys):
                 return stats
     """
     assert sorted(_rows(tmp_path, capsys, {"gail.py": text})) == [("gail.py", 6), ("gail.py", 11)]
+
+
+METRICS = """\
+    import torch
+
+
+    def train_step(model, batch, optimizer, metrics, sink):
+        loss, out = model(batch)
+        loss.backward()
+        optimizer.step()
+        step_metrics = {name: metric(out, batch).item() for name, metric in metrics.items()}
+        {use}
+"""
+
+
+def test_a_comprehension_of_metrics_kept_and_returned_is_a_stats_dict(tmp_path, capsys):
+    """torchkeras' `StepRunner`: a dict comprehension of each metric's `.item()`, returned, as a literal would be."""
+    found = _rows(tmp_path, capsys, {"step.py": METRICS.replace("{use}", "return step_metrics")})
+    assert list(found) == [("step.py", 8)]
+
+
+def test_a_comprehension_handed_to_another_function_is_its_input(tmp_path, capsys):
+    assert _rows(tmp_path, capsys, {"step.py": METRICS.replace("step_metrics = {", "sink.route({").replace(
+        "metrics.items()}", "metrics.items()})").replace("{use}", "return loss")}) == {}

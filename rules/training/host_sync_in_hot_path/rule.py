@@ -85,7 +85,8 @@ class HostSyncInHotPath(HotPathRule):
     Reported by default: values only recorded or reported (given to `self.log`, a logger, `print`, also
     formatted for one with an f-string, `%` or `str.format`, a progress bar, a recorder (`logger.record(...)`,
     `self.track_data(...)`), an event of callbacks (`callbacks.on_batch(batch_loss=...)`), the project's own
-    logging routine named for what it logs (`self._log_performance(itr, loss.item())`), a stats dict kept,
+    logging routine named for what it logs (`self._log_performance(itr, loss.item())`), a stats dict (also a
+    comprehension, `{name: fn(out).item() for ...}`) kept,
     returned or handed to one of them, a stats record (`TrainingStats(loss=loss.item())`, a class named
     `...Stats`, `...Statistics` or `...Metrics`), a list or deque of losses (`append`, `extend`), an attribute
     of `self` the method does not compare or branch on), summed or averaged (`running += loss.item()`,

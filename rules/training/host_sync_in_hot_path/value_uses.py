@@ -245,6 +245,8 @@ def _recorded_use(node, parents: Dict, climbed: Optional[Dict] = None, returned:
         return _is_sink(call)
     if isinstance(parent, cst.DictElement):
         return _stats_dict(parents.get(parent), parents)
+    if isinstance(parent, cst.DictComp) and node is parent.value:  # `{name: fn(out).item() for ...}`
+        return _stats_dict(parent, parents)
     return isinstance(parent, cst.FormattedStringExpression) and _is_sink_string(parent, parents)
 
 
@@ -259,7 +261,7 @@ def _string_format(call) -> bool:
 
 
 def _stats_dict(mapping, parents: Dict) -> bool:
-    """Whether a dict literal or `dict(...)` holds stats: kept (`stats = {...}`),
+    """Whether a dict literal, comprehension or `dict(...)` holds stats: kept (`stats = {...}`),
     returned or handed to a logging call; a dict handed to any other function
     (`to_record({...})`, `session.run(None, {...})`) is that function's input."""
     holder = parents.get(mapping)
