@@ -364,23 +364,26 @@ class _Facts:
                 _add(facts.loops[index].calls, callee)
 
     def callees(self, func, local: str, nested: Set[str], cls) -> List[str]:
-        """What a call runs, by qualified name: one owner (`callee`), or for
+        """What a call runs, by qualified name: one owner (`_callee`), or for
         `self.head.loss_fn(...)` the method of each class the class's `__init__` builds there."""
-        head, _, rest = (ast_dotted_name(func) or "").partition(".")
-        attribute, _, method = rest.partition(".")
-        if cls is not None and head == cls[1] and method and "." not in method:
-            built = self.held.get(self.qualify(cls[0]), {}).get(attribute, ())
-            return [f"{name}.{method}" for name in built if name.split(".", 1)[0] not in _OUTSIDE_TREE]
-        callee = self.callee(func, local, nested, cls)
-        return [] if callee is None else [callee]
-
-    def callee(self, func, local: str, nested: Set[str], cls) -> Optional[str]:
         dotted = ast_dotted_name(func)
         if not dotted:
-            return None
+            return []
         head, _, rest = dotted.partition(".")
         if cls is not None and head == cls[1]:
-            return self.qualify(f"{cls[0]}.{rest}") if rest and "." not in rest else None
+            attribute, _, method = rest.partition(".")
+            if not method:
+                return [self.qualify(f"{cls[0]}.{rest}")] if rest else []
+            if "." in method:
+                return []
+            built = self.held.get(self.qualify(cls[0]), {}).get(attribute, ())
+            return [f"{name}.{method}" for name in built if name.split(".", 1)[0] not in _OUTSIDE_TREE]
+        callee = self._callee(dotted, head, rest, local, nested)
+        return [] if callee is None else [callee]
+
+    def _callee(self, dotted: str, head: str, rest: str, local: str, nested: Set[str]) -> Optional[str]:
+        """The owner a call of `dotted` (not on the instance) runs: a nested or top-level
+        function of the file, or what the imports resolve it to inside the tree."""
         if not rest and head in nested and local != MODULE_OWNER:
             return self.qualify(f"{local}.{head}")
         if not rest and head in self.top:
