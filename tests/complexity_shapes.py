@@ -697,6 +697,19 @@ def built_parts(n: int) -> Project:
     }
 
 
+def queued_rereads(n: int) -> Project:
+    """n tensors tested on the host, then n backward passes each in a branch, each followed by a read of one
+    of them again (a backward pass starts a new epoch of what was read: the read after it waits for it)."""
+    tests = "".join(
+        f"part_{i} = out[{i}].sum()\nif torch.isnan(part_{i}):\n    raise ValueError('nan')\n" for i in range(n)
+    )
+    rereads = "".join(
+        f"if batch.sum() > {i}:\n    part_{i}.backward(retain_graph=True)\nstats.append(part_{i}.item())\n"
+        for i in range(n)
+    )
+    body = "out = model(batch)\nloss = out.sum()\n" + tests + rereads
+    return {"rereads.py": HEADER + "\n\ndef train(model, loader, optimizer, stats):\n" + _loop(body)}
+
 SHAPES: Dict[str, Callable[[int], Project]] = {
     shape.__name__: shape
     for shape in (
@@ -709,6 +722,6 @@ SHAPES: Dict[str, Callable[[int], Project]] = {
         returned_syncs, attribute_sums, inherited_hooks, accumulation_branches, overridden_steps,
         override_helpers, round_trips, local_builders, conditional_accumulators, logging_routines,
         builders_by_name, recorded_returns, handed_back_numbers, site_free_methods, heavy_import_methods,
-        built_parts,
+        built_parts, queued_rereads,
     )
 }

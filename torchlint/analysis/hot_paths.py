@@ -90,6 +90,10 @@ METRIC_BASES = frozenset(
     }
 )
 METRIC_UPDATE = "update"
+# a project's own metric classes keep the same protocol: an instance updated on every batch and reset
+# between epochs, in a class named as a metric or inheriting one (baal's `Metrics` and its `ECE`, `Accuracy`)
+METRIC_PROTOCOL = (METRIC_UPDATE, "reset")
+METRIC_NAME_ENDINGS = ("Metric", "Metrics")
 AUTOGRAD_FUNCTIONS = frozenset(
     {"torch.autograd.Function", "torch.autograd.function.Function", "torch.autograd.function.InplaceFunction"}
 )
@@ -145,6 +149,7 @@ class Reach:
         self.depth = depth
         self._lookups: Dict[Tuple[str, str], Optional[str]] = {}
         self._inheritance: Dict[Tuple[str, frozenset], bool] = {}
+        self._metric_names: Dict[str, bool] = {}  # class -> it or a base of the index is named as a metric
         self._defined: Set[str] = {method for facts in index.classes.values() for method in facts.methods}
         self._routes: Optional[Dict[Tuple[str, str], Route]] = None
 
@@ -172,7 +177,7 @@ class Reach:
             hot.extend((step, False) for step in HF_TRAINER_STEPS)
         if self._inherits(facts, TRL_PREFERENCE_TRAINERS):
             hot.append((TRL_BATCH_METRICS, False))
-        if self._inherits(facts, METRIC_BASES):
+        if self._is_metric(facts):
             hot.append((METRIC_UPDATE, False))
         if decided:  # a hook the class inherits runs the instance's own methods too
             named = {name for name, _ in hot}
@@ -184,9 +189,29 @@ class Reach:
         return hot
 
     def is_metric(self, class_name: str) -> bool:
-        """Whether the class inherits one of `METRIC_BASES` (through the index)."""
+        """Whether the class is a metric (`_is_metric`, through the index)."""
         facts = self.index.find(class_name)
-        return facts is not None and self._inherits(facts, METRIC_BASES)
+        return facts is not None and self._is_metric(facts)
+
+    def _is_metric(self, facts: ClassFacts) -> bool:
+        """Whether the class inherits one of `METRIC_BASES`, or is a metric of the project's own: its
+        instances run an `update` and a `reset` the index defines (`METRIC_PROTOCOL`) and it or a class of the
+        index it inherits is named `...Metric` or `...Metrics`. Cost: O(its bases), memoised per class."""
+        if self._inherits(facts, METRIC_BASES):
+            return True
+        return all(self.lookup(facts.name, method) is not None for method in METRIC_PROTOCOL) and self._metric_named(
+            facts
+        )
+
+    def _metric_named(self, facts: ClassFacts) -> bool:
+        named = self._metric_names
+        if facts.name not in named:
+            named[facts.name] = False  # what a cycle back to this class adds
+            named[facts.name] = facts.name.rsplit(".", 1)[-1].endswith(METRIC_NAME_ENDINGS) or any(
+                found is not None and self._metric_named(found)
+                for found in (self.index.find(base) for base in facts.bases if base is not None)
+            )
+        return named[facts.name]
 
     def bases(self, class_name: str) -> List[str]:
         """The classes of the index that `class_name` names as its bases, in order (empty for a

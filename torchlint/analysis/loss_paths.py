@@ -4,12 +4,13 @@ A loss runs on every training step. A value it needs on the host (a `topk` k, a
 Python `min`/`max`, a branch) makes each step wait for the GPU, and is where a CUDA
 fault launched earlier surfaces (the OCR detector's hard-negative mining, issue 22).
 Loss code is the `forward` of a loss module (a class whose name or base's name ends in
-`Loss`, as torch's `_Loss` and `_WeightedLoss` do, or `Criterion`, as fairseq's do) and a function or method whose name
-ends in `loss` or has `loss` as a word (`dice_loss`, `compute_loss`, `loss_fn`). It is also what the instance a hot loop
-calls as its criterion runs (`criterion = FocalWeighting()`, then `loss = criterion(out,
-y); loss.backward()`): that class's `forward` (or `__call__`). Only the training loop
-facts of every file can tell (`loop_graph.LoopGraph.criteria`), so a host value in a
-`forward` that may be one (`may_be_criterion`) waits for them (`torchlint.analysis.hot_paths`).
+`Loss`, as torch's `_Loss` and `_WeightedLoss` do, or `Criterion`, as fairseq's do) and a function or
+method whose name ends in `loss` or `losses` or has either as a word (`dice_loss`, `compute_loss`,
+`loss_fn`, `_compute_losses`). It is also what the instance a hot loop calls as its criterion runs
+(`criterion = FocalWeighting()`, then `loss = criterion(out, y); loss.backward()`): that class's
+`forward` (or `__call__`). Only the training loop facts of every file can tell
+(`loop_graph.LoopGraph.criteria`), so a host value in a `forward` that may be one
+(`may_be_criterion`) waits for them (`torchlint.analysis.hot_paths`).
 
 Cost: `is_loss_code`, `may_be_criterion` O(the class's bases); `host_value_rewrite` see there
 (linear in a method with one memo per method).
@@ -24,6 +25,7 @@ from torchlint.analysis.names import cst_dotted_name
 
 # what the name of a loss module ends in: torch's `_Loss`, fairseq's `FairseqCriterion`
 _LOSS_CLASS_ENDINGS = ("loss", "criterion")
+_LOSS_WORDS = ("loss", "losses")
 _REWRITES = {
     "topk": "sort once and mask by rank instead of `topk` with a host `k` (hard-negative mining)",
     "minmax": "use `clamp_min`/`clamp_max` (or `torch.minimum`/`torch.maximum`) instead of Python `min`/`max`",
@@ -41,10 +43,11 @@ _NOT_COMPUTING_WORDS = frozenset({
 
 
 def is_loss_name(name: str) -> bool:
-    """A name that says it computes a loss: ends in `loss` or has `loss` as a word (`dice_loss`,
-    `compute_loss`, `loss_fn`, `loss_by_feat`)."""
+    """A name that says it computes a loss or losses: ends in `loss` or `losses`, or has either as a word
+    (`dice_loss`, `compute_loss`, `loss_fn`, `loss_by_feat`, detectron2's `losses`, `_compute_losses`)."""
     name = name.lower()
-    return name.endswith("loss") or "loss" in name.split("_")
+    words = name.split("_")
+    return name.endswith(_LOSS_WORDS) or any(word in words for word in _LOSS_WORDS)
 
 
 def is_training_loss_name(name: str) -> bool:

@@ -1,16 +1,19 @@
 """Which host syncs in a method read a value the step has already read.
 
 Once the host has waited for a tensor (`loss.item()`, or a test of it: `if
-torch.isnan(loss): raise ...`), the tensor is computed; reading the same tensor again
-before anything rebinds or changes it waits for nothing new. One pass over the method,
-statement by statement, keeps the values read so far: a branch, a loop or a `try` reads
-its own copy (it may not run), and whatever a statement rebinds (`loss = ...`,
-`self.loss = ...`, `loss += 1`, `loss.add_(1)`, `loss[0] = 0`) is read afresh.
+torch.isnan(loss): raise ...`), the tensor is computed and the GPU's queue is empty; reading
+the same tensor again before anything rebinds or changes it, and before the step queues
+more work, waits for nothing new. One pass over the method, statement by statement, keeps
+the values read so far: a branch, a loop or a `try` reads its own copy (it may not run),
+and whatever a statement rebinds (`loss = ...`, `self.loss = ...`, `loss += 1`,
+`loss.add_(1)`, `loss[0] = 0`) is read afresh. A backward pass or an optimizer step
+(`training_loops.training_call`) queues the bulk of a step's kernels: a copy to the host
+after it waits for them, on the same stream, so every tensor is read afresh after one.
 
 Cost: one pass over the method with an undo journal (one walk of each small statement
 gives both its calls and what it writes); what a compound statement writes is memoized
 (`_written`), so nesting does not multiply it; forgetting a written name scans the keys
-read under its root.
+read under its root; a queued training call forgets every key at once (an epoch, O(1)).
 """
 
 from __future__ import annotations
@@ -18,7 +21,8 @@ from __future__ import annotations
 from typing import Callable, Dict, List, Mapping, Optional, Set, Tuple
 
 from torchlint.core.lazy import cst
-from torchlint.analysis.names import cst_dotted_name
+from torchlint.analysis.names import cst_dotted_name, cst_last_name
+from torchlint.analysis.training_loops import training_call
 from torchlint.analysis.every_step import target_parts
 from torchlint.core.walk import children, pruned_walk
 
@@ -39,41 +43,54 @@ def repeated_syncs(body, imports, sync_receiver: Callable[[object], Optional[obj
     return history.repeated
 
 
+# what `_written` reports for a call that queues a step's kernels (no dotted name is empty)
+QUEUED = ""
+
+
 class _Read:
     """The tensors read so far (dotted names, kept by their first name so that rebinding
-    `out` forgets `out.loss` at once), with a journal to undo what a branch did."""
+    `out` forgets `out.loss` at once, each with the epoch it was read in: a training call
+    starts a new one), with a journal to undo what a branch did."""
 
     def __init__(self) -> None:
-        self.by_root: Dict[str, Set[str]] = {}
-        self.journal: List[Tuple[bool, str]] = []
+        self.by_root: Dict[str, Dict[str, int]] = {}
+        self.epoch = 0
+        self.journal: List[Tuple[str, Optional[int]]] = []  # (key or QUEUED, the key's epoch before)
 
     def __contains__(self, key: str) -> bool:
-        return key in self.by_root.get(key.split(".", 1)[0], ())
+        return self.by_root.get(key.split(".", 1)[0], {}).get(key) == self.epoch
 
     def add(self, key: str) -> None:
-        keys = self.by_root.setdefault(key.split(".", 1)[0], set())
-        if key not in keys:
-            keys.add(key)
-            self.journal.append((True, key))
+        keys = self.by_root.setdefault(key.split(".", 1)[0], {})
+        before = keys.get(key)
+        if before != self.epoch:
+            keys[key] = self.epoch
+            self.journal.append((key, before))
 
     def forget(self, written: Set[str]) -> None:
         for name in written:
+            if name == QUEUED:
+                self.epoch += 1
+                self.journal.append((QUEUED, None))
+                continue
             keys = self.by_root.get(name.split(".", 1)[0])
             for key in [key for key in keys or () if key == name or key.startswith(name + ".")]:
-                keys.discard(key)
-                self.journal.append((False, key))
+                self.journal.append((key, keys.pop(key)))
 
     def mark(self) -> int:
         return len(self.journal)
 
     def undo(self, mark: int) -> None:
         while len(self.journal) > mark:
-            added, key = self.journal.pop()
-            keys = self.by_root.setdefault(key.split(".", 1)[0], set())
-            if added:
-                keys.discard(key)
+            key, before = self.journal.pop()
+            if key == QUEUED:
+                self.epoch -= 1
+                continue
+            keys = self.by_root.setdefault(key.split(".", 1)[0], {})
+            if before is None:
+                del keys[key]
             else:
-                keys.add(key)
+                keys[key] = before
 
 
 class _History:
@@ -87,7 +104,7 @@ class _History:
         self.written: Dict[int, Set[str]] = {}
 
     def forget_written(self, statement) -> None:
-        written = self.written[id(statement)] = _written(statement, self.written)
+        written = self.written[id(statement)] = _written(statement, self.written, self.imports)
         self.read.forget(written)
 
     def block(self, block) -> None:
@@ -150,7 +167,7 @@ class _History:
             # `expression(small)` then `forget_written(small)`, from one walk: it gives the
             # calls `expression` would meet, in the same order
             calls: List = []
-            written = self.written[id(small)] = _written(small, self.written, calls)
+            written = self.written[id(small)] = _written(small, self.written, self.imports, calls)
             for call in calls:
                 self.call(call)
             self.read.forget(written)
@@ -212,10 +229,11 @@ class _History:
         return found
 
 
-def _written(node, known: Mapping[int, Set[str]], calls: Optional[List] = None) -> Set[str]:
-    """What a statement rebinds or changes in place (dotted names); `known` holds the
-    answers for statements inside it that were walked before. `calls`, if given, gets
-    the calls walked, in source order (none inside a lambda, a def or a class)."""
+def _written(node, known: Mapping[int, Set[str]], imports, calls: Optional[List] = None) -> Set[str]:
+    """What a statement rebinds or changes in place (dotted names), and `QUEUED` if it runs a
+    backward pass or an optimizer step; `known` holds the answers for statements inside it that
+    were walked before. `calls`, if given, gets the calls walked, in source order (none inside
+    a lambda, a def or a class)."""
     written: Set[str] = set()
     stack = [node]
     # exact types, not isinstance: these are LibCST's concrete (final) node classes,
@@ -241,10 +259,13 @@ def _written(node, known: Mapping[int, Set[str]], calls: Optional[List] = None) 
         elif kind is cst.Call:
             if calls is not None:
                 calls.append(current)
-            if type(current.func) is cst.Attribute:
-                method = current.func.attr.value
-                if method.endswith("_") and not method.startswith("__"):
-                    target = current.func.value  # `loss.add_(1)` changes loss
+            func = current.func
+            attribute = type(func) is cst.Attribute
+            method = func.attr.value if attribute else None
+            if training_call(method, cst_last_name(func.value) if attribute else None, imports.qualified_name(func)):
+                written.add(QUEUED)
+            if attribute and method.endswith("_") and not method.startswith("__"):
+                target = func.value  # `loss.add_(1)` changes loss
         if target is not None:
             written.update(_target_names(target))
         stack.extend(reversed(children(current)))  # source order, for `calls`

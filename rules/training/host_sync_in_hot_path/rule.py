@@ -66,9 +66,12 @@ class HostSyncInHotPath(HotPathRule):
     `on_after_backward`, `on_before_optimizer_step`) and of Avalanche's plugins (`before_training_iteration`,
     `after_training_iteration`, `before_backward`, `after_backward`), also where a base defines the hook (the
     instance's own methods run from it); `update` of a metric (a class of torchmetrics', Ignite's or
-    Avalanche's metric bases): it runs on every batch it measures, in training or in evaluation alike, since
-    which loop uses a metric is not known where it is defined; a module's methods named as a training loss
-    (`loss`, `loss_by_feat`, `compute_loss`; not `val_loss` or `_log_loss`) and module-level functions so
+    Avalanche's metric bases, or of the project's own: with an `update` and a `reset`, named `...Metric` or
+    `...Metrics` or inheriting such a class, as baal's `Metrics` and its `ECE`): it runs on every batch it
+    measures, in training or in evaluation alike, since which loop uses a metric is not known where it is
+    defined; a module's methods named as a training loss
+    or losses (`loss`, `loss_by_feat`, `compute_loss`, `losses`, `_compute_losses`; not `val_loss` or
+    `_log_loss`) and module-level functions so
     named (`dice_loss`) that no code of the tree calls: a runner outside it (mmengine's
     `model(data, mode='loss')`, a training script) calls them on every step; where the tree calls them, its
     callers decide. A class is a module if a base resolves, across the linted files, to `nn.Module`,
@@ -86,7 +89,8 @@ class HostSyncInHotPath(HotPathRule):
     formatted for one with an f-string, `%` or `str.format`, a progress bar, a recorder (`logger.record(...)`,
     `self.track_data(...)`), an event of callbacks (`callbacks.on_batch(batch_loss=...)`), the project's own
     logging routine named for what it logs (`self._log_performance(itr, loss.item())`), a stats dict (also a
-    comprehension, `{name: fn(out).item() for ...}`) kept,
+    comprehension, `{name: fn(out).item() for ...}`, and numbers formatted into one,
+    `bar.set_postfix({"loss": f"{loss.item():.3f}"})`) kept,
     returned or handed to one of them, a stats record (`TrainingStats(loss=loss.item())`, a class named
     `...Stats`, `...Statistics` or `...Metrics`), a list or deque of losses (`append`, `extend`), an attribute
     of `self` the method does not compare or branch on), summed or averaged (`running += loss.item()`,
@@ -112,7 +116,9 @@ class HostSyncInHotPath(HotPathRule):
     OneFlow or CuPy and not torch: a JAX agent beside its PyTorch twin); `.item()` of a
     fresh CPU tensor (`torch.rand(1).item()`); look-alikes (`dict.items()`, `arr.item(0)`); a second
     read of a tensor the step already read on the host on every path to it (until rebound or changed
-    in place), or a second sync on one value (`x.numpy().tolist()`); epoch-level hooks and helpers no
+    in place, or until a backward pass or an optimizer step queues the step's kernels again: the read
+    after `loss.backward(); optimizer.step()` waits for them), or a second sync on one value
+    (`x.numpy().tolist()`); epoch-level hooks and helpers no
     hot path calls; error paths (a `raise`, a block ending in one, an `assert`'s message); a `forward` under
     `torch.no_grad()` / `torch.inference_mode()` (a predictor's) as a hot path of its own (reached from a
     training step it is reported; with `check-evaluation-loops` it is one; a per-batch hook so decorated

@@ -387,12 +387,15 @@ def _is_sink(call) -> bool:
 
 def _is_sink_string(part, parents: Dict) -> bool:
     """Whether an f-string part ends up in a logging call, also through implicit
-    concatenation (`f"a {x}" f"b {y}"`) and `%` or `+` formatting."""
+    concatenation (`f"a {x}" f"b {y}"`) and `%` or `+` formatting, or in a stats dict
+    (`bar.set_postfix({"loss": f"{loss.item():.3f}"})`)."""
     holder = parents.get(parents.get(part))
     while isinstance(holder, cst.ConcatenatedString) or (
         isinstance(holder, cst.BinaryOperation) and isinstance(holder.operator, (cst.Modulo, cst.Add))
     ):
         holder = parents.get(holder)
+    if isinstance(holder, cst.DictElement):
+        return _stats_dict(parents.get(holder), parents)
     return isinstance(holder, cst.Arg) and _is_sink(parents.get(holder))
 
 

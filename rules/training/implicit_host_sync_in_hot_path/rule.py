@@ -9,7 +9,7 @@ bound name is looked up in one index of the method's names (`name_nodes`)."""
 from __future__ import annotations
 
 import ast
-from typing import Dict, Iterator, List, Optional, Tuple
+from typing import Dict, Iterator, List, Mapping, Optional, Tuple
 
 from torchlint.analysis.names import ast_dotted_name, cst_last_name, resolve
 from torchlint.analysis.loss_paths import is_loss_code
@@ -38,6 +38,7 @@ from torchlint.rules.training.implicit_host_sync_in_hot_path.tensor_calls import
     MATH_TESTS,
     NORM_CLIPPERS,
     LENGTHS_ON_CPU,
+    SAME_DEVICE_METHODS,
     LOOP_EXITS,
     SIZES,
     TENSOR_FUNCTIONS,
@@ -46,6 +47,7 @@ from torchlint.rules.training.implicit_host_sync_in_hot_path.tensor_calls import
 )
 
 
+EMPTY_BINDINGS: Mapping[str, object] = {}
 # tensor methods whose result stays where their receiver is, taking no argument (`x.cpu().detach()`)
 KEEP_ON_CPU = frozenset({"detach", "float", "double", "clone", "contiguous", "squeeze", "flatten"})
 
@@ -205,7 +207,7 @@ class ImplicitHostSyncInHotPath(HotPathRule):
                 return
             if len(call.args) == 1 and call.args[0].keyword is None and not call.args[0].star:
                 value = call.args[0].value
-                if self._tensor_valued(value):
+                if self._tensor_valued(value, bindings):
                     yield call, f"`{func.value}()` of a tensor"
                 elif self._copied_tensor(value):
                     yield call, f"`{func.value}()` of a tensor's copy (`{func.value}(x.cpu())` reads a number as `.item()` does)"
@@ -246,10 +248,15 @@ class ImplicitHostSyncInHotPath(HotPathRule):
             return any(self._tensor_valued(value) for value in operands)
         return self._tensor_valued(operand)
 
-    def _tensor_valued(self, expression) -> bool:
+    def _tensor_valued(self, expression, bindings: Mapping[str, object] = EMPTY_BINDINGS) -> bool:
         """Whether an expression is evidently a tensor on the device: a torch predicate or
         reduction, a tensor method that reduces (`x.sum()`, `mask.any()`), or an elementwise
-        function of one (`torch.abs(x.max())`, `x.max().abs()`). Cost: O(the expression)."""
+        function of one or arithmetic on one (`torch.abs(x.max())`, `x.max().abs()`, `x.sum().mul_(s)`).
+        With `bindings` (names bound once), the first name met stands for its value (`acc = hits.mean()`,
+        then `float(acc)` or `float(acc.mul_(100))`); names in that value are not followed. Cost: O(the
+        expression and that value)."""
+        if isinstance(expression, cst.Name) and expression.value in bindings:
+            return self._tensor_valued(bindings[expression.value])
         if not isinstance(expression, cst.Call):
             return False
         imports = self.context.imports
@@ -262,8 +269,8 @@ class ImplicitHostSyncInHotPath(HotPathRule):
             return True
         if is_torch(imports.qualified_name(func), ELEMENTWISE) and expression.args:
             return self._tensor_valued(expression.args[0].value)
-        if isinstance(func, cst.Attribute) and func.attr.value in ELEMENTWISE:
-            return self._tensor_valued(func.value)
+        if isinstance(func, cst.Attribute) and func.attr.value in ELEMENTWISE | SAME_DEVICE_METHODS:
+            return self._tensor_valued(func.value, bindings)
         return (
             isinstance(func, cst.Attribute)
             and func.attr.value in TENSOR_METHODS

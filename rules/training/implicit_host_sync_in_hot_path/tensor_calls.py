@@ -28,6 +28,10 @@ TENSOR_METHODS = frozenset(
 ELEMENTWISE = frozenset(
     {"abs", "neg", "sqrt", "rsqrt", "exp", "log", "log2", "log10", "square", "sigmoid", "tanh", "relu"}
 )
+# tensor methods whose result is on their receiver's device whatever their arguments (`x.sum().mul_(scale)`)
+SAME_DEVICE_METHODS = frozenset(
+    {"add", "sub", "mul", "div", "add_", "sub_", "mul_", "div_", "float", "double", "half", "clamp", "clamp_min"}
+)
 # what returns the gradients' total norm as a tensor (torch's, accelerate's, a trainer's wrapper of them)
 NORM_CLIPPERS = frozenset({"clip_grad_norm_", "clip_grad_norm"})
 # Python's tests of a number: they convert a tensor argument with `float()`
