@@ -143,6 +143,18 @@ and 51/56, no longer independent. The default misses left: reads under a setting
 (rsl-rl's RND and symmetry losses, unsloth's vLLM importance-sampling metrics, an lr broadcast for multi-GPU: 5), a
 host value for early stopping (sbi), a count read into a host error rate (scgpt), a check whose block only logs
 (rfdetr), torchdrug's `Meter.update` (no `reset`, so no metric by the protocol).
+bench/tl003_recall_judged_seed163.jsonl was judged on 2026-12-07 the same way (seed 163, 12 hits per package where
+there were as many: deepmd-kit 3.2.0, lightautoml 0.4.2, mattersim 1.2.3, mmrotate 0.3.4, modelscope 1.40.2,
+pai-easycv 0.11.7, pykan 0.2.8, salesforce-lavis 1.0.2, schnetpack 2.1.1, stylegan2_pytorch 1.9.0, none used before;
+mace-torch, nanotron and effdet had no candidate; 46 `sync`), and scored at 084ef1a and at 1d7f77b (after the
+seed-151 and seed-157 changes) before any change made from it: TL003 or TL005 29/46 (63.0 %) by default both times,
+48/63 (76.2 %) with `ALL_OPTIONS`. After the changes its misses led to (a parameter rebound under its own None-check
+is no rare branch; the classes of an OpenMMLab codebase's `models` package are modules; a module's `forward_train`
+is hot): 35/46 (76.1 %) and 51/63, no longer independent. The default misses left: reads under a setting
+(deepmd's `has_f`), a None-check of a value the step made (modelscope's log buffers), host values (an `np.isnan` of a
+loss, a label count used as an int), a `.cpu()` copy of a loss in epoch loops the rules do not take for training
+loops (lightautoml), progress-bar reads under `% log == 0` whose default interval is 1 (pykan), a loss function
+mmrotate calls through a decorator.
 
 Cost: one parse and one walk of each file (the scopes' walks do not overlap: a nested
 loop inside a scope already walked is not walked again).

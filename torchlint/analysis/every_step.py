@@ -466,7 +466,9 @@ def _sentinel_target(test) -> Optional[str]:
 
 
 def _none_check_of_step_value(test, scope: StepScope) -> bool:
-    """`x is None` / `x is not None` for a name the method binds itself."""
+    """`x is None` / `x is not None` for a name the method binds itself, not a parameter it
+    rebinds (`if num_boxes is None: num_boxes = ...`, `if bbox_pred is not None: bbox_pred =
+    decode(...)`): a caller passes a parameter or leaves it out alike on every step."""
     return (
         isinstance(test, cst.Comparison)
         and len(test.comparisons) == 1
@@ -475,6 +477,7 @@ def _none_check_of_step_value(test, scope: StepScope) -> bool:
         and test.comparisons[0].comparator.value == "None"
         and isinstance(test.left, cst.Name)
         and test.left.value in scope.step_locals
+        and test.left.value not in scope.parameters
     )
 
 

@@ -78,6 +78,9 @@ PER_BATCH_HOOKS = (
 # OpenMMLab's runners (mmcv's EpochBasedRunner and IterBasedRunner, mmengine's loops) call a model's
 # `train_step(data, optimizer)` on every iteration
 RUNNER_STEP = "train_step"
+# mmcv-era OpenMMLab models (mmdet 2, mmseg 0.x, mmrotate 0.x) run a detector's, segmentor's or head's
+# `forward_train` from `forward(return_loss=True)` on every iteration, as `forward` is
+TRAINING_FORWARD = "forward_train"
 # A metric's `update` runs on every batch: the training step calls it (torchmetrics, Ignite), or a
 # per-iteration plugin does (Avalanche); `compute` / `result` run once per epoch
 METRIC_BASES = frozenset(
@@ -124,6 +127,8 @@ class Route:
                 return " (a metric's `update` runs on every batch it measures)"
             if self.hot == RUNNER_STEP:
                 return " (OpenMMLab's runners call a module's `train_step` on every iteration)"
+            if self.hot == TRAINING_FORWARD:
+                return " (a module's `forward_train` runs on every training step)"
             if self.hot == TRL_BATCH_METRICS:
                 return " (trl's preference trainers call it from `compute_loss` on every training step)"
             return " (a module's loss method runs on every training step)" if self.loss_method else ""
@@ -166,6 +171,8 @@ class Reach:
         if decided:
             if self.index.is_module(facts):
                 hot.append(("forward", False))
+                if self.lookup(facts.name, TRAINING_FORWARD) is not None:
+                    hot.append((TRAINING_FORWARD, False))
                 runner_step = self.lookup(facts.name, RUNNER_STEP)
                 if runner_step is not None and (runner_step, RUNNER_STEP) not in self._called:
                     hot.append((RUNNER_STEP, False))

@@ -70,6 +70,13 @@ _ECOSYSTEM_MODULES = frozenset({
     "transformers.PreTrainedModel", "transformers.modeling_utils.PreTrainedModel",
     "diffusers.ModelMixin", "diffusers.models.modeling_utils.ModelMixin",
 })
+# OpenMMLab's codebases: every class of their `models` package (backbones, necks, heads, losses, detectors,
+# data preprocessors) is an nn.Module registered for configs, but for `task_modules` (assigners, samplers, coders)
+_OPENMMLAB_CODEBASES = frozenset({
+    "mmdet", "mmdet3d", "mmseg", "mmrotate", "mmpose", "mmocr", "mmcls", "mmpretrain", "mmaction", "mmtrack",
+    "mmedit", "mmagic", "mmyolo", "mmflow", "mmselfsup", "mmfewshot", "mmhuman3d", "mmrazor", "mmgen",
+})
+_OPENMMLAB_NON_MODULES = frozenset({"task_modules", "builder"})
 # packages whose classes are never modules (besides the standard library)
 _NEVER_MODULES = frozenset({"numpy", "typing_extensions", "pydantic", "attr", "attrs"})
 
@@ -85,7 +92,8 @@ def root_kind(qualified: Optional[str]) -> Optional[Kind]:
     """The kind of a class named by a fully qualified name from outside the linted tree:
     torch.nn classes (Module, _Loss, containers, layers) are MODULE, Lightning's
     `LightningModule` is LIGHTNING, the nn.Module subclasses of mmengine, mmcv, transformers and
-    diffusers that models derive from are MODULE, other torch / stdlib / known classes are OTHER;
+    diffusers that models derive from, and the classes of an OpenMMLab codebase's `models` package
+    (`mmdet.models.dense_heads.AnchorHead`), are MODULE, other torch / stdlib / known classes are OTHER;
     None if the name says nothing (a third-party or in-tree class)."""
     if not qualified:
         return None
@@ -106,6 +114,11 @@ def root_kind(qualified: Optional[str]) -> Optional[Kind]:
             return Kind.MODULE
         return Kind.OTHER
     if qualified in _ECOSYSTEM_MODULES:
+        return Kind.MODULE
+    if (
+        head in _OPENMMLAB_CODEBASES and len(parts) >= 3 and parts[1] == "models"
+        and _OPENMMLAB_NON_MODULES.isdisjoint(parts[2:-1]) and last[:1].isupper()
+    ):
         return Kind.MODULE
     if head in _NEVER_MODULES or head in getattr(sys, "stdlib_module_names", ()) or head == "builtins":
         return Kind.OTHER

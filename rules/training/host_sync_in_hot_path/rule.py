@@ -55,8 +55,9 @@ class HostSyncInHotPath(HotPathRule):
     to a call, `redirect(model, self._compute_loss, batch)`, and one `__init__` stores on `self`,
     `self.loss_method = self.mat_loss`); the message names the route ("reached
     from `Model.training_step` via `_shared_step`").
-    Hot paths: `forward` of a module, and its `train_step` where no method of the tree calls it (OpenMMLab's
-    runners call `model.train_step(data, optimizer)` on every iteration); `training_step`, `validation_step`,
+    Hot paths: `forward` and `forward_train` of a module (mmcv-era OpenMMLab detectors, segmentors and
+    heads run `forward_train` on every step), and its `train_step` where no method of the tree calls it
+    (OpenMMLab's runners call `model.train_step(data, optimizer)` on every iteration); `training_step`, `validation_step`,
     `test_step`, `predict_step` of a `LightningModule`; `forward` / `backward` of an `autograd.Function`;
     `training_step` / `compute_loss` of a Hugging Face `Trainer` subclass (trl's trainers are ones), and
     `get_batch_loss_metrics` of a subclass of trl's preference trainers (DPO, KTO, ORPO, CPO, BCO: their
@@ -69,13 +70,12 @@ class HostSyncInHotPath(HotPathRule):
     Avalanche's metric bases, or of the project's own: with an `update` and a `reset`, named `...Metric` or
     `...Metrics` or inheriting such a class, as baal's `Metrics` and its `ECE`): it runs on every batch it
     measures, in training or in evaluation alike, since which loop uses a metric is not known where it is
-    defined; a module's methods named as a training loss
-    or losses (`loss`, `loss_by_feat`, `compute_loss`, `losses`, `_compute_losses`; not `val_loss` or
-    `_log_loss`) and module-level functions so
-    named (`dice_loss`) that no code of the tree calls: a runner outside it (mmengine's
-    `model(data, mode='loss')`, a training script) calls them on every step; where the tree calls them, its
-    callers decide. A class is a module if a base resolves, across the linted files, to `nn.Module`,
-    `LightningModule` or the module bases of mmengine, mmcv, transformers and diffusers, or, for a base from
+    defined; a module's methods named as a training loss or losses (`loss`, `loss_by_feat`, `compute_loss`,
+    `losses`, `_compute_losses`; not `val_loss` or `_log_loss`) and module-level functions so named
+    (`dice_loss`) that no code of the tree calls: a runner outside it (mmengine's `model(data, mode='loss')`,
+    a training script) calls them on every step; where the tree calls them, its callers decide. A class is a module if a base resolves, across the linted files, to `nn.Module`,
+    `LightningModule`, the module bases of mmengine, mmcv, transformers and diffusers, or a class of an
+    OpenMMLab codebase's `models` package (`mmdet.models.dense_heads.AnchorHead`), or, for a base from
     outside the tree, if its body says so (layers set on `self` in `__init__`, `register_buffer`,
     `self.log(...)`). Training loops are hot too (a loop that runs a backward pass or an optimizer step, not a
     scheduler's alone, directly or through a step function; also a loop over data whose items each get
