@@ -302,7 +302,7 @@ def in_periodic_branch(node, parents: Mapping, scope: Optional[StepScope] = None
     (`batch_idx == 0`, `batch_idx < 10`), or a logging/plotting switch (`if
     self.log_images:`, `if self.debug:`); with a `scope`, also in the block of a setting
     (`if self.collect_stats:`), of a run-once test (`if self._iter == -1: self._iter =
-    ...`) or of a None-check of a value the step made (`if evicted is not None:`), and not
+    ...`) or of a None-check of a value the step made (`if evicted is not None:`; not of a parameter), and not
     in a modulo branch that steps the optimizer (gradient accumulation's), nor after an
     early exit on one that skips to the step."""
     answered = scope.answered if scope is not None else {}

@@ -185,8 +185,9 @@ class HostSyncInHotPath(HotPathRule):
       optimizer step, and is reported by default); under a logging
       switch (`if self.debug:`) or a setting not plainly on by default (set only in `__init__`, to an
       argument, a config value or a literal other than `True`; not `self.training`); a block that
-      assigns what its condition tests (`if x is None: x = ...`); a None-check of a value the step made;
-      the evaluation side of a module's mode (`if not model.training:`, the `else:` of `if self.training:`).
+      assigns what its condition tests (`if x is None: x = ...`, not a parameter: a default filled in on
+      every call that leaves it out); a None-check of a value the step made (not of a parameter); the
+      evaluation side of a module's mode (`if not model.training:`, the `else:` of `if self.training:`).
     - `check-evaluation-loops` (default `false`): also loops under `torch.no_grad()` / `inference_mode()`, and
       a module's `forward` so decorated.
     """
