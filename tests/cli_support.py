@@ -5,6 +5,7 @@ import json
 import re
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -123,6 +124,18 @@ def write_tree(root: Path, files: dict) -> Path:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
     return root
+
+
+def messages_by_code_and_row(tmp_path: Path, capsys, files: dict, select: str) -> dict:
+    """Lint `files` (`{relative name: text}`, each dedented) under `tmp_path` with the real CLI, in
+    process, selecting `select`: `{(code, row): message}` of what it reports."""
+    from torchlint import cli
+
+    root = write_tree(tmp_path, {name: textwrap.dedent(text) for name, text in files.items()})
+    capsys.readouterr()
+    cli.main(["check", "--no-cache", "--select", select, "--output-format", "json", str(root)])
+    found = json.loads(capsys.readouterr().out)
+    return {(item["code"], item["location"]["row"]): item["message"] for item in found}
 
 
 MARKER = re.compile(r"#\s*expect:\s*(?P<items>TL\d{3}:\d+(?:\s*,\s*TL\d{3}:\d+)*)")

@@ -7,19 +7,12 @@ every step. Each with the twin the rules must leave alone. Through the real CLI,
 
 from __future__ import annotations
 
-import json
-import textwrap
 
-from cli_support import write_tree
-from torchlint import cli
+from cli_support import messages_by_code_and_row
 
 
 def _rows(tmp_path, capsys, files, select="TL003,TL005"):
-    root = write_tree(tmp_path, {name: textwrap.dedent(text) for name, text in files.items()})
-    capsys.readouterr()
-    cli.main(["check", "--no-cache", "--select", select, "--output-format", "json", str(root)])
-    found = json.loads(capsys.readouterr().out)
-    return {(item["code"], item["location"]["row"]): item["message"] for item in found}
+    return messages_by_code_and_row(tmp_path, capsys, files, select)
 
 
 CRITERION = """\
