@@ -7,7 +7,6 @@ every step. Each with the twin the rules must leave alone. Through the real CLI,
 
 from __future__ import annotations
 
-
 from cli_support import messages_by_code_and_row
 
 
