@@ -3,9 +3,12 @@ training code the rules did not reach: a parameter rebound under its own None-ch
 is None: num_boxes = ...`, `if bbox_pred is not None: bbox_pred = decode(...)`: the caller passes it
 or not alike on every step), a head derived from an OpenMMLab codebase's model class
 (`mmdet.models.dense_heads.AnchorHead`) and its `forward_train`, which mmcv-era detectors run on
-every step. Each with the twin the rules must leave alone. Through the real CLI, in process."""
+every step, and a name rebound to the synced number and only recorded after (`loss = loss.item()`).
+Each with the twin the rules must leave alone. Through the real CLI, in process."""
 
 from __future__ import annotations
+
+import textwrap
 
 from cli_support import messages_by_code_and_row
 
@@ -93,3 +96,38 @@ def test_forward_of_a_model_class_of_an_openmmlab_codebase_is_hot(tmp_path, caps
                 return edges
     """
     assert list(_rows(tmp_path, capsys, {"edge_head.py": text}, select="TL003")) == [("TL003", 7)]
+
+
+REBOUND = """\
+    def train(model, loader, optimizer, history):
+        for x, y in loader:
+{before}
+            loss = model(x).mean()
+            loss.backward()
+            optimizer.step()
+            loss = loss.item()
+{after}
+"""
+
+
+def _rebound(before: str = "", after: str = "") -> str:
+    """The loop with `before` at its top and `after` at its end (statements of its body, unindented)."""
+    return REBOUND.format(before=textwrap.indent(before, " " * 12), after=textwrap.indent(after, " " * 12))
+
+
+def test_a_name_rebound_to_the_number_and_only_recorded_after_is_reported(tmp_path, capsys):
+    """`loss = loss.item(); history.append(loss)`: the reads of the tensor before (the backward pass) are
+    another value's (lightautoml's trainer: `loss = loss.data.cpu().numpy()`)."""
+    text = _rebound(after="history.append(loss)")
+    assert list(_rows(tmp_path, capsys, {"train.py": text}, select="TL003")) == [("TL003", 7)]
+
+
+def test_a_name_rebound_to_the_number_and_branched_on_after_is_a_host_value(tmp_path, capsys):
+    text = _rebound(after="history.append(loss)\nif loss > 10:\n    break")
+    assert _rows(tmp_path, capsys, {"train.py": text}, select="TL003") == {}
+
+
+def test_the_last_value_of_a_rebound_name_is_read_on_the_next_turn(tmp_path, capsys):
+    """Read at the top of the loop before the name is bound again, the number decides a branch."""
+    text = _rebound(before="if history and loss > 10:\n    break", after="history.append(loss)")
+    assert _rows(tmp_path, capsys, {"train.py": text}, select="TL003") == {}

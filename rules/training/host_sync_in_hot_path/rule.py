@@ -96,7 +96,9 @@ class HostSyncInHotPath(HotPathRule):
     of `self` the method does not compare or branch on), summed or averaged (`running += loss.item()`,
     `total += loss.cpu().numpy()`, a sum started on the first step, `total = x.item() if total is None else
     total + x.item()`, also into such an attribute or a stats dict: `self.total += loss.item()`), or used in
-    arithmetic that works as well on the tensor (`x / x.sum().item()`); a number a function returns when every
+    arithmetic that works as well on the tensor (`x / x.sum().item()`); each also through a name bound to the
+    number, once or again in straight-line code (`loss = loss.item(); history.append(loss)`: what the name holds
+    until it is bound again, and on a loop's next turn, is read so); a number a function returns when every
     call of it in the file (by name, or on `self`) only sums, logs or drops it (`total += train_step(batch)`), or,
     where no code of the file calls it (an agent's `learn`, called by a training loop in another file), that it
     also records (`loss = loss.item()`, `self.metrics.log("loss", loss)`, `return loss`), or, where that

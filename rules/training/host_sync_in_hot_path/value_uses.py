@@ -9,6 +9,7 @@ O(its nodes + the expressions climbed), climbs memoized.
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Set, Tuple
@@ -78,6 +79,19 @@ class UseMemo:
     tensor_operand: Dict[int, bool] = field(default_factory=dict)  # `meets_tensor`'s memo
     # (receiver, attribute) pairs the method reads as a host number (`if self.tokens < n:`), found once
     host_attributes: Optional[Set[Tuple[str, str]]] = None
+    # a name bound several times, each binding a plain `name = ...` of one block: `_Rebindings`, else None
+    rebindings: Dict[str, Optional["_Rebindings"]] = field(default_factory=dict)
+    recorded_binding: Dict[int, bool] = field(default_factory=dict)  # id(binding) -> `recorded`'s answer
+
+
+@dataclass(frozen=True)
+class _Rebindings:
+    """The uses of a name rebound in straight-line code (`loss = model(x); loss.backward(); loss =
+    loss.item()`), in the order of the code: where each use is, and where the bindings are."""
+
+    names: Sequence
+    at: Dict[int, int]  # id(use) -> its position in `names`
+    bindings: List[int]  # the positions of the bindings, in order
 
 
 def recorded(call, parents: Dict, uses: Dict[str, List], memo: Optional[UseMemo] = None,
@@ -86,7 +100,8 @@ def recorded(call, parents: Dict, uses: Dict[str, List], memo: Optional[UseMemo]
     call, `print`, a stats dict given to one (`self.log_dict({"loss": v.item()})`) or
     filled in place (`stats["loss"] = ...`, `stats.update(loss=...)`), a list of losses,
     an attribute of `self`, a running total (`acc_sum += acc`), itself or through a name
-    bound once whose every use is such;
+    bound once whose every use is such, or rebound in straight-line code whose every read of this
+    value is such (`_rebindings`);
     `returned`: also a `return` (the function's callers only record, sum or drop it, see
     `returned_values`). Other values (a size, an index, a loop, a branch, a dict handed to
     any other function) are needed on the host: reported only with `check-host-values`.
@@ -113,6 +128,9 @@ def recorded(call, parents: Dict, uses: Dict[str, List], memo: Optional[UseMemo]
         if _kept(target):
             return True
         if isinstance(target, cst.Name):
+            rebound = _rebindings(target.value, parents, uses, memo)
+            if rebound is not None:  # the reads of this binding's value alone
+                return _recorded_binding(target, parent, rebound, parents, memo, returned)
             # the answer is the name's (`target`, a binding, is no read): kept per name
             known = memo.recorded.get(target.value) if memo is not None else None
             if known is None:
@@ -122,6 +140,55 @@ def recorded(call, parents: Dict, uses: Dict[str, List], memo: Optional[UseMemo]
                     memo.recorded[target.value] = known
             return known
     return _recorded_use(node, parents, climbed, returned)
+
+
+def _rebindings(name: str, parents: Dict, uses: Dict[str, List], memo: Optional[UseMemo]) -> Optional[_Rebindings]:
+    """`_Rebindings` of a name bound more than once where every binding is a plain `name = ...`
+    statement of one block (so each value is read from its binding to the next, in the order of the
+    code); None otherwise (a name bound once, or in branches, loops' targets or `+=`). Cost: O(the
+    name's uses), once per name with a `memo`."""
+    if memo is not None and name in memo.rebindings:
+        return memo.rebindings[name]
+    names = uses.get(name, ())
+    bindings = [position for position, use in enumerate(names) if binds(use, parents)]
+    found = None
+    if len(bindings) > 1:
+        blocks = set()
+        for position in bindings:
+            holder = parents.get(names[position])
+            assign = parents.get(holder) if type(holder) is cst.AssignTarget else None
+            line = parents.get(assign) if type(assign) is cst.Assign and len(assign.targets) == 1 else None
+            if type(line) is not cst.SimpleStatementLine:
+                blocks.add(None)
+                break
+            blocks.add(id(parents.get(line)))
+        if len(blocks) == 1 and None not in blocks:
+            found = _Rebindings(names, {id(use): position for position, use in enumerate(names)}, bindings)
+    if memo is not None:
+        memo.rebindings[name] = found
+    return found
+
+
+def _recorded_binding(target, assign, rebound: _Rebindings, parents: Dict, memo: Optional[UseMemo],
+                      returned: bool) -> bool:
+    """`recorded` for the value one binding of a rebound name holds: its reads up to the next binding and,
+    for the last binding (in a loop its value reaches the next turn), the reads before the first one.
+    Cost: O(those reads)."""
+    known = memo.recorded_binding.get(id(target)) if memo is not None else None
+    if known is not None:
+        return known
+    names, positions = rebound.names, rebound.bindings
+    at = rebound.at[id(target)]
+    following = bisect.bisect_right(positions, at)
+    end = positions[following] if following < len(positions) else len(names)
+    reads = [use for use in names[at + 1:end] if not _within(use, assign.value, parents)]
+    if following == len(positions):
+        reads += names[:positions[0]]
+    climbed = memo.climbed if memo is not None else None
+    known = bool(reads) and all(_recorded_use(use, parents, climbed, returned) for use in reads)
+    if memo is not None:
+        memo.recorded_binding[id(target)] = known
+    return known
 
 
 def recorded_then_returned(call, parents: Dict, uses: Dict[str, List]) -> bool:
