@@ -28,7 +28,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 from functools import cached_property
-from typing import Dict, FrozenSet, List, Mapping, Optional, Sequence, Set, Tuple
+from typing import Callable, Dict, FrozenSet, List, Mapping, Optional, Sequence, Set, Tuple
 
 from torchlint.analysis.class_graph import SUBMODULE_CALL
 from torchlint.analysis.flow_graph import InstanceFlow
@@ -97,6 +97,12 @@ METRIC_UPDATE = "update"
 # between epochs, in a class named as a metric or inheriting one (baal's `Metrics` and its `ECE`, `Accuracy`)
 METRIC_PROTOCOL = (METRIC_UPDATE, "reset")
 METRIC_NAME_ENDINGS = ("Metric", "Metrics")
+
+
+def _metric_named(qualified: str) -> bool:
+    return qualified.rsplit(".", 1)[-1].endswith(METRIC_NAME_ENDINGS)
+
+
 AUTOGRAD_FUNCTIONS = frozenset(
     {"torch.autograd.Function", "torch.autograd.function.Function", "torch.autograd.function.InplaceFunction"}
 )
@@ -153,8 +159,7 @@ class Reach:
         self.decided_only = decided_only
         self.depth = depth
         self._lookups: Dict[Tuple[str, str], Optional[str]] = {}
-        self._inheritance: Dict[Tuple[str, frozenset], bool] = {}
-        self._metric_names: Dict[str, bool] = {}  # class -> it or a base of the index is named as a metric
+        self._inheritance: Dict[Tuple[str, object], bool] = {}  # `_any_base`'s answers
         self._defined: Set[str] = {method for facts in index.classes.values() for method in facts.methods}
         self._routes: Optional[Dict[Tuple[str, str], Route]] = None
 
@@ -202,23 +207,13 @@ class Reach:
 
     def _is_metric(self, facts: ClassFacts) -> bool:
         """Whether the class inherits one of `METRIC_BASES`, or is a metric of the project's own: its
-        instances run an `update` and a `reset` the index defines (`METRIC_PROTOCOL`) and it or a class of the
-        index it inherits is named `...Metric` or `...Metrics`. Cost: O(its bases), memoised per class."""
+        instances run an `update` and a `reset` the index defines (`METRIC_PROTOCOL`) and it or a base
+        it inherits is named `...Metric` or `...Metrics`. Cost: O(its bases), memoised per class."""
         if self._inherits(facts, METRIC_BASES):
             return True
-        return all(self.lookup(facts.name, method) is not None for method in METRIC_PROTOCOL) and self._metric_named(
-            facts
-        )
-
-    def _metric_named(self, facts: ClassFacts) -> bool:
-        named = self._metric_names
-        if facts.name not in named:
-            named[facts.name] = False  # what a cycle back to this class adds
-            named[facts.name] = facts.name.rsplit(".", 1)[-1].endswith(METRIC_NAME_ENDINGS) or any(
-                found is not None and self._metric_named(found)
-                for found in (self.index.find(base) for base in facts.bases if base is not None)
-            )
-        return named[facts.name]
+        if not all(self.lookup(facts.name, method) is not None for method in METRIC_PROTOCOL):
+            return False
+        return _metric_named(facts.name) or self._any_base(facts, METRIC_NAME_ENDINGS, _metric_named)
 
     def bases(self, class_name: str) -> List[str]:
         """The classes of the index that `class_name` names as its bases, in order (empty for a
@@ -228,16 +223,20 @@ class Reach:
         return [parent.name for parent in found if parent is not None]
 
     def _inherits(self, facts: ClassFacts, targets: frozenset) -> bool:
-        """Whether the class has one of `targets` among its bases, through the index (each
-        class answered once per `targets`; a cycle of bases adds nothing)."""
-        key = (facts.name, targets)
-        if key not in self._inheritance:
-            self._inheritance[key] = False  # what a cycle back to this class adds
-            self._inheritance[key] = any(
-                base in targets or (found is not None and self._inherits(found, targets))
+        """Whether the class has one of `targets` among its bases, through the index."""
+        return self._any_base(facts, targets, targets.__contains__)
+
+    def _any_base(self, facts: ClassFacts, key, test: Callable[[str], bool]) -> bool:
+        """Whether `test` holds for a base of the class, or of a class of the index it inherits (each
+        class answered once per `key`, what names the test; a cycle of bases adds nothing)."""
+        memo_key = (facts.name, key)
+        if memo_key not in self._inheritance:
+            self._inheritance[memo_key] = False  # what a cycle back to this class adds
+            self._inheritance[memo_key] = any(
+                test(base) or (found is not None and self._any_base(found, key, test))
                 for base, found in ((base, self.index.find(base)) for base in facts.bases if base is not None)
             )
-        return self._inheritance[key]
+        return self._inheritance[memo_key]
 
     def lookup(self, class_name: str, method_name: str) -> Optional[str]:
         """The class that defines the method an instance of `class_name` runs (its own,

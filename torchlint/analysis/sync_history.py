@@ -21,8 +21,8 @@ from __future__ import annotations
 from typing import Callable, Dict, List, Mapping, Optional, Set, Tuple
 
 from torchlint.core.lazy import cst
-from torchlint.analysis.names import cst_dotted_name, cst_last_name
-from torchlint.analysis.training_loops import training_call
+from torchlint.analysis.names import cst_dotted_name
+from torchlint.analysis.training_loops import cst_training_call
 from torchlint.analysis.every_step import target_parts
 from torchlint.core.walk import children, pruned_walk
 
@@ -259,13 +259,13 @@ def _written(node, known: Mapping[int, Set[str]], imports, calls: Optional[List]
         elif kind is cst.Call:
             if calls is not None:
                 calls.append(current)
-            func = current.func
-            attribute = type(func) is cst.Attribute
-            method = func.attr.value if attribute else None
-            if training_call(method, cst_last_name(func.value) if attribute else None, imports.qualified_name(func)):
+            if cst_training_call(current, imports):
                 written.add(QUEUED)
-            if attribute and method.endswith("_") and not method.startswith("__"):
-                target = func.value  # `loss.add_(1)` changes loss
+            func = current.func
+            if type(func) is cst.Attribute:
+                method = func.attr.value
+                if method.endswith("_") and not method.startswith("__"):
+                    target = func.value  # `loss.add_(1)` changes loss
         if target is not None:
             written.update(_target_names(target))
         stack.extend(reversed(children(current)))  # source order, for `calls`

@@ -456,14 +456,15 @@ def cst_no_grad_decorated(function, imports) -> bool:
 def trains(nodes: Iterable, imports) -> bool:
     """Whether LibCST nodes (a function's own) hold a training call (`training_call`: a backward pass or an
     optimizer step): the function is a training step. Cost: O(the nodes)."""
-    for node in nodes:
-        if type(node) is cst.Call:
-            func = node.func
-            attribute = isinstance(func, cst.Attribute)
-            receiver = cst_last_name(func.value) if attribute else None
-            if training_call(func.attr.value if attribute else None, receiver, imports.qualified_name(func)):
-                return True
-    return False
+    return any(type(node) is cst.Call and cst_training_call(node, imports) for node in nodes)
+
+
+def cst_training_call(call, imports) -> bool:
+    """`training_call` of a LibCST call: a backward pass or an optimizer step."""
+    func = call.func
+    if type(func) is cst.Attribute:
+        return training_call(func.attr.value, cst_last_name(func.value), imports.qualified_name(func))
+    return training_call(None, None, imports.qualified_name(func))
 
 
 def _cst_body(node) -> Sequence:
