@@ -243,3 +243,22 @@ def test_the_branch_that_steps_the_optimizer_runs_on_every_optimizer_step(tmp_pa
     configure(root, check_periodic_branches=True)
     found = [(Path(d["filename"]).name, d["location"]["row"]) for d in check(root, "--select", "TL003")]
     assert sorted(found) == [("skipping.py", 8), ("train.py", 10), ("train.py", 12)]
+
+
+def test_a_name_bound_once_to_a_periodic_test_is_periodic_too(tmp_path):
+    """`apply_penalty = self.steps % 4 == 0`, then `if apply_penalty:` (lightweight-gan's trainer)."""
+    text = (
+        "def train(model, loader, optimizer, stats):\n    for step, batch in enumerate(loader):\n"
+        "        penalize = step % 4 == 0\n        flagged = batch.numel() > 0\n"
+        "        loss = model(batch)\n        loss.backward()\n        optimizer.step()\n"
+        "        if penalize:\n            stats.append(loss.item())\n"  # 9: every fourth step
+        "        if flagged:\n            stats.append(loss.mean().item())\n"  # 11: a value of the step: every step
+    )
+    # bound twice, the name is no plain periodic test (rows shift by one)
+    rebound = text.replace("step % 4 == 0\n", "step % 4 == 0\n        penalize = penalize or step == 1\n")
+    root = write_tree(tmp_path, {"train.py": text, "rebound.py": rebound})
+    found = [(Path(d["filename"]).name, d["location"]["row"]) for d in check(root, "--select", "TL003")]
+    assert sorted(found) == [("rebound.py", 10), ("rebound.py", 12), ("train.py", 11)]
+    configure(root, check_periodic_branches=True)
+    found = [(Path(d["filename"]).name, d["location"]["row"]) for d in check(root, "--select", "TL003")]
+    assert sorted(found) == [("rebound.py", 10), ("rebound.py", 12), ("train.py", 9), ("train.py", 11)]

@@ -134,6 +134,8 @@ class StepScope:
     settings: ClassSettings
     # its parameters: fresh on every call, so `if eps == -1: eps = ...` on one is no run-once test
     parameters: FrozenSet[str] = frozenset()
+    # names it binds once to a periodic test (`apply_penalty = self.steps % 4 == 0`, then `if apply_penalty:`)
+    periodic_names: FrozenSet[str] = frozenset()
     # `in_periodic_branch`'s answers for the method's nodes, by id: each climb answers
     # every node it passes, so an elif chain of n branches costs n tests, not n²/2
     answered: Dict[int, bool] = field(default_factory=dict, compare=False, repr=False)
@@ -252,6 +254,8 @@ def step_scope(function, settings: ClassSettings) -> StepScope:
     made: Set[str] = set()  # bound at least once to something else
     loops, others = (cst.For, cst.CompFor), (cst.AnnAssign, cst.AugAssign, cst.NamedExpr)
     steps = []
+    bindings: Dict[str, int] = {}  # how often each name is bound
+    periodic: Set[str] = set()  # names bound (at least once) to a periodic test
     for node in own_nodes(body):
         kind = type(node)  # exact types, as in `class_settings`
         if kind is cst.Call:
@@ -260,8 +264,13 @@ def step_scope(function, settings: ClassSettings) -> StepScope:
         elif kind is cst.Assign:
             names = [name for target in node.targets for name in assigned_names(target.target)]
             (data if _read_from(node.value, data) else made).update(names)
+            if len(names) == 1 and _periodic(node.value):
+                periodic.update(names)
         elif kind is cst.AssignTarget:
-            bound.update(assigned_names(node.target))
+            names = assigned_names(node.target)
+            bound.update(names)
+            for name in names:
+                bindings[name] = bindings.get(name, 0) + 1
         elif kind in loops:
             names = assigned_names(node.target)
             bound.update(names)
@@ -272,7 +281,10 @@ def step_scope(function, settings: ClassSettings) -> StepScope:
         elif kind is cst.AsName:
             bound.update(assigned_names(node.name))
             made.update(assigned_names(node.name))
-    return StepScope(instance, frozenset(bound - (data - made)), settings, frozenset(params), steps=tuple(steps))
+    periodic_names = frozenset(name for name in periodic if bindings.get(name) == 1 and name not in params)
+    return StepScope(
+        instance, frozenset(bound - (data - made)), settings, frozenset(params), periodic_names, steps=tuple(steps)
+    )
 
 
 # what walks data as it is (`for i, batch in enumerate(batches)`, `zip(xs, ys)`, `tqdm(loader)`)
@@ -300,7 +312,8 @@ def in_periodic_branch(node, parents: Mapping, scope: Optional[StepScope] = None
     """Whether `node` runs only under a condition that holds now and then: one with a
     modulo (`step % n == 0`), a step counter compared to pick the first steps
     (`batch_idx == 0`, `batch_idx < 10`), or a logging/plotting switch (`if
-    self.log_images:`, `if self.debug:`); with a `scope`, also in the block of a setting
+    self.log_images:`, `if self.debug:`); with a `scope`, also under a name the method binds once to
+    such a test (`apply_penalty = self.steps % 4 == 0`, then `if apply_penalty:`), in the block of a setting
     (`if self.collect_stats:`), of a run-once test (`if self._iter == -1: self._iter =
     ...`) or of a None-check of a value the step made (`if evicted is not None:`; not of a parameter), and not
     in a modulo branch that steps the optimizer (gradient accumulation's), nor after an
@@ -319,7 +332,7 @@ def in_periodic_branch(node, parents: Mapping, scope: Optional[StepScope] = None
                 answer = True  # `if not self.training:` (or `model.training`'s `else:`) never runs in training
                 break
             stepping = child is parent.body and _steps_optimizer(parent, parents, scope)
-            periodic = _periodic(parent.test) and not stepping
+            periodic = (_periodic(parent.test) or _names_periodic(parent.test, scope)) and not stepping
             if periodic or (scope is not None and _rare(parent, child is parent.body, scope)):
                 answer = True
                 break
@@ -531,6 +544,15 @@ def _is_setting_value(value: ast.AST) -> bool:
             return False
         stack.extend(child for child in ast.iter_child_nodes(node) if isinstance(child, ast.expr))
     return True
+
+
+def _names_periodic(test, scope: Optional[StepScope]) -> bool:
+    """Whether a test reads a name the method bound once to a periodic test (`if apply_penalty:`
+    after `apply_penalty = self.steps % 4 == 0`). Cost: O(test)."""
+    if scope is None or not scope.periodic_names:
+        return False
+    names = scope.periodic_names
+    return any(type(node) is cst.Name and node.value in names for node in pruned_walk(test, (cst.Attribute,)))
 
 
 def _periodic(test) -> bool:

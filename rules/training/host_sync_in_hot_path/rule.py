@@ -181,7 +181,8 @@ class HostSyncInHotPath(HotPathRule):
     - `check-error-paths` (default `false`): also the condition of an `if` whose block raises and an
       `assert`'s test (their message and block never).
     - `check-periodic-branches` (default `false`): also blocks that do not run on every step: under a
-      modulo (`if step % 100 == 0:`) or a first-steps test (`if batch_idx < 10:`), or after an early exit on
+      modulo (`if step % 100 == 0:`, also through a name bound once to one: `apply = step % 4 == 0; if apply:`)
+      or a first-steps test (`if batch_idx < 10:`), or after an early exit on
       one (`if step % 100 != 0: return`), unless that block steps an optimizer (gradient accumulation's
       `if (i + 1) % accumulation == 0: optimizer.step()`, a delayed actor update: it runs on every
       optimizer step, and is reported by default); under a logging
