@@ -264,7 +264,7 @@ def step_scope(function, settings: ClassSettings) -> StepScope:
         elif kind is cst.Assign:
             names = [name for target in node.targets for name in assigned_names(target.target)]
             (data if _read_from(node.value, data) else made).update(names)
-            if len(names) == 1 and _periodic(node.value):
+            if len(names) == 1 and _is_test(node.value) and _periodic(node.value):
                 periodic.update(names)
         elif kind is cst.AssignTarget:
             names = assigned_names(node.target)
@@ -544,6 +544,14 @@ def _is_setting_value(value: ast.AST) -> bool:
             return False
         stack.extend(child for child in ast.iter_child_nodes(node) if isinstance(child, ast.expr))
     return True
+
+
+def _is_test(value) -> bool:
+    """A value written as a condition: a comparison, `and`/`or`, `not` (`self.steps % 4 == 0`, not the
+    index `i % n`)."""
+    return isinstance(value, (cst.Comparison, cst.BooleanOperation)) or (
+        isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Not)
+    )
 
 
 def _names_periodic(test, scope: Optional[StepScope]) -> bool:
