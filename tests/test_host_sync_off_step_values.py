@@ -106,6 +106,18 @@ def test_a_tensor_already_read_in_the_step_is_not_reported_again(tmp_path):
     assert rows(write_tree(tmp_path, {"m.py": text})) == [12, 15, 17, 20, 21, 23]
 
 
+def test_a_cast_around_a_sync_is_no_earlier_read_of_its_tensor(tmp_path):
+    """`float(loss.item() / n)`: the cast reads what the sync inside it returns, not the tensor before it
+    (lightweight-gan's trainer stores `float(total_disc_loss.item() / n)` on every step)."""
+    text = (
+        "class Trainer:\n    def train(self, model, batch, optimizer, n):\n"
+        "        loss = model(batch)\n        loss.backward()\n        optimizer.step()\n"
+        "        self.d_loss = float(loss.item() / n)\n"  # 6: the first read
+        "        self.g_loss = float(loss.item())\n"  # 7: a second read
+    )
+    assert rows(write_tree(tmp_path, {"m.py": text})) == [6]
+
+
 LIGHTNING = (
     "import lightning as L\n\n\nclass M(L.LightningModule):\n"
     "    def training_step(self, batch, batch_idx):\n        loss = self(batch)\n"
@@ -256,9 +268,13 @@ def test_a_name_bound_once_to_a_periodic_test_is_periodic_too(tmp_path):
     )
     # bound twice, the name is no plain periodic test (rows shift by one)
     rebound = text.replace("step % 4 == 0\n", "step % 4 == 0\n        penalize = penalize or step == 1\n")
-    root = write_tree(tmp_path, {"train.py": text, "rebound.py": rebound})
+    # a value computed with a modulo is no periodic test (deepmd's `ti = embedding_idx % self.ntypes`)
+    indexed = text.replace("penalize = step % 4 == 0", "kind = batch.dim() % 2").replace("if penalize:", "if kind:")
+    root = write_tree(tmp_path, {"train.py": text, "rebound.py": rebound, "indexed.py": indexed})
     found = [(Path(d["filename"]).name, d["location"]["row"]) for d in check(root, "--select", "TL003")]
-    assert sorted(found) == [("rebound.py", 10), ("rebound.py", 12), ("train.py", 11)]
+    assert sorted(found) == [("indexed.py", 9), ("indexed.py", 11), ("rebound.py", 10), ("rebound.py", 12), ("train.py", 11)]
     configure(root, check_periodic_branches=True)
     found = [(Path(d["filename"]).name, d["location"]["row"]) for d in check(root, "--select", "TL003")]
-    assert sorted(found) == [("rebound.py", 10), ("rebound.py", 12), ("train.py", 9), ("train.py", 11)]
+    assert sorted(found) == [
+        ("indexed.py", 9), ("indexed.py", 11), ("rebound.py", 10), ("rebound.py", 12), ("train.py", 9), ("train.py", 11)
+    ]

@@ -207,6 +207,8 @@ class _History:
             if dotted is not None:
                 found.add(dotted)
             elif isinstance(node, cst.Call):
+                if self.sync_receiver(node) is not None:
+                    continue  # an explicit sync reads its tensor itself (`call`), after a cast around it
                 func = node.func
                 qualified = self.imports.qualified_name(func)
                 if qualified and qualified.startswith("torch.") and node.args and node.args[0].keyword is None:
