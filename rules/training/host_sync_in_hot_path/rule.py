@@ -152,10 +152,11 @@ class HostSyncInHotPath(HotPathRule):
     when it must). A value logged with `prog_bar=True` on step from `training_step` is not reported:
     the progress bar reads it each batch anyway. Elsewhere (`self.log` of a plain `nn.Module` may need
     a number), or on a value plainly not a tensor, no fix. `total += x.item()` in a loop, `total` set to
-    a number just before it and read after it only as a number, becomes `total += x.detach()` and
-    `total = float(total)` after the loop (`int` for a count of matches started at an int); the sum
-    is kept in the tensor's dtype. Started at an int with any other operand, the fix is unsafe: the
-    code does not say whether the tensor holds integers, which `float` would change.
+    a number just before it and read after it only as a number, becomes `total += x.detach().double()`
+    and `total = float(total)` after the loop: the tensor adds in float64 as Python did, to the last
+    digit (a count of matches started at an int stays an integer tensor and becomes `int(total)`).
+    Started at an int with any other operand, the fix is unsafe: the code does not say whether the
+    tensor holds integers, which `float` would change.
 
     Unsafe: `n = x.item()` or `n = int(x.item())`, `n` bound once and only an operand of arithmetic with
     a tensor (so its result was a tensor already) that needs no Python number, becomes `n = x.detach()`
@@ -348,7 +349,8 @@ class HostSyncInHotPath(HotPathRule):
 
     def _accumulation_fix(self, call, plan: AccumulationPlan, positions: Positions) -> Fix:
         receiver = self.context.module.code_for_node(call.func.value)
-        content = f"{receiver}.detach()" if plan.detach else receiver
+        # Python added the `.item()` numbers in float64: so does the tensor, to the last digit
+        content = receiver + (".detach()" if plan.detach else "") + (".double()" if plan.convert == "float" else "")
         after = positions.insert_lines_after(
             plan.loop,
             [f"{plan.name} = {plan.convert}({plan.name})"],
