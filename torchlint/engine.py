@@ -249,18 +249,25 @@ def _syntax_error(path: str, error: SyntaxError) -> Diagnostic:
     return syntax_diagnostic(path, f"SyntaxError: {error.msg}", error.lineno or 1, error.offset or 1)
 
 
+def libcst_input(view: SourceView, config: Config, rules: Sequence[type], focus=None):
+    """What LibCST parses of a file these rules passed the gates of: the file's source (its
+    text as LibCST reads it) and, when the rules need only part of it, the elided text
+    (`elide_statements`), or None. Cost: the rules' site searches, then one pass over the rows."""
+    source = cst_source(view.parse_text)
+    needed = needed_definitions(view, config, rules)
+    rows = site_rows(view, config, rules) if needed is not None else []
+    if focus is not None:
+        needed, rows = focused(view, focus, rows)
+    return source, elide_statements(source.text, view.tree, needed, rows)
+
+
 def _lint_parsed(
     result: FileResult, view: SourceView, config: Config, rules: Sequence[type], newline, flake8: bool, parser=None,
     focus=None,
 ) -> FileResult:
     """Parse with LibCST (the file is known to parse for CPython) and run the rules."""
     text, path = view.text, view.path
-    source = cst_source(view.parse_text)
-    needed = needed_definitions(view, config, rules)
-    rows = site_rows(view, config, rules) if needed is not None else []
-    if focus is not None:
-        needed, rows = focused(view, focus, rows)
-    elided = elide_statements(source.text, view.tree, needed, rows)
+    source, elided = libcst_input(view, config, rules, focus)
     try:
         if parser is None:
             module = parse_module(source.text if elided is None else elided.text)
