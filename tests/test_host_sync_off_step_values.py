@@ -118,6 +118,20 @@ def test_a_cast_around_a_sync_is_no_earlier_read_of_its_tensor(tmp_path):
     assert rows(write_tree(tmp_path, {"m.py": text})) == [6]
 
 
+
+def test_a_detached_copy_of_a_tensor_already_read_is_no_new_read(tmp_path):
+    """A gradient penalty tested for NaN, then logged as `gp.clone().detach().item()`: the test has waited for `gp`;
+    a copy of it holds the same values. A computed value (`gp.mean()`) is read afresh."""
+    text = (
+        "import torch\n\n\nclass Trainer:\n    def train(self, model, batch, optimizer):\n"
+        "        gp = model(batch)\n"
+        "        if torch.isnan(gp):\n            raise ValueError('NaN penalty')\n"  # 7: the first read (a check)
+        "        self.gp = gp.clone().detach().item()\n"  # 9: the same values again
+        "        self.mean = gp.mean().item()\n"  # 10: a new value
+        "        gp.backward()\n        optimizer.step()\n"
+    )
+    assert rows(write_tree(tmp_path, {"m.py": text})) == [10]
+
 LIGHTNING = (
     "import lightning as L\n\n\nclass M(L.LightningModule):\n"
     "    def training_step(self, batch, batch_idx):\n        loss = self(batch)\n"

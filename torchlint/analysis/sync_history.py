@@ -2,13 +2,14 @@
 
 Once the host has waited for a tensor (`loss.item()`, or a test of it: `if
 torch.isnan(loss): raise ...`), the tensor is computed and the GPU's queue is empty; reading
-the same tensor again before anything rebinds or changes it, and before the step queues
-more work, waits for nothing new. One pass over the method, statement by statement, keeps
-the values read so far: a branch, a loop or a `try` reads its own copy (it may not run),
-and whatever a statement rebinds (`loss = ...`, `self.loss = ...`, `loss += 1`,
-`loss.add_(1)`, `loss[0] = 0`) is read afresh. A backward pass or an optimizer step
-(`training_loops.training_call`) queues the bulk of a step's kernels: a copy to the host
-after it waits for them, on the same stream, so every tensor is read afresh after one.
+the same tensor again (or a copy of it: `gp.clone().detach()`) before anything rebinds or
+changes it, and before the step queues more work, waits for nothing new. One pass over the
+method, statement by statement, keeps the values read so far: a branch, a loop or a `try`
+reads its own copy (it may not run), and whatever a statement rebinds (`loss = ...`,
+`self.loss = ...`, `loss += 1`, `loss.add_(1)`, `loss[0] = 0`) is read afresh. A backward
+pass or an optimizer step (`training_loops.training_call`) queues the bulk of a step's
+kernels: a copy to the host after it waits for them, on the same stream, so every tensor is
+read afresh after one.
 
 Cost: one pass over the method with an undo journal (one walk of each small statement
 gives both its calls and what it writes); what a compound statement writes is memoized
@@ -32,6 +33,8 @@ _HOST_FACTS = frozenset(
      "get_device", "stride", "storage_offset", "data_ptr", "type", "ndimension"}
 )
 _CASTS = frozenset({"bool", "float", "int"})
+# tensor methods whose result holds the values of their receiver: `gp.clone().detach().item()` reads `gp`
+_SAME_VALUES = frozenset({"clone", "contiguous", "detach"})
 
 
 def repeated_syncs(body, imports, sync_receiver: Callable[[object], Optional[object]]) -> Set:
@@ -187,6 +190,10 @@ class _History:
         """An explicit sync reads its tensor (again: `repeated`); a cast (`float(loss)`)
         reads the tensors of its argument."""
         receiver = self.sync_receiver(call)
+        while isinstance(receiver, cst.Call) and isinstance(receiver.func, cst.Attribute) and not receiver.args:
+            if receiver.func.attr.value not in _SAME_VALUES:
+                break
+            receiver = receiver.func.value
         key = cst_dotted_name(receiver) if receiver is not None else None
         if key is not None:
             if key in self.read:

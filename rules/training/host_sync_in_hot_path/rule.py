@@ -117,12 +117,13 @@ class HostSyncInHotPath(HotPathRule):
     another array framework (a file that imports JAX, TensorFlow, Warp, MLX, Paddle, MindSpore,
     OneFlow or CuPy and not torch: a JAX agent beside its PyTorch twin); `.item()` of a
     fresh CPU tensor (`torch.rand(1).item()`); look-alikes (`dict.items()`, `arr.item(0)`); a second
-    read of a tensor the step already read on the host on every path to it (until rebound or changed
-    in place, or until a backward pass or an optimizer step queues the step's kernels again: the read
-    after `loss.backward(); optimizer.step()` waits for them), or a second sync on one value
-    (`x.numpy().tolist()`); epoch-level hooks and helpers no
-    hot path calls; error paths (a `raise`, a block ending in one, an `assert`'s message); a `forward` under
-    `torch.no_grad()` / `torch.inference_mode()` (a predictor's) as a hot path of its own (reached from a
+    read of a tensor the step already read on the host on every path to it, or of a copy of it
+    (`gp.clone().detach().item()` after `torch.isnan(gp)`), until rebound or changed in place, or
+    until a backward pass or an optimizer step queues the step's kernels again (the read after
+    `loss.backward(); optimizer.step()` waits for them); a second sync on one value
+    (`x.numpy().tolist()`); epoch-level hooks and helpers no hot path calls; error paths (a `raise`, a
+    block ending in one, an `assert`'s message); a `forward` under `torch.no_grad()` /
+    `torch.inference_mode()` (a predictor's) as a hot path of its own (reached from a
     training step it is reported; with `check-evaluation-loops` it is one; a per-batch hook so decorated
     still runs on every step). Implicit
     syncs (`if t.any():`, `float(t)`, `t.cpu()`) are TL005's.
