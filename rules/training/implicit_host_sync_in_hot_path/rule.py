@@ -12,6 +12,7 @@ import ast
 from typing import Dict, Iterator, List, Mapping, Optional, Tuple
 
 from torchlint.analysis.names import ast_dotted_name, cst_last_name, resolve
+from torchlint.analysis.accumulation import accumulator
 from torchlint.analysis.loss_paths import is_loss_code
 from torchlint.analysis.scopes import own_nodes
 from torchlint.analysis.value_kinds import fresh_cpu_tensor, plainly_host
@@ -87,7 +88,9 @@ class ImplicitHostSyncInHotPath(HotPathRule):
     An explicit copy (`t.cpu()`: the copy waits for the device) is reported unless
     `check-cpu-copies` is off. Sizes, loop exits and error checks are reported only with their
     options (below), except the counts of loss code (`int(mask.sum())` in a loss's
-    `forward`, as TL003 reports its host values). `.item()`, `.tolist()`, `.numpy()` and `synchronize()` are TL003's.
+    `forward`, as TL003 reports its host values) and a count summed into a running total
+    (`correct += int(hits.sum())`: a statistic, no size). `.item()`, `.tolist()`, `.numpy()`
+    and `synchronize()` are TL003's.
 
     ## Why is this bad?
     Python cannot branch on a value that is still on the GPU: `if t.any():` calls
@@ -114,8 +117,8 @@ class ImplicitHostSyncInHotPath(HotPathRule):
     masking instead of branching, or checking once per epoch).
 
     ## Options
-    - `check-sizes` (default `false`): `int()` of a tensor and `len()` of a `nonzero` /
-      `masked_select` result (`int(lengths.max()) + 1`): a number Python needs for an
+    - `check-sizes` (default `false`): `int()` of a tensor (but for a running total) and `len()`
+      of a `nonzero` / `masked_select` result (`int(lengths.max()) + 1`): a number Python needs for an
       allocation, a loop or an index.
     - `check-cpu-copies` (default `true`): `t.cpu()` (never one TL003 reports, as
       `.cpu().numpy()`, nor the lengths for `pack_padded_sequence`). Set it to `false` where the
@@ -202,8 +205,9 @@ class ImplicitHostSyncInHotPath(HotPathRule):
         func = call.func
         if isinstance(func, cst.Name) and func.value in CASTS:
             # `int(lengths.max())`: a size, count or index Python needs as a number; the
-            # wait comes with a data-dependent shape, not with the way it is written
-            if func.value == "int" and not sizes:
+            # wait comes with a data-dependent shape, not with the way it is written. A count
+            # summed into a running total (`correct += int(hits.sum())`) is a statistic, no size.
+            if func.value == "int" and not sizes and accumulator(call, parents) is None:
                 return
             if len(call.args) == 1 and call.args[0].keyword is None and not call.args[0].star:
                 value = call.args[0].value
