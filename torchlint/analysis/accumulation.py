@@ -98,6 +98,15 @@ def accumulator(call, parents: Mapping):
     return None
 
 
+def summed_into(call, parents: Mapping):
+    """The `running += ...` statement whose whole value is `call`, also through arithmetic
+    (`+= x.sum() * n`), else None: the narrowest of `accumulator`'s forms."""
+    _, parent = climb(call, parents)
+    if not isinstance(parent, cst.AugAssign) or type(parent.operator).__name__ not in _ACCUMULATING:
+        return None
+    return accumulator(call, parents)
+
+
 def repeats_a_sequence(expression) -> bool:
     """`n * [x]`, `(x,) * n` or `'-' * n`: arithmetic that builds a sequence, whose count is needed on the host."""
     return any(

@@ -12,7 +12,7 @@ import ast
 from typing import Dict, Iterator, List, Mapping, Optional, Tuple
 
 from torchlint.analysis.names import ast_dotted_name, cst_last_name, resolve
-from torchlint.analysis.accumulation import accumulator
+from torchlint.analysis.accumulation import summed_into
 from torchlint.analysis.loss_paths import is_loss_code
 from torchlint.analysis.scopes import own_nodes
 from torchlint.analysis.value_kinds import fresh_cpu_tensor, plainly_host
@@ -207,7 +207,7 @@ class ImplicitHostSyncInHotPath(HotPathRule):
             # `int(lengths.max())`: a size, count or index Python needs as a number; the
             # wait comes with a data-dependent shape, not with the way it is written. A count
             # summed into a running total (`correct += int(hits.sum())`) is a statistic, no size.
-            if func.value == "int" and not sizes and accumulator(call, parents) is None:
+            if func.value == "int" and not sizes and summed_into(call, parents) is None:
                 return
             if len(call.args) == 1 and call.args[0].keyword is None and not call.args[0].star:
                 value = call.args[0].value
