@@ -136,6 +136,8 @@ class StepScope:
     parameters: FrozenSet[str] = frozenset()
     # names it binds once to a periodic test (`apply_penalty = self.steps % 4 == 0`, then `if apply_penalty:`)
     periodic_names: FrozenSet[str] = frozenset()
+    # its parameters that default to 1: `step % log == 0` holds on every step unless the caller says otherwise
+    unit_divisors: FrozenSet[str] = frozenset()
     # `in_periodic_branch`'s answers for the method's nodes, by id: each climb answers
     # every node it passes, so an elif chain of n branches costs n tests, not n²/2
     answered: Dict[int, bool] = field(default_factory=dict, compare=False, repr=False)
@@ -282,8 +284,20 @@ def step_scope(function, settings: ClassSettings) -> StepScope:
             bound.update(assigned_names(node.name))
             made.update(assigned_names(node.name))
     periodic_names = frozenset(name for name in periodic if bindings.get(name) == 1 and name not in params)
+    unit_divisors = frozenset() if isinstance(function, cst.Module) else _defaulting_to_one(function)
     return StepScope(
-        instance, frozenset(bound - (data - made)), settings, frozenset(params), periodic_names, steps=tuple(steps)
+        instance, frozenset(bound - (data - made)), settings, frozenset(params), periodic_names,
+        unit_divisors - bound, steps=tuple(steps),
+    )
+
+
+def _defaulting_to_one(function) -> FrozenSet[str]:
+    """The parameters of `function` whose default is the integer 1 (`log=1`)."""
+    params = function.params
+    return frozenset(
+        param.name.value
+        for param in (*params.posonly_params, *params.params, *params.kwonly_params)
+        if isinstance(param.default, cst.Integer) and param.default.evaluated_value == 1
     )
 
 
@@ -332,7 +346,8 @@ def in_periodic_branch(node, parents: Mapping, scope: Optional[StepScope] = None
                 answer = True  # `if not self.training:` (or `model.training`'s `else:`) never runs in training
                 break
             stepping = child is parent.body and _steps_optimizer(parent, parents, scope)
-            periodic = (_periodic(parent.test) or _names_periodic(parent.test, scope)) and not stepping
+            unit = scope.unit_divisors if scope is not None else frozenset()
+            periodic = (_periodic(parent.test, unit) or _names_periodic(parent.test, scope)) and not stepping
             if periodic or (scope is not None and _rare(parent, child is parent.body, scope)):
                 answer = True
                 break
@@ -563,11 +578,14 @@ def _names_periodic(test, scope: Optional[StepScope]) -> bool:
     return any(type(node) is cst.Name and node.value in names for node in pruned_walk(test, (cst.Attribute,)))
 
 
-def _periodic(test) -> bool:
+def _periodic(test, unit_divisors: FrozenSet[str] = frozenset()) -> bool:
+    """Whether a test holds now and then (see `in_periodic_branch`); a modulo by one of
+    `unit_divisors` (parameters that default to 1) holds on every step."""
     # an attribute is read by its last name alone: `self.log_every` is not `self`
     for node in pruned_walk(test, (cst.Attribute,)):
         if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Modulo):
-            return True
+            if not (isinstance(node.right, cst.Name) and node.right.value in unit_divisors):
+                return True
         # `batch_idx == 0`, `batch_idx < 10`: the first steps only
         first_steps = (cst.Equal, cst.LessThan, cst.LessThanEqual)
         if isinstance(node, cst.Comparison) and any(isinstance(t.operator, first_steps) for t in node.comparisons):

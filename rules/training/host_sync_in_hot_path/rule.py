@@ -187,7 +187,8 @@ class HostSyncInHotPath(HotPathRule):
       or a first-steps test (`if batch_idx < 10:`), or after an early exit on
       one (`if step % 100 != 0: return`), unless that block steps an optimizer (gradient accumulation's
       `if (i + 1) % accumulation == 0: optimizer.step()`, a delayed actor update: it runs on every
-      optimizer step, and is reported by default); under a logging
+      optimizer step, and is reported by default; and a modulo by a parameter that defaults to 1,
+      `def fit(self, data, log=1)` and `if step % log == 0:`, which holds on every step by default); under a logging
       switch (`if self.debug:`) or a setting not plainly on by default (set only in `__init__`, to an
       argument, a config value or a literal other than `True`; not `self.training`); a block that
       assigns what its condition tests (`if x is None: x = ...`, not a parameter: a default filled in on
