@@ -129,8 +129,9 @@ class TorchLoadWithoutWeightsOnly(TorchLoadRule):
     report-explicit-false = true
     ```
 
-    `target-torch` in `[tool.torchlint]` (default "2.2"): a call without `weights_only` is
-    reported only when the target is below 2.6.
+    `target-torch` in `[tool.torchlint]` (default: the lower bound of `torch` in `[project]
+    dependencies`, else "2.2"): a call without `weights_only` is reported only when the target
+    is below 2.6, and gets no fix below 1.13, which has no `weights_only`.
     """
 
     code = "TL201"

@@ -202,6 +202,51 @@ def _target_torch(path: Path, key: str, value: Any) -> str:
     return value
 
 
+def declared_target_torch(directory: Path) -> Optional[str]:
+    """The oldest torch the project declares, as ruff reads `requires-python`: the lower bound
+    of `torch` in the `[project] dependencies` of the nearest pyproject.toml that has a
+    `[project]` table, as "major.minor"; None without one (or without a bound). Cost: the
+    pyproject.toml files up the tree until one has a `[project]` table."""
+    for folder in (directory, *directory.parents):
+        candidate = folder / "pyproject.toml"
+        if not is_file(candidate) or not trusted_above(directory, candidate):
+            continue
+        try:
+            project = read_toml(candidate).get("project")
+        except ConfigError:
+            return None  # reported where the file is read as the config, if it is
+        if isinstance(project, dict):
+            dependencies = project.get("dependencies")
+            return _torch_lower_bound(dependencies) if isinstance(dependencies, list) else None
+    return None
+
+
+def _torch_lower_bound(dependencies: List[Any]) -> Optional[str]:
+    """The oldest torch release the requirements admit ("1.10" for `torch>=1.10,<1.14`); of
+    several `torch` entries (one per platform marker), the oldest."""
+    from packaging.requirements import InvalidRequirement, Requirement
+    from packaging.version import InvalidVersion, Version
+
+    oldest: Optional[Version] = None
+    for entry in dependencies:
+        try:
+            requirement = Requirement(entry) if isinstance(entry, str) else None
+        except InvalidRequirement:
+            continue
+        if requirement is None or requirement.name.lower() != "torch":
+            continue
+        bounds = []
+        for specifier in requirement.specifier:
+            if specifier.operator in (">=", ">", "==", "~=", "==="):
+                try:
+                    bounds.append(Version(specifier.version.removesuffix(".*")))
+                except InvalidVersion:
+                    continue
+        if bounds and (oldest is None or max(bounds) < oldest):
+            oldest = max(bounds)
+    return None if oldest is None else f"{oldest.major}.{oldest.minor}"
+
+
 # where flake8 and pycodestyle read their settings, in flake8's order, and the sections that hold them
 _INI_FILES = ("setup.cfg", "tox.ini", ".flake8")
 _INI_SECTIONS = ("flake8", "pycodestyle")
@@ -317,6 +362,10 @@ def load_config(
         for name, options in layer_options.items():
             rule_options.setdefault(name, {}).update(options)
     root = path.parent.resolve() if path is not None else Path.cwd()
+    if "target_torch" not in settings and not isolated:
+        declared = declared_target_torch(root if path else cwd.resolve())
+        if declared is not None:
+            settings["target_torch"] = declared
     if "line_length" not in settings:
         settings["line_length"] = DEFAULT_LINE_LENGTH if isolated else formatter_line_length(root if path else cwd.resolve())
     options = tuple(sorted((name, tuple(sorted(values.items()))) for name, values in rule_options.items()))
