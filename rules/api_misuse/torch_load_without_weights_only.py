@@ -110,7 +110,8 @@ class TorchLoadWithoutWeightsOnly(TorchLoadRule):
     file saves a NumPy value); it reads the keys of a training checkpoint (`message_hub`,
     `meta`, or `optimizer`/`scheduler`/`scaler` with `epoch`/`iter`/`state_dict`); the same
     source is loaded with `weights_only=False` elsewhere (a literal file name in the same
-    file, a configured path such as `args.resume` anywhere in the linted project); the
+    file, a configured path such as `args.resume` anywhere in the linted project, the same
+    name in the same function: a fallback after `weights_only=True` fails); the
     project saves a whole object there (`torch.save(model, "x.pt")`, or a dict holding a
     model, to the same file name, module constant or configured path); or the load is in
     a class that saves its own instance (`torch.save(self, path)`). From torch 2.6,
@@ -278,6 +279,7 @@ class TorchLoadWithoutWeightsOnly(TorchLoadRule):
         self._classes: List = []  # the classes around the visited node, innermost last
         self._saves_itself: Dict[int, bool] = {}  # id(class) -> `saves_own_instance`
         self._function_facts: Dict[int, FunctionCheckpoints] = {}  # id(function) -> `function_checkpoints`
+        self._function_unrestricted: Dict[int, set] = {}  # id(function) -> `_unrestricted_in`
 
     def visit_ClassDef(self, node) -> None:
         self._classes.append(node)
@@ -349,6 +351,9 @@ class TorchLoadWithoutWeightsOnly(TorchLoadRule):
             module = returned_as_module(function, call, facts)
             if module is not None:
                 return f"`{function.name.value}` returns it as `{module}`: a whole module"
+            source = self._first_argument(call)
+            if source is not None and source in self._unrestricted_in(function):
+                return f"`{source}` is loaded with `weights_only=False` in `{function.name.value}` too"
         key = source_key(call, self._module_strings)
         if key is not None and key in self._unrestricted_here:
             return f"`{key}` is loaded with `weights_only=False` in this file"
@@ -418,10 +423,26 @@ class TorchLoadWithoutWeightsOnly(TorchLoadRule):
     @cached_property
     def _unrestricted_here(self) -> set:
         """The sources this file loads with `weights_only=False` or a `pickle_module` (anywhere in it)."""
-        found = set()
-        for call in walk(self.context.module):
+        return {source_key(call, self._module_strings) for call in self._unrestricted_loads(self.context.module)}
+
+    def _unrestricted_in(self, function) -> set:
+        """The first arguments, as written, of the loads `function` makes with `weights_only=False`
+        or a `pickle_module` (a fallback: `except UnpicklingError: torch.load(f, weights_only=False)`).
+        Cost: one walk of the function, the first time it is asked."""
+        found = self._function_unrestricted.get(id(function))
+        if found is None:
+            loads = self._unrestricted_loads(function)
+            found = self._function_unrestricted[id(function)] = {self._first_argument(call) for call in loads}
+        return found
+
+    def _unrestricted_loads(self, node) -> Iterator:
+        for call in walk(node):
             if isinstance(call, cst.Call):
                 load = read_load(call, self.context.imports.qualified_name(call.func), self.context.config)
                 if load is not None and load.unrestricted in DELIBERATE:
-                    found.add(source_key(call, self._module_strings))
-        return found
+                    yield call
+
+    def _first_argument(self, call) -> Optional[str]:
+        if not call.args or call.args[0].keyword is not None or call.args[0].star:
+            return None
+        return self.context.module.code_for_node(call.args[0].value)
