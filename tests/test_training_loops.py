@@ -429,9 +429,13 @@ def train(model, loader, optimizer, epochs, bar):
 
 
 def test_accumulation_moves_the_host_read_after_the_loop(tmp_path, capsys):
+    # a count started at an int sums exactly: safe; a float total adds in float32 where Python added float64
     fixed = _fixed(tmp_path, capsys, "train.py", ACCUMULATE)
-    assert "running += loss.detach().double() * x.size(0)" in fixed
+    assert "running += loss.item() * x.size(0)" in fixed
     assert "correct += (logits.argmax(1) == y).sum()\n" in fixed
+    assert "        correct = int(correct)\n        print(f\"{epoch}" in fixed
+    fixed = _fixed(tmp_path, capsys, "train.py", ACCUMULATE, "--unsafe-fixes")
+    assert "running += loss.detach() * x.size(0)" in fixed
     assert "        correct = int(correct)\n        running = float(running)\n        print(f\"{epoch}" in fixed
     assert "print(logits.mean().item())" in fixed  # a sync every 100 steps stays quiet
     compile(fixed, "train.py", "exec")
@@ -450,7 +454,7 @@ def test_accumulation_fix_is_unsafe_when_a_later_read_is_no_number_context(tmp_p
     """
     assert "total += loss.item()" in _fixed(tmp_path, capsys, "train.py", text)
     fixed = _fixed(tmp_path, capsys, "train.py", text, "--unsafe-fixes")
-    assert "total += loss.detach().double()\n    total = float(total)\n    return total" in fixed
+    assert "total += loss.detach()\n    total = float(total)\n    return total" in fixed
 
 
 def test_accumulation_fix_is_unsafe_when_an_int_start_meets_a_tensor_of_unknown_dtype(tmp_path, capsys):
@@ -469,11 +473,14 @@ def test_accumulation_fix_is_unsafe_when_an_int_start_meets_a_tensor_of_unknown_
     """
     assert "total += positive.sum().item()" in _fixed(tmp_path, capsys, "train.py", text)
     fixed = _fixed(tmp_path, capsys, "train.py", text, "--unsafe-fixes")
-    assert "total += positive.sum().detach().double()\n    total = float(total)\n" in fixed
-    # a float start, or a count of matches started at an int, keeps the type: safe
-    for start, operand, convert in (("0.0", "positive.sum()", "float"), ("0", "(loss > 0).sum()", "int")):
+    assert "total += positive.sum().detach()\n    total = float(total)\n" in fixed
+    # a count of matches started at an int sums exactly: safe; a float start adds in float32: unsafe
+    for start, operand, convert, flags in (
+        ("0.0", "positive.sum()", "float", ("--unsafe-fixes",)), ("0", "(loss > 0).sum()", "int", ())
+    ):
         variant = text.replace("total = 0\n", f"total = {start}\n").replace("positive.sum()", operand)
-        fixed = _fixed(tmp_path, capsys, "train.py", variant)
+        assert "total = " + convert + "(total)" not in _fixed(tmp_path, capsys, "train.py", variant) or not flags
+        fixed = _fixed(tmp_path, capsys, "train.py", variant, *flags)
         assert f"    total = {convert}(total)\n" in fixed, fixed
 
 

@@ -121,8 +121,8 @@ def repeats_a_sequence(expression) -> bool:
 class AccumulationPlan:
     """Move the host read of `name` after `loop`: the synced call becomes its tensor
     (`detach` for a value with a graph, none for a count), and `name =
-    convert(name)` follows the loop. `safe`: every later read is a number context, and
-    `convert` keeps the type the total had (a float start, or a count started at an int)."""
+    convert(name)` follows the loop. `safe`: every later read is a number context, and the
+    tensor sums exactly as Python did (a count started at an int)."""
 
     name: str
     loop: object
@@ -243,10 +243,10 @@ def accumulation_plan(call, statement, parents: Mapping, owner_body, names: Opti
     count = _is_count(call.func.value)
     whole = isinstance(init, cst.Integer)
     convert = "int" if count and whole else "float"
-    # the reads after the loop (or before it), the owner's own: all in a number context?
-    # Started at an int, the total is an int or a float as the tensor's dtype is, which
-    # the code does not say unless the operand is a count: `float(...)` may change it.
-    safe = facts.bad_under.get(id(loop), 0) == facts.bad and (count or not whole)
+    # the reads after the loop (or before it), the owner's own: all in a number context? Only a
+    # count started at an int sums exactly as Python did: a float total adds in the tensor's dtype
+    # (float32, where Python added float64), and an int start meets a dtype the code does not say.
+    safe = facts.bad_under.get(id(loop), 0) == facts.bad and count and whole
     return AccumulationPlan(name, loop, convert, not count, safe)
 
 

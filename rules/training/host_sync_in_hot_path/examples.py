@@ -202,14 +202,14 @@ INVALID = (
         line=5,
         column=15,
     ),
-    # a training loop: a per-step sum becomes a tensor, read once after the loop
+    # a training loop: a per-step sum becomes a tensor, read once after the loop (float32: unsafe)
     Invalid(
         "def train(model, loader, opt):\n    running = 0.0\n    for x in loader:\n"
         "        loss = model(x)\n        loss.backward()\n        opt.step()\n"
         "        running += loss.item()\n    print(running / len(loader))\n",
-        fixed="def train(model, loader, opt):\n    running = 0.0\n    for x in loader:\n"
+        unsafe_fixed="def train(model, loader, opt):\n    running = 0.0\n    for x in loader:\n"
         "        loss = model(x)\n        loss.backward()\n        opt.step()\n"
-        "        running += loss.detach().double()\n    running = float(running)\n    print(running / len(loader))\n",
+        "        running += loss.detach()\n    running = float(running)\n    print(running / len(loader))\n",
         line=7,
         column=20,
     ),

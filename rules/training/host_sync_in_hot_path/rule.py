@@ -152,12 +152,16 @@ class HostSyncInHotPath(HotPathRule):
     `self.log_dict({...: x.item()})` become `x.detach()` (Lightning reduces tensors and reads them only
     when it must). A value logged with `prog_bar=True` on step from `training_step` is not reported:
     the progress bar reads it each batch anyway. Elsewhere (`self.log` of a plain `nn.Module` may need
-    a number), or on a value plainly not a tensor, no fix. `total += x.item()` in a loop, `total` set to
-    a number just before it and read after it only as a number, becomes `total += x.detach().double()`
-    and `total = float(total)` after the loop: the tensor adds in float64 as Python did, to the last
-    digit (a count of matches started at an int stays an integer tensor and becomes `int(total)`).
-    Started at an int with any other operand, the fix is unsafe: the code does not say whether the
-    tensor holds integers, which `float` would change.
+    a number), or on a value plainly not a tensor, no fix. A count of matches summed in a loop,
+    `correct += (pred == y).sum().item()`, `correct` set to an int just before the loop and read after
+    it only as a number, becomes `correct += (pred == y).sum()` and `correct = int(correct)` after the
+    loop: an integer tensor adds exactly as Python did.
+
+    Unsafe: any other sum in a loop, `total += x.item()` (a number start, read after the loop only as a
+    number), becomes `total += x.detach()` and `total = float(total)` after the loop. The tensor adds in
+    its own dtype: a float32 total differs from Python's float64 sum in the last digits (float64 on the
+    device would be exact, but Apple's MPS has no float64); started at an int, the total becomes a float
+    where the tensor held integers. A later read that is not a number context keeps the fix unsafe too.
 
     Unsafe: `n = x.item()` or `n = int(x.item())`, `n` bound once and only an operand of arithmetic with
     a tensor (so its result was a tensor already) that needs no Python number, becomes `n = x.detach()`
@@ -351,8 +355,7 @@ class HostSyncInHotPath(HotPathRule):
 
     def _accumulation_fix(self, call, plan: AccumulationPlan, positions: Positions) -> Fix:
         receiver = self.context.module.code_for_node(call.func.value)
-        # Python added the `.item()` numbers in float64: so does the tensor, to the last digit
-        content = receiver + (".detach()" if plan.detach else "") + (".double()" if plan.convert == "float" else "")
+        content = f"{receiver}.detach()" if plan.detach else receiver
         after = positions.insert_lines_after(
             plan.loop,
             [f"{plan.name} = {plan.convert}({plan.name})"],
