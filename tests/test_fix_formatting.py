@@ -283,3 +283,23 @@ def test_a_fixed_call_in_a_chain_of_calls_is_laid_out_as_ruff_lays_it_out(tmp_pa
     assert "    head = models.resnet18(\n" in fixed and "    ).cuda()\n" in fixed
     assert max(len(line) for line in fixed.splitlines()) <= 88
     assert_formatted(tmp_path)
+
+
+def test_a_conditional_value_made_too_long_is_parenthesised_as_a_formatter_would(tmp_path):
+    """kornia's TinyViT: `x = checkpoint.checkpoint(blk, x) if self.use_checkpoint else blk(x)`, 80 columns;
+    TL202's `use_reentrant=False` would make it 101."""
+    source = (
+        "import torch.utils.checkpoint as checkpoint\nfrom torch import nn\n\n\nclass Layer(nn.Module):\n"
+        "    def forward(self, x):\n        for blk in self.blocks:\n"
+        "            for _ in range(2):\n"
+        "                x = checkpoint.checkpoint(blk, x) if self.use_checkpoint else blk(x)\n"
+        "        return x\n"
+    )
+    path = tmp_path / "module.py"
+    path.write_text(source)
+    fix(tmp_path, "--unsafe-fixes", "--select", "TL202")
+    fixed = path.read_text()
+    assert "                x = (\n                    checkpoint.checkpoint(blk, x, use_reentrant=False)\n" in fixed
+    assert "                    if self.use_checkpoint\n                    else blk(x)\n                )\n" in fixed
+    assert max(map(len, fixed.splitlines())) <= 88
+    assert_formatted(tmp_path)

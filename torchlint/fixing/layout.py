@@ -168,9 +168,11 @@ def _argument_on_its_own_row(edit: Edit, line: str, line_length: int, newline: s
 
 
 def split_statement(line: str, line_length: int) -> Optional[List[str]]:
-    """A one-line statement split inside its last brackets (black's right-hand split), or
-    None when it does not end in a non-empty bracket pair (and attributes of its result)
-    or would still not fit. A trailing subscript (`f(a)["state_dict"]`) is split around its
+    """A one-line statement split as a formatter splits it: the value of an assignment or
+    `return` that is a call chain or a conditional expression in parentheses (`_chain_lines`,
+    `_conditional_lines`), else inside its last brackets (black's right-hand split); None
+    when it does not end in a non-empty bracket pair (and attributes of its result) or would
+    still not fit. A trailing subscript (`f(a)["state_dict"]`) is split around its
     index when the line up to it fits, as ruff and black do; otherwise the call before it
     is split and the subscript closes its last line. Cost: one tokenization of the line."""
     code = line.lstrip(" \t")
@@ -180,9 +182,11 @@ def split_statement(line: str, line_length: int) -> Optional[List[str]]:
     except (tokenize.TokenError, SyntaxError):
         return None
     significant = [t for t in tokens if t.type not in (tokenize.NEWLINE, tokenize.NL, tokenize.ENDMARKER, tokenize.COMMENT)]
-    chained = _chain_lines(code, significant, line_length, indent)
-    if chained is not None:
-        return [indent + text for text in chained]
+    parenthesised = _chain_lines(code, significant, line_length, indent)
+    if parenthesised is None:
+        parenthesised = _conditional_lines(code, significant, line_length, indent)
+    if parenthesised is not None:
+        return [indent + text for text in parenthesised]
     close = _before_attributes(significant, len(significant) - 1)
     while close >= 0 and significant[close].string in _OPENING.values():
         index = _opening_of(significant, close)
@@ -220,14 +224,8 @@ def _chain_lines(code: str, significant: List[tokenize.TokenInfo], line_length: 
     line of its own, or, when that is too long, one `.call(...)` per line; None for any other
     statement or when a line would still not fit. Cost: one pass over the line's tokens."""
     depths = _depths(significant)
-    if significant and significant[0].type == tokenize.NAME and significant[0].string == "return":
-        start = 1
-    else:
-        equals = [i for i, t in enumerate(significant) if t.type == tokenize.OP and t.string == "=" and depths[i] == 0]
-        if len(equals) != 1:
-            return None
-        start = equals[0] + 1
-    if start >= len(significant) or not _one_chain(significant, depths, start):
+    start = _value_start(significant, depths)
+    if start is None or not _one_chain(significant, depths, start):
         return None
     cuts = [
         i for i in range(start + 1, len(significant))
@@ -235,11 +233,50 @@ def _chain_lines(code: str, significant: List[tokenize.TokenInfo], line_length: 
     ]
     if len(cuts) < 2:
         return None
-    begin = significant[start].start[1]
+    columns = [significant[i].start[1] for i in cuts]
+    return _parenthesised(code, significant[start].start[1], columns, line_length, indent)
+
+
+def _value_start(significant: List[tokenize.TokenInfo], depths: List[int]) -> Optional[int]:
+    """Where the value of an assignment (`x = ...`, one `=`) or a `return` starts; None for any
+    other statement, or for one with no value."""
+    if significant and significant[0].type == tokenize.NAME and significant[0].string == "return":
+        start = 1
+    else:
+        equals = [i for i, t in enumerate(significant) if t.type == tokenize.OP and t.string == "=" and depths[i] == 0]
+        if len(equals) != 1:
+            return None
+        start = equals[0] + 1
+    return start if start < len(significant) else None
+
+
+def _conditional_lines(
+    code: str, significant: List[tokenize.TokenInfo], line_length: int, indent: str
+) -> Optional[List[str]]:
+    """An assignment or `return` of one conditional expression (`a if c else b`), laid out as ruff
+    and black do: the value in parentheses on a line of its own, or, when that is too long, its
+    value, `if` and `else` parts on a line each; None for any other statement or when a line would
+    still not fit. Cost: one pass over the line's tokens."""
+    depths = _depths(significant)
+    start = _value_start(significant, depths)
+    if start is None:
+        return None
+    outside = [i for i in range(start, len(significant)) if depths[i] == 0 and significant[i].type == tokenize.NAME]
+    words = [significant[i].string for i in outside if significant[i].string in ("if", "else", "lambda")]
+    if words != ["if", "else"]:
+        return None  # no conditional, a nested one, or one inside a lambda's body
+    cuts = [i for i in outside if significant[i].string in ("if", "else")]
+    columns = [significant[i].start[1] for i in cuts]
+    return _parenthesised(code, significant[start].start[1], columns, line_length, indent)
+
+
+def _parenthesised(code: str, begin: int, cuts: List[int], line_length: int, indent: str) -> Optional[List[str]]:
+    """The value that starts at column `begin` in parentheses: on a line of its own, or, when that
+    is too long, cut before each column of `cuts`, a part per line; None when a line would not fit."""
     head, value = code[:begin] + "(", code[begin:].rstrip()
     if width(f"{indent}{INDENT}{value}") <= line_length:
         return [head, f"{INDENT}{value}", ")"]
-    bounds = [begin, *(significant[i].start[1] for i in cuts), len(value) + begin]
+    bounds = [begin, *cuts, len(value) + begin]
     lines = [head, *(f"{INDENT}{code[a:b].strip()}" for a, b in zip(bounds, bounds[1:])), ")"]
     return lines if all(width(indent + text) <= line_length for text in lines) else None
 
