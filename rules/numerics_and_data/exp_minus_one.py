@@ -66,7 +66,10 @@ class ExpMinusOne(TorchExpressionRule):
     result is the right one; and `x = -0.0` gives `-0.0` instead of `0.0`. A different
     float result is a behaviour change (ruff's FURB163 is unsafe for the same reason;
     TorchFix's TOR107 has no fix). `tests/test_tl3xx_values.py` checks the
-    agreement on random and edge inputs.
+    agreement on random and edge inputs. One more difference: the TorchScript-based ONNX
+    exporter (`torch.onnx.export(..., dynamo=False)`, the default before torch 2.9) has no
+    converter for `aten::expm1`, so a module exported that way stops exporting with
+    `UnsupportedOperatorError` (`exp(x) - 1` exports).
 
     Not reported where the result is rounded to a whole number (`torch.round(torch.exp(d)
     - 1).long()`, `int(...)`, `.floor()`; also through arithmetic, as in durations
