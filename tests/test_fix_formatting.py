@@ -303,3 +303,23 @@ def test_a_conditional_value_made_too_long_is_parenthesised_as_a_formatter_would
     assert "                    if self.use_checkpoint\n                    else blk(x)\n                )\n" in fixed
     assert max(map(len, fixed.splitlines())) <= 88
     assert_formatted(tmp_path)
+
+
+def test_an_argument_appended_inside_a_call_that_a_continuation_row_holds_splits_that_call(tmp_path):
+    """neuraloperator's `model.load_state_dict(\\n    torch.load(path, map_location="cpu")\\n)`: the keyword goes
+    inside the inner call, which is split as a formatter would split it, not left under its opening row."""
+    source = (
+        "import torch\n\n\ndef load(model, save_pth):\n    model.load_state_dict(\n"
+        '        torch.load(save_pth.absolute().as_posix(), map_location="cpu", mmap=False),\n'
+        "        strict=True,\n    )\n"
+    )
+    path = tmp_path / "module.py"
+    path.write_text(source)
+    assert ruff("format", "--check", path.name, cwd=tmp_path).returncode == 0
+    fix(tmp_path, "--unsafe-fixes", "--select", "TL201")
+    assert path.read_text() == (
+        "import torch\n\n\ndef load(model, save_pth):\n    model.load_state_dict(\n        torch.load(\n"
+        '            save_pth.absolute().as_posix(),\n            map_location="cpu",\n            mmap=False,\n'
+        "            weights_only=True,\n        ),\n        strict=True,\n    )\n"
+    )
+    assert_formatted(tmp_path)

@@ -135,7 +135,12 @@ def fit_edit(edit: Edit, line: str, whole_statement: bool, line_length: int, new
     if width(line) > line_length and (width(after) <= width(line) or width(_without_comment(after)) <= line_length):
         return edit
     if not whole_statement:
-        return _argument_on_its_own_row(edit, line, line_length, newline) if continuation else edit
+        if not continuation:
+            return edit
+        own = _split_own_brackets(after, line_length) if _inside_own_brackets(line, edit.start.column - 1) else None
+        if own is None:
+            return _argument_on_its_own_row(edit, line, line_length, newline)
+        return Edit(Location(edit.start.row, 1), Location(edit.start.row, len(line) + 1), newline.join(own))
     lines = split_statement(after, line_length)
     if lines is None:
         return edit
@@ -151,6 +156,34 @@ def _without_comment(line: str) -> str:
     except (tokenize.TokenError, SyntaxError, IndentationError):
         pass
     return line
+
+
+def _inside_own_brackets(line: str, column: int) -> bool:
+    """Whether column `column` (0-based) of a row is inside brackets the row itself opens
+    (`torch.load(path, ...)` as one argument of a call that an earlier row opened)."""
+    code = line[:column].lstrip(" \t")
+    depth = 0
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(code).readline):
+            if token.type == tokenize.OP and token.string in _OPENING:
+                depth += 1
+            elif token.type == tokenize.OP and token.string in _OPENING.values():
+                depth -= 1
+    except (tokenize.TokenError, SyntaxError, IndentationError):
+        pass  # the row ends inside its brackets: the tokens so far are counted
+    return depth > 0
+
+
+def _split_own_brackets(row: str, line_length: int) -> Optional[List[str]]:
+    """A continuation row that holds one whole bracketed item (`torch.load(a, b),`) split inside
+    its brackets as `split_statement` splits a statement, its trailing comma kept; None when
+    that does not fit or the row is not such an item."""
+    code = row.rstrip()
+    comma = "," if code.endswith(",") else ""
+    lines = split_statement(code[: len(code) - len(comma)], line_length)
+    if lines is None or width(lines[-1] + comma) > line_length:
+        return None
+    return [*lines[:-1], lines[-1] + comma]
 
 
 def _argument_on_its_own_row(edit: Edit, line: str, line_length: int, newline: str) -> Edit:
