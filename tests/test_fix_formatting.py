@@ -120,6 +120,14 @@ def run_fix_on(tmp_path: Path, text: str, config: str = "") -> str:
     return path.read_text()
 
 
+def unsafe_fixed(tmp_path: Path, source: str, code: str) -> str:
+    """`source` as module.py after `--fix --unsafe-fixes --select CODE`."""
+    path = tmp_path / "module.py"
+    path.write_text(source)
+    fix(tmp_path, "--unsafe-fixes", "--select", code)
+    return path.read_text()
+
+
 def assert_formatted(tmp_path: Path):
     check = ruff("format", "--diff", "module.py", cwd=tmp_path)
     assert check.returncode == 0, check.stdout
@@ -232,10 +240,7 @@ def test_an_appended_keyword_keeps_a_too_long_call_and_a_continued_call_within_t
         "                       map_location=device_that_we_want_to_use_for_every_load)\n"
         "    return state, other\n"
     )
-    path = tmp_path / "module.py"
-    path.write_text(source)
-    fix(tmp_path, "--unsafe-fixes", "--select", "TL201")
-    fixed = path.read_text()
+    fixed = unsafe_fixed(tmp_path, source, "TL201")
     assert fixed == (
         "import torch\n\n\ndef load(directory, device_that_we_want_to_use_for_every_load):\n"
         "    state = torch.load(\n"
@@ -249,7 +254,7 @@ def test_an_appended_keyword_keeps_a_too_long_call_and_a_continued_call_within_t
         "    return state, other\n"
     )
     fix(tmp_path, "--unsafe-fixes", "--select", "TL201")
-    assert path.read_text() == fixed
+    assert (tmp_path / "module.py").read_text() == fixed
 
 
 @pytest.mark.parametrize("path", ["checkpoint", "the_checkpoint_path_here"])
@@ -295,10 +300,7 @@ def test_a_conditional_value_made_too_long_is_parenthesised_as_a_formatter_would
         "                x = checkpoint.checkpoint(blk, x) if self.use_checkpoint else blk(x)\n"
         "        return x\n"
     )
-    path = tmp_path / "module.py"
-    path.write_text(source)
-    fix(tmp_path, "--unsafe-fixes", "--select", "TL202")
-    fixed = path.read_text()
+    fixed = unsafe_fixed(tmp_path, source, "TL202")
     assert "                x = (\n                    checkpoint.checkpoint(blk, x, use_reentrant=False)\n" in fixed
     assert "                    if self.use_checkpoint\n                    else blk(x)\n                )\n" in fixed
     assert max(map(len, fixed.splitlines())) <= 88
@@ -313,11 +315,9 @@ def test_an_argument_appended_inside_a_call_that_a_continuation_row_holds_splits
         '        torch.load(save_pth.absolute().as_posix(), map_location="cpu", mmap=False),\n'
         "        strict=True,\n    )\n"
     )
-    path = tmp_path / "module.py"
-    path.write_text(source)
-    assert ruff("format", "--check", path.name, cwd=tmp_path).returncode == 0
-    fix(tmp_path, "--unsafe-fixes", "--select", "TL201")
-    assert path.read_text() == (
+    (tmp_path / "module.py").write_text(source)
+    assert ruff("format", "--check", "module.py", cwd=tmp_path).returncode == 0, "the input must be formatted"
+    assert unsafe_fixed(tmp_path, source, "TL201") == (
         "import torch\n\n\ndef load(model, save_pth):\n    model.load_state_dict(\n        torch.load(\n"
         '            save_pth.absolute().as_posix(),\n            map_location="cpu",\n            mmap=False,\n'
         "            weights_only=True,\n        ),\n        strict=True,\n    )\n"
