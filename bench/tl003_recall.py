@@ -158,7 +158,7 @@ mmrotate calls through a decorator.
 bench/tl003_recall_judged_seed167.jsonl was judged on 2026-12-07 the same way (seed 167, 12 hits per package where
 there were as many: captum 0.9.0, imagen_pytorch 2.1.0, kornia 0.9.2, neuraloperator 2.0.0, pytorch_ood 0.4.0, sheeprl
 0.8.4, sockeye 3.1.34, synthcity 0.2.12, torch_geometric 2.8.1, verl 0.9.1, none used before; pytorch_pfn_extras 0.9.0
-had no candidate; 22 `sync`), and scored at c3b2b96 before any change made from it: TL003 or TL005 16/22 (72.7 %) by
+had no candidate; 22 `sync`), and scored at 89bb9e0 before any change made from it: TL003 or TL005 16/22 (72.7 %) by
 default, 31/41 (75.6 %) with `ALL_OPTIONS`. After the change its misses led to (`int()` of a count summed into a
 running total is no size): 18/22, no longer independent. The default misses left: a `.item()` right after a NaN test
 of the same tensor whose block raises (synthcity's GAN steps, 3: the test has waited already, and checks are
