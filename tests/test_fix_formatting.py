@@ -323,3 +323,20 @@ def test_an_argument_appended_inside_a_call_that_a_continuation_row_holds_splits
         "            weights_only=True,\n        ),\n        strict=True,\n    )\n"
     )
     assert_formatted(tmp_path)
+
+
+def test_a_call_whose_one_argument_is_a_call_still_too_long_splits_both_as_a_formatter_would(tmp_path):
+    """neuraloperator's `optimizer.load_state_dict(torch.load(path, map_location=map_location))`, already past
+    the line length: with `weights_only=True` both calls split, as ruff format and black split them."""
+    source = (
+        "import torch\n\n\ndef load(optimizer, optimizer_pth, map_location):\n    if optimizer is not None:\n"
+        "        optimizer.load_state_dict(torch.load(optimizer_pth.absolute().as_posix(), "
+        "map_location=map_location))\n"
+    )
+    assert unsafe_fixed(tmp_path, source, "TL201") == (
+        "import torch\n\n\ndef load(optimizer, optimizer_pth, map_location):\n    if optimizer is not None:\n"
+        "        optimizer.load_state_dict(\n            torch.load(\n"
+        "                optimizer_pth.absolute().as_posix(),\n                map_location=map_location,\n"
+        "                weights_only=True,\n            )\n        )\n"
+    )
+    assert_formatted(tmp_path)

@@ -200,14 +200,20 @@ def _argument_on_its_own_row(edit: Edit, line: str, line_length: int, newline: s
     return Edit(edit.start, edit.end, f",{newline}{indent}{appended}")
 
 
-def split_statement(line: str, line_length: int) -> Optional[List[str]]:
+# how many single-item brackets inside each other `split_statement` splits in turn (`f(g(h(a, b)))`)
+_NESTED_SPLITS = 4
+
+
+def split_statement(line: str, line_length: int, nesting: int = 0) -> Optional[List[str]]:
     """A one-line statement split as a formatter splits it: the value of an assignment or
     `return` that is a call chain or a conditional expression in parentheses (`_chain_lines`,
     `_conditional_lines`), else inside its last brackets (black's right-hand split); None
     when it does not end in a non-empty bracket pair (and attributes of its result) or would
     still not fit. A trailing subscript (`f(a)["state_dict"]`) is split around its
     index when the line up to it fits, as ruff and black do; otherwise the call before it
-    is split and the subscript closes its last line. Cost: one tokenization of the line."""
+    is split and the subscript closes its last line. A one-item call whose item is still too
+    long splits the item in turn, up to `_NESTED_SPLITS` deep (`nesting`: how deep this is).
+    Cost: one tokenization of the line per level."""
     code = line.lstrip(" \t")
     indent = line[: len(line) - len(code)]
     try:
@@ -234,6 +240,12 @@ def split_statement(line: str, line_length: int) -> Optional[List[str]]:
         if significant[index].string == "(":
             items = _top_level_items(code, inner)
             lines = bracket_lines(head, items, tail, line_length, indent) if items is not None else None
+            too_long = lines is not None and any(width(indent + text) > line_length for text in lines)
+            if too_long and len(items) == 1 and nesting < _NESTED_SPLITS:
+                # one item that does not fit on its own line is split in turn (`f(g(a, b))`), no comma after it
+                nested = split_statement(f"{indent}{INDENT}{items[0]}", line_length, nesting + 1)
+                if nested is not None:
+                    return [indent + head, *nested, indent + tail]
             if lines is not None and len(lines) > 3 and not _may_take_a_comma(significant, index, inner):
                 return None  # a comma after the one item would make a tuple, or be a syntax error
         elif significant[index].string == "[":
