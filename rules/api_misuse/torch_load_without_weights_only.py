@@ -8,7 +8,7 @@ from torchlint.analysis.loaded_objects import (
     FunctionCheckpoints, ast_object_saves, function_checkpoints, module_strings, numpy_saved_keys, object_read,
     returned_as_module, saves_own_instance, source_key,
 )
-from torchlint.analysis.call_arguments import append_keyword
+from torchlint.analysis.call_arguments import append_keyword, bound_argument
 from torchlint.core.diagnostics import Applicability, Fix
 from torchlint.core.gating import with_context
 from torchlint.rule_api.rule import Invalid, Report
@@ -443,6 +443,6 @@ class TorchLoadWithoutWeightsOnly(TorchLoadRule):
                     yield call
 
     def _first_argument(self, call) -> Optional[str]:
-        if not call.args or call.args[0].keyword is not None or call.args[0].star:
-            return None
-        return self.context.module.code_for_node(call.args[0].value)
+        """The file argument as written (`torch.load(f, ...)`, `torch.load(f=f)`), or None."""
+        argument = bound_argument(call, "f", 0)
+        return None if argument is None else self.context.module.code_for_node(argument.value)

@@ -99,12 +99,10 @@ def accumulator(call, parents: Mapping):
 
 
 def summed_into(call, parents: Mapping):
-    """The `running += ...` statement whose whole value is `call`, also through arithmetic
-    (`+= x.sum() * n`), else None: the narrowest of `accumulator`'s forms."""
-    _, parent = climb(call, parents)
-    if not isinstance(parent, cst.AugAssign) or type(parent.operator).__name__ not in _ACCUMULATING:
-        return None
-    return accumulator(call, parents)
+    """The `running += ...` statement of `accumulator`'s forms (`+= x.sum() * n`), else None: not a
+    name bound to an expression that reads it (`n = int(x.max()) + 1 if n is None else n`)."""
+    statement = accumulator(call, parents)
+    return statement if isinstance(statement, cst.AugAssign) else None
 
 
 def repeats_a_sequence(expression) -> bool:
