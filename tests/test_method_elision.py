@@ -102,6 +102,84 @@ def test_left_out_methods_of_one_row_tabs_crlf_and_no_last_newline_keep_every_po
     assert (finding.location.row, finding.location.column) == (row, line.index("loss.item()") + 1)
 
 
+NAMED = '''import torch
+
+
+class Builder:
+    pass
+
+
+class Helper:
+    pass
+
+
+class Trainer(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.builder = Builder()
+
+    def training_step(self, batch):
+        loss = Helper.loss(batch)
+        print(loss.item())
+        return loss
+'''
+
+
+def test_what_only_a_left_out_method_names_is_left_out_too():
+    """`Builder` is named in `__init__` alone, which LibCST does not parse: no rule can
+    follow the name there, so the class goes too; `Helper`, named where the site is, stays."""
+    tree = ast.parse(NAMED)
+    trainer = next(index for index, statement in enumerate(tree.body) if getattr(statement, "name", "") == "Trainer")
+    elided = elide_statements(NAMED, tree, {trainer}, [_rows(NAMED, "print(loss.item())")])
+    assert "class Builder" not in elided.text and "self.builder = Builder()" not in elided.text
+    assert "class Helper" in elided.text and "class Trainer(torch.nn.Module)" in elided.text
+    # a site in `__init__` turns it round: `training_step` is left out, and `Helper` with it
+    elided = elide_statements(NAMED, tree, {trainer}, [_rows(NAMED, "self.builder = Builder()")])
+    assert "class Builder" in elided.text and "class Helper" not in elided.text
+
+
+ATTENTION_MAP = '''import torch
+
+
+class EagerAttention(torch.nn.Module):
+    def forward(self, x):
+        return x.softmax(-1)
+
+
+ATTENTION = {"eager": EagerAttention}
+
+
+def train(model, loader, optimizer):
+    for batch in loader:
+        loss = model(batch).mean()
+        loss.backward()
+        optimizer.step()
+        print(loss.item())
+'''
+
+
+def test_what_kept_code_names_is_parsed_only_for_a_rule_that_follows_names():
+    """TL003 and TL005 read the definitions holding their sites alone: the class a
+    module-level map names stays out of their parse, and is parsed again when a rule that
+    follows names (any other, by default) runs on the file too."""
+    from torchlint.analysis.source_view import SourceView
+    from torchlint.engine import libcst_input
+
+    by_code = {rule.code: rule for rule in all_rules()}
+    assert not by_code["TL003"].follows_names and not by_code["TL005"].follows_names
+    view = SourceView(ATTENTION_MAP, "train.py")
+    _, elided = libcst_input(view, Config(), [by_code["TL003"], by_code["TL005"]])
+    assert "class EagerAttention" not in elided.text and 'ATTENTION = {"eager": EagerAttention}' in elided.text
+
+    class FollowsNames(by_code["TL003"]):
+        follows_names = True
+
+    _, elided = libcst_input(view, Config(), [by_code["TL003"], FollowsNames])
+    assert elided is None  # every definition kept: nothing left out
+    (finding,) = lint_text(ATTENTION_MAP, "train.py", Config(), [by_code["TL003"]]).diagnostics
+    assert finding.location.row == _rows(ATTENTION_MAP, "print(loss.item())")
+
+
 def test_a_site_outside_the_methods_keeps_the_class_whole():
     tree = ast.parse(TRAINER)
     elided = elide_statements(TRAINER, tree, {1}, [_rows(TRAINER, "class Trainer")])

@@ -258,7 +258,8 @@ def libcst_input(view: SourceView, config: Config, rules: Sequence[type], focus=
     rows = site_rows(view, config, rules) if needed is not None else []
     if focus is not None:
         needed, rows = focused(view, focus, rows)
-    return source, elide_statements(source.text, view.tree, needed, rows)
+    follow_names = any(rule.follows_names for rule in rules)
+    return source, elide_statements(source.text, view.tree, needed, rows, follow_names)
 
 
 def _lint_parsed(

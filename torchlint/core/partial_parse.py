@@ -7,7 +7,8 @@ torchlint/core/gating.py); LibCST parses the file without the others. Other
 statements (imports, assignments, `if`/`try` blocks) are always kept: they are what
 rules read for context. A kept statement also keeps the top-level functions and classes
 it names (its bases, the helpers it calls), so what a rule resolves in its own file is
-still there. Positions need nothing more: they are resolved per top-level statement and
+still there, unless none of the file's rules follows names (`Rule.follows_names`); a
+method left out (below) names nothing, as no rule reads it. Positions need nothing more: they are resolved per top-level statement and
 placed at the rows the stdlib ast gives (torchlint/core/positions.py); `Elided.file_row`
 maps a row of the parsed text back for anything resolved on the whole module.
 
@@ -29,10 +30,10 @@ import re
 import unicodedata
 import copy
 from dataclasses import dataclass, field
-from typing import Dict, Iterable, KeysView, List, Optional, Sequence, Set, Tuple
+from typing import Dict, Iterable, KeysView, List, Mapping, Optional, Sequence, Set, Tuple
 
 from torchlint.core.source import split_lines
-from torchlint.core.walk import ast_nodes
+from torchlint.core.walk import ast_children, ast_nodes
 
 DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -161,10 +162,11 @@ def names_none(names: KeysView[str], ascii_names: bool, text: str) -> bool:
 
 
 def elide_statements(
-    text: str, tree: ast.Module, needed: Optional[Set[int]], site_rows: Sequence[int] = ()
+    text: str, tree: ast.Module, needed: Optional[Set[int]], site_rows: Sequence[int] = (), follow_names: bool = True
 ) -> Optional[Elided]:
     """`text` (which `tree` was parsed from) without the top-level definitions that are
-    not `needed` and that no kept statement names (nor the blank and comment rows just
+    not `needed` and, with `follow_names` (some rule reads what its code names: see
+    `Rule.follows_names`), that no kept statement names (nor the blank and comment rows just
     above them), and with the rows of the methods of a needed class that hold none of
     `site_rows` (the rows where rules' sites start: see `_methods_left_out`) each held by one string statement;
     None when every statement is kept (`needed` None: a rule needs all)."""
@@ -174,13 +176,14 @@ def elide_statements(
     spans = statement_spans(tree)
     keep = [not isinstance(statement, DEFINITIONS) or index in needed for index, statement in enumerate(body)]
     lines = split_lines(text)
-    _keep_named(body, keep, spans, lines)
     rows_of_sites = sorted(site_rows)
     left_out = {
         index: _methods_left_out(statement, rows_of_sites)
         for index, statement in enumerate(body)
         if index in needed and isinstance(statement, ast.ClassDef)
     }
+    if follow_names:
+        _keep_named(body, keep, spans, lines, left_out)
     if all(keep) and not any(left_out.values()):
         return None
     dropped: Set[int] = set()
@@ -295,12 +298,18 @@ def _with_placeholders(
 
 
 def _keep_named(
-    body: Sequence[ast.stmt], keep: List[bool], spans: Sequence[Tuple[int, int]], lines: Sequence[str]
+    body: Sequence[ast.stmt],
+    keep: List[bool],
+    spans: Sequence[Tuple[int, int]],
+    lines: Sequence[str],
+    left_out: Mapping[int, Sequence[int]],
 ) -> None:
-    """Keep, transitively, the top-level definitions that kept statements name. A kept
-    statement whose text holds none of the names still unresolved as a word is not walked
-    (the text NFKC-normalized, as CPython normalizes names: `ｆｏｏ` is `foo`). Cost: each
-    kept statement's text scanned once, and walked at most once."""
+    """Keep, transitively, the top-level definitions that kept statements name. What LibCST
+    does not parse names nothing a rule can follow: the methods `left_out` of a class (by
+    index in its body) are not read. A kept statement whose text holds none of the names
+    still unresolved as a word is not walked (the text NFKC-normalized, as CPython
+    normalizes names: `ｆｏｏ` is `foo`). Cost: each kept statement's text scanned once, and
+    walked at most once."""
     defined: Dict[str, List[int]] = {}
     for index, statement in enumerate(body):
         if isinstance(statement, DEFINITIONS) and not keep[index]:
@@ -311,8 +320,21 @@ def _keep_named(
         index = pending.pop()
         if _names_none(defined.keys(), ascii_names, spans[index], lines):
             continue
-        for node in ast_nodes(body[index]):
+        for node in _parsed_nodes(body[index], left_out.get(index, ())):
             if isinstance(node, ast.Name) and node.id in defined:
                 for named in defined.pop(node.id):
                     keep[named] = True
                     pending.append(named)
+
+
+def _parsed_nodes(statement: ast.stmt, left_out: Sequence[int]) -> List[ast.AST]:
+    """The nodes of a top-level statement but those of its methods `left_out` (indexes in
+    its body)."""
+    if not left_out:
+        return ast_nodes(statement)
+    skipped = {id(statement.body[index]) for index in left_out}
+    found: List[ast.AST] = [statement]
+    for child in ast_children(statement):
+        if id(child) not in skipped:
+            found.extend(ast_nodes(child))
+    return found

@@ -280,7 +280,7 @@ class Rule:
       `self.report(node, message, fix)`, with the fix a function of `Positions`;
     - optionally `fixable`, `default_enabled`, `level` ("error" for code that fails at
       run time), `options` (defaults of `[tool.torchlint.<name>]`, read as
-      `self.settings`) and `applies_to_notebooks`.
+      `self.settings`), `applies_to_notebooks` and `follows_names`.
 
     A rule that needs other files (`project_rule = True`) fills its file's record
     (`ast_facts`, `context.record`) and defers what other files decide
@@ -299,6 +299,9 @@ class Rule:
     project_rule: ClassVar[bool] = False  # True: it records facts and pending findings (see the module doc)
     # False: not run on Jupyter notebooks, where what it reports is how notebooks are written
     applies_to_notebooks: ClassVar[bool] = True
+    # False: its LibCST pass reads the definitions holding its sites and nothing they name (a helper
+    # called, a class built), so those stay out of the parse unless another rule follows the names
+    follows_names: ClassVar[bool] = True
     VALID: ClassVar[Sequence[str]] = ()
     INVALID: ClassVar[Sequence[Invalid]] = ()
 

@@ -100,6 +100,7 @@ class HotPathRule(LoopPass, Rule):
     Lightning step)."""
 
     project_rule = True
+    follows_names = False  # what a hot path runs elsewhere in the file is read from the stdlib ast
     options: Mapping[str, Any] = {"check-error-paths": False, "check-periodic-branches": False}
     # True: training loops and step functions are hot paths too (torchlint/analysis/loop_reach.py)
     training_loops = False
