@@ -21,12 +21,31 @@ def concise(*args, cwd):
 @pytest.mark.parametrize(
     "directive, hidden",
     [("# flake8: noqa", True), ("# ruff: noqa", True), ("# ruff: noqa: TL001", True), ("# ruff: noqa: TL2", False),
-     ("# FLAKE8: NOQA", True), ('"""# flake8: noqa"""', False)],
+     ("# FLAKE8: NOQA", True), ('"""# flake8: noqa"""', False), ("# ruff: noqa: N806", False),
+     ("# ruff: noqa: N806, TL001", True), ("# ruff: noqa: N806\n# flake8: noqa", True)],
 )
 def test_ruff_and_flake8_file_exemptions_are_honoured(tmp_path, directive, hidden):
     (tmp_path / "train.py").write_text(f"{directive}\n{WANDB_USED}")
     result = concise(".", cwd=tmp_path)
     assert (result.returncode, b"TL001" in result.stdout) == ((0, False) if hidden else (1, True))
+
+
+def test_another_tools_file_exemption_costs_no_tokenizing(monkeypatch):
+    """`# ruff: noqa: N806` (common in model code) names no torchlint code: the file is not
+    tokenized to tell a comment from a string, and the codes kept are torchlint's alone."""
+    from torchlint.core import noqa
+
+    source = "# ruff: noqa: N806\nimport torch\n"
+    assert noqa.file_exemption(source) == (False, frozenset())
+    assert noqa.file_exemption("# ruff: noqa: N806, TL001\n") == (False, frozenset({"TL001"}))
+
+    def no_tokens(text):
+        raise AssertionError("tokenized")
+
+    monkeypatch.setattr(noqa, "tokens", no_tokens)
+    assert noqa.file_exemption(source) == (False, frozenset())
+    with pytest.raises(AssertionError, match="tokenized"):
+        noqa.file_exemption("# ruff: noqa: TL001\n")
 
 
 def test_clean_removes_the_cache_and_nothing_else(tmp_path):

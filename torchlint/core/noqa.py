@@ -31,6 +31,7 @@ FILE_NOQA = re.compile(
     re.IGNORECASE | re.MULTILINE,
 )
 _SPLIT = re.compile(r"[,\s]+")
+CODE_PREFIX = "TL"  # every torchlint code's
 
 # None means "every code"
 Codes = Optional[FrozenSet[str]]
@@ -47,12 +48,13 @@ def code_matches(code: str, codes: Codes) -> bool:
 
 
 def file_exemption(text: str) -> Tuple[bool, FrozenSet[str]]:
-    """(whole file disabled, codes disabled for the file).
+    """(whole file disabled, torchlint's codes disabled for the file).
 
     Only real comments on a line of their own count: the same words inside a string
     literal (a docstring showing how to disable torchlint) disable nothing."""
-    # the substring test and the regex keep the tokenizer off almost every file
-    if "noqa" not in text.lower() or FILE_NOQA.search(text) is None:
+    # the substring test and the regex keep the tokenizer off almost every file, and off those
+    # whose exemptions are another tool's alone (`# ruff: noqa: N806`)
+    if "noqa" not in text.lower() or all(_codes_of_others(match) for match in FILE_NOQA.finditer(text)):
         return False, frozenset()
     disabled = set()
     for comment in _own_line_comments(text):
@@ -62,8 +64,15 @@ def file_exemption(text: str) -> Tuple[bool, FrozenSet[str]]:
         codes = _codes(match.group("codes"))
         if codes is None:
             return True, frozenset()
-        disabled |= codes
+        disabled |= {code for code in codes if code.startswith(CODE_PREFIX)}
     return False, frozenset(disabled)
+
+
+def _codes_of_others(match: re.Match) -> bool:
+    """Whether a file exemption names codes, none of them torchlint's (codes are letters then
+    digits: only one that starts with `TL` can match a torchlint code)."""
+    codes = _codes(match.group("codes"))
+    return codes is not None and not any(code.startswith(CODE_PREFIX) for code in codes)
 
 
 def tokens(text: str) -> Iterator[tokenize.TokenInfo]:
