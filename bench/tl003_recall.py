@@ -163,6 +163,19 @@ default, 31/41 (75.6 %) with `ALL_OPTIONS`. After the change its misses led to (
 running total is no size): 18/22, no longer independent. The default misses left: a `.item()` right after a NaN test
 of the same tensor whose block raises (synthcity's GAN steps, 3: the test has waited already, and checks are
 `check-error-paths`), and a loss read to stop an optimisation loop (kornia's registration, a loop exit).
+bench/tl003_recall_judged_seed173.jsonl was judged on 2026-12-07 the same way (seed 173, 12 hits per package where
+there were as many: byol_pytorch 0.9.1, cellpose 4.2.1.1, classy_vision 0.7.0, deepod 0.4.1, demucs 4.1.0,
+e2_tts_pytorch 2.2.2, FastNLP 1.0.1, habitat_baselines 0.3.320260507, KD_Lib 0.0.32, pygod 1.1.0, robomimic 0.3.0,
+torch_ac 1.4.0, none used before; FastNLP and demucs had candidates but no per-step sync; 39 `sync`), and scored at
+7fed8e1 before any change made from it: TL003 or TL005 26/39 (66.7 %) by default, 43/55 (78.2 %) with
+`ALL_OPTIONS`. One `sync` is judged on the wrong line (habitat's `eqa_cnn_pretrain_trainer.py:154`, a `loss.item()`
+under `t % log_interval == 0`; its reason names the sum two lines above, which TL003 reports); it is left as
+judged. After the changes its misses led to (a running total kept in an array's item through a name, a method
+named `print`, a list of numbers given to a recorder, either arm of a conditional stored in a stats dict, a
+logging function named `logger`): 33/39 (84.6 %) and 43/55, no longer independent. The default misses left: a
+NumPy copy for `np.argmax` (KD_Lib), lengths a model needs on the host (`.cpu().numpy()` for packing), a count
+read under an `isinstance` test, a returned dict of `float()` means once per update (habitat's PPO), a loss read
+into a best-loss comparison (pygod's GADNR), and the wrongly placed line above.
 
 Cost: one parse and one walk of each file (the scopes' walks do not overlap: a nested
 loop inside a scope already walked is not walked again).

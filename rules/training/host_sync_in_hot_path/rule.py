@@ -85,8 +85,9 @@ class HostSyncInHotPath(HotPathRule):
     (`self.discriminator.compute_loss(...)` after `self.discriminator = Discriminator(...)`); not a loop that
     only calls a function holding its own training loop.
 
-    Reported by default: values only recorded or reported (given to `self.log`, a logger, `print`, also
-    formatted for one with an f-string, `%` or `str.format`, a progress bar, a recorder (`logger.record(...)`,
+    Reported by default: values only recorded or reported (given to `self.log`, a logger, `print` or a method
+    so named (`accelerator.print`), also formatted for one with an f-string, `%` or `str.format`, or in a list
+    given to one (`metrics.update([loss.item(), acc])`), a progress bar, a recorder (`logger.record(...)`,
     `self.track_data(...)`), an event of callbacks (`callbacks.on_batch(batch_loss=...)`), the project's own
     logging routine named for what it logs (`self._log_performance(itr, loss.item())`), a stats dict (also a
     comprehension, `{name: fn(out).item() for ...}`, and numbers formatted into one,
@@ -95,7 +96,8 @@ class HostSyncInHotPath(HotPathRule):
     `...Stats`, `...Statistics` or `...Metrics`), a list or deque of losses (`append`, `extend`), an attribute
     of `self` the method does not compare or branch on), summed or averaged (`running += loss.item()`,
     `total += loss.cpu().numpy()`, a sum started on the first step, `total = x.item() if total is None else
-    total + x.item()`, also into such an attribute or a stats dict: `self.total += loss.item()`), or used in
+    total + x.item()`, also into such an attribute, a stats dict or an array's item: `self.total +=
+    loss.item()`, `epoch_losses[epoch] += loss`), either arm of a conditional so used, or used in
     arithmetic that works as well on the tensor (`x / x.sum().item()`); each also through a name bound to the
     number, once or again in straight-line code (`loss = loss.item(); history.append(loss)`: what the name holds
     until it is bound again, and on a loop's next turn, is read so); a number a function returns when every

@@ -37,9 +37,10 @@ SINK_METHODS = frozenset(
     {
         "log", "log_dict", "log_metrics", "info", "debug", "warning", "add_scalar", "add_scalars", "set_postfix",
         "update", "append", "extend", "set_description", "set_postfix_str", "record", "record_mean", "track_data",
+        "print",  # `accelerator.print(...)`, a trainer's own `self.print(...)`, rich's `console.print(...)`
     }
 )
-SINK_FUNCTIONS = frozenset({"print"})
+SINK_FUNCTIONS = frozenset({"print", "logger"})  # `logger(epoch=epoch, loss=loss.item())`: a logging routine
 # a stats record a step function builds for the trainer to log (tianshou's `DQNTrainingStats(loss=loss.item())`),
 # by the naming convention of such classes
 _STATS_RECORD = re.compile(r"[A-Z]\w{0,80}(?:Stats|Statistics|Metrics)")
@@ -115,6 +116,7 @@ def recorded(call, parents: Dict, uses: Dict[str, List], memo: Optional[UseMemo]
         and not _needs_host_value(node, parents)
     ):
         return True  # arithmetic with a number (`x / x.sum().item()`) works as well on the tensor
+    node, parent = _through_choices(node, parent, parents, climbed)
     if isinstance(parent, cst.AugAssign) and isinstance(parent.operator, (cst.AddAssign, cst.SubtractAssign)):
         # a sum kept on `self` or in a stats dict (`self.total += loss.item()`), unless the method compares or
         # branches on it (`if self.tokens < n:`); a name's sum is `accumulator`'s
@@ -292,17 +294,28 @@ def _read_as_host_number(node, parents: Dict) -> bool:
     return False
 
 
-def _recorded_use(node, parents: Dict, climbed: Optional[Dict] = None, returned: bool = False) -> bool:
-    node, parent = climb(node, parents, climbed)
-    while isinstance(parent, cst.IfExp) and node is not parent.test:  # `x.item() if x is not None else 0`
+def _through_choices(node, parent, parents: Dict, climbed: Optional[Dict] = None):
+    """From `climb`'s answer (`node`, `parent`), on through the conditional expressions `node` is an
+    arm of (`x.item() if x is not None else 0`): what the value becomes either way."""
+    while isinstance(parent, cst.IfExp) and node is not parent.test:
         node, parent = climb(parent, parents, climbed)
+    return node, parent
+
+
+def _recorded_use(node, parents: Dict, climbed: Optional[Dict] = None, returned: bool = False) -> bool:
+    node, parent = _through_choices(*climb(node, parents, climbed), parents, climbed)
     if isinstance(parent, cst.Return):
         return returned
     if (
-        isinstance(parent, cst.AugAssign) and node is parent.value and type(parent.target) is cst.Name
+        isinstance(parent, cst.AugAssign) and node is parent.value and type(parent.target) in (cst.Name, cst.Subscript)
         and isinstance(parent.operator, (cst.AddAssign, cst.SubtractAssign))
     ):
-        return True  # summed into a running total (`acc_sum += acc`), as `total += x.item()` is
+        # summed into a running total (`acc_sum += acc`, `epoch_losses[epoch] += loss`), as `total += x.item()` is
+        return True
+    if isinstance(parent, cst.Element):  # `metrics.update([loss.item(), accuracy])`: the list goes to the sink
+        sequence = parents.get(parent)
+        holder = parents.get(sequence) if isinstance(sequence, (cst.List, cst.Tuple)) else None
+        return isinstance(holder, cst.Arg) and _is_sink(parents.get(holder))
     if isinstance(parent, cst.Arg):
         call = parents.get(parent)
         if isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value == "dict":
