@@ -20,6 +20,7 @@ from torchlint.core.config_files import (
     read_table,
     read_toml,
     trusted_above,
+    trusted_files_up,
 )
 from torchlint.core.console import did_you_mean, warning
 
@@ -207,10 +208,7 @@ def declared_target_torch(directory: Path) -> Optional[str]:
     of `torch` in the `[project] dependencies` of the nearest pyproject.toml that has a
     `[project]` table, as "major.minor"; None without one (or without a bound). Cost: the
     pyproject.toml files up the tree until one has a `[project]` table."""
-    for folder in (directory, *directory.parents):
-        candidate = folder / "pyproject.toml"
-        if not is_file(candidate) or not trusted_above(directory, candidate):
-            continue
+    for candidate in trusted_files_up(directory, ("pyproject.toml",)):
         try:
             project = read_toml(candidate).get("project")
         except ConfigError:
@@ -257,26 +255,21 @@ def formatter_line_length(directory: Path) -> int:
     ruff.toml, else pyproject.toml's [tool.ruff], else its [tool.black], else flake8's or
     pycodestyle's `max-line-length` in setup.cfg, tox.ini or .flake8; 88 when none sets it.
     The nearest folder that sets one wins."""
-    for folder in (directory, *directory.parents):
-        for name in (".ruff.toml", "ruff.toml", "pyproject.toml"):
-            candidate = folder / name
-            if not is_file(candidate) or not trusted_above(directory, candidate):
-                continue
-            try:
-                data = read_toml(candidate)
-            except ConfigError:
-                continue  # the formatter's file is not ours to judge
-            tool = data.get("tool", {}) if name == "pyproject.toml" else {"ruff": data}
-            for table in (tool.get("ruff"), tool.get("black")):
-                value = table.get("line-length") if isinstance(table, dict) else None
-                if type(value) is int and value > 0:
-                    return value
-        for name in _INI_FILES:
-            candidate = folder / name
-            if is_file(candidate) and trusted_above(directory, candidate):
-                value = _ini_line_length(candidate)
-                if value is not None:
-                    return value
+    for candidate in trusted_files_up(directory, (".ruff.toml", "ruff.toml", "pyproject.toml", *_INI_FILES)):
+        if candidate.name in _INI_FILES:
+            value = _ini_line_length(candidate)
+            if value is not None:
+                return value
+            continue
+        try:
+            data = read_toml(candidate)
+        except ConfigError:
+            continue  # the formatter's file is not ours to judge
+        tool = data.get("tool", {}) if candidate.name == "pyproject.toml" else {"ruff": data}
+        for table in (tool.get("ruff"), tool.get("black")):
+            value = table.get("line-length") if isinstance(table, dict) else None
+            if type(value) is int and value > 0:
+                return value
     return DEFAULT_LINE_LENGTH
 
 

@@ -12,7 +12,7 @@ import os
 import stat
 import sys
 from pathlib import Path
-from typing import Any, Dict, Optional
+from typing import Any, Dict, Iterator, Optional, Sequence
 
 from torchlint.core.bounded_read import ReadRefused, read_bounded
 
@@ -31,20 +31,26 @@ class ConfigError(Exception):
 
 def find_config_file(start: Path) -> Optional[Path]:
     """The nearest torchlint.toml, or pyproject.toml with a [tool.torchlint] table."""
-    start = start.resolve()
-    for directory in (start, *start.parents):
-        for name in CONFIG_FILENAMES:
-            candidate = directory / name
-            if not is_file(candidate) or not trusted_above(start, candidate):
-                continue
-            if name == "torchlint.toml":
+    for candidate in trusted_files_up(start.resolve(), CONFIG_FILENAMES):
+        if candidate.name == "torchlint.toml":
+            return candidate
+        try:
+            if "torchlint" in read_toml(candidate).get("tool", {}):
                 return candidate
-            try:
-                if "torchlint" in read_toml(candidate).get("tool", {}):
-                    return candidate
-            except ConfigError:
-                return candidate
+        except ConfigError:
+            return candidate
     return None
+
+
+def trusted_files_up(start: Path, names: Sequence[str]) -> Iterator[Path]:
+    """The files called one of `names` in `start` and in each folder above it, nearest
+    folder first and in the order of `names` within one, that are files and may be used
+    (`trusted_above`)."""
+    for directory in (start, *start.parents):
+        for name in names:
+            candidate = directory / name
+            if is_file(candidate) and trusted_above(start, candidate):
+                yield candidate
 
 
 def trusted_above(start: Path, candidate: Path) -> bool:

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional, Tuple
 
 
+CODE_PREFIX = "TL"  # what every torchlint code starts with
 SYNTAX_CODE = "TL000"  # a file that cannot be read, decoded or parsed
 
 

@@ -20,6 +20,7 @@ import tokenize
 from dataclasses import dataclass, field
 from typing import Dict, FrozenSet, Iterator, List, Optional, Sequence, Tuple
 
+from torchlint.core.diagnostics import CODE_PREFIX
 from torchlint.core.logical_rows import LogicalRows, Rows
 
 # A code is letters then digits, as flake8 reads them: the words after a code list
@@ -31,7 +32,6 @@ FILE_NOQA = re.compile(
     re.IGNORECASE | re.MULTILINE,
 )
 _SPLIT = re.compile(r"[,\s]+")
-CODE_PREFIX = "TL"  # every torchlint code's
 
 # None means "every code"
 Codes = Optional[FrozenSet[str]]
