@@ -710,6 +710,36 @@ def queued_rereads(n: int) -> Project:
     body = "out = model(batch)\nloss = out.sum()\n" + tests + rereads
     return {"rereads.py": HEADER + "\n\ndef train(model, loader, optimizer, stats):\n" + _loop(body)}
 
+
+def named_by_left_out_methods(n: int) -> Project:
+    """A trainer whose training step reads `.item()` beside n methods without a site, each naming a
+    helper class of its own; each helper names the next, and a module-level map names them all (the
+    partial parse asks which definitions the parsed code names, transitively)."""
+    helpers = "".join(
+        f"class Helper{i}(nn.Module):\n    def forward(self, x):\n        return {f'Helper{i + 1}()(x)' if i + 1 < n else 'x'}\n\n\n"
+        for i in range(n)
+    )
+    methods = "".join(f"    def build_{i}(self):\n        return Helper{i}()\n\n" for i in range(n))
+    registry = "HELPERS = {" + ", ".join(f"'h{i}': Helper{i}" for i in range(n)) + "}\n\n\n"
+    trainer = (
+        "class Trainer:\n" + methods + "    def training_step(self, batch, optimizer):\n"
+        "        loss = self.model(batch).mean()\n        loss.backward()\n        optimizer.step()\n"
+        "        self.history.append(loss.item())\n"
+    )
+    return {"trainer.py": HEADER + "\n\n" + helpers + registry + trainer}
+
+
+def nested_recorded_choices(n: int) -> Project:
+    """A stats dict entry chosen by n nested conditional expressions, each arm a `.item()`, and a list of
+    n reads given to a recorder (each read climbs through the conditionals above it)."""
+    choice = "stats['loss'] = " + "".join(f"part_{i}.item() if flag_{i} else (" for i in range(n)) + "0.0" + ")" * n
+    listed = "metrics.update([" + ", ".join(f"part_{i}.item()" for i in range(n)) + "])"
+    parts = "".join(f"part_{i} = loss * {i}\n" for i in range(n))
+    return {"choices.py": HEADER + "\n\ndef train(model, loader, optimizer, metrics, stats, "
+            + ", ".join(f"flag_{i}" for i in range(n)) + "):\n"
+            + _loop("loss = model(batch).mean()\n" + parts + choice + "\n" + listed)}
+
+
 SHAPES: Dict[str, Callable[[int], Project]] = {
     shape.__name__: shape
     for shape in (
@@ -722,6 +752,6 @@ SHAPES: Dict[str, Callable[[int], Project]] = {
         returned_syncs, attribute_sums, inherited_hooks, accumulation_branches, overridden_steps,
         override_helpers, round_trips, local_builders, conditional_accumulators, logging_routines,
         builders_by_name, recorded_returns, handed_back_numbers, site_free_methods, heavy_import_methods,
-        built_parts, queued_rereads,
+        built_parts, queued_rereads, named_by_left_out_methods, nested_recorded_choices,
     )
 }

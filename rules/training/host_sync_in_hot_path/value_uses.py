@@ -75,7 +75,7 @@ class UseMemo:
 
     recorded: Dict[str, bool] = field(default_factory=dict)
     arithmetic: Dict[str, Tuple[bool, int, int]] = field(default_factory=dict)
-    climbed: Dict[int, Tuple[object, object]] = field(default_factory=dict)
+    climbed: Dict[object, Tuple[object, object]] = field(default_factory=dict)  # also `_through_choices`' answers
     rewrites: Dict = field(default_factory=dict)  # `loss_paths.host_value_rewrite`'s memo
     tensor_operand: Dict[int, bool] = field(default_factory=dict)  # `meets_tensor`'s memo
     # (receiver, attribute) pairs the method reads as a host number (`if self.tokens < n:`), found once
@@ -296,9 +296,20 @@ def _read_as_host_number(node, parents: Dict) -> bool:
 
 def _through_choices(node, parent, parents: Dict, climbed: Optional[Dict] = None):
     """From `climb`'s answer (`node`, `parent`), on through the conditional expressions `node` is an
-    arm of (`x.item() if x is not None else 0`): what the value becomes either way."""
+    arm of (`x.item() if x is not None else 0`): what the value becomes either way. Cost: O(the
+    conditionals climbed); with `climbed` (`climb`'s memo, which keeps these answers too, by
+    ("choice", id(conditional))), each conditional once."""
+    passed = []
     while isinstance(parent, cst.IfExp) and node is not parent.test:
+        known = climbed.get(("choice", id(parent))) if climbed is not None else None
+        if known is not None:
+            node, parent = known
+            break
+        passed.append(parent)
         node, parent = climb(parent, parents, climbed)
+    if climbed is not None:
+        for choice in passed:
+            climbed[("choice", id(choice))] = (node, parent)
     return node, parent
 
 
