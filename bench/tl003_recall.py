@@ -176,6 +176,21 @@ logging function named `logger`): 33/39 (84.6 %) and 43/55, no longer independen
 NumPy copy for `np.argmax` (KD_Lib), lengths a model needs on the host (`.cpu().numpy()` for packing), a count
 read under an `isinstance` test, a returned dict of `float()` means once per update (habitat's PPO), a loss read
 into a best-loss comparison (pygod's GADNR), and the wrongly placed line above.
+bench/tl003_recall_judged_seed179.jsonl was judged on 2026-12-07 the same way (seed 179, 12 hits per package where
+there were as many: adversarial-robustness-toolbox 1.20.1, deepfilternet 0.5.6, deeprobust 0.2.11, genrl 0.0.2,
+hyperimpute 0.1.17, LibRecommender 1.5.2 (`librecommender-1.5.2`), meshgpt-pytorch 1.8.1, neuromancer 1.5.6, rl4co
+0.7.0, semilearn 0.3.2, trankit 1.1.2, vocos 0.1.0, none used before; autonomous-learning-library and
+torch-spatiotemporal had no candidate; 30 `sync`, 11 of them semilearn's), and scored at aff3636 before any change
+made from it: TL003 or TL005 10/30 (33.3 %) by default, 36/52 (69.2 %) with `ALL_OPTIONS`. After the changes its
+misses led to (a step's number returned to callers on an instance of its class the file builds, `self.trainer =
+Trainer(...)` then `loss = self.trainer.update(batch)`; a returned tuple its caller unpacks and sums; a format
+string kept in a variable, `logger.info(fmt.format(step, loss))`; a routine of the file that only prints or logs
+what it is given, trankit's `self._printlog(...)`): 16/30 (53.3 %) and 36/52, no longer independent. The misses
+left: semilearn's 11 (with every option too): its loop runs the backward pass and the optimizer step in a hook
+it calls by name (`self.call_hook("after_train_step")`, mmcv's dispatch), so no training call is seen from the
+loop, and its steps hand their numbers to `self.process_log_dict(...)`, a routine that returns the dict it fills;
+meshgpt's second read of a loss just printed (2, by design: the first read has waited already), and a NumPy
+copy the host needs (ART's certified training).
 
 Cost: one parse and one walk of each file (the scopes' walks do not overlap: a nested
 loop inside a scope already walked is not walked again).

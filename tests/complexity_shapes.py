@@ -740,6 +740,34 @@ def nested_recorded_choices(n: int) -> Project:
             + _loop("loss = model(batch).mean()\n" + parts + choice + "\n" + listed)}
 
 
+def instance_steps(n: int) -> Project:
+    """A learner with n steps each returning a tuple of `.item()` numbers, called on an instance a setup
+    method builds (`self.learner = Learner(...)`), the tuple unpacked and summed, and n routines of the
+    file that only print and log, each given one part (each step asks for its calls on the instance,
+    each read for the file's routines)."""
+    steps = "".join(
+        f"    def update_{i}(self, batch):\n        loss = self.model(batch.to('cuda')).mean() * {i}\n"
+        f"        loss.backward()\n        self.optimizer.step()\n        return loss.item(), loss.sum().item()\n\n"
+        for i in range(n)
+    )
+    routines = "".join(
+        f"    def _printlog_{i}(self, message):\n        if self.verbose:\n            print(message)\n"
+        f"        self.logger.info(message)\n\n"
+        for i in range(n)
+    )
+    calls = "".join(
+        f"loss_{i}, sum_{i} = self.learner.update_{i}(batch)\ntotal += loss_{i}\n"
+        f"self._printlog_{i}(fmt.format(sum_{i}))\n"
+        for i in range(n)
+    )
+    learner = "class Learner:\n    def __init__(self, model, optimizer):\n        self.model = model\n" \
+        "        self.optimizer = optimizer\n\n" + steps
+    pipeline = "class Pipeline:\n" + routines + "    def setup(self, model, optimizer):\n" \
+        "        self.learner = Learner(model, optimizer)\n\n    def train(self, loader, fmt):\n        total = 0.0\n" \
+        + _loop(calls, "        ")
+    return {"pipeline.py": HEADER + "\n\n" + learner + "\n" + pipeline}
+
+
 SHAPES: Dict[str, Callable[[int], Project]] = {
     shape.__name__: shape
     for shape in (
@@ -752,6 +780,6 @@ SHAPES: Dict[str, Callable[[int], Project]] = {
         returned_syncs, attribute_sums, inherited_hooks, accumulation_branches, overridden_steps,
         override_helpers, round_trips, local_builders, conditional_accumulators, logging_routines,
         builders_by_name, recorded_returns, handed_back_numbers, site_free_methods, heavy_import_methods,
-        built_parts, queued_rereads, named_by_left_out_methods, nested_recorded_choices,
+        built_parts, queued_rereads, named_by_left_out_methods, nested_recorded_choices, instance_steps,
     )
 }

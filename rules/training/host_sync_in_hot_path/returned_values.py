@@ -2,29 +2,35 @@
 function's `return loss.item()` syncs for nothing a tensor could not do (`total += train_step(b)`).
 
 Only the calls this file shows are read: a module function called by name, a method called on `self`
-or `cls`; a function none of them calls here is not known (its callers may need the number). A call's
-result qualifies when it is dropped (an expression statement), summed (`total += f(x)`, also through
-arithmetic), handed to a logging call or `print` (also in an f-string or a dict literal there), or bound
-to a name bound once in its function whose every read is one of those.
+or `cls`, or on an instance of its class the file builds (`self.trainer = Trainer(...)`, then
+`self.trainer.update(batch)`; `agent = Agent(...)`, then `agent.learn()`); a function none of them calls
+here is not known (its callers may need the number). A call's result qualifies when it is dropped (an
+expression statement), summed (`total += f(x)`, also through arithmetic), handed to a logging call or
+`print` (also in an f-string or a dict literal there), or bound to a name, or unpacked to names
+(`loss, acc = step(b)`), each bound once in its function and every read of each one of those.
 
-Cost: `called_here` and `only_recorded` read the view's calls, indexed once; `only_recorded` per name
-O(its calls and the reads of the names they are bound to), with one walk (for the parents) of each function
-holding such a call (of the whole file for a call outside any function), each function's names indexed
-once. Linear in the file.
+Cost: `called_here` and `only_recorded` read the view's calls and assignments, indexed once; `only_recorded`
+per name O(its calls and the reads of the names they are bound to), with one walk (for the parents) of each
+function holding such a call (of the whole file for a call outside any function), each function's names
+indexed once. Linear in the file.
 """
 
 from __future__ import annotations
 
 import ast
-from typing import Dict, List, Optional, Set, Tuple
+from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 
 from torchlint.analysis.scopes import ast_own_nodes, owned_nodes
 from torchlint.core.walk import ast_children, ast_nodes
-from torchlint.rules.training.host_sync_in_hot_path.value_uses import sink_function, sink_method
+from torchlint.rules.training.host_sync_in_hot_path.reporting_routines import (
+    file_definitions,
+    reporting_routines,
+    reports,
+)
+from torchlint.rules.training.host_sync_in_hot_path.value_uses import SELF_RECEIVERS
 
 _ACCUMULATING = (ast.Add, ast.Sub)
 _ARITHMETIC = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv)
-_RECEIVERS = ("self", "cls")
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
@@ -40,15 +46,36 @@ class ReturnedUses:
         self._calls: Optional[Dict[str, List[ast.Call]]] = None
         # every name called, also as a method of another object (`agent.learn()`)
         self._called: Optional[Set[str]] = None
-        self._verdicts: Dict[str, bool] = {}
+        # (method name, holder) -> its calls on the object kept there (`self.trainer.update(b)`: ("attribute",
+        # "trainer")); class name -> the holders of the instances the file builds of it (`n = Class(...)`: ("name",
+        # "n"); `self.a = Class(...)`: ("attribute", "a"))
+        self._held_calls: Optional[Dict[Tuple[str, Tuple[str, str]], List[ast.Call]]] = None
+        self._instances: Optional[Dict[str, Set[Tuple[str, str]]]] = None
+        # (name, holder or None for the calls by name and on `self` / `cls`) -> (any call, each one qualifies)
+        self._calls_verdicts: Dict[Tuple[str, Optional[Tuple[str, str]]], Tuple[bool, bool]] = {}
+        self._verdicts: Dict[Tuple[str, Optional[str]], bool] = {}
         self._names: Dict[int, Dict[str, Tuple[int, List[ast.Name]]]] = {}
+        self._routines: Optional[FrozenSet[str]] = None
 
-    def only_recorded(self, name: str) -> bool:
-        if name not in self._verdicts:
-            calls = self._calls_by_callee().get(name, [])
-            self._know_parents(calls)
-            self._verdicts[name] = bool(calls) and all(self._qualifies(call, bound=True) for call in calls)
-        return self._verdicts[name]
+    @property
+    def routines(self) -> FrozenSet[str]:
+        """The file's own functions and methods that only report what they are given (`reporting_routines`)."""
+        if self._routines is None:
+            self._routines = reporting_routines(file_definitions(self._view)) if self.tree is not None else frozenset()
+        return self._routines
+
+    def only_recorded(self, name: str, class_name: Optional[str] = None) -> bool:
+        """Whether the function (or, with `class_name`, the method of that class) `name` has calls here
+        and each of them only records, sums or drops what it returns. Each group of calls (by name and on
+        `self`, on one holder of instances) is judged once, whatever the classes that ask."""
+        key = (name, class_name)
+        if key not in self._verdicts:
+            called, qualify = self._calls_verdict(name, None)
+            for holder in self._holders(class_name):
+                held_called, held_qualify = self._calls_verdict(name, holder)
+                called, qualify = called or held_called, qualify and held_qualify
+            self._verdicts[key] = called and qualify
+        return self._verdicts[key]
 
     def called_here(self, name: str) -> bool:
         """Whether this file calls a function or method of that name, on any object (from
@@ -68,6 +95,37 @@ class ReturnedUses:
                 if callee is not None:
                     self._calls.setdefault(callee, []).append(node)
         return self._calls
+
+    def _calls_verdict(self, name: str, holder: Optional[Tuple[str, str]]) -> Tuple[bool, bool]:
+        """For the calls of `name` by name and on `self` / `cls` (`holder` None), or on the instance kept at
+        `holder`: whether there are some, and whether each one qualifies."""
+        key = (name, holder)
+        if key not in self._calls_verdicts:
+            calls = self._calls_by_callee().get(name, []) if holder is None else self._held_calls.get(key, [])
+            self._know_parents(calls)
+            self._calls_verdicts[key] = (bool(calls), all(self._qualifies(call, bound=True) for call in calls))
+        return self._calls_verdicts[key]
+
+    def _holders(self, class_name: Optional[str]) -> Set[Tuple[str, str]]:
+        """Where the file keeps the instances of `class_name` it builds, indexed (with the method calls on
+        such holders) on the first question."""
+        if class_name is None:
+            return set()
+        if self._instances is None:
+            self._held_calls, self._instances = {}, {}
+            for node in self._view.nodes_of(ast.Call):
+                func = node.func
+                if isinstance(func, ast.Attribute) and not (
+                    isinstance(func.value, ast.Name) and func.value.id in SELF_RECEIVERS
+                ):
+                    holder = _holder(func.value)
+                    if holder is not None:
+                        self._held_calls.setdefault((func.attr, holder), []).append(node)
+            for assignment in self._view.nodes_of(ast.Assign):
+                built = _built_class(assignment.value)
+                if built is not None:
+                    self._instances.setdefault(built, set()).update(filter(None, map(_holder, assignment.targets)))
+        return self._instances.get(class_name, set())
 
     def _know_parents(self, calls: List[ast.Call]) -> None:
         """The parents of everything in the functions that hold `calls` (in the whole file
@@ -97,6 +155,10 @@ class ReturnedUses:
             return self._in_sink(node, parent)
         if bound and isinstance(parent, ast.Assign) and len(parent.targets) == 1 and parent.value is node:
             target = parent.targets[0]
+            if isinstance(target, (ast.Tuple, ast.List)):  # `loss, acc = step(b)`: a name read nowhere drops its part
+                return all(isinstance(part, ast.Name) for part in target.elts) and all(
+                    self._reads_qualify(parent, part.id, read=False) for part in target.elts
+                )
             return isinstance(target, ast.Name) and self._reads_qualify(parent, target.id)
         return False
 
@@ -107,18 +169,26 @@ class ReturnedUses:
         return node, parent
 
     def _in_sink(self, node: ast.AST, parent: ast.AST) -> bool:
-        """A value inside a logging call's arguments: directly, as a keyword, in an f-string or a dict literal."""
-        while isinstance(parent, (ast.keyword, ast.FormattedValue, ast.JoinedStr, ast.Dict)):
+        """A value inside a logging call's arguments: directly, as a keyword, in an f-string, a dict literal or
+        the arguments of a string's `format` (`logger.info(fmt.format(step, loss))`)."""
+        while True:
+            while isinstance(parent, (ast.keyword, ast.FormattedValue, ast.JoinedStr, ast.Dict)):
+                node, parent = parent, self._parents.get(id(parent))
+            if not _argument_of(node, parent):
+                return False
+            if not _string_format(parent):
+                return reports(parent, self.routines)
             node, parent = parent, self._parents.get(id(parent))
-        return _argument_of(node, parent) and _is_sink(parent)
 
-    def _reads_qualify(self, assignment: ast.Assign, name: str) -> bool:
+    def _reads_qualify(self, assignment: ast.Assign, name: str, read: bool = True) -> bool:
+        """Whether `name`, bound once in its function (here), is only read where a value qualifies;
+        `read`: and is read somewhere."""
         scope = self._scope_of(assignment)
         names = self._names.get(id(scope))
         if names is None:
             names = self._names[id(scope)] = _names_in(scope)
         bindings, reads = names.get(name, (0, []))
-        return bindings == 1 and bool(reads) and all(self._qualifies(read, bound=False) for read in reads)
+        return bindings == 1 and (bool(reads) or not read) and all(self._qualifies(use, bound=False) for use in reads)
 
     def _scope_of(self, node: ast.AST) -> ast.AST:
         parent = self._parents.get(id(node))
@@ -130,8 +200,24 @@ class ReturnedUses:
 def _callee(func: ast.AST) -> Optional[str]:
     if isinstance(func, ast.Name):
         return func.id
-    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in _RECEIVERS:
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in SELF_RECEIVERS:
         return func.attr
+    return None
+
+
+def _built_class(value: ast.AST) -> Optional[str]:
+    """The name of the class `value` calls (`Trainer(...)`, `models.Trainer(...)`), if capitalised as classes are."""
+    func = value.func if isinstance(value, ast.Call) else None
+    name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
+    return name if name is not None and name.lstrip("_")[:1].isupper() else None
+
+
+def _holder(target: ast.AST) -> Optional[Tuple[str, str]]:
+    """Where an assignment target (or a call's receiver) keeps a value: a name, or an attribute (of any object)."""
+    if isinstance(target, ast.Name):
+        return ("name", target.id)
+    if isinstance(target, ast.Attribute):
+        return ("attribute", target.attr)
     return None
 
 
@@ -139,15 +225,12 @@ def _argument_of(node: ast.AST, parent: Optional[ast.AST]) -> bool:
     return isinstance(parent, ast.Call) and node is not parent.func
 
 
-def _is_sink(call: ast.Call) -> bool:
+def _string_format(call: ast.Call) -> bool:
+    """`text.format(...)` of a string literal or a name (a format string kept in a variable)."""
     func = call.func
-    if isinstance(func, ast.Name):
-        return sink_function(func.id)
-    if not isinstance(func, ast.Attribute):
-        return False
-    held = func.value
-    receiver = held.id if isinstance(held, ast.Name) else held.attr if isinstance(held, ast.Attribute) else None
-    return sink_method(func.attr, receiver)
+    return (
+        isinstance(func, ast.Attribute) and func.attr == "format" and isinstance(func.value, (ast.Constant, ast.Name))
+    )
 
 
 def _names_in(scope: ast.AST) -> Dict[str, Tuple[int, List[ast.Name]]]:

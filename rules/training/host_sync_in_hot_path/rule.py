@@ -89,7 +89,8 @@ class HostSyncInHotPath(HotPathRule):
     so named (`accelerator.print`), also formatted for one with an f-string, `%` or `str.format`, or in a list
     given to one (`metrics.update([loss.item(), acc])`), a progress bar, a recorder (`logger.record(...)`,
     `self.track_data(...)`), an event of callbacks (`callbacks.on_batch(batch_loss=...)`), the project's own
-    logging routine named for what it logs (`self._log_performance(itr, loss.item())`), a stats dict (also a
+    logging routine named for what it logs (`self._log_performance(itr, loss.item())`) or a function of the file
+    that only prints or logs what it is given (`self._printlog(message)`), a stats dict (also a
     comprehension, `{name: fn(out).item() for ...}`, and numbers formatted into one,
     `bar.set_postfix({"loss": f"{loss.item():.3f}"})`) kept,
     returned or handed to one of them, a stats record (`TrainingStats(loss=loss.item())`, a class named
@@ -101,7 +102,9 @@ class HostSyncInHotPath(HotPathRule):
     arithmetic that works as well on the tensor (`x / x.sum().item()`); each also through a name bound to the
     number, once or again in straight-line code (`loss = loss.item(); history.append(loss)`: what the name holds
     until it is bound again, and on a loop's next turn, is read so); a number a function returns when every
-    call of it in the file (by name, or on `self`) only sums, logs or drops it (`total += train_step(batch)`), or,
+    call of it in the file (by name, on `self`, or on an instance of its class the file builds: `self.trainer =
+    Trainer(...)`, `self.trainer.update(batch)`) only sums, logs or drops it (`total += train_step(batch)`, also
+    each part of a tuple it returns: `loss, acc = step(batch)`, `fmt.format(step, loss)` given to a logger), or,
     where no code of the file calls it (an agent's `learn`, called by a training loop in another file), that it
     also records (`loss = loss.item()`, `self.metrics.log("loss", loss)`, `return loss`), or, where that
     function is itself a training step (it runs the backward pass or an optimizer step: an agent's `update`), that it
@@ -251,8 +254,9 @@ class HostSyncInHotPath(HotPathRule):
         called_elsewhere = self._called_elsewhere(function)
         stepping_elsewhere = called_elsewhere and trains(nodes, imports)
         uses = name_uses(nodes, parents)
-        memo = UseMemo()  # what the uses of each name say, asked once per name
-        returned_memo = UseMemo()  # the same, where a `return` counts as recorded
+        routines = self._returned_uses.routines
+        memo = UseMemo(routines=routines)  # what the uses of each name say, asked once per name
+        returned_memo = UseMemo(routines=routines)  # the same, where a `return` counts as recorded
         owner_names = OwnerNames(body, parents)  # the accumulators' names, indexed once
         kinds = NameKinds(imports, cst_bindings(nodes))
         counts = None
@@ -306,16 +310,18 @@ class HostSyncInHotPath(HotPathRule):
                 continue
             if recorded(node, parents, uses, memo):
                 yield Report(self, node, message), False
-            elif self._returned_to_recorders(function) and recorded(node, parents, uses, returned_memo, returned=True):
+            elif self._returned_to_recorders(function, class_node) and recorded(
+                node, parents, uses, returned_memo, returned=True
+            ):
                 message += "; its callers here only sum, log or drop the number it returns"
                 yield Report(self, node, message), False
-            elif called_elsewhere and recorded_then_returned(node, parents, uses):
+            elif called_elsewhere and recorded_then_returned(node, parents, uses, routines):
                 message += (
                     "; it is recorded here and returned to callers in other files: where they only record it"
                     " too, return the tensor"
                 )
                 yield Report(self, node, message), False
-            elif stepping_elsewhere and handed_back(node, parents, uses):
+            elif stepping_elsewhere and handed_back(node, parents, uses, routines):
                 message += (
                     "; this training step returns it to callers in other files: return the detached tensor and"
                     " read it where it is logged"
@@ -333,10 +339,13 @@ class HostSyncInHotPath(HotPathRule):
                     self.criterion_only.add(id(report))
                 yield report, False
 
-    def _returned_to_recorders(self, function) -> bool:
-        """Whether `function` (not the module's own code) is called here only where its result is summed,
-        logged or dropped."""
-        return not isinstance(function, cst.Module) and self._returned_uses.only_recorded(function.name.value)
+    def _returned_to_recorders(self, function, class_node) -> bool:
+        """Whether `function` (not the module's own code; a method of `class_node`, if given) is called here
+        only where its result is summed, logged or dropped."""
+        if isinstance(function, cst.Module):
+            return False
+        class_name = class_node.name.value if class_node is not None else None
+        return self._returned_uses.only_recorded(function.name.value, class_name)
 
     def _called_elsewhere(self, function) -> bool:
         """Whether `function` (not the module's own code) has no caller in this file, on any object: its

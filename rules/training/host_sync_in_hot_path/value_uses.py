@@ -12,7 +12,7 @@ from __future__ import annotations
 import bisect
 import re
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Sequence, Set, Tuple
+from typing import Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 
 from torchlint.analysis.accumulation import climb, repeats_a_sequence
 from torchlint.analysis.value_kinds import Kind
@@ -40,6 +40,7 @@ SINK_METHODS = frozenset(
         "print",  # `accelerator.print(...)`, a trainer's own `self.print(...)`, rich's `console.print(...)`
     }
 )
+SELF_RECEIVERS = ("self", "cls")
 SINK_FUNCTIONS = frozenset({"print", "logger"})  # `logger(epoch=epoch, loss=loss.item())`: a logging routine
 # a stats record a step function builds for the trainer to log (tianshou's `DQNTrainingStats(loss=loss.item())`),
 # by the naming convention of such classes
@@ -83,6 +84,7 @@ class UseMemo:
     # a name bound several times, each binding a plain `name = ...` of one block: `_Rebindings`, else None
     rebindings: Dict[str, Optional["_Rebindings"]] = field(default_factory=dict)
     recorded_binding: Dict[int, bool] = field(default_factory=dict)  # id(binding) -> `recorded`'s answer
+    routines: FrozenSet[str] = frozenset()  # the file's own routines that only report (`reporting_routines`)
 
 
 @dataclass(frozen=True)
@@ -109,6 +111,7 @@ def recorded(call, parents: Dict, uses: Dict[str, List], memo: Optional[UseMemo]
     Cost: O(the expression around the call); for a name bound, O(its uses) the first
     time with a `memo`, O(1) after."""
     climbed = memo.climbed if memo is not None else None
+    routines = memo.routines if memo is not None else frozenset()
     node, parent = climb(call, parents, climbed)
     if (
         isinstance(node, cst.BinaryOperation)
@@ -137,11 +140,11 @@ def recorded(call, parents: Dict, uses: Dict[str, List], memo: Optional[UseMemo]
             known = memo.recorded.get(target.value) if memo is not None else None
             if known is None:
                 reads = [name for name in uses.get(target.value, ()) if name is not target and not binds(name, parents)]
-                known = bool(reads) and all(_recorded_use(name, parents, climbed, returned) for name in reads)
+                known = bool(reads) and all(_recorded_use(name, parents, climbed, returned, routines) for name in reads)
                 if memo is not None:
                     memo.recorded[target.value] = known
             return known
-    return _recorded_use(node, parents, climbed, returned)
+    return _recorded_use(node, parents, climbed, returned, routines)
 
 
 def _rebindings(name: str, parents: Dict, uses: Dict[str, List], memo: Optional[UseMemo]) -> Optional[_Rebindings]:
@@ -187,21 +190,24 @@ def _recorded_binding(target, assign, rebound: _Rebindings, parents: Dict, memo:
     if following == len(positions):
         reads += names[:positions[0]]
     climbed = memo.climbed if memo is not None else None
-    known = bool(reads) and all(_recorded_use(use, parents, climbed, returned) for use in reads)
+    routines = memo.routines if memo is not None else frozenset()
+    known = bool(reads) and all(_recorded_use(use, parents, climbed, returned, routines) for use in reads)
     if memo is not None:
         memo.recorded_binding[id(target)] = known
     return known
 
 
-def recorded_then_returned(call, parents: Dict, uses: Dict[str, List]) -> bool:
+def recorded_then_returned(
+    call, parents: Dict, uses: Dict[str, List], routines: FrozenSet[str] = frozenset()
+) -> bool:
     """Whether a synced value is bound to a name that, until the name is bound again, is recorded here (a
     logging call, a stats dict, a running total) and returned, and read nowhere else: a metric handed back
     to the caller as well (`loss = loss.item(); self.metrics.log("loss", loss); return loss`). Cost: O(the
     name's uses)."""
-    return _returned_reads(call, parents, uses) == (True, True)
+    return _returned_reads(call, parents, uses, routines) == (True, True)
 
 
-def handed_back(call, parents: Dict, uses: Dict[str, List]) -> bool:
+def handed_back(call, parents: Dict, uses: Dict[str, List], routines: FrozenSet[str] = frozenset()) -> bool:
     """Whether a synced value goes back to the caller and nowhere else: returned as it is (`return
     loss.item()`, `return -a.item(), b.item()`), or bound to a name that, until bound again, is returned
     and otherwise only recorded (`value = loss.item(); if eval: return value; ...; return value`).
@@ -209,11 +215,13 @@ def handed_back(call, parents: Dict, uses: Dict[str, List]) -> bool:
     node, _ = climb(call, parents)
     if _returned(node, parents):
         return True
-    found = _returned_reads(call, parents, uses)
+    found = _returned_reads(call, parents, uses, routines)
     return found is not None and found[0]
 
 
-def _returned_reads(call, parents: Dict, uses: Dict[str, List]) -> Optional[Tuple[bool, bool]]:
+def _returned_reads(
+    call, parents: Dict, uses: Dict[str, List], routines: FrozenSet[str] = frozenset()
+) -> Optional[Tuple[bool, bool]]:
     """For a synced value bound to a name: whether the name's reads, until it is bound again, return it
     and whether they record it; None if the value is not bound to a name or is read otherwise."""
     node, parent = climb(call, parents)
@@ -236,7 +244,7 @@ def _returned_reads(call, parents: Dict, uses: Dict[str, List]) -> Optional[Tupl
     for name in reads:
         if _returned(name, parents):
             returned = True
-        elif _recorded_use(name, parents):
+        elif _recorded_use(name, parents, routines=routines):
             recorded_here = True
         else:
             return None
@@ -313,7 +321,9 @@ def _through_choices(node, parent, parents: Dict, climbed: Optional[Dict] = None
     return node, parent
 
 
-def _recorded_use(node, parents: Dict, climbed: Optional[Dict] = None, returned: bool = False) -> bool:
+def _recorded_use(
+    node, parents: Dict, climbed: Optional[Dict] = None, returned: bool = False, routines: FrozenSet[str] = frozenset()
+) -> bool:
     node, parent = _through_choices(*climb(node, parents, climbed), parents, climbed)
     if isinstance(parent, cst.Return):
         return returned
@@ -326,19 +336,21 @@ def _recorded_use(node, parents: Dict, climbed: Optional[Dict] = None, returned:
     if isinstance(parent, cst.Element):  # `metrics.update([loss.item(), accuracy])`: the list goes to the sink
         sequence = parents.get(parent)
         holder = parents.get(sequence) if isinstance(sequence, (cst.List, cst.Tuple)) else None
-        return isinstance(holder, cst.Arg) and _is_sink(parents.get(holder))
+        if isinstance(holder, cst.Return):  # `return loss, acc`: its callers unpack it
+            return returned
+        return isinstance(holder, cst.Arg) and _is_sink(parents.get(holder), routines)
     if isinstance(parent, cst.Arg):
         call = parents.get(parent)
         if isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value == "dict":
-            return _stats_dict(call, parents)
+            return _stats_dict(call, parents, routines)
         if _string_format(call):  # `print("loss {:.3f}".format(loss.item()))`: the text goes where the number would
-            return _recorded_use(call, parents, climbed, returned)
-        return _is_sink(call)
+            return _recorded_use(call, parents, climbed, returned, routines)
+        return _is_sink(call, routines)
     if isinstance(parent, cst.DictElement):
-        return _stats_dict(parents.get(parent), parents)
+        return _stats_dict(parents.get(parent), parents, routines)
     if isinstance(parent, cst.DictComp) and node is parent.value:  # `{name: fn(out).item() for ...}`
-        return _stats_dict(parent, parents)
-    return isinstance(parent, cst.FormattedStringExpression) and _is_sink_string(parent, parents)
+        return _stats_dict(parent, parents, routines)
+    return isinstance(parent, cst.FormattedStringExpression) and _is_sink_string(parent, parents, routines)
 
 
 def _string_format(call) -> bool:
@@ -351,12 +363,12 @@ def _string_format(call) -> bool:
     )
 
 
-def _stats_dict(mapping, parents: Dict) -> bool:
+def _stats_dict(mapping, parents: Dict, routines: FrozenSet[str] = frozenset()) -> bool:
     """Whether a dict literal, comprehension or `dict(...)` holds stats: kept (`stats = {...}`),
     returned or handed to a logging call; a dict handed to any other function
     (`to_record({...})`, `session.run(None, {...})`) is that function's input."""
     holder = parents.get(mapping)
-    return not isinstance(holder, cst.Arg) or _is_sink(parents.get(holder))
+    return not isinstance(holder, cst.Arg) or _is_sink(parents.get(holder), routines)
 
 
 def name_uses(nodes: Sequence, parents: Dict) -> Dict[str, List]:
@@ -463,20 +475,23 @@ def meets_tensor(node, parents: Dict, kinds, memo: Dict[int, bool]) -> bool:
     return answer
 
 
-def _is_sink(call) -> bool:
+def _is_sink(call, routines: FrozenSet[str] = frozenset()) -> bool:
+    """Whether `call` records or reports its arguments: a logging call or `print`, or one of the file's
+    `routines` that only report, called by name or on `self` / `cls`."""
     if not isinstance(call, cst.Call):
         return False
     func = call.func
     if isinstance(func, cst.Name):
-        return sink_function(func.value)
+        return sink_function(func.value) or func.value in routines
     if not isinstance(func, cst.Attribute):
         return False
     held = func.value
     receiver = held.value if isinstance(held, cst.Name) else held.attr.value if isinstance(held, cst.Attribute) else None
-    return sink_method(func.attr.value, receiver)
+    method = func.attr.value
+    return sink_method(method, receiver) or (receiver in SELF_RECEIVERS and method in routines)
 
 
-def _is_sink_string(part, parents: Dict) -> bool:
+def _is_sink_string(part, parents: Dict, routines: FrozenSet[str] = frozenset()) -> bool:
     """Whether an f-string part ends up in a logging call, also through implicit
     concatenation (`f"a {x}" f"b {y}"`) and `%` or `+` formatting, or in a stats dict
     (`bar.set_postfix({"loss": f"{loss.item():.3f}"})`)."""
@@ -486,8 +501,8 @@ def _is_sink_string(part, parents: Dict) -> bool:
     ):
         holder = parents.get(holder)
     if isinstance(holder, cst.DictElement):
-        return _stats_dict(parents.get(holder), parents)
-    return isinstance(holder, cst.Arg) and _is_sink(parents.get(holder))
+        return _stats_dict(parents.get(holder), parents, routines)
+    return isinstance(holder, cst.Arg) and _is_sink(parents.get(holder), routines)
 
 
 def _above_arithmetic(node, parents: Dict):
