@@ -768,6 +768,24 @@ def instance_steps(n: int) -> Project:
     return {"pipeline.py": HEADER + "\n\n" + learner + "\n" + pipeline}
 
 
+def hook_dispatch(n: int) -> Project:
+    """A loop that calls its hooks by name (`self.call_hook("after_step")`, and n events `event_i`), n hook
+    classes each with an `after_step` reading `.item()` and its own `event_i`, the first one stepping (each
+    name called so stands for every method of that name)."""
+    hooks = "".join(
+        f"class Hook{i}:\n    def after_step(self, algorithm):\n        print(algorithm.loss.item() * {i})\n"
+        + ("        algorithm.loss.backward()\n        algorithm.optimizer.step()\n" if i == 0 else "")
+        + f"\n    def event_{i}(self, algorithm):\n        print(algorithm.loss.sum().item())\n\n\n"
+        for i in range(n)
+    )
+    events = "".join(f"self.call_hook('event_{i}')\n" for i in range(n))
+    loop = "class Algorithm:\n    def train(self, loader):\n        for batch in loader:\n" + "".join(
+        f"            {line}\n" for line in ("self.loss = self.model(batch).mean()", "self.call_hook('after_step')",
+                                            *events.splitlines())
+    )
+    return {"hooks.py": HEADER + "\n\n" + hooks, "algorithm.py": HEADER + "\n\n" + loop}
+
+
 SHAPES: Dict[str, Callable[[int], Project]] = {
     shape.__name__: shape
     for shape in (
@@ -781,5 +799,6 @@ SHAPES: Dict[str, Callable[[int], Project]] = {
         override_helpers, round_trips, local_builders, conditional_accumulators, logging_routines,
         builders_by_name, recorded_returns, handed_back_numbers, site_free_methods, heavy_import_methods,
         built_parts, queued_rereads, named_by_left_out_methods, nested_recorded_choices, instance_steps,
+        hook_dispatch,
     )
 }

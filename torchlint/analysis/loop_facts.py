@@ -15,6 +15,9 @@ from sys import intern
 from typing import Any, Dict, Mapping, NamedTuple, Tuple
 
 MODULE_OWNER = "<module>"  # the owner name of a module's own code
+# a callee standing for every owner of the name after it: a hook called by its name
+# (`self.call_hook("after_train_step")` runs each registered hook's `after_train_step`)
+DISPATCHED = "*."
 # how a loop runs a training call outside its nested loops
 NO_TRAINING, TRAINING_IN_BRANCH, TRAINING = 0, 1, 2
 

@@ -5,7 +5,11 @@ which instances such code calls as its criterion. A module-level function named 
 training loss (`dice_loss`) that no owner of the tree calls is an origin too (a training
 loop outside the tree runs it), after the others.
 
-Cost: linear in the facts: callee names are resolved once each (by their last part,
+A hook called by name (`loop_facts.DISPATCHED`) stands for every owner of that name: it is
+replaced by them when the graph is built, so a loop dispatching to its hooks calls each.
+
+Cost: linear in the facts and in the owners hooks called by name stand for (one call per
+dispatch and owner of the name): callee names are resolved once each (by their last part,
 then a suffix match among the owners sharing it); the step owners are a worklist over
 the reverse call graph; `hot_loop` is memoized per (owner, loop), each loop knowing its
 children; the routes are a breadth-first search `MAX_DEPTH` calls deep.
@@ -16,7 +20,9 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Callable, Dict, List, Mapping, Optional, Set, Tuple
 
-from torchlint.analysis.loop_facts import MODULE_OWNER, NO_TRAINING, TRAINING_IN_BRANCH, LoopFacts, OwnerLoops
+from torchlint.analysis.loop_facts import (
+    DISPATCHED, MODULE_OWNER, NO_TRAINING, TRAINING_IN_BRANCH, LoopFacts, OwnerLoops,
+)
 from torchlint.analysis.loss_paths import is_training_loss_name
 from torchlint.analysis.module_names import suffix_matches
 
@@ -102,6 +108,7 @@ class LoopGraph:
                 self.owners.setdefault(name, owner)
                 self.files.setdefault(name, display)
                 self._by_last.setdefault(name.rsplit(".", 1)[-1], []).append(name)
+        self.owners = {name: self._dispatched(owner) for name, owner in self.owners.items()}
         self.evaluation = evaluation
         self._resolved: Dict[str, Optional[str]] = {}
         self._hot: Dict[Tuple[str, int], bool] = {}
@@ -117,6 +124,22 @@ class LoopGraph:
         self._called_names: Optional[Set[str]] = None
         self.routes = self._routes()
         self._criteria: Optional[Dict[str, CriterionUse]] = None
+
+    def _dispatched(self, owner: OwnerLoops) -> OwnerLoops:
+        """`owner` with each hook called by name (`DISPATCHED`) replaced by the owners of that name.
+        Cost: O(its callees) when it calls none such, else O(its callees + the owners they stand for)."""
+        if not any(callee.startswith(DISPATCHED) for callee in owner.calls):
+            return owner
+
+        def expanded(callees: Tuple[str, ...]) -> Tuple[str, ...]:
+            found: Dict[str, None] = {}
+            for callee in callees:
+                named = self._by_last.get(callee[len(DISPATCHED):], ()) if callee.startswith(DISPATCHED) else (callee,)
+                found.update(dict.fromkeys(named))
+            return tuple(found)
+
+        loops = tuple(loop._replace(near=expanded(loop.near), calls=expanded(loop.calls)) for loop in owner.loops)
+        return owner._replace(calls=expanded(owner.calls), flat=expanded(owner.flat), loops=loops)
 
     def resolve(self, callee: str) -> Optional[str]:
         """The owner a callee name stands for (exactly, or the run's path being longer)."""

@@ -32,6 +32,10 @@ code, by qualified name); `torchlint.analysis.loop_graph.LoopGraph` decides over
 facts of one file or of the whole tree. The LibCST form (`cst_owners`) lets a rule find
 the same owners, in the same order.
 
+A hook called by its name (`self.call_hook("after_train_step")`, mmcv's dispatch, which
+runs that method of every registered hook) calls every method of that name in the tree:
+the hook that runs the backward pass and the optimizer step makes the loop a training loop.
+
 Cost: one walk of each owner's own code (nested defs are walked as their own owners; a
 def kept from the text's previous version is not walked again, `SourceView.memo`);
 each call's callee is added to its owner's sets and to each loop around it (O(calls ×
@@ -50,7 +54,7 @@ from torchlint.analysis.classes import ast_class_methods, ast_self_name
 from torchlint.analysis.criterion_calls import BACKWARD_FUNCTIONS, BACKWARD_METHODS, CriterionCalls
 from torchlint.analysis.loss_paths import is_training_loss_name
 from torchlint.analysis.loop_facts import (
-    MODULE_OWNER, NO_TRAINING, TRAINING, TRAINING_IN_BRANCH, Loop, LoopFacts, OwnerLoops,
+    DISPATCHED, MODULE_OWNER, NO_TRAINING, TRAINING, TRAINING_IN_BRANCH, Loop, LoopFacts, OwnerLoops,
 )
 from torchlint.core.lazy import cst
 from torchlint.analysis.names import ast_dotted_name, ast_last_name, cst_last_name, resolve
@@ -149,6 +153,7 @@ def build_loop_facts(view) -> Tuple[Optional[LoopFacts], Sequence[CriterionCalls
     if (
         not any(needle in text for needle in TRAINING_TEXT)
         and not any(needle in text for needle in HOST_READ_TEXT)
+        and "call_hook" not in text  # a loop may train in the hooks it calls by name (`_HOOK_DISPATCHERS`)
         and not _LOSS_DEFINITION.search(text)
     ):
         return None, ()  # no training call and nothing to report: such a file only passes calls on
@@ -354,7 +359,7 @@ class _Facts:
             else:
                 facts.step = True
             return
-        for callee in self.callees(node.func, local, nested, cls):
+        for callee in self.callees(node.func, local, nested, cls) + _dispatched(node):
             _add(facts.calls, callee)
             if not loops:
                 _add(facts.flat, callee)
@@ -407,6 +412,22 @@ def _ast_stepped(call: ast.Call) -> Optional[str]:
     receiver = ast_last_name(func.value)
     stepped = call.args[0] if call.args and receiver is not None and scaler_like(receiver) else func.value
     return stepped.id if isinstance(stepped, ast.Name) else None
+
+
+# the methods that call each registered hook's method of the name they are given (mmcv, mmengine)
+_HOOK_DISPATCHERS = frozenset({"call_hook", "call_hooks", "_call_hook"})
+
+
+def _dispatched(call: ast.Call) -> List[str]:
+    """For `self.call_hook("after_train_step", ...)`: the callee standing for every method of that name."""
+    func = call.func
+    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+    if name not in _HOOK_DISPATCHERS or not call.args:
+        return []
+    first = call.args[0]
+    if isinstance(first, ast.Constant) and isinstance(first.value, str) and first.value.isidentifier():
+        return [DISPATCHED + first.value]
+    return []
 
 
 def _add(items: Dict[str, None], item: str) -> None:

@@ -78,9 +78,11 @@ class HostSyncInHotPath(HotPathRule):
     OpenMMLab codebase's `models` package (`mmdet.models.dense_heads.AnchorHead`), or, for a base from
     outside the tree, if its body says so (layers set on `self` in `__init__`, `register_buffer`,
     `self.log(...)`). Training loops are hot too (a loop that runs a backward pass or an optimizer step, not a
-    scheduler's alone, directly or through a step function; also a loop over data whose items each get
-    repeated updates in a counting loop, `for _ in range(critic_iters): opt.step()`; a loop over the optimizers,
-    `for optimizer in optimizers: optimizer.step()`, makes the loop around it train) with what they call on
+    scheduler's alone, directly or through a step function or a hook it calls by name, `self.call_hook(
+    "after_train_step")`, which stands for every method of that name in the tree; also a loop over data whose
+    items each get repeated updates in a counting loop, `for _ in range(critic_iters): opt.step()`; a loop over
+    the optimizers, `for optimizer in optimizers: optimizer.step()`, makes the loop around it train) with what
+    they call on
     every iteration, in any linted file, also a method of an object the class's `__init__` builds
     (`self.discriminator.compute_loss(...)` after `self.discriminator = Discriminator(...)`); not a loop that
     only calls a function holding its own training loop.
