@@ -19,8 +19,6 @@ from typing import Dict, FrozenSet, Iterable
 from torchlint.core.walk import ast_nodes
 from torchlint.rules.training.host_sync_in_hot_path.value_uses import SELF_RECEIVERS, sink_function, sink_method
 
-_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
-
 
 def reporting_routines(definitions: Iterable[ast.AST]) -> FrozenSet[str]:
     """The names, among the file's function and method `definitions`, of those that only report what
@@ -60,8 +58,3 @@ def _only_reports(body) -> bool:
                 continue
         return False
     return True
-
-
-def file_definitions(view) -> Iterable[ast.AST]:
-    """The functions and methods of the file (nested ones too), from the view's index."""
-    return view.nodes_of(*_FUNCTIONS)

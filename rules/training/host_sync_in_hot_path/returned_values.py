@@ -22,11 +22,7 @@ from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 
 from torchlint.analysis.scopes import ast_own_nodes, owned_nodes
 from torchlint.core.walk import ast_children, ast_nodes
-from torchlint.rules.training.host_sync_in_hot_path.reporting_routines import (
-    file_definitions,
-    reporting_routines,
-    reports,
-)
+from torchlint.rules.training.host_sync_in_hot_path.reporting_routines import reporting_routines, reports
 from torchlint.rules.training.host_sync_in_hot_path.value_uses import SELF_RECEIVERS
 
 _ACCUMULATING = (ast.Add, ast.Sub)
@@ -61,7 +57,8 @@ class ReturnedUses:
     def routines(self) -> FrozenSet[str]:
         """The file's own functions and methods that only report what they are given (`reporting_routines`)."""
         if self._routines is None:
-            self._routines = reporting_routines(file_definitions(self._view)) if self.tree is not None else frozenset()
+            definitions = self._view.nodes_of(*_FUNCTIONS) if self.tree is not None else ()
+            self._routines = reporting_routines(definitions)
         return self._routines
 
     def only_recorded(self, name: str, class_name: Optional[str] = None) -> bool:

@@ -82,8 +82,7 @@ class HostSyncInHotPath(HotPathRule):
     "after_train_step")`, which stands for every method of that name in the tree; also a loop over data whose
     items each get repeated updates in a counting loop, `for _ in range(critic_iters): opt.step()`; a loop over
     the optimizers, `for optimizer in optimizers: optimizer.step()`, makes the loop around it train) with what
-    they call on
-    every iteration, in any linted file, also a method of an object the class's `__init__` builds
+    they call on every iteration, in any linted file, also a method of an object the class's `__init__` builds
     (`self.discriminator.compute_loss(...)` after `self.discriminator = Discriminator(...)`); not a loop that
     only calls a function holding its own training loop.
 
