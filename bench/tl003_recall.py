@@ -201,6 +201,16 @@ with the seed-179 changes before any change made from it (the same at aff3636, b
 per-example `loss.tolist()` for metrics in its agents' `compute_loss` and a `Counter` fed from targets (5), reads
 under settings (xuance's distributed arm, parallel_wavegan's VQ losses: 4), a gradient penalty's NaN test and read
 on every fourth step (lightweight_gan: 2), and basicsr's `reduce_loss_dict` (1).
+bench/tl003_recall_judged_seed191.jsonl was judged on 2026-12-07 the same way (seed 191, 12 hits per package where
+there were as many: omnisafe 0.5.0, scArches 0.6.1, openfl 1.9, pyhealth 1.1.6, torchcp 1.2.1, open_metric_learning
+4.0.0, textattack 0.3.11, voicebox_pytorch 0.5.0, daisyRec 2.3.0, dglke 0.1.2, farm 0.8.0, detecto 1.2.2, none used
+before; 42 `sync`), and scored at b7dbe52 before any change made from it: TL003 or TL005 29/42 (69.0 %) by default,
+52/61 (85.2 %) with `ALL_OPTIONS`. After the change its misses led to (a logger's `store`, OmniSafe's
+`self._logger.store({...: loss.item()})` and Spinning Up's `logger.store(LossPi=...)`; a replay buffer's `store`
+keeps data): 36/42 (85.7 %) and 52/61, no longer independent. The default misses left: `self.log(..., prog_bar=True)`
+in Lightning steps (2, by design), a second read of a loss (scGen, by design), a number fed to a host Lagrange
+update, a running total kept on attributes the method also rounds and divides (textattack), a registered step
+buffer read as the step count (voicebox).
 
 Cost: one parse and one walk of each file (the scopes' walks do not overlap: a nested
 loop inside a scope already walked is not walked again).

@@ -89,9 +89,10 @@ class HostSyncInHotPath(HotPathRule):
     Reported by default: values only recorded or reported (given to `self.log`, a logger, `print` or a method
     so named (`accelerator.print`), also formatted for one with an f-string, `%` or `str.format`, or in a list
     given to one (`metrics.update([loss.item(), acc])`), a progress bar, a recorder (`logger.record(...)`,
-    `self.track_data(...)`), an event of callbacks (`callbacks.on_batch(batch_loss=...)`), the project's own
-    logging routine named for what it logs (`self._log_performance(itr, loss.item())`) or a function of the file
-    that only prints or logs what it is given (`self._printlog(message)`), a stats dict (also a
+    `self.track_data(...)`, a logger's `store`: `self.logger.store(LossPi=...)`), an event of callbacks
+    (`callbacks.on_batch(batch_loss=...)`), the project's own logging routine named for what it logs
+    (`self._log_performance(itr, loss.item())`) or a function of the file that only prints or logs what it is
+    given (`self._printlog(message)`), a stats dict (also a
     comprehension, `{name: fn(out).item() for ...}`, and numbers formatted into one,
     `bar.set_postfix({"loss": f"{loss.item():.3f}"})`) kept,
     returned or handed to one of them, a stats record (`TrainingStats(loss=loss.item())`, a class named

@@ -61,12 +61,14 @@ def sink_function(name: str) -> bool:
 
 def sink_method(method: str, receiver: Optional[str]) -> bool:
     """Whether `receiver.method(...)` records or reports its arguments: a logging or stats method
-    (`SINK_METHODS`, or a logging routine named for what it logs: `self._log_performance(...)`), or an
-    event handed to callbacks (`callbacks.on_batch(batch_loss=loss)`, `self.callback.on_step_end(...)`):
-    they observe the step. `receiver`: its last name."""
-    return method in SINK_METHODS or _LOG_ROUTINE.fullmatch(method) is not None or (
-        method.startswith("on_") and receiver is not None and "callback" in receiver.lower()
-    )
+    (`SINK_METHODS`, or a logging routine named for what it logs: `self._log_performance(...)`), a
+    logger's `store` (Spinning Up's and OmniSafe's `logger.store(LossPi=...)`; a replay buffer's `store`
+    keeps data), or an event handed to callbacks (`callbacks.on_batch(batch_loss=loss)`,
+    `self.callback.on_step_end(...)`): they observe the step. `receiver`: its last name."""
+    if method in SINK_METHODS or _LOG_ROUTINE.fullmatch(method) is not None:
+        return True
+    owner = (receiver or "").lower()
+    return (method == "store" and "logger" in owner) or (method.startswith("on_") and "callback" in owner)
 
 
 @dataclass
