@@ -178,3 +178,29 @@ def test_a_name_two_classes_define_reports_only_if_both_do(tmp_path, capsys):
 '''
     text = PRINTLOG.replace("{more}", "self.logger.info(message)") + other
     assert messages_by_code_and_row(tmp_path, capsys, {"pipeline.py": text}, "TL003,TL005") == {}
+
+
+FORMATTED = """\
+    import logging
+
+    import torch
+
+
+    def train(model, loader, optimizer, fmt, channel):
+        for step, batch in enumerate(loader):
+            loss = model(batch.to("cuda")).mean()
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            {use}
+"""
+
+
+@pytest.mark.parametrize(
+    "use, reported",
+    [("logging.info(fmt.format(step, loss.item()))", True), ("channel.send(fmt.format(step, loss.item()))", False)],
+)
+def test_a_number_read_into_a_format_string_kept_in_a_name_is_recorded(tmp_path, capsys, use, reported):
+    """The same `fmt.format(...)` the callers of a step may log its number with, read in the loop itself."""
+    found = messages_by_code_and_row(tmp_path, capsys, {"train.py": FORMATTED.replace("{use}", use)}, "TL003,TL005")
+    assert list(found) == ([("TL003", 12)] if reported else []), found

@@ -420,9 +420,7 @@ _HOOK_DISPATCHERS = frozenset({"call_hook", "call_hooks", "_call_hook"})
 
 def _dispatched(call: ast.Call) -> List[str]:
     """For `self.call_hook("after_train_step", ...)`: the callee standing for every method of that name."""
-    func = call.func
-    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
-    if name not in _HOOK_DISPATCHERS or not call.args:
+    if ast_last_name(call.func) not in _HOOK_DISPATCHERS or not call.args:
         return []
     first = call.args[0]
     if isinstance(first, ast.Constant) and isinstance(first.value, str) and first.value.isidentifier():

@@ -17,7 +17,7 @@ import ast
 from typing import Dict, FrozenSet, Iterable
 
 from torchlint.core.walk import ast_nodes
-from torchlint.rules.training.host_sync_in_hot_path.value_uses import SELF_RECEIVERS, sink_function, sink_method
+from torchlint.rules.training.host_sync_in_hot_path.value_uses import reports_named
 
 
 def reporting_routines(definitions: Iterable[ast.AST]) -> FrozenSet[str]:
@@ -30,16 +30,15 @@ def reporting_routines(definitions: Iterable[ast.AST]) -> FrozenSet[str]:
 
 
 def reports(call: ast.Call, routines: FrozenSet[str] = frozenset()) -> bool:
-    """Whether `call` records or reports its arguments: a logging call or `print`, or one of `routines`
-    called by name or on `self` / `cls`."""
+    """`value_uses.reports_named` of a stdlib-ast call."""
     func = call.func
     if isinstance(func, ast.Name):
-        return sink_function(func.id) or func.id in routines
+        return reports_named(func.id, None, None, routines)
     if not isinstance(func, ast.Attribute):
         return False
     held = func.value
     receiver = held.id if isinstance(held, ast.Name) else held.attr if isinstance(held, ast.Attribute) else None
-    return sink_method(func.attr, receiver) or (receiver in SELF_RECEIVERS and func.attr in routines)
+    return reports_named(None, func.attr, receiver, routines)
 
 
 def _only_reports(body) -> bool:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import ast
 from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 
+from torchlint.analysis.names import ast_last_name
 from torchlint.analysis.scopes import ast_own_nodes, owned_nodes
 from torchlint.core.walk import ast_children, ast_nodes
 from torchlint.rules.training.host_sync_in_hot_path.reporting_routines import reporting_routines, reports
@@ -204,8 +205,7 @@ def _callee(func: ast.AST) -> Optional[str]:
 
 def _built_class(value: ast.AST) -> Optional[str]:
     """The name of the class `value` calls (`Trainer(...)`, `models.Trainer(...)`), if capitalised as classes are."""
-    func = value.func if isinstance(value, ast.Call) else None
-    name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
+    name = ast_last_name(value.func) if isinstance(value, ast.Call) else None
     return name if name is not None and name.lstrip("_")[:1].isupper() else None
 
 

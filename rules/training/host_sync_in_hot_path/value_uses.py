@@ -59,6 +59,20 @@ def sink_function(name: str) -> bool:
     return name in SINK_FUNCTIONS or any(pattern.fullmatch(name) for pattern in (_STATS_RECORD, _LOG_ROUTINE))
 
 
+def reports_named(
+    function: Optional[str], method: Optional[str], receiver: Optional[str], routines: FrozenSet[str] = frozenset()
+) -> bool:
+    """Whether a call records or reports its arguments, from its names (`function(...)`, or
+    `receiver.method(...)` with `receiver` the last name of what it is called on): a logging call or `print`,
+    or one of the file's `routines` that only report (`reporting_routines`), called by name or on `self` /
+    `cls`. Shared by the LibCST (`_is_sink`) and stdlib-ast (`reporting_routines.reports`) forms."""
+    if function is not None:
+        return sink_function(function) or function in routines
+    if method is None:
+        return False
+    return sink_method(method, receiver) or (receiver in SELF_RECEIVERS and method in routines)
+
+
 def sink_method(method: str, receiver: Optional[str]) -> bool:
     """Whether `receiver.method(...)` records or reports its arguments: a logging or stats method
     (`SINK_METHODS`, or a logging routine named for what it logs: `self._log_performance(...)`), a
@@ -356,12 +370,13 @@ def _recorded_use(
 
 
 def _string_format(call) -> bool:
-    """`"...".format(...)` of a string literal."""
+    """`text.format(...)` of a string literal or a name (a format string kept in a variable), as
+    `returned_values` reads it on the stdlib ast."""
     func = call.func if isinstance(call, cst.Call) else None
     return (
         isinstance(func, cst.Attribute)
         and func.attr.value == "format"
-        and isinstance(func.value, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString))
+        and isinstance(func.value, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString, cst.Name))
     )
 
 
@@ -478,19 +493,15 @@ def meets_tensor(node, parents: Dict, kinds, memo: Dict[int, bool]) -> bool:
 
 
 def _is_sink(call, routines: FrozenSet[str] = frozenset()) -> bool:
-    """Whether `call` records or reports its arguments: a logging call or `print`, or one of the file's
-    `routines` that only report, called by name or on `self` / `cls`."""
-    if not isinstance(call, cst.Call):
-        return False
-    func = call.func
+    """`reports_named` of a LibCST call."""
+    func = call.func if isinstance(call, cst.Call) else None
     if isinstance(func, cst.Name):
-        return sink_function(func.value) or func.value in routines
+        return reports_named(func.value, None, None, routines)
     if not isinstance(func, cst.Attribute):
         return False
     held = func.value
     receiver = held.value if isinstance(held, cst.Name) else held.attr.value if isinstance(held, cst.Attribute) else None
-    method = func.attr.value
-    return sink_method(method, receiver) or (receiver in SELF_RECEIVERS and method in routines)
+    return reports_named(None, func.attr.value, receiver, routines)
 
 
 def _is_sink_string(part, parents: Dict, routines: FrozenSet[str] = frozenset()) -> bool:
