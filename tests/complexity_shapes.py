@@ -786,6 +786,31 @@ def hook_dispatch(n: int) -> Project:
     return {"hooks.py": HEADER + "\n\n" + hooks, "algorithm.py": HEADER + "\n\n" + loop}
 
 
+def periodic_helpers(n: int) -> Project:
+    """A training loop with n interval branches, each calling its own logging helper and nesting a
+    logging-switch branch, the innermost n-deep chain of them stepping the optimizer (each branch is
+    tested once, each training call marks the branches around it once), and a Lightning step calling n
+    helpers on `self` the same way; each helper reads `.item()`."""
+    nested = "".join(f"{'    ' * i}if step % {i + 2} == 0:\n{'    ' * i}    self._log_{i}(loss)\n" for i in range(n))
+    branches = nested + "    " * n + "optimizer.step()\n"
+    branches += "".join(f"if self.verbose_{i}:\n    self._plot_{i}(loss)\n" for i in range(n))
+    body = "loss = model(batch)\nloss.backward()\n" + branches
+    loop = "    def fit(self, model, loader, optimizer):\n        for step, batch in enumerate(loader):\n" + "".join(
+        f"            {line}\n" for line in body.splitlines()
+    )
+    helpers = "".join(
+        f"    def _{kind}_{i}(self, loss):\n        print(loss.item() * {i})\n\n"
+        for i in range(n)
+        for kind in ("log", "plot")
+    )
+    step = "    def training_step(self, batch, batch_idx):\n        loss = self.model(batch)\n" + "".join(
+        f"        if self.global_step % {i + 2} == 0:\n            self._log_{i}(loss)\n" for i in range(n)
+    ) + "        return loss\n\n"
+    trainer = "class Trainer:\n" + loop + "\n" + helpers
+    lightning = "import pytorch_lightning as pl\n\n\nclass Lit(pl.LightningModule):\n" + step + helpers
+    return {"trainer.py": HEADER + "\n\n" + trainer, "lit.py": HEADER + lightning}
+
+
 SHAPES: Dict[str, Callable[[int], Project]] = {
     shape.__name__: shape
     for shape in (
@@ -799,6 +824,6 @@ SHAPES: Dict[str, Callable[[int], Project]] = {
         override_helpers, round_trips, local_builders, conditional_accumulators, logging_routines,
         builders_by_name, recorded_returns, handed_back_numbers, site_free_methods, heavy_import_methods,
         built_parts, queued_rereads, named_by_left_out_methods, nested_recorded_choices, instance_steps,
-        hook_dispatch,
+        hook_dispatch, periodic_helpers,
     )
 }

@@ -17,12 +17,14 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
-from typing import Dict, List, Mapping, Sequence, Set, Tuple
+from typing import Dict, FrozenSet, List, Mapping, Optional, Sequence, Set, Tuple
 
 from torchlint.analysis.classes import ast_class_methods, ast_self_attribute, ast_self_name
 from torchlint.analysis.modules import ClassFacts, Kind, ast_bases, resolve_base, root_kind
 from torchlint.analysis.names import ast_dotted_name, resolve
+from torchlint.analysis.periodic_calls import ast_defaulting_to_one, periodic_call_ids
 from torchlint.analysis.scopes import ast_own_nodes
+from torchlint.analysis.training_loops import ast_training_call
 from torchlint.core.walk import blocks
 from torchlint.analysis.module_names import is_package, module_name
 
@@ -52,6 +54,8 @@ class ClassGraph:
     self_calls: Mapping[str, Mapping[str, List[str]]]
     # class -> attribute -> the classes `__init__` builds there (`self.head = ActionHead(...)`)
     held: Mapping[str, Mapping[str, List[str]]] = field(default_factory=dict)
+    # class -> method -> those of its `self_calls` it makes only now and then (`periodic_calls`)
+    periodic_calls: Mapping[str, Mapping[str, List[str]]] = field(default_factory=dict)
 
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -88,13 +92,14 @@ class ClassGraphBuilder:
         self.classes: List[ClassFacts] = []
         self.calls: Dict[str, Dict[str, List[str]]] = {}
         self.held: Dict[str, Dict[str, List[str]]] = {}
+        self.periodic: Dict[str, Dict[str, List[str]]] = {}
         self.memo = view.memo
         # what a method's facts read besides its own code and its class's `__init__`
         self.context = (self.module, self.package, frozenset(self.top_level), tuple(self.table.items()))
 
     def build(self) -> ClassGraph:
         self._collect(self.tree.body, "")
-        return ClassGraph(tuple(self.classes), self.calls, self.held)
+        return ClassGraph(tuple(self.classes), self.calls, self.held, self.periodic)
 
     def _collect(self, body: Sequence[ast.stmt], prefix: str) -> None:
         # classes in functions and blocks are named as if at this level (as FileClasses does)
@@ -118,6 +123,7 @@ class ClassGraphBuilder:
         bases = ast_bases(node, self.table, self.module, self.package, self.top_level)
         functions = ast_class_methods(node)
         calls: Dict[str, List[str]] = {}
+        steady: Dict[str, Set[str]] = {}  # method name -> what it calls somewhere outside a periodic branch
         self_calls: Set[str] = set()
         layers = False
         held, bound = self._init_attributes(functions)
@@ -125,7 +131,7 @@ class ClassGraphBuilder:
             instance = ast_self_name(function)
             if instance is None:
                 continue
-            called, builds_layers = self.memo.result(
+            called, periodic, builds_layers = self.memo.result(
                 function, "self_calls", (instance, held, bound, self.context),
                 lambda: self._self_calls(function, instance, held, bound),
             )
@@ -134,6 +140,7 @@ class ClassGraphBuilder:
             if called:
                 calls.setdefault(function.name, [])
                 calls[function.name].extend(c for c in dict.fromkeys(called) if c not in calls[function.name])
+                steady.setdefault(function.name, set()).update(c for c in called if c not in periodic)
         evidence = []
         if layers or self_calls & _MODULE_SELF_CALLS:
             evidence.append("module")
@@ -145,14 +152,24 @@ class ClassGraphBuilder:
             self.held[name] = held
         if calls:
             self.calls[name] = calls
+        periodic_calls = {
+            method: now_and_then for method, callees in calls.items()
+            if (now_and_then := [callee for callee in callees if callee not in steady[method]])
+        }
+        if periodic_calls:
+            self.periodic[name] = periodic_calls
 
-    def _self_calls(self, function, instance: str, held, bound) -> Tuple[List[str], bool]:
-        """The methods `function` calls on `self` (`_add`), and whether, an `__init__`, it sets
-        a torch.nn layer on `self`. Cost: one walk of the function's own code."""
+    def _self_calls(self, function, instance: str, held, bound) -> Tuple[List[str], FrozenSet[str], bool]:
+        """The methods `function` calls on `self` (`_add`), those of them it calls only in periodic
+        branches (`periodic_call_ids`), and whether, an `__init__`, it sets a torch.nn layer on `self`.
+        Cost: one walk of the function's own code, and `periodic_call_ids`' if it calls any."""
         called = []
+        steady: Set[str] = set()
+        periodic_sites: Optional[FrozenSet[int]] = None
         layers = False
         for inner in ast_own_nodes(function):
             if isinstance(inner, ast.Call):
+                before = len(called)
                 attribute = ast_self_attribute(inner.func, instance)
                 if attribute is not None:
                     called.append(attribute)
@@ -165,9 +182,17 @@ class ClassGraphBuilder:
                     passed = ast_self_attribute(argument, instance)
                     if passed is not None:
                         called.append(passed)
+                if len(called) > before:
+                    if periodic_sites is None:
+                        periodic_sites = periodic_call_ids(function.body, self.trains, ast_defaulting_to_one(function))
+                    if id(inner) not in periodic_sites:
+                        steady.update(called[before:])
             elif isinstance(inner, ast.Assign) and function.name == "__init__" and not layers:
                 layers = any(ast_self_attribute(t, instance) for t in inner.targets) and self._builds_layer(inner.value)
-        return called, layers
+        return called, frozenset(callee for callee in called if callee not in steady), layers
+
+    def trains(self, call: ast.Call) -> bool:
+        return ast_training_call(call, self.table)
 
     def _init_attributes(self, functions) -> Tuple[Dict[str, List[str]], Dict[str, List[str]]]:
         """What `__init__` sets on `self`: `self.attr = Class(...)`, attr -> the absolute names of

@@ -27,6 +27,7 @@ from torchlint.core.lazy import cst
 from torchlint.analysis.statements import assigned_names, parameter_names
 from torchlint.analysis.classes import ast_class_methods, ast_self_attribute, ast_self_name, self_name
 from torchlint.analysis.names import cst_dotted_name, cst_last_name
+from torchlint.analysis.periodic_calls import STEP_COUNTERS, periodic_name
 from torchlint.analysis.scopes import own_nodes
 from torchlint.analysis.training_loops import cst_optimizer_step
 from torchlint.core.walk import ast_statements, pruned_walk
@@ -96,15 +97,6 @@ def _error_level(child, parent, parents: Mapping, check_conditions: bool) -> Opt
 
 # ---- blocks that run now and then ----------------------------------------------------
 
-# words of a condition that runs its block now and then, not on every step: logging
-# or plotting switches, intervals (`if self.log_images:`, `if step % self.plot_every == 0:`)
-_PERIODIC_WORDS = frozenset(
-    {
-        "plot", "plots", "image", "images", "visualize", "visualise", "visualization", "vis", "every",
-        "interval", "freq", "frequency", "debug", "verbose", "tensorboard", "tb", "wandb", "figure", "figures",
-    }
-)
-_STEP_COUNTERS = frozenset({"batch_idx", "batch_nb", "batch_num", "global_step", "step", "iteration"})
 # nn.Module's own flag: true on every training step, no setting
 _PER_STEP_FLAGS = frozenset({"training"})
 # node types a setting's value is built from (`flag`, `cfg.flag`, `True`, `a if b is None
@@ -591,10 +583,8 @@ def _periodic(test, unit_divisors: FrozenSet[str] = frozenset()) -> bool:
         if isinstance(node, cst.Comparison) and any(isinstance(t.operator, first_steps) for t in node.comparisons):
             names = [node.left] + [t.comparator for t in node.comparisons]
             counters = (name for name in names if isinstance(name, (cst.Name, cst.Attribute)))
-            if any(cst_last_name(name) in _STEP_COUNTERS for name in counters):
+            if any(cst_last_name(name) in STEP_COUNTERS for name in counters):
                 return True
-        if isinstance(node, (cst.Name, cst.Attribute)):
-            words = set((cst_last_name(node) or "").lower().split("_"))
-            if words & _PERIODIC_WORDS or {"should", "log"} <= words:
-                return True
+        if isinstance(node, (cst.Name, cst.Attribute)) and periodic_name(cst_last_name(node) or ""):
+            return True
     return False

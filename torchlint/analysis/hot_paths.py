@@ -153,9 +153,15 @@ class Reach:
         calls: Mapping[str, Mapping[str, Sequence[str]]],
         decided_only: bool = False,
         depth: int = MAX_DEPTH,
+        skipped: Optional[Mapping[str, Mapping[str, Sequence[str]]]] = None,
     ) -> None:
         self.index = index
         self.calls = calls
+        # class -> method -> the calls of `calls` not followed (made only now and then)
+        self.skipped = {
+            name: {method: frozenset(callees) for method, callees in methods.items()}
+            for name, methods in (skipped or {}).items()
+        }
         self.decided_only = decided_only
         self.depth = depth
         self._lookups: Dict[Tuple[str, str], Optional[str]] = {}
@@ -326,7 +332,10 @@ class Reach:
                     routes[key] = replace(known, lightning=known.lightning or lightning, hooks=hooks)
                 if level == self.depth:
                     continue
+                skipped = self.skipped.get(owner_name, {}).get(method_name, ())
                 for callee in self.calls.get(owner_name, {}).get(method_name, ()):
+                    if callee in skipped:
+                        continue
                     held, _, method = callee.rpartition(SUBMODULE_CALL)
                     receiver = held or instance  # a submodule's method runs on the submodule
                     defined = self.lookup(receiver, method)
@@ -372,11 +381,13 @@ def _criterion_sources(source: str, flow: Optional[InstanceFlow]) -> Set[str]:
 def hot_path_findings(project, pending: Sequence[Tuple[str, Pending]], rule: type, config: Config) -> List[Diagnostic]:
     """The findings of a hot-path rule that wait for the tree (`HotPathReaches`,
     `LoopReaches`; `pending`: (display path, pending) pairs) that it reaches."""
-    reach = project.reach
+    options = config.options_for(rule.name)
+    periodic = bool(options.get("check-periodic-branches", False))
+    reach = project.reach(periodic)
     loops = None
     criteria: Dict[Tuple[str, str], CriterionUse] = {}
     if rule.training_loops:
-        loops = project.loops(bool(config.options_for(rule.name).get("check-evaluation-loops", False)))
+        loops = project.loops(bool(options.get("check-evaluation-loops", False)), periodic)
         criteria = criterion_methods(reach, loops, project.flow)
     found = []
     for display, item in pending:

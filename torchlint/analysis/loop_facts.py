@@ -74,22 +74,28 @@ class OwnerLoops(NamedTuple):
     flat: Tuple[str, ...]
     loops: Tuple[Loop, ...]
     criteria: Tuple[Criterion, ...] = ()
+    # the callees it calls only now and then (`if step % 100 == 0: self._log(loss)`, `periodic_calls`)
+    periodic: Tuple[str, ...] = ()
 
     def to_json(self) -> list:
         data = [self.step, list(self.calls), list(self.flat), [loop.to_json() for loop in self.loops]]
-        if self.criteria:
+        if self.criteria or self.periodic:
             data.append([criterion.to_json() for criterion in self.criteria])
+        if self.periodic:
+            data.append(list(self.periodic))
         return data
 
     @classmethod
     def from_json(cls, data: list) -> "OwnerLoops":
-        step, calls, flat, loops, *criteria = data
+        step, calls, flat, loops, *optional = data
+        criteria, periodic = (optional + [(), ()])[:2]
         return cls(
             step,
             tuple(map(intern, calls)),
             tuple(map(intern, flat)),
             tuple(Loop.from_json(loop) for loop in loops),
-            tuple(Criterion.from_json(item) for item in criteria[0]) if criteria else (),
+            tuple(Criterion.from_json(item) for item in criteria),
+            tuple(map(intern, periodic)),
         )
 
 

@@ -18,7 +18,7 @@ children; the routes are a breadth-first search `MAX_DEPTH` calls deep.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Callable, Dict, List, Mapping, Optional, Set, Tuple
+from typing import Callable, Dict, List, Mapping, Optional, Sequence, Set, Tuple
 
 from torchlint.analysis.loop_facts import (
     DISPATCHED, MODULE_OWNER, NO_TRAINING, TRAINING_IN_BRANCH, LoopFacts, OwnerLoops,
@@ -96,10 +96,11 @@ def _loss_function(owner: str) -> bool:
 
 class LoopGraph:
     """Training loops, step functions and what they reach, over some files' loop facts
-    (`facts_by_file`: display path -> facts). `evaluation`: evaluation loops count too."""
+    (`facts_by_file`: display path -> facts). `evaluation`: evaluation loops count too;
+    `periodic`: so do the calls an owner makes only in a branch taken now and then."""
 
     def __init__(self, facts_by_file: Mapping[str, Optional[LoopFacts]], evaluation: bool = False,
-                 bases: Optional[Callable[[str], List[str]]] = None) -> None:
+                 bases: Optional[Callable[[str], List[str]]] = None, periodic: bool = False) -> None:
         self.owners: Dict[str, OwnerLoops] = {}
         self.files: Dict[str, str] = {}  # owner -> the display path of its file
         self._by_last: Dict[str, List[str]] = {}
@@ -110,6 +111,7 @@ class LoopGraph:
                 self._by_last.setdefault(name.rsplit(".", 1)[-1], []).append(name)
         self.owners = {name: self._dispatched(owner) for name, owner in self.owners.items()}
         self.evaluation = evaluation
+        self.periodic = periodic
         self._resolved: Dict[str, Optional[str]] = {}
         self._hot: Dict[Tuple[str, int], bool] = {}
         self._children: Dict[str, List[List[int]]] = {}  # owner -> per loop, its child loops
@@ -139,7 +141,10 @@ class LoopGraph:
             return tuple(found)
 
         loops = tuple(loop._replace(near=expanded(loop.near), calls=expanded(loop.calls)) for loop in owner.loops)
-        return owner._replace(calls=expanded(owner.calls), flat=expanded(owner.flat), loops=loops)
+        now_and_then = set(owner.periodic)
+        steady = set(expanded(tuple(callee for callee in owner.calls if callee not in now_and_then)))
+        periodic = tuple(callee for callee in expanded(owner.periodic) if callee not in steady)
+        return owner._replace(calls=expanded(owner.calls), flat=expanded(owner.flat), loops=loops, periodic=periodic)
 
     def resolve(self, callee: str) -> Optional[str]:
         """The owner a callee name stands for (exactly, or the run's path being longer)."""
@@ -238,10 +243,10 @@ class LoopGraph:
             facts = self.owners[name]
             if name in self.steps:
                 routes[name] = LoopRoute(name, False, ())
-                frontier.extend((c, LoopRoute(name, False, ())) for c in facts.calls)
+                frontier.extend((c, LoopRoute(name, False, ())) for c in self._every_step(facts, facts.calls))
             for index, loop in enumerate(facts.loops):
                 if self.hot_loop(name, index):
-                    frontier.extend((c, LoopRoute(name, True, ())) for c in loop.calls)
+                    frontier.extend((c, LoopRoute(name, True, ())) for c in self._every_step(facts, loop.calls))
         self._follow(frontier, routes)
         # then the loss functions no code of the tree calls (a training loop elsewhere runs them); the tree's
         # callers decide the others, and what a hot loop reached keeps its route
@@ -250,7 +255,8 @@ class LoopGraph:
         for name in sorted(self.owners):
             if _loss_function(name) and name not in routes and name not in called:
                 routes[name] = LoopRoute(name, False, (), loss=True)
-                frontier.extend((c, routes[name]) for c in self.owners[name].calls)
+                facts = self.owners[name]
+                frontier.extend((c, routes[name]) for c in self._every_step(facts, facts.calls))
         self._follow(frontier, routes)
         return routes
 
@@ -266,8 +272,18 @@ class LoopGraph:
                     continue
                 reached = replace(route, via=route.via + (target,))
                 routes[target] = reached
-                following.extend((c, reached) for c in self.owners[target].calls)
+                facts = self.owners[target]
+                following.extend((c, reached) for c in self._every_step(facts, facts.calls))
             frontier = following
+
+    def _every_step(self, facts: OwnerLoops, callees: Tuple[str, ...]) -> Sequence[str]:
+        """The `callees` of an owner (`facts`) that it runs whenever it runs: unless `periodic`, not those
+        it calls only in a branch taken now and then (`OwnerLoops.periodic`) and that step no optimizer.
+        Cost: O(callees)."""
+        if self.periodic or not facts.periodic:
+            return callees
+        now_and_then = set(facts.periodic)
+        return [callee for callee in callees if callee not in now_and_then or self._steps(callee)]
 
     def route(self, owner: str) -> Optional[LoopRoute]:
         """How a hot loop or step function reaches `owner` (itself, for a step function)."""
@@ -324,7 +340,7 @@ class LoopGraph:
         if self._reverse is None:
             self._reverse = {}
             for name, owner in self.owners.items():
-                for callee in owner.calls:
+                for callee in self._every_step(owner, owner.calls):
                     target = self.resolve(callee)
                     if target is not None and target != name and target.rpartition(".")[0] == name.rpartition(".")[0]:
                         self._reverse.setdefault(target, []).append(name)

@@ -57,7 +57,10 @@ class LoopPass:
         if self._loop_graph is None:
             loops = self.context.record.loops if self.training_loops else None
             if loops:
-                self._loop_graph = LoopGraph({"": loops}, evaluation=bool(self.settings.get("check-evaluation-loops")))
+                self._loop_graph = LoopGraph(
+                    {"": loops}, evaluation=bool(self.settings.get("check-evaluation-loops")),
+                    periodic=bool(self.settings.get("check-periodic-branches")),
+                )
         return self._loop_graph
 
     def _loop_pass(self, module, reported: Set[int]) -> List[Pending]:

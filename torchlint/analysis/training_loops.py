@@ -48,7 +48,7 @@ from __future__ import annotations
 import ast
 import re
 from itertools import repeat
-from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Set, Tuple
+from typing import Any, Dict, FrozenSet, Iterable, Iterator, List, Mapping, Optional, Sequence, Set, Tuple
 
 from torchlint.analysis.classes import ast_class_methods, ast_self_name
 from torchlint.analysis.criterion_calls import BACKWARD_FUNCTIONS, BACKWARD_METHODS, CriterionCalls
@@ -59,6 +59,7 @@ from torchlint.analysis.loop_facts import (
 from torchlint.core.lazy import cst
 from torchlint.analysis.names import ast_dotted_name, ast_last_name, cst_last_name, resolve
 from torchlint.analysis.module_names import absolute_import, is_package, module_name
+from torchlint.analysis.periodic_calls import ast_defaulting_to_one, periodic_call_ids
 from torchlint.analysis.scopes import own_nodes
 from torchlint.core.walk import ast_children, blocks
 
@@ -217,16 +218,20 @@ def _ast_names_epoch(target) -> bool:
 class _OpenOwner:
     """An owner while it is walked (`OwnerLoops` once it is)."""
 
-    __slots__ = ("step", "calls", "flat", "loops")
+    __slots__ = ("step", "calls", "flat", "loops", "steady", "periodic_sites")
 
-    def __init__(self) -> None:
+    def __init__(self, periodic_sites: FrozenSet[int]) -> None:
         self.step = False
         self.calls: Dict[str, None] = {}  # ordered sets
         self.flat: Dict[str, None] = {}
         self.loops: List[_OpenLoop] = []
+        self.steady: Set[str] = set()  # the callees called somewhere outside a periodic branch
+        self.periodic_sites = periodic_sites  # the ids of its calls in periodic branches (`periodic_call_ids`)
 
     def close(self) -> OwnerLoops:
-        return OwnerLoops(self.step, tuple(self.calls), tuple(self.flat), tuple(loop.close() for loop in self.loops))
+        loops = tuple(loop.close() for loop in self.loops)
+        periodic = tuple(callee for callee in self.calls if callee not in self.steady)
+        return OwnerLoops(self.step, tuple(self.calls), tuple(self.flat), loops, periodic=periodic)
 
 
 class _Facts:
@@ -241,6 +246,9 @@ class _Facts:
         # what a definition's facts read besides its own code
         self.context = (self.module, self.package, frozenset(self.top), tuple(self.table.items()))
         self.held = view.analysis.class_graph.held  # class -> attribute -> the classes `__init__` builds there
+
+    def trains(self, call: ast.Call) -> bool:
+        return ast_training_call(call, self.table)
 
     def qualify(self, local: str) -> str:
         return _qualify(self.module, local)
@@ -278,7 +286,7 @@ class _Facts:
         class_node,
     ) -> None:
         nested = {n.name for n in body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
-        facts = _OpenOwner()
+        facts = _OpenOwner(periodic_call_ids(body, self.trains, ast_defaulting_to_one(node_of_owner)))
         reads = False  # a host read (`.item()`, ...) that a caller's loop may make hot
         name = self.qualify(local)
         criterion_calls = CriterionCalls(name, node_of_owner, class_node)
@@ -359,8 +367,11 @@ class _Facts:
             else:
                 facts.step = True
             return
+        steady = id(node) not in facts.periodic_sites
         for callee in self.callees(node.func, local, nested, cls) + _dispatched(node):
             _add(facts.calls, callee)
+            if steady:
+                facts.steady.add(callee)
             if not loops:
                 _add(facts.flat, callee)
                 continue

@@ -8,7 +8,7 @@ cost)."""
 from __future__ import annotations
 
 from functools import cached_property
-from typing import Dict, List, Mapping
+from typing import Dict, List, Mapping, Tuple
 
 from torchlint.analysis.hot_paths import Reach
 from torchlint.analysis.flow_graph import InstanceFlow
@@ -22,7 +22,8 @@ class ProjectIndex:
 
     def __init__(self, records: Mapping[str, FileRecord]) -> None:
         self.records = records
-        self._loops: Dict[bool, LoopGraph] = {}
+        self._loops: Dict[Tuple[bool, bool], LoopGraph] = {}
+        self._reach: Dict[bool, Reach] = {}
 
     @cached_property
     def classes(self) -> ClassIndex:
@@ -30,20 +31,28 @@ class ProjectIndex:
         re-exports the instance flow recorded."""
         return ClassIndex((facts for record in self.records.values() for facts in record.classes), self.flow.exports)
 
-    @cached_property
-    def reach(self) -> Reach:
-        calls: Dict[str, Mapping[str, List[str]]] = {}
-        for record in self.records.values():
-            for name, methods in record.self_calls.items():
-                calls.setdefault(name, methods)
-        return Reach(self.classes, calls)
+    def reach(self, periodic: bool = False) -> Reach:
+        """What hot paths reach over the tree's classes (`periodic`: also through the calls a
+        method makes only now and then)."""
+        if periodic not in self._reach:
+            calls: Dict[str, Mapping[str, List[str]]] = {}
+            skipped: Dict[str, Mapping[str, List[str]]] = {}
+            for record in self.records.values():
+                for name, methods in record.self_calls.items():
+                    calls.setdefault(name, methods)
+                for name, methods in record.periodic_self_calls.items():
+                    skipped.setdefault(name, methods)
+            self._reach[periodic] = Reach(self.classes, calls, skipped=None if periodic else skipped)
+        return self._reach[periodic]
 
-    def loops(self, evaluation: bool) -> LoopGraph:
-        """Training loops and step functions of the tree (`evaluation`: evaluation loops too)."""
-        if evaluation not in self._loops:
+    def loops(self, evaluation: bool, periodic: bool = False) -> LoopGraph:
+        """Training loops and step functions of the tree (`evaluation`: evaluation loops too;
+        `periodic`: the calls made only now and then too)."""
+        key = (evaluation, periodic)
+        if key not in self._loops:
             facts = {display: record.loops for display, record in self.records.items()}
-            self._loops[evaluation] = LoopGraph(facts, evaluation, self.reach.bases)
-        return self._loops[evaluation]
+            self._loops[key] = LoopGraph(facts, evaluation, self.reach().bases, periodic)
+        return self._loops[key]
 
     @cached_property
     def flow(self) -> InstanceFlow:

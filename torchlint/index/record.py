@@ -51,8 +51,9 @@ class FileRecord:
 
     # every class (stdlib ast: `torchlint.analysis.class_graph.class_graph`), with its evidence
     classes: Tuple[ClassFacts, ...] = ()
-    # class -> method -> the methods it calls on `self`
+    # class -> method -> the methods it calls on `self`, and those it calls only now and then
     self_calls: Mapping[str, Mapping[str, List[str]]] = field(default_factory=dict)
+    periodic_self_calls: Mapping[str, Mapping[str, List[str]]] = field(default_factory=dict)
     # training loops and step functions (`torchlint.analysis.training_loops.loop_facts`)
     loops: Optional[LoopFacts] = None
     # module instances that flow into function parameters (`torchlint.analysis.instance_flow.instance_flow`)
@@ -81,8 +82,9 @@ class FileRecord:
         data: Dict[str, Any] = {}
         if self.classes:
             data["classes"] = [facts.to_json() for facts in self.classes]
-        if self.self_calls:
-            data["self_calls"] = self.self_calls
+        for name in ("self_calls", "periodic_self_calls"):
+            if getattr(self, name):
+                data[name] = getattr(self, name)
         for name in ("loops", "flow"):
             if getattr(self, name) is not None:
                 data[name] = getattr(self, name).to_json()
@@ -105,6 +107,7 @@ class FileRecord:
         return cls(
             classes=tuple(ClassFacts.from_json(item) for item in data.get("classes", ())),
             self_calls=data.get("self_calls", {}),
+            periodic_self_calls=data.get("periodic_self_calls", {}),
             loops=LoopFacts.from_json(data["loops"]) if "loops" in data else None,
             flow=FlowFacts.from_json(data["flow"]) if "flow" in data else None,
             imported_modules=tuple(data.get("imported_modules", ())),

@@ -128,7 +128,8 @@ class ImplicitHostSyncInHotPath(HotPathRule):
     - `check-error-paths` (default `false`): the condition of a check that raises, warns,
       logs or prints, and an `assert`'s test (their body and message never).
     - `check-periodic-branches` (default `false`): blocks that run now and then
-      (`if step % n == 0:`, `if self.log_images:`), as TL003's option of the same name.
+      (`if step % n == 0:`, `if self.log_images:`), and the functions called only there, as TL003's option of
+      the same name.
 
     ```toml
     [tool.torchlint.implicit-host-sync-in-hot-path]

@@ -126,7 +126,7 @@ class HotPathRule(LoopPass, Rule):
     @classmethod
     def ast_facts(cls, view: SourceView, config: Config, record: FileRecord) -> None:
         graph = class_graph(view)
-        record.classes, record.self_calls = graph.classes, graph.self_calls
+        record.classes, record.self_calls, record.periodic_self_calls = graph.classes, graph.self_calls, graph.periodic_calls
         if cls.training_loops:
             record.loops = loop_facts(view, criteria=True)
             if record.flow is None:  # what reaches a criterion parameter, or a factory returns
@@ -300,7 +300,8 @@ class HotPathRule(LoopPass, Rule):
     def _file_reach(self) -> Reach:
         if self._reach is None:
             graph = class_graph(self.context.view)
-            self._reach = Reach(ClassIndex(graph.classes), graph.self_calls, decided_only=True)
+            skipped = None if self.settings["check-periodic-branches"] else graph.periodic_calls
+            self._reach = Reach(ClassIndex(graph.classes), graph.self_calls, decided_only=True, skipped=skipped)
         return self._reach
 
     def leave_Module(self, node) -> None:

@@ -1,0 +1,165 @@
+"""TL003/TL005 through a call made only now and then: a training loop, a step function or a Lightning
+step that calls a helper only under an interval or a logging switch (`if step % 100 == 0:
+self._log_stuff(loss)`) does not run the helper on every step, so what the helper reads is not
+reported, unless `check-periodic-branches` asks for such blocks. A body that steps the optimizer
+(gradient accumulation's `if (i + 1) % k == 0:`) is the training step itself, and a helper called both
+so and on every step is reached. Through the real CLI, in process; `periodic_call_ids` directly."""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+
+import pytest
+
+from cli_support import messages_by_code_and_row
+from torchlint.analysis.periodic_calls import ast_defaulting_to_one, ast_periodic_test, periodic_call_ids
+
+TRAIN = """\
+    import torch
+
+
+    class Trainer:
+        def __init__(self, model, optimizer):
+            self.model = model
+            self.optimizer = optimizer
+
+        def _log_stuff(self, loss):
+            print("loss", loss.item())
+
+        def fit(self, loader):
+            for step, (x, y) in enumerate(loader):
+                loss = torch.nn.functional.mse_loss(self.model(x), y)
+                self.optimizer.zero_grad()
+                loss.backward()
+                self.optimizer.step()
+                if step % 100 == 0:
+                    self._log_stuff(loss)
+
+
+    def log_metrics(loss):
+        return loss.item()
+
+
+    def train(model, optimizer, loader, log_images=False):
+        for step, (x, y) in enumerate(loader):
+            loss = model(x, y)
+            loss.backward()
+            optimizer.step()
+            if log_images:
+                log_metrics(loss)
+
+
+    class LitModel:
+        def training_step(self, batch, batch_idx):
+            loss = self.model(batch)
+            if self.global_step % 10 == 0:
+                self._report(loss)
+            return loss
+
+        def _report(self, loss):
+            print(loss.item())
+"""
+# rows of the three reads, in `_log_stuff`, `log_metrics` and `_report`
+READS = [("TL003", 10), ("TL003", 23), ("TL003", 43)]
+LIGHTNING = "import pytorch_lightning as pl\n"
+
+
+def _found(tmp_path, capsys, source: str, periodic: bool = False) -> dict:
+    files = {"pkg/__init__.py": "", "pkg/train.py": source}
+    if periodic:
+        files["pyproject.toml"] = "[tool.torchlint.host-sync-in-hot-path]\ncheck-periodic-branches = true\n"
+    return messages_by_code_and_row(tmp_path, capsys, files, "TL003,TL005")
+
+
+def test_a_helper_called_only_now_and_then_is_not_run_on_every_step(tmp_path, capsys):
+    assert _found(tmp_path, capsys, TRAIN) == {}
+
+
+def test_check_periodic_branches_follows_such_calls(tmp_path, capsys):
+    found = _found(tmp_path, capsys, TRAIN, periodic=True)
+    assert sorted(found) == READS, found
+    assert "reached from the training loop in `Trainer.fit` via `Trainer._log_stuff`" in found[("TL003", 10)]
+    assert "reached from `LitModel.training_step` via `_report`" in found[("TL003", 43)]
+
+
+def test_a_helper_also_called_on_every_step_is_reached(tmp_path, capsys):
+    every_step = TRAIN.replace(
+        "                if step % 100 == 0:\n", "                self._log_stuff(loss)\n                if step % 100 == 0:\n"
+    ).replace(
+        "            if log_images:\n", "            log_metrics(loss)\n            if log_images:\n"
+    ).replace(
+        "            return loss\n\n        def _report", "            self._report(loss)\n            return loss\n\n        def _report"
+    )
+    found = _found(tmp_path, capsys, every_step)
+    assert sorted(found) == [("TL003", 10), ("TL003", 24), ("TL003", 46)], found
+
+
+def test_a_branch_that_steps_the_optimizer_runs_on_every_step(tmp_path, capsys):
+    accumulation = """\
+        class Trainer:
+            def _log_stuff(self, loss):
+                print("loss", loss.item())
+
+            def fit(self, loader, accumulation=4):
+                for i, (x, y) in enumerate(loader):
+                    loss = self.model(x, y)
+                    loss.backward()
+                    if (i + 1) % accumulation == 0:
+                        self.optimizer.step()
+                        self._log_stuff(loss)
+    """
+    found = _found(tmp_path, capsys, accumulation)
+    assert sorted(found) == [("TL003", 3)], found
+    assert "via `Trainer._log_stuff`" in found[("TL003", 3)]
+
+
+def _sites(source: str, **kwargs) -> list:
+    """The source lines of the calls `periodic_call_ids` gives for the first def of `source`."""
+    function = ast.parse(textwrap.dedent(source)).body[0]
+    trains = lambda call: isinstance(call.func, ast.Attribute) and call.func.attr in {"step", "backward"}
+    found = periodic_call_ids(function.body, trains, ast_defaulting_to_one(function), **kwargs)
+    return sorted(node.lineno for node in ast.walk(function) if isinstance(node, ast.Call) and id(node) in found)
+
+
+def test_periodic_call_ids_nested_branches():
+    source = """\
+        def fit(self, loader, accumulate=1):
+            for step, batch in enumerate(loader):
+                if step % 100 == 0:
+                    self.a()
+                    if self.debug:
+                        self.b()
+                else:
+                    self.c()
+                if step % 4 == 0:
+                    if self.verbose:
+                        self.optimizer.step()
+                    self.d()
+                if step % accumulate == 0:
+                    self.e()
+                if batch_idx < 10 or self.should_log():
+                    self.f()
+                if self.training:
+                    self.g()
+
+                def inner():
+                    if step % 2 == 0:
+                        self.h()
+    """
+    # `self.c()` is in the `else:`; the `% 4` branch steps (through its nested branch); `accumulate` defaults
+    # to 1; `self.should_log()` is the test, not the branch
+    assert _sites(source) == [4, 6, 16]
+
+
+@pytest.mark.parametrize(
+    "test, periodic",
+    [
+        ("step % 10 == 0", True), ("self.global_step < 5", True), ("self.log_images", True),
+        ("cfg.plot_every and step", True), ("self.should_log()", True), ("i % n_log == 0", True),
+        ("self.training", False), ("loss > 0", False), ("x == 0", False), ("self.every_step_flag is None", True),
+        ("i % one == 0", False),
+    ],
+)
+def test_ast_periodic_test(test, periodic):
+    assert ast_periodic_test(ast.parse(test, mode="eval").body, frozenset({"one"})) is periodic
