@@ -789,11 +789,14 @@ def hook_dispatch(n: int) -> Project:
 def periodic_helpers(n: int) -> Project:
     """A training loop with n interval branches, each calling its own logging helper and nesting a
     logging-switch branch, the innermost n-deep chain of them stepping the optimizer (each branch is
-    tested once, each training call marks the branches around it once), and a Lightning step calling n
+    tested once, each training call marks the branches around it once), a test of n negated switches, and a
+    Lightning step calling n
     helpers on `self` the same way; each helper reads `.item()`."""
     nested = "".join(f"{'    ' * i}if step % {i + 2} == 0:\n{'    ' * i}    self._log_{i}(loss)\n" for i in range(n))
     branches = nested + "    " * n + "optimizer.step()\n"
     branches += "".join(f"if self.verbose_{i}:\n    self._plot_{i}(loss)\n" for i in range(n))
+    # one test of n parts, each negating a switch (each part's kind is found once)
+    branches += "if " + " and ".join(f"not self.debug_{i}" for i in range(n)) + ":\n    self._log_0(loss)\n"
     body = "loss = model(batch)\nloss.backward()\n" + branches
     loop = "    def fit(self, model, loader, optimizer):\n        for step, batch in enumerate(loader):\n" + "".join(
         f"            {line}\n" for line in body.splitlines()

@@ -84,13 +84,14 @@ def test_check_periodic_branches_follows_such_calls(tmp_path, capsys):
 
 
 def test_a_helper_also_called_on_every_step_is_reached(tmp_path, capsys):
-    every_step = TRAIN.replace(
-        "                if step % 100 == 0:\n", "                self._log_stuff(loss)\n                if step % 100 == 0:\n"
-    ).replace(
-        "            if log_images:\n", "            log_metrics(loss)\n            if log_images:\n"
-    ).replace(
-        "            return loss\n\n        def _report", "            self._report(loss)\n            return loss\n\n        def _report"
-    )
+    # each helper called once more, outside the periodic branch
+    every_step = TRAIN
+    for before, call in (
+        ("                if step % 100 == 0:\n", "                self._log_stuff(loss)\n"),
+        ("            if log_images:\n", "            log_metrics(loss)\n"),
+        ("            return loss\n", "            self._report(loss)\n"),
+    ):
+        every_step = every_step.replace(before, call + before)
     found = _found(tmp_path, capsys, every_step)
     assert sorted(found) == [("TL003", 10), ("TL003", 24), ("TL003", 46)], found
 
@@ -114,11 +115,14 @@ def test_a_branch_that_steps_the_optimizer_runs_on_every_step(tmp_path, capsys):
     assert "via `Trainer._log_stuff`" in found[("TL003", 3)]
 
 
+def _trains(call: ast.Call) -> bool:
+    return isinstance(call.func, ast.Attribute) and call.func.attr in {"step", "backward"}
+
+
 def _sites(source: str, **kwargs) -> list:
     """The source lines of the calls `periodic_call_ids` gives for the first def of `source`."""
     function = ast.parse(textwrap.dedent(source)).body[0]
-    trains = lambda call: isinstance(call.func, ast.Attribute) and call.func.attr in {"step", "backward"}
-    found = periodic_call_ids(function.body, trains, ast_defaulting_to_one(function), **kwargs)
+    found = periodic_call_ids(function.body, _trains, ast_defaulting_to_one(function), **kwargs)
     return sorted(node.lineno for node in ast.walk(function) if isinstance(node, ast.Call) and id(node) in found)
 
 
@@ -142,14 +146,23 @@ def test_periodic_call_ids_nested_branches():
                     self.f()
                 if self.training:
                     self.g()
+                if not self.debug:
+                    self.i()
+                else:
+                    self.j()
+                if step % 10 != 0:
+                    self.k()
+                elif self.verbose:
+                    self.l()
 
                 def inner():
                     if step % 2 == 0:
                         self.h()
     """
     # `self.c()` is in the `else:`; the `% 4` branch steps (through its nested branch); `accumulate` defaults
-    # to 1; `self.should_log()` is the test, not the branch
-    assert _sites(source) == [4, 6, 16]
+    # to 1; `self.should_log()` is the test, not the branch; the `else:` of `not self.debug` and of `!= 0`
+    # are the rare side
+    assert _sites(source) == [4, 6, 16, 22, 26]
 
 
 @pytest.mark.parametrize(
@@ -158,8 +171,39 @@ def test_periodic_call_ids_nested_branches():
         ("step % 10 == 0", True), ("self.global_step < 5", True), ("self.log_images", True),
         ("cfg.plot_every and step", True), ("self.should_log()", True), ("i % n_log == 0", True),
         ("self.training", False), ("loss > 0", False), ("x == 0", False), ("self.every_step_flag is None", True),
-        ("i % one == 0", False),
+        ("i % one == 0", False), ("not self.debug", False), ("not step % 10", True),
+        ("not (step % 10 == 0)", False), ("loss > 0 and not self.verbose", False), ("-step % 4 == 0", True),
     ],
 )
 def test_ast_periodic_test(test, periodic):
     assert ast_periodic_test(ast.parse(test, mode="eval").body, frozenset({"one"})) is periodic
+
+
+def test_the_usual_side_of_a_periodic_test_runs_on_every_step(tmp_path, capsys):
+    """`if not self.debug:` and the `else:` of `if self.debug:` or of `if step % 100 == 0:` are the usual
+    path (tmrl's SAC `train`, found by the seed-193 recall sample); the `else:` of `if not self.debug:` and
+    the body of `if step % 100 == 0:` are not."""
+    source = """\
+        class SAC:
+            def train(self, batch, step):
+                loss = self.model(batch).mean()
+                self.optimizer.zero_grad()
+                loss.backward()
+                self.optimizer.step()
+                if not self.debug:
+                    stats = dict(loss=loss.item())
+                else:
+                    stats = dict(loss=loss.item(), q=self.q.mean().item())
+                if self.verbose:
+                    print(loss.item())
+                else:
+                    self.history.append(loss.item())
+                if step % 100 == 0:
+                    print(loss.sum().item())
+                else:
+                    self.history.append(loss.mean().item())
+                if step % 10 != 0:
+                    self.history.append(loss.max().item())
+                return stats
+    """
+    assert sorted(_found(tmp_path, capsys, source)) == [("TL003", 8), ("TL003", 14), ("TL003", 18), ("TL003", 20)]

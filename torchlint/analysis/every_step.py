@@ -27,10 +27,12 @@ from torchlint.core.lazy import cst
 from torchlint.analysis.statements import assigned_names, parameter_names
 from torchlint.analysis.classes import ast_class_methods, ast_self_attribute, ast_self_name, self_name
 from torchlint.analysis.names import cst_dotted_name, cst_last_name
-from torchlint.analysis.periodic_calls import STEP_COUNTERS, periodic_name
+from torchlint.analysis.periodic_calls import (
+    MOSTLY, NO_KIND, RARE, STEP_COUNTERS, comparison, compound, conjunction, disjunction, negated, periodic_name,
+)
 from torchlint.analysis.scopes import own_nodes
 from torchlint.analysis.training_loops import cst_optimizer_step
-from torchlint.core.walk import ast_statements, pruned_walk
+from torchlint.core.walk import ast_statements, children, pruned_walk
 
 
 # ---- error paths ---------------------------------------------------------------------
@@ -318,12 +320,13 @@ def in_periodic_branch(node, parents: Mapping, scope: Optional[StepScope] = None
     """Whether `node` runs only under a condition that holds now and then: one with a
     modulo (`step % n == 0`), a step counter compared to pick the first steps
     (`batch_idx == 0`, `batch_idx < 10`), or a logging/plotting switch (`if
-    self.log_images:`, `if self.debug:`); with a `scope`, also under a name the method binds once to
-    such a test (`apply_penalty = self.steps % 4 == 0`, then `if apply_penalty:`), in the block of a setting
-    (`if self.collect_stats:`), of a run-once test (`if self._iter == -1: self._iter =
-    ...`) or of a None-check of a value the step made (`if evicted is not None:`; not of a parameter), and not
-    in a modulo branch that steps the optimizer (gradient accumulation's), nor after an
-    early exit on one that skips to the step."""
+    self.log_images:`, `if self.debug:`), or in the `else:` of a test that holds on most steps
+    (`if not self.debug:`, `if step % n != 0:`; the `else:` of the others is the usual path); with a
+    `scope`, also under a name the method binds once to such a test (`apply_penalty = self.steps % 4 == 0`,
+    then `if apply_penalty:`), in the block of a setting (`if self.collect_stats:`), of a run-once test
+    (`if self._iter == -1: self._iter = ...`) or of a None-check of a value the step made (`if evicted is
+    not None:`; not of a parameter), and not in a modulo branch that steps the optimizer (gradient
+    accumulation's), nor after an early exit on one that skips to the step."""
     answered = scope.answered if scope is not None else {}
     passed = []
     answer = False
@@ -337,9 +340,13 @@ def in_periodic_branch(node, parents: Mapping, scope: Optional[StepScope] = None
             if _evaluation_side(parent.test, child is parent.body):
                 answer = True  # `if not self.training:` (or `model.training`'s `else:`) never runs in training
                 break
-            stepping = child is parent.body and _steps_optimizer(parent, parents, scope)
+            in_body = child is parent.body
+            stepping = in_body and _steps_optimizer(parent, parents, scope)
             unit = scope.unit_divisors if scope is not None else frozenset()
-            periodic = (_periodic(parent.test, unit) or _names_periodic(parent.test, scope)) and not stepping
+            if in_body:
+                periodic = (_periodic(parent.test, unit) or _names_periodic(parent.test, scope)) and not stepping
+            else:  # the `else:` of a periodic test is the usual path, that of `if not self.debug:` is not
+                periodic = _periodic_exit_test(parent.test)
             if periodic or (scope is not None and _rare(parent, child is parent.body, scope)):
                 answer = True
                 break
@@ -418,15 +425,7 @@ def _exits(block) -> bool:
 def _periodic_exit_test(test) -> bool:
     """A test that holds on most steps and fails now and then: `step % n != 0`, a bare `step % n`, or
     `not` of a periodic test (`not self.should_log`). `step % n == 0` or a bare switch exit now and then."""
-    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-        return _periodic(test.expression)
-    if isinstance(test, cst.BinaryOperation) and isinstance(test.operator, cst.Modulo):
-        return True
-    return (
-        isinstance(test, cst.Comparison)
-        and all(isinstance(target.operator, cst.NotEqual) for target in test.comparisons)
-        and _periodic(test)
-    )
+    return _test_kind(test) == MOSTLY
 
 
 def _rare(branch, in_body: bool, scope: StepScope) -> bool:
@@ -571,20 +570,49 @@ def _names_periodic(test, scope: Optional[StepScope]) -> bool:
 
 
 def _periodic(test, unit_divisors: FrozenSet[str] = frozenset()) -> bool:
-    """Whether a test holds now and then (see `in_periodic_branch`); a modulo by one of
-    `unit_divisors` (parameters that default to 1) holds on every step."""
-    # an attribute is read by its last name alone: `self.log_every` is not `self`
-    for node in pruned_walk(test, (cst.Attribute,)):
-        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Modulo):
-            if not (isinstance(node.right, cst.Name) and node.right.value in unit_divisors):
-                return True
-        # `batch_idx == 0`, `batch_idx < 10`: the first steps only
-        first_steps = (cst.Equal, cst.LessThan, cst.LessThanEqual)
-        if isinstance(node, cst.Comparison) and any(isinstance(t.operator, first_steps) for t in node.comparisons):
-            names = [node.left] + [t.comparator for t in node.comparisons]
-            counters = (name for name in names if isinstance(name, (cst.Name, cst.Attribute)))
-            if any(cst_last_name(name) in STEP_COUNTERS for name in counters):
-                return True
-        if isinstance(node, (cst.Name, cst.Attribute)) and periodic_name(cst_last_name(node) or ""):
-            return True
-    return False
+    """Whether a test holds now and then (see `in_periodic_branch`, `_test_kind`)."""
+    return _test_kind(test, unit_divisors) == RARE
+
+
+_FIRST_STEPS = (cst.Equal, cst.LessThan, cst.LessThanEqual)
+
+
+def _test_kind(test, unit_divisors: FrozenSet[str] = frozenset()) -> int:
+    """`periodic_calls.ast_test_kind` of a LibCST test: `RARE` where it holds now and then, `MOSTLY` where
+    it holds on most steps (`step % n != 0`, `not self.debug`), else `NO_KIND`; a modulo by one of
+    `unit_divisors` (parameters that default to 1) holds on every step. Cost: O(the test)."""
+    kinds: Dict[int, int] = {}
+    stack = [(test, False)]
+    while stack:
+        node, parts_done = stack.pop()
+        if isinstance(node, (cst.Name, cst.Attribute)):
+            # an attribute is read by its last name alone: `self.log_every` is not `self`
+            kinds[id(node)] = RARE if periodic_name(cst_last_name(node) or "") else NO_KIND
+            continue
+        parts = children(node)
+        if not parts_done:
+            stack.append((node, True))
+            stack.extend((part, False) for part in parts)
+            continue
+        if isinstance(node, cst.UnaryOperation):
+            operand = kinds[id(node.expression)]
+            found = negated(operand) if isinstance(node.operator, cst.Not) else operand
+        elif isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Modulo) and not (
+            isinstance(node.right, cst.Name) and node.right.value in unit_divisors
+        ):
+            found = MOSTLY
+        elif isinstance(node, cst.BooleanOperation):
+            sides = [kinds[id(node.left)], kinds[id(node.right)]]
+            found = conjunction(sides) if isinstance(node.operator, cst.And) else disjunction(sides)
+        elif isinstance(node, cst.Comparison):
+            operands = [node.left] + [target.comparator for target in node.comparisons]
+            first_steps = any(isinstance(target.operator, _FIRST_STEPS) for target in node.comparisons) and any(
+                isinstance(operand, (cst.Name, cst.Attribute)) and cst_last_name(operand) in STEP_COUNTERS
+                for operand in operands
+            )
+            not_equal = all(isinstance(target.operator, cst.NotEqual) for target in node.comparisons)
+            found = comparison([kinds[id(operand)] for operand in operands], not_equal, first_steps)
+        else:
+            found = compound([kinds.get(id(part), NO_KIND) for part in parts])
+        kinds[id(node)] = found
+    return kinds[id(test)]

@@ -2,18 +2,20 @@
 
 A test holds now and then when it reads an interval (`step % 100 == 0`), picks the first steps
 (`batch_idx == 0`, `global_step < 10`) or names a logging or plotting switch (`self.log_images`,
-`self.should_log()`): `periodic_name` and `STEP_COUNTERS` are the vocabulary that
-`torchlint.analysis.every_step.in_periodic_branch` reads on LibCST and `ast_periodic_test` on the
-stdlib ast.
+`self.should_log()`); one that holds on most steps (`step % n != 0`, `not self.debug`) fails now and
+then. `periodic_name`, `STEP_COUNTERS` and the rules that combine the kinds of a test's parts
+(`negated`, `conjunction`, ...) are shared by `torchlint.analysis.every_step.in_periodic_branch`, which
+reads tests on LibCST, and `ast_test_kind`, on the stdlib ast.
 
-`periodic_call_ids` gives the calls of a definition made only in the body of such an `if`, unless that
-body trains (gradient accumulation's `if (i + 1) % k == 0: optimizer.step()` is the training step
-itself): a training loop or step function that calls a function only there does not run it on every
-step (`torchlint.analysis.loop_graph.LoopGraph`, `torchlint.analysis.hot_paths.Reach`).
+`periodic_call_ids` gives the calls of a definition made only in the body of such an `if` (or in the
+`else:` of a test that holds on most steps: `if not self.debug:`), unless that block trains (gradient
+accumulation's `if (i + 1) % k == 0: optimizer.step()` is the training step itself): a training loop or
+step function that calls a function only there does not run it on every step
+(`torchlint.analysis.loop_graph.LoopGraph`, `torchlint.analysis.hot_paths.Reach`).
 
 Cost: `ast_periodic_test` is O(the test). `periodic_call_ids` walks the definition's statements (not
-their expressions) to the periodic `if`s, then each outermost such body once; a training call marks
-the periodic `if`s around it, a climb stopping at one already marked: O(the definition).
+their expressions) to the periodic blocks, then each outermost such block once; a training call marks
+the periodic blocks around it, a climb stopping at one already marked: O(the definition).
 """
 
 from __future__ import annotations
@@ -35,6 +37,8 @@ PERIODIC_WORDS = frozenset(
 STEP_COUNTERS = frozenset({"batch_idx", "batch_nb", "batch_num", "global_step", "step", "iteration"})
 _FIRST_STEPS = (ast.Eq, ast.Lt, ast.LtE)
 _SCOPES = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda})
+# what a test's truth says of a step (`ast_test_kind`): nothing, that it comes now and then, or on most steps
+NO_KIND, RARE, MOSTLY = 0, 1, 2
 
 
 def periodic_name(name: str) -> bool:
@@ -44,27 +48,82 @@ def periodic_name(name: str) -> bool:
     return bool(words & PERIODIC_WORDS) or {"should", "log"} <= words
 
 
+# How a test's kind follows from the kinds of its parts, for both readers of tests.
+
+
+def negated(kind: int) -> int:
+    """`not x`: rare where x holds on most steps (`not step % n`), on most steps where x is a switch."""
+    return MOSTLY if kind == RARE else RARE if kind == MOSTLY else NO_KIND
+
+
+def conjunction(kinds: Sequence[int]) -> int:
+    if RARE in kinds:
+        return RARE
+    return MOSTLY if all(kind == MOSTLY for kind in kinds) else NO_KIND
+
+
+def disjunction(kinds: Sequence[int]) -> int:
+    return MOSTLY if MOSTLY in kinds else RARE if RARE in kinds else NO_KIND
+
+
+def comparison(kinds: Sequence[int], not_equal: bool, first_steps: bool) -> int:
+    """A comparison of operands of these `kinds`: `step % n == 0` and a first-steps test (`batch_idx < 10`)
+    are rare, `step % n != 0` holds on most steps (`not_equal`: every operator is `!=`)."""
+    if not first_steps and all(kind == NO_KIND for kind in kinds):
+        return NO_KIND
+    return MOSTLY if not_equal else RARE
+
+
+def compound(kinds: Sequence[int]) -> int:
+    """Any other expression (a call, arithmetic, a subscript) is rare where a part of it is periodic
+    (`self.should_log()`, `(step % n) * k`)."""
+    return RARE if any(kind != NO_KIND for kind in kinds) else NO_KIND
+
+
 def ast_periodic_test(test: ast.expr, unit_divisors: FrozenSet[str] = frozenset()) -> bool:
-    """Whether a test holds now and then; a modulo by one of `unit_divisors` (parameters that
-    default to 1) holds on every step. An attribute is read by its last name alone."""
-    stack: List[ast.AST] = [test]
+    """Whether a test holds now and then (`ast_test_kind`)."""
+    return ast_test_kind(test, unit_divisors) == RARE
+
+
+def ast_test_kind(test: ast.expr, unit_divisors: FrozenSet[str] = frozenset()) -> int:
+    """Whether a test holds now and then (`RARE`: it reads an interval, a first-steps counter or a switch),
+    on most steps (`MOSTLY`: `step % n != 0`, `not self.debug`), or says nothing of the step; a modulo by one
+    of `unit_divisors` (parameters that default to 1) holds on every step. An attribute is read by its last
+    name alone. Cost: O(the test): each part is answered once, after its own parts."""
+    kinds: Dict[int, int] = {}
+    stack: List[Tuple[ast.AST, bool]] = [(test, False)]
     while stack:
-        node = stack.pop()
+        node, parts_done = stack.pop()
         kind = type(node)
-        if kind is ast.BinOp and type(node.op) is ast.Mod:
-            if not (type(node.right) is ast.Name and node.right.id in unit_divisors):
-                return True
-        elif kind is ast.Compare and any(type(op) in _FIRST_STEPS for op in node.ops):
+        if kind is ast.Name or kind is ast.Attribute:
+            kinds[id(node)] = RARE if periodic_name(_last_name(node)) else NO_KIND
+            continue
+        parts = ast_children(node)
+        if not parts_done:
+            stack.append((node, True))
+            stack.extend((part, False) for part in parts)
+            continue
+        if kind is ast.UnaryOp:
+            operand = kinds[id(node.operand)]
+            found = negated(operand) if type(node.op) is ast.Not else operand
+        elif kind is ast.BinOp and type(node.op) is ast.Mod and not (
+            type(node.right) is ast.Name and node.right.id in unit_divisors
+        ):
+            found = MOSTLY
+        elif kind is ast.BoolOp:
+            values = [kinds[id(value)] for value in node.values]
+            found = conjunction(values) if type(node.op) is ast.And else disjunction(values)
+        elif kind is ast.Compare:
             operands = (node.left, *node.comparators)
-            if any(_last_name(operand) in STEP_COUNTERS for operand in operands):
-                return True
-        elif kind is ast.Name or kind is ast.Attribute:
-            if periodic_name(_last_name(node)):
-                return True
-            if kind is ast.Attribute:
-                continue
-        stack.extend(ast_children(node))
-    return False
+            first_steps = any(type(op) in _FIRST_STEPS for op in node.ops) and any(
+                _last_name(operand) in STEP_COUNTERS for operand in operands
+            )
+            not_equal = all(type(op) is ast.NotEq for op in node.ops)
+            found = comparison([kinds[id(operand)] for operand in operands], not_equal, first_steps)
+        else:
+            found = compound([kinds.get(id(part), NO_KIND) for part in parts])
+        kinds[id(node)] = found
+    return kinds[id(test)]
 
 
 def _last_name(node: ast.AST) -> str:
@@ -91,31 +150,44 @@ def periodic_call_ids(
     body: Sequence[ast.stmt], trains: Callable[[ast.Call], bool], unit_divisors: FrozenSet[str] = frozenset()
 ) -> FrozenSet[int]:
     """The ids of the calls in `body` (a def's or a module's statements; nested definitions are
-    not entered) that run only in the body of a periodic `if` (`ast_periodic_test`) whose body
-    makes no training call (`trains`)."""
-    innermost: Dict[int, int] = {}  # call id -> the id of the innermost periodic `if` around it
-    training: Set[int] = set()  # the periodic `if`s whose body trains
+    not entered) that run only in a block taken now and then (`periodic_blocks`) where no training
+    call (`trains`) is made."""
+    innermost: Dict[int, int] = {}  # call id -> the id of the innermost periodic block around it
+    training: Set[int] = set()  # the periodic blocks that train
     pending = list(reversed(body))
     while pending:
         statement = pending.pop()
         if type(statement) in _SCOPES:
             continue
-        if type(statement) is ast.If and ast_periodic_test(statement.test, unit_divisors):
-            _walk_branch(statement, innermost, training, trains, unit_divisors)
-            pending.extend(reversed(statement.orelse))
+        if type(statement) is ast.If:
+            periodic = {id(block) for block in periodic_blocks(statement, unit_divisors)}
+            for block in (statement.body, statement.orelse):
+                if id(block) in periodic:
+                    _walk_block(block, innermost, training, trains, unit_divisors)
+                else:
+                    pending.extend(reversed(block))
             continue
         pending.extend(inner for block in reversed(blocks(statement)) for inner in reversed(block))
-    return frozenset(call for call, branch in innermost.items() if branch not in training)
+    return frozenset(call for call, block in innermost.items() if block not in training)
 
 
-def _walk_branch(
-    branch: ast.If, innermost: Dict[int, int], training: Set[int], trains: Callable[[ast.Call], bool],
+def periodic_blocks(branch: ast.If, unit_divisors: FrozenSet[str] = frozenset()) -> List[List[ast.stmt]]:
+    """The blocks of an `if` taken now and then: its body under a periodic test, its `else:` under a test
+    that holds on most steps (`if not self.debug:`, `if step % n != 0:`)."""
+    kind = ast_test_kind(branch.test, unit_divisors)
+    if kind == RARE:
+        return [branch.body]
+    return [branch.orelse] if branch.orelse and kind == MOSTLY else []
+
+
+def _walk_block(
+    block: List[ast.stmt], innermost: Dict[int, int], training: Set[int], trains: Callable[[ast.Call], bool],
     unit_divisors: FrozenSet[str],
 ) -> None:
-    """Record the calls of a periodic `if`'s body (and of the periodic `if`s nested in it) with their
-    innermost periodic `if`, and mark the ones whose body trains."""
-    stack: List[Tuple[ast.AST, Tuple[int, ...]]] = [(node, (id(branch),)) for node in reversed(branch.body)]
-    # the periodic `if`s around each one, innermost last
+    """Record the calls of a periodic block (and of the periodic blocks nested in it) with their
+    innermost periodic block, and mark the ones that train."""
+    # each node with the ids of the periodic blocks around it, innermost last
+    stack: List[Tuple[ast.AST, Tuple[int, ...]]] = [(node, (id(block),)) for node in reversed(block)]
     while stack:
         node, around = stack.pop()
         kind = type(node)
@@ -128,11 +200,11 @@ def _walk_branch(
                     if marked in training:
                         break  # the ones around it were marked with it
                     training.add(marked)
-        if kind is ast.If and ast_periodic_test(node.test, unit_divisors):
-            inside = (*around, id(node))
-            stack.extend((inner, around) for inner in reversed(node.orelse))
-            stack.extend((inner, inside) for inner in reversed(node.body))
+        if kind is ast.If:
+            periodic = {id(block) for block in periodic_blocks(node, unit_divisors)}
+            for inner_block in (node.orelse, node.body):
+                inside = (*around, id(inner_block)) if id(inner_block) in periodic else around
+                stack.extend((inner, inside) for inner in reversed(inner_block))
             stack.append((node.test, around))
             continue
         stack.extend((child, around) for child in reversed(ast_children(node)))
-

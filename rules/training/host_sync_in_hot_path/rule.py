@@ -204,7 +204,9 @@ class HostSyncInHotPath(HotPathRule):
       argument, a config value or a literal other than `True`; not `self.training`); a block that
       assigns what its condition tests (`if x is None: x = ...`, not a parameter: a default filled in on
       every call that leaves it out); a None-check of a value the step made (not of a parameter); the
-      evaluation side of a module's mode (`if not model.training:`, the `else:` of `if self.training:`). By
+      evaluation side of a module's mode (`if not model.training:`, the `else:` of `if self.training:`). The
+      other side of such a test is the usual path and is reported by default: the `else:` of `if self.debug:`
+      or of `if step % 100 == 0:`, the body of `if not self.debug:` or of `if step % 100 != 0:`. By
       default a function called only under an interval or a logging switch (`if step % 100 == 0:
       self._log_stuff(loss)`) is not followed from the training loop either; with the option it is.
     - `check-evaluation-loops` (default `false`): also loops under `torch.no_grad()` / `inference_mode()`, and
