@@ -211,6 +211,14 @@ keeps data): 36/42 (85.7 %) and 52/61, no longer independent. The default misses
 in Lightning steps (2, by design), a second read of a loss (scGen, by design), a number fed to a host Lagrange
 update, a running total kept on attributes the method also rounds and divides (textattack), a registered step
 buffer read as the step count (voicebox).
+bench/tl003_recall_judged_seed193.jsonl was judged on 2026-12-08 the same way (seed 193, 12 hits per package where
+there were as many: ai2-olmo 0.6.0, alibi-detect 0.13.0, facenet-pytorch 2.6.0, fuxictr 2.3.10, jiant 2.2.0, nequip
+0.19.1, neurodiffeq 0.7.0, pycox 0.3.0, pytorchts 0.6.0, pytorchyolo 1.8.0, tez 0.7.2, tmrl 0.7.1, none used before;
+15 `sync`), and scored at 02faddd before any change made from it: TL003 or TL005 10/15 (66.7 %) by default, 33/35
+(94.3 %) with `ALL_OPTIONS`. After the change its misses led to (the body of `if not cfg.DEBUG_MODE:` is the usual
+path): 11/15 and 33/35, no longer independent. The default misses left: two reads of losses a NaN check read first
+(olmo, by design), a number kept through a `nonlocal` name by an optimizer's closure (neurodiffeq), `.item()` of a
+helper's `.cpu()` copy (pytorchyolo's `to_cpu(loss).item()`; the copy is TL005's `check-cpu-copies`).
 
 Cost: one parse and one walk of each file (the scopes' walks do not overlap: a nested
 loop inside a scope already walked is not walked again).
