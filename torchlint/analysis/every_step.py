@@ -574,14 +574,12 @@ def _periodic(test, unit_divisors: FrozenSet[str] = frozenset()) -> bool:
     return _test_kind(test, unit_divisors) == RARE
 
 
-_FIRST_STEPS = (cst.Equal, cst.LessThan, cst.LessThanEqual)
-
-
 def _test_kind(test, unit_divisors: FrozenSet[str] = frozenset()) -> int:
     """`periodic_calls.ast_test_kind` of a LibCST test: `RARE` where it holds now and then, `MOSTLY` where
     it holds on most steps (`step % n != 0`, `not self.debug`), else `NO_KIND`; a modulo by one of
     `unit_divisors` (parameters that default to 1) holds on every step. Cost: O(the test)."""
     kinds: Dict[int, int] = {}
+    first_steps_operators = (cst.Equal, cst.LessThan, cst.LessThanEqual)
     stack = [(test, False)]
     while stack:
         node, parts_done = stack.pop()
@@ -606,7 +604,7 @@ def _test_kind(test, unit_divisors: FrozenSet[str] = frozenset()) -> int:
             found = conjunction(sides) if isinstance(node.operator, cst.And) else disjunction(sides)
         elif isinstance(node, cst.Comparison):
             operands = [node.left] + [target.comparator for target in node.comparisons]
-            first_steps = any(isinstance(target.operator, _FIRST_STEPS) for target in node.comparisons) and any(
+            first_steps = any(isinstance(t.operator, first_steps_operators) for t in node.comparisons) and any(
                 isinstance(operand, (cst.Name, cst.Attribute)) and cst_last_name(operand) in STEP_COUNTERS
                 for operand in operands
             )
