@@ -6,7 +6,8 @@ or `cls`, or on an instance of its class the file builds (`self.trainer = Traine
 `self.trainer.update(batch)`; `agent = Agent(...)`, then `agent.learn()`); a function none of them calls
 here is not known (its callers may need the number). A call's result qualifies when it is dropped (an
 expression statement), summed (`total += f(x)`, also through arithmetic), handed to a logging call or
-`print` (also in an f-string or a dict literal there), or bound to a name, or unpacked to names
+`print` (also in an f-string or a dict literal there), stored in an item or an attribute (`losses[i] = f(x)`,
+`self.last = f(x)`), or bound to a name, or unpacked to names
 (`loss, acc = step(b)`), each bound once in its function and every read of each one of those.
 
 Cost: `called_here` and `only_recorded` read the view's calls and assignments, indexed once; `only_recorded`
@@ -151,6 +152,8 @@ class ReturnedUses:
             return parent.value is node and isinstance(parent.op, _ACCUMULATING)
         if isinstance(parent, (ast.keyword, ast.FormattedValue, ast.Dict)) or _argument_of(node, parent):
             return self._in_sink(node, parent)
+        if isinstance(parent, ast.Assign) and parent.value is node and all(map(_kept, parent.targets)):
+            return True  # stored for a record: `iter_losses[i] = loss`, `self.last_loss = loss`
         if bound and isinstance(parent, ast.Assign) and len(parent.targets) == 1 and parent.value is node:
             target = parent.targets[0]
             if isinstance(target, (ast.Tuple, ast.List)):  # `loss, acc = step(b)`: a name read nowhere drops its part
@@ -216,6 +219,14 @@ def _holder(target: ast.AST) -> Optional[Tuple[str, str]]:
     if isinstance(target, ast.Attribute):
         return ("attribute", target.attr)
     return None
+
+
+def _kept(target: ast.AST) -> bool:
+    """An assignment target where a value is kept for a record (`value_uses._kept` of the stdlib ast): an item,
+    or an attribute of a name."""
+    return isinstance(target, ast.Subscript) or (
+        isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
+    )
 
 
 def _argument_of(node: ast.AST, parent: Optional[ast.AST]) -> bool:

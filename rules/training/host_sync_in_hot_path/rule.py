@@ -97,7 +97,8 @@ class HostSyncInHotPath(HotPathRule):
     `bar.set_postfix({"loss": f"{loss.item():.3f}"})`) kept,
     returned or handed to one of them, a stats record (`TrainingStats(loss=loss.item())`, a class named
     `...Stats`, `...Statistics` or `...Metrics`), a list or deque of losses (`append`, `extend`), an attribute
-    of `self` the method does not compare or branch on), summed or averaged (`running += loss.item()`,
+    of `self` the method does not compare or branch on, a `nonlocal` or `global` name (an optimizer's
+    closure keeping `batch_loss = loss.item()` for the loop around it)), summed or averaged (`running += loss.item()`,
     `total += loss.cpu().numpy()`, a sum started on the first step, `total = x.item() if total is None else
     total + x.item()`, also into such an attribute, a stats dict or an array's item: `self.total +=
     loss.item()`, `epoch_losses[epoch] += loss`), either arm of a conditional so used, or used in
@@ -261,8 +262,12 @@ class HostSyncInHotPath(HotPathRule):
         stepping_elsewhere = called_elsewhere and trains(nodes, imports)
         uses = name_uses(nodes, parents)
         routines = self._returned_uses.routines
-        memo = UseMemo(routines=routines)  # what the uses of each name say, asked once per name
-        returned_memo = UseMemo(routines=routines)  # the same, where a `return` counts as recorded
+        outer_names = frozenset(
+            name.name.value for node in nodes if type(node) in (cst.Nonlocal, cst.Global) for name in node.names
+        )
+        # what the uses of each name say, asked once per name; the same, where a `return` counts as recorded
+        memo = UseMemo(routines=routines, outer_names=outer_names)
+        returned_memo = UseMemo(routines=routines, outer_names=outer_names)
         owner_names = OwnerNames(body, parents)  # the accumulators' names, indexed once
         kinds = NameKinds(imports, cst_bindings(nodes))
         counts = None

@@ -101,6 +101,9 @@ class UseMemo:
     rebindings: Dict[str, Optional["_Rebindings"]] = field(default_factory=dict)
     recorded_binding: Dict[int, bool] = field(default_factory=dict)  # id(binding) -> `recorded`'s answer
     routines: FrozenSet[str] = frozenset()  # the file's own routines that only report (`reporting_routines`)
+    # the names the method declares `nonlocal` or `global`: a value bound to one is kept for the code around it
+    # (an optimizer's closure: `nonlocal batch_loss; batch_loss = loss.item()`), as one stored on `self` is
+    outer_names: FrozenSet[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -118,7 +121,7 @@ def recorded(call, parents: Dict, uses: Dict[str, List], memo: Optional[UseMemo]
     """Whether a synced value only goes where values are recorded or reported: a logging
     call, `print`, a stats dict given to one (`self.log_dict({"loss": v.item()})`) or
     filled in place (`stats["loss"] = ...`, `stats.update(loss=...)`), a list of losses,
-    an attribute of `self`, a running total (`acc_sum += acc`), itself or through a name
+    an attribute of `self` or a `nonlocal` name, a running total (`acc_sum += acc`), itself or through a name
     bound once whose every use is such, or rebound in straight-line code whose every read of this
     value is such (`_rebindings`);
     `returned`: also a `return` (the function's callers only record, sum or drop it, see
@@ -146,7 +149,7 @@ def recorded(call, parents: Dict, uses: Dict[str, List], memo: Optional[UseMemo]
         return kept and not (node is not call and repeats_a_sequence(node))
     if isinstance(parent, cst.Assign) and len(parent.targets) == 1:
         target = parent.targets[0].target
-        if _kept(target):
+        if _kept(target) or (isinstance(target, cst.Name) and memo is not None and target.value in memo.outer_names):
             return True
         if isinstance(target, cst.Name):
             rebound = _rebindings(target.value, parents, uses, memo)
