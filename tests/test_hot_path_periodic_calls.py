@@ -13,7 +13,9 @@ import textwrap
 import pytest
 
 from cli_support import messages_by_code_and_row
-from torchlint.analysis.periodic_calls import ast_defaulting_to_one, ast_periodic_test, periodic_call_ids
+from torchlint.analysis.periodic_calls import (
+    ast_defaulting_to_one, ast_evaluation_side, ast_periodic_test, periodic_call_ids,
+)
 
 TRAIN = """\
     import torch
@@ -207,3 +209,53 @@ def test_the_usual_side_of_a_periodic_test_runs_on_every_step(tmp_path, capsys):
                 return stats
     """
     assert sorted(_found(tmp_path, capsys, source)) == [("TL003", 8), ("TL003", 14), ("TL003", 18), ("TL003", 20)]
+
+
+PHASES = """\
+    def run_epoch(model, loader, optimizer, phase):
+        total = 0.0
+        for x, y in loader:
+            loss = model(x, y)
+            if phase == "train":
+                loss.backward()
+                optimizer.step()
+                total += loss.item()
+            else:
+                total += loss.sum().item()
+            if phase != "train":
+                print(loss.mean().item())
+            if phase == "val":
+                log_val(loss)
+            else:
+                log_train(loss)
+            if not model.training:
+                log_val(loss)
+        return total
+
+
+    def log_val(loss):
+        print(loss.item())
+
+
+    def log_train(loss):
+        print(loss.item())
+"""
+
+
+def test_the_evaluation_side_of_a_phase_test_is_not_a_training_step(tmp_path, capsys):
+    """`if phase == "train": ... else:` in a loop shared by training and validation (the PyTorch tutorial's
+    `for phase in ["train", "val"]`, trl's `mode == "train"`): the `else:`, the body of `phase != "train"` or
+    `phase == "val"`, and what only they call, run in evaluation."""
+    assert sorted(_found(tmp_path, capsys, PHASES)) == [("TL003", 8), ("TL003", 27)]
+
+
+@pytest.mark.parametrize(
+    "test, side",
+    [
+        ('mode == "train"', False), ('mode != "train"', True), ('"val" == phase', True), ("stage == 'Test'", True),
+        ('phase != "valid"', False), ("not self.training", True), ("model.training", False),
+        ('mode == "warmup"', None), ("mode in ('val', 'test')", None), ("self.training_step", None),
+    ],
+)
+def test_ast_evaluation_side(test, side):
+    assert ast_evaluation_side(ast.parse(test, mode="eval").body) is side

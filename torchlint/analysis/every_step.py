@@ -28,7 +28,8 @@ from torchlint.analysis.statements import assigned_names, parameter_names
 from torchlint.analysis.classes import ast_class_methods, ast_self_attribute, ast_self_name, self_name
 from torchlint.analysis.names import cst_dotted_name, cst_last_name
 from torchlint.analysis.periodic_calls import (
-    MOSTLY, NO_KIND, RARE, STEP_COUNTERS, comparison, compound, conjunction, disjunction, negated, periodic_name,
+    MOSTLY, NO_KIND, PER_STEP_FLAGS, RARE, STEP_COUNTERS, comparison, compound, conjunction, disjunction, negated,
+    periodic_name, phase_evaluation_side,
 )
 from torchlint.analysis.scopes import own_nodes
 from torchlint.analysis.training_loops import cst_optimizer_step
@@ -99,8 +100,6 @@ def _error_level(child, parent, parents: Mapping, check_conditions: bool) -> Opt
 
 # ---- blocks that run now and then ----------------------------------------------------
 
-# nn.Module's own flag: true on every training step, no setting
-_PER_STEP_FLAGS = frozenset({"training"})
 # node types a setting's value is built from (`flag`, `cfg.flag`, `True`, `a if b is None
 # else b`, `kwargs.get("flag", False)`): never a layer or a tensor
 _SETTING_NODES = (ast.Name, ast.Compare, ast.BoolOp, ast.UnaryOp, ast.IfExp)
@@ -360,13 +359,21 @@ def in_periodic_branch(node, parents: Mapping, scope: Optional[StepScope] = None
 
 
 def _evaluation_side(test, in_body: bool) -> bool:
-    """Whether the body (`in_body`) or the `else:` of an `if` on this test is a module's evaluation
-    mode: `not self.training` / `not model.training`, or the `else:` of `self.training`."""
-    if in_body:
-        if not (isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)):
-            return False
-        test = test.expression
-    return isinstance(test, cst.Attribute) and test.attr.value in _PER_STEP_FLAGS
+    """Whether the body (`in_body`) or the `else:` of an `if` on this test runs only in evaluation: a module's
+    evaluation mode (`not self.training`, the `else:` of `model.training`) or a phase other than training
+    (`mode == "val"`, the `else:` of `mode == "train"`; `periodic_calls.ast_evaluation_side` on LibCST)."""
+    negated_test = isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)
+    flag = test.expression if negated_test else test
+    if isinstance(flag, cst.Attribute) and flag.attr.value in PER_STEP_FLAGS:
+        return negated_test == in_body
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
+        operator = test.comparisons[0].operator
+        for operand in (test.left, test.comparisons[0].comparator):
+            if isinstance(operator, (cst.Equal, cst.NotEqual)) and isinstance(operand, cst.SimpleString):
+                phase = operand.evaluated_value
+                side = phase_evaluation_side(phase, isinstance(operator, cst.Equal)) if isinstance(phase, str) else None
+                return side is not None and side == in_body
+    return False
 
 
 def _after_periodic_exit(block, statement, parents: Mapping, scope: Optional[StepScope]) -> bool:
@@ -467,7 +474,7 @@ def _setting(test, scope: StepScope) -> bool:
     return (
         len(parts) >= 2
         and parts[0] == scope.instance
-        and parts[1] not in _PER_STEP_FLAGS
+        and parts[1] not in PER_STEP_FLAGS
         and parts[1] not in scope.settings.changed
         and parts[1] not in scope.settings.on_by_default
     )

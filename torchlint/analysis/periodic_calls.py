@@ -21,7 +21,7 @@ the periodic blocks around it, a climb stopping at one already marked: O(the def
 from __future__ import annotations
 
 import ast
-from typing import Callable, Dict, FrozenSet, List, Sequence, Set, Tuple
+from typing import Callable, Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 
 from torchlint.core.walk import ast_children, blocks
 
@@ -39,6 +39,14 @@ _FIRST_STEPS = (ast.Eq, ast.Lt, ast.LtE)
 _SCOPES = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda})
 # what a test's truth says of a step (`ast_test_kind`): nothing, that it comes now and then, or on most steps
 NO_KIND, RARE, MOSTLY = 0, 1, 2
+# nn.Module's own flag: true on every training step, no setting (`if not self.training:` is evaluation)
+PER_STEP_FLAGS = frozenset({"training"})
+# the phases a test compares a string to (`if mode == "train":`, `if phase != "val":`)
+TRAINING_PHASES = frozenset({"train", "training", "fit"})
+EVALUATION_PHASES = frozenset(
+    {"val", "valid", "validation", "eval", "evaluation", "evaluate", "test", "testing", "predict", "prediction",
+     "inference"}
+)
 
 
 def periodic_name(name: str) -> bool:
@@ -78,6 +86,30 @@ def compound(kinds: Sequence[int]) -> int:
     """Any other expression (a call, arithmetic, a subscript) is rare where a part of it is periodic
     (`self.should_log()`, `(step % n) * k`)."""
     return RARE if any(kind != NO_KIND for kind in kinds) else NO_KIND
+
+
+def phase_evaluation_side(phase: str, equal: bool) -> Optional[bool]:
+    """For a test comparing a value to the string `phase` (`equal`: with `==`, else `!=`): True where its body
+    is the evaluation side (`mode == "val"`, `mode != "train"`), False where its `else:` is (`mode == "train"`),
+    None where `phase` names no phase."""
+    phase = phase.lower()
+    if phase in TRAINING_PHASES:
+        return not equal
+    return equal if phase in EVALUATION_PHASES else None
+
+
+def ast_evaluation_side(test: ast.expr) -> Optional[bool]:
+    """True where the body of an `if` on `test` runs only in evaluation (`if not self.training:`, `if mode ==
+    "val":`), False where its `else:` does (`if model.training:`, `if mode == "train":`), else None."""
+    negated_test = type(test) is ast.UnaryOp and type(test.op) is ast.Not
+    flag = test.operand if negated_test else test
+    if type(flag) is ast.Attribute and flag.attr in PER_STEP_FLAGS:
+        return negated_test
+    if type(test) is ast.Compare and len(test.ops) == 1 and type(test.ops[0]) in (ast.Eq, ast.NotEq):
+        for operand in (test.left, test.comparators[0]):
+            if type(operand) is ast.Constant and isinstance(operand.value, str):
+                return phase_evaluation_side(operand.value, type(test.ops[0]) is ast.Eq)
+    return None
 
 
 def ast_periodic_test(test: ast.expr, unit_divisors: FrozenSet[str] = frozenset()) -> bool:
@@ -173,7 +205,11 @@ def periodic_call_ids(
 
 def periodic_blocks(branch: ast.If, unit_divisors: FrozenSet[str] = frozenset()) -> List[List[ast.stmt]]:
     """The blocks of an `if` taken now and then: its body under a periodic test, its `else:` under a test
-    that holds on most steps (`if not self.debug:`, `if step % n != 0:`)."""
+    that holds on most steps (`if not self.debug:`, `if step % n != 0:`), and its evaluation side
+    (`ast_evaluation_side`), which training never takes."""
+    evaluation = ast_evaluation_side(branch.test)
+    if evaluation is not None:
+        return [branch.body] if evaluation else [branch.orelse]
     kind = ast_test_kind(branch.test, unit_divisors)
     if kind == RARE:
         return [branch.body]

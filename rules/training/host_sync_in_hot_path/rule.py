@@ -205,7 +205,8 @@ class HostSyncInHotPath(HotPathRule):
       argument, a config value or a literal other than `True`; not `self.training`); a block that
       assigns what its condition tests (`if x is None: x = ...`, not a parameter: a default filled in on
       every call that leaves it out); a None-check of a value the step made (not of a parameter); the
-      evaluation side of a module's mode (`if not model.training:`, the `else:` of `if self.training:`). The
+      evaluation side of a module's mode (`if not model.training:`, the `else:` of `if self.training:`) or of a
+      phase (`if mode == "val":`, `if phase != "train":`, the `else:` of `if phase == "train":`). The
       other side of such a test is the usual path and is reported by default: the `else:` of `if self.debug:`
       or of `if step % 100 == 0:`, the body of `if not self.debug:` or of `if step % 100 != 0:`. By
       default a function called only under an interval or a logging switch (`if step % 100 == 0:
