@@ -14,7 +14,7 @@ import pytest
 
 from cli_support import messages_by_code_and_row
 from torchlint.analysis.periodic_calls import (
-    ast_defaulting_to_one, ast_evaluation_side, ast_periodic_test, periodic_call_ids,
+    RARE, ast_defaulting_to_one, ast_evaluation_side, ast_test_kind, periodic_call_ids,
 )
 
 TRAIN = """\
@@ -177,8 +177,8 @@ def test_periodic_call_ids_nested_branches():
         ("not (step % 10 == 0)", False), ("loss > 0 and not self.verbose", False), ("-step % 4 == 0", True),
     ],
 )
-def test_ast_periodic_test(test, periodic):
-    assert ast_periodic_test(ast.parse(test, mode="eval").body, frozenset({"one"})) is periodic
+def test_ast_test_kind(test, periodic):
+    assert (ast_test_kind(ast.parse(test, mode="eval").body, frozenset({"one"})) == RARE) is periodic
 
 
 def test_the_usual_side_of_a_periodic_test_runs_on_every_step(tmp_path, capsys):

@@ -13,7 +13,7 @@ accumulation's `if (i + 1) % k == 0: optimizer.step()` is the training step itse
 step function that calls a function only there does not run it on every step
 (`torchlint.analysis.loop_graph.LoopGraph`, `torchlint.analysis.hot_paths.Reach`).
 
-Cost: `ast_periodic_test` is O(the test). `periodic_call_ids` walks the definition's statements (not
+Cost: `ast_test_kind` is O(the test). `periodic_call_ids` walks the definition's statements (not
 their expressions) to the periodic blocks, then each outermost such block once; a training call marks
 the periodic blocks around it, a climb stopping at one already marked: O(the definition).
 """
@@ -110,11 +110,6 @@ def ast_evaluation_side(test: ast.expr) -> Optional[bool]:
             if type(operand) is ast.Constant and isinstance(operand.value, str):
                 return phase_evaluation_side(operand.value, type(test.ops[0]) is ast.Eq)
     return None
-
-
-def ast_periodic_test(test: ast.expr, unit_divisors: FrozenSet[str] = frozenset()) -> bool:
-    """Whether a test holds now and then (`ast_test_kind`)."""
-    return ast_test_kind(test, unit_divisors) == RARE
 
 
 def ast_test_kind(test: ast.expr, unit_divisors: FrozenSet[str] = frozenset()) -> int:
