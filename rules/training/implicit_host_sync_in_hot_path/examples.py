@@ -9,6 +9,9 @@ from torchlint.rule_api.rule import Invalid
 from torchlint.rules.training.implicit_host_sync_in_hot_path.tensor_calls import LOOP_EXITS, SIZES
 
 VALID = (
+    # `print` of sizes, strings and a plain variable (no evident tensor)
+    "import torch\nfrom torch import nn\n\nclass M(nn.Module):\n    def forward(self, x):\n"
+    "        print('input', x.shape, x.size(0), f'{len(x)} rows')\n        print(x)\n        return x\n",
     # a detached fresh CPU tensor is read without a wait
     "import torch\n\ndef train(model, loader, optim, history):\n    for batch in loader:\n"
     "        loss = model(batch)\n        loss.backward()\n        optim.step()\n"
@@ -43,6 +46,21 @@ VALID = (
 )
 
 INVALID = (
+    # a reduction formatted by `print` in a loss (flood_forecast's debugging prints), also in an f-string
+    Invalid(
+        "import torch\nfrom torch import nn\n\nclass RMSELoss(nn.Module):\n    def forward(self, output, target):\n"
+        "        std_dev = torch.std(target - output)\n        print('std_dev', std_dev)\n"
+        "        return ((target - output) ** 2).mean().sqrt() + std_dev\n",
+        line=7,
+        column=9,
+    ),
+    Invalid(
+        "import torch\n\ndef train(model, loader, optim):\n    for batch in loader:\n"
+        "        loss = model(batch)\n        loss.backward()\n        optim.step()\n"
+        "        print(f'grad norm {model.weight.grad.norm():.3f}')\n",
+        line=8,
+        column=9,
+    ),
     # a loss function in a file with no training call: a runner calls it on every step; an
     # elementwise function of a reduction is a device tensor; a parameter's default is no run-once test
     Invalid(

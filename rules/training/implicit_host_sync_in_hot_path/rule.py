@@ -60,6 +60,18 @@ def _bare_method(expression) -> Optional[str]:
     return None
 
 
+def _printed(call) -> Iterator:
+    """The values `print(...)` formats: its positional arguments, and the expressions of an f-string among them."""
+    for argument in call.args:
+        if argument.keyword is not None or argument.star:
+            continue
+        value = argument.value
+        if isinstance(value, cst.FormattedString):
+            yield from (part.expression for part in value.parts if isinstance(part, cst.FormattedStringExpression))
+        else:
+            yield value
+
+
 class ImplicitHostSyncInHotPath(HotPathRule):
     """
     ## What it does
@@ -71,7 +83,8 @@ class ImplicitHostSyncInHotPath(HotPathRule):
     step, and what it calls on every iteration): a tensor tested by Python (`if t.any():`,
     `if not torch.isfinite(loss).all():`, `while err.max() > tol:`), converted by `bool(t)`
     or `float(t)` or Python's `math.isnan(t)` (also of its copy: `float(loss.cpu())` reads a
-    number as `.item()` does; and of a detached tensor, `float(loss.detach())`: only a tensor has `.detach()`), and
+    number as `.item()` does; and of a detached tensor, `float(loss.detach())`: only a tensor has `.detach()`),
+    formatted by `print` (`print(loss.mean())`, `print(f"{x.norm()}")`), and
     `torch.nonzero` / `masked_select` whose data-dependent result feeds a
     `for` or an `if`. Off by default: select it with `--select TL005` or
     `extend-select = ["TL005"]`.
@@ -154,7 +167,9 @@ class ImplicitHostSyncInHotPath(HotPathRule):
             return False
         func = node.func
         if isinstance(func, ast.Name):
-            return func.id in CASTS or is_torch(resolve(func.id, view.imports), DATA_DEPENDENT | TENSOR_FUNCTIONS)
+            return func.id in CASTS or func.id == "print" or is_torch(
+                resolve(func.id, view.imports), DATA_DEPENDENT | TENSOR_FUNCTIONS
+            )
         if not isinstance(func, ast.Attribute):
             return False
         if func.attr in TENSOR_METHODS | DATA_DEPENDENT or func.attr == "cpu":
@@ -218,6 +233,11 @@ class ImplicitHostSyncInHotPath(HotPathRule):
                     yield call, f"`{func.value}()` of a tensor's copy (`{func.value}(x.cpu())` reads a number as `.item()` does)"
                 elif self._detached_tensor(value):
                     yield call, f"`{func.value}()` of a detached tensor"
+            return
+        if isinstance(func, cst.Name) and func.value == "print" and self.context.imports.qualified_name(func) is None:
+            # formatting a tensor reads its values: `print(loss.mean())`, `print(f"{x.norm()}")`
+            if any(self._tensor_valued(value, bindings) for value in _printed(call)):
+                yield call, "`print()` of a tensor"
             return
         if self.context.imports.qualified_name(func) in MATH_TESTS and len(call.args) == 1:
             # `math.isnan(grad_norm)`: the float conversion reads the tensor

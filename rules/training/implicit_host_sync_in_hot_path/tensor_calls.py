@@ -16,12 +16,15 @@ TENSOR_FUNCTIONS = frozenset(
     {
         "isfinite", "isnan", "isinf", "isneginf", "isposinf", "isclose", "any", "all", "equal", "allclose",
         "eq", "ne", "gt", "ge", "lt", "le", "logical_and", "logical_or", "logical_not", "logical_xor",
-        "sum", "mean", "amax", "amin", "count_nonzero", "norm",
+        "sum", "mean", "amax", "amin", "count_nonzero", "norm", "std", "var", "prod",
     }
 )
 # tensor methods that, called without arguments, give a 0-dim tensor (a reduction or test)
 TENSOR_METHODS = frozenset(
-    {"any", "all", "isfinite", "isnan", "isinf", "sum", "mean", "max", "min", "amax", "amin", "norm", "count_nonzero"}
+    {
+        "any", "all", "isfinite", "isnan", "isinf", "sum", "mean", "max", "min", "amax", "amin", "norm",
+        "count_nonzero", "std", "var", "prod",
+    }
 )
 # torch functions and tensor methods whose result is a tensor where their first operand is
 # (`torch.abs(x.max())` is as much a device tensor as `x.max()`)
