@@ -225,9 +225,11 @@ there were as many: alignn 2026.8.11, ms_swift 4.6.0, nnunet 1.7.1, torchgfn 2.4
 icevision 0.12.0, muse_maskgit_pytorch 0.3.5, torchsurv 0.2.0, trainer 0.0.36 (Coqui's), matcha-tts 0.0.7.2, emote_rl
 23.0.0, rectools 0.19.0, none used before; 29 `sync`), and scored before any change made from it (with the
 seed-193 changes): TL003 or TL005 22/29 (75.9 %) by default, 42/47 (89.4 %) with `ALL_OPTIONS`. After the change its
-misses led to (a step's returned number that its caller stores for a record, `iter_losses[i] = loss`): 23/29 and
-42/47, no longer independent. The default misses left: three `print`s of tensors in a loss's `forward` (TL005
-reports no `print`), two `.cpu()` copies (nnunet, TL005's `check-cpu-copies`), a second read after a NaN check.
+misses led to (a step's returned number that its caller stores for a record, `iter_losses[i] = loss`; TL005's
+`print()` of an evident tensor): 24/29 and 43/47, no longer independent. The default misses left: two `print`s of
+values that are no evident tensors in a loss's `forward`, nnunet's step returning `l.detach().cpu().numpy()` to
+callers that rebind `l` in four branches (one of them, an LR finder, reads it on the host), a second read after a
+NaN check.
 
 Cost: one parse and one walk of each file (the scopes' walks do not overlap: a nested
 loop inside a scope already walked is not walked again).

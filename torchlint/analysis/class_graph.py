@@ -22,7 +22,7 @@ from typing import Dict, FrozenSet, List, Mapping, Optional, Sequence, Set, Tupl
 from torchlint.analysis.classes import ast_class_methods, ast_self_attribute, ast_self_name
 from torchlint.analysis.modules import ClassFacts, Kind, ast_bases, resolve_base, root_kind
 from torchlint.analysis.names import ast_dotted_name, resolve
-from torchlint.analysis.periodic_calls import ast_defaulting_to_one, periodic_call_ids
+from torchlint.analysis.periodic_calls import ast_defaulting_to_one
 from torchlint.analysis.scopes import ast_own_nodes
 from torchlint.analysis.training_loops import ast_training_call
 from torchlint.core.walk import blocks
@@ -94,6 +94,7 @@ class ClassGraphBuilder:
         self.held: Dict[str, Dict[str, List[str]]] = {}
         self.periodic: Dict[str, Dict[str, List[str]]] = {}
         self.memo = view.memo
+        self.analysis = view.analysis
         # what a method's facts read besides its own code and its class's `__init__`
         self.context = (self.module, self.package, frozenset(self.top_level), tuple(self.table.items()))
 
@@ -162,7 +163,7 @@ class ClassGraphBuilder:
     def _self_calls(self, function, instance: str, held, bound) -> Tuple[List[str], FrozenSet[str], bool]:
         """The methods `function` calls on `self` (`_add`), those of them it calls only in periodic
         branches (`periodic_call_ids`), and whether, an `__init__`, it sets a torch.nn layer on `self`.
-        Cost: one walk of the function's own code, and `periodic_call_ids`' if it calls any."""
+        Cost: one walk of the function's own code, and `FileAnalysis.periodic_sites`' if it calls any."""
         called = []
         steady: Set[str] = set()
         periodic_sites: Optional[FrozenSet[int]] = None
@@ -184,7 +185,9 @@ class ClassGraphBuilder:
                         called.append(passed)
                 if len(called) > before:
                     if periodic_sites is None:
-                        periodic_sites = periodic_call_ids(function.body, self.trains, ast_defaulting_to_one(function))
+                        periodic_sites = self.analysis.periodic_sites(
+                            function, function.body, self.trains, ast_defaulting_to_one(function)
+                        )
                     if id(inner) not in periodic_sites:
                         steady.update(called[before:])
             elif isinstance(inner, ast.Assign) and function.name == "__init__" and not layers:

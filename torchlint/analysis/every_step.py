@@ -587,17 +587,17 @@ def _test_kind(test, unit_divisors: FrozenSet[str] = frozenset()) -> int:
     `unit_divisors` (parameters that default to 1) holds on every step. Cost: O(the test)."""
     kinds: Dict[int, int] = {}
     first_steps_operators = (cst.Equal, cst.LessThan, cst.LessThanEqual)
-    stack = [(test, False)]
+    stack = [(test, None)]  # (node, its parts once they are pushed)
     while stack:
-        node, parts_done = stack.pop()
+        node, parts = stack.pop()
         if isinstance(node, (cst.Name, cst.Attribute)):
             # an attribute is read by its last name alone: `self.log_every` is not `self`
             kinds[id(node)] = RARE if periodic_name(cst_last_name(node) or "") else NO_KIND
             continue
-        parts = children(node)
-        if not parts_done:
-            stack.append((node, True))
-            stack.extend((part, False) for part in parts)
+        if parts is None:
+            parts = children(node)
+            stack.append((node, parts))
+            stack.extend((part, None) for part in parts)
             continue
         if isinstance(node, cst.UnaryOperation):
             operand = kinds[id(node.expression)]

@@ -118,17 +118,17 @@ def ast_test_kind(test: ast.expr, unit_divisors: FrozenSet[str] = frozenset()) -
     of `unit_divisors` (parameters that default to 1) holds on every step. An attribute is read by its last
     name alone. Cost: O(the test): each part is answered once, after its own parts."""
     kinds: Dict[int, int] = {}
-    stack: List[Tuple[ast.AST, bool]] = [(test, False)]
+    stack: List[Tuple[ast.AST, Optional[List[ast.AST]]]] = [(test, None)]  # (node, its parts once they are pushed)
     while stack:
-        node, parts_done = stack.pop()
+        node, parts = stack.pop()
         kind = type(node)
         if kind is ast.Name or kind is ast.Attribute:
             kinds[id(node)] = RARE if periodic_name(_last_name(node)) else NO_KIND
             continue
-        parts = ast_children(node)
-        if not parts_done:
-            stack.append((node, True))
-            stack.extend((part, False) for part in parts)
+        if parts is None:
+            parts = ast_children(node)
+            stack.append((node, parts))
+            stack.extend((part, None) for part in parts)
             continue
         if kind is ast.UnaryOp:
             operand = kinds[id(node.operand)]

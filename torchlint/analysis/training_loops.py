@@ -59,7 +59,7 @@ from torchlint.analysis.loop_facts import (
 from torchlint.core.lazy import cst
 from torchlint.analysis.names import ast_dotted_name, ast_last_name, cst_last_name, resolve
 from torchlint.analysis.module_names import absolute_import, is_package, module_name
-from torchlint.analysis.periodic_calls import ast_defaulting_to_one, periodic_call_ids
+from torchlint.analysis.periodic_calls import ast_defaulting_to_one
 from torchlint.analysis.scopes import own_nodes
 from torchlint.core.walk import ast_children, blocks
 
@@ -246,6 +246,7 @@ class _Facts:
         # what a definition's facts read besides its own code
         self.context = (self.module, self.package, frozenset(self.top), tuple(self.table.items()))
         self.held = view.analysis.class_graph.held  # class -> attribute -> the classes `__init__` builds there
+        self.analysis = view.analysis
 
     def trains(self, call: ast.Call) -> bool:
         return ast_training_call(call, self.table)
@@ -286,7 +287,8 @@ class _Facts:
         class_node,
     ) -> None:
         nested = {n.name for n in body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
-        facts = _OpenOwner(periodic_call_ids(body, self.trains, ast_defaulting_to_one(node_of_owner)))
+        unit_divisors = ast_defaulting_to_one(node_of_owner)
+        facts = _OpenOwner(self.analysis.periodic_sites(node_of_owner, body, self.trains, unit_divisors))
         reads = False  # a host read (`.item()`, ...) that a caller's loop may make hot
         name = self.qualify(local)
         criterion_calls = CriterionCalls(name, node_of_owner, class_node)
@@ -510,4 +512,3 @@ def _cst_walk_defs(function) -> List:
 
 def _qualify(module: str, local: str) -> str:
     return f"{module}.{local}" if module else local
-
