@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
-from typing import Dict, FrozenSet, List, Mapping, Optional, Set, Tuple, Union
+from typing import Dict, FrozenSet, List, Mapping, Optional, Sequence, Set, Tuple, Union
 
 from torchlint.analysis.definition_memo import NO_MEMO, DefinitionMemo, NoMemo
 from torchlint.core.lazy import cst
@@ -29,7 +29,7 @@ from torchlint.analysis.classes import ast_class_methods, ast_self_attribute, as
 from torchlint.analysis.names import cst_dotted_name, cst_last_name
 from torchlint.analysis.periodic_calls import (
     MOSTLY, NO_KIND, PER_STEP_FLAGS, RARE, STEP_COUNTERS, comparison, compound, conjunction, disjunction, negated,
-    periodic_name, phase_evaluation_side,
+    fold_test, periodic_name, phase_evaluation_side,
 )
 from torchlint.analysis.scopes import own_nodes
 from torchlint.analysis.training_loops import cst_optimizer_step
@@ -584,40 +584,36 @@ def _periodic(test, unit_divisors: FrozenSet[str] = frozenset()) -> bool:
 def _test_kind(test, unit_divisors: FrozenSet[str] = frozenset()) -> int:
     """`periodic_calls.ast_test_kind` of a LibCST test: `RARE` where it holds now and then, `MOSTLY` where
     it holds on most steps (`step % n != 0`, `not self.debug`), else `NO_KIND`; a modulo by one of
-    `unit_divisors` (parameters that default to 1) holds on every step. Cost: O(the test)."""
-    kinds: Dict[int, int] = {}
+    `unit_divisors` (parameters that default to 1) holds on every step. Cost: O(the test) (`fold_test`)."""
     first_steps_operators = (cst.Equal, cst.LessThan, cst.LessThanEqual)
-    stack = [(test, None)]  # (node, its parts once they are pushed)
-    while stack:
-        node, parts = stack.pop()
+
+    def own_kind(node, parts, kinds: Dict[int, int]) -> int:
         if isinstance(node, (cst.Name, cst.Attribute)):
             # an attribute is read by its last name alone: `self.log_every` is not `self`
-            kinds[id(node)] = RARE if periodic_name(cst_last_name(node) or "") else NO_KIND
-            continue
-        if parts is None:
-            parts = children(node)
-            stack.append((node, parts))
-            stack.extend((part, None) for part in parts)
-            continue
+            return RARE if periodic_name(cst_last_name(node) or "") else NO_KIND
         if isinstance(node, cst.UnaryOperation):
             operand = kinds[id(node.expression)]
-            found = negated(operand) if isinstance(node.operator, cst.Not) else operand
-        elif isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Modulo) and not (
+            return negated(operand) if isinstance(node.operator, cst.Not) else operand
+        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Modulo) and not (
             isinstance(node.right, cst.Name) and node.right.value in unit_divisors
         ):
-            found = MOSTLY
-        elif isinstance(node, cst.BooleanOperation):
+            return MOSTLY
+        if isinstance(node, cst.BooleanOperation):
             sides = [kinds[id(node.left)], kinds[id(node.right)]]
-            found = conjunction(sides) if isinstance(node.operator, cst.And) else disjunction(sides)
-        elif isinstance(node, cst.Comparison):
+            return conjunction(sides) if isinstance(node.operator, cst.And) else disjunction(sides)
+        if isinstance(node, cst.Comparison):
             operands = [node.left] + [target.comparator for target in node.comparisons]
             first_steps = any(isinstance(t.operator, first_steps_operators) for t in node.comparisons) and any(
                 isinstance(operand, (cst.Name, cst.Attribute)) and cst_last_name(operand) in STEP_COUNTERS
                 for operand in operands
             )
             not_equal = all(isinstance(target.operator, cst.NotEqual) for target in node.comparisons)
-            found = comparison([kinds[id(operand)] for operand in operands], not_equal, first_steps)
-        else:
-            found = compound([kinds.get(id(part), NO_KIND) for part in parts])
-        kinds[id(node)] = found
-    return kinds[id(test)]
+            return comparison([kinds[id(operand)] for operand in operands], not_equal, first_steps)
+        return compound([kinds.get(id(part), NO_KIND) for part in parts])
+
+    return fold_test(test, _cst_parts, own_kind)
+
+
+def _cst_parts(node) -> Sequence:
+    """A node's parts for `fold_test`: none for a name or an attribute, read by their last name."""
+    return () if isinstance(node, (cst.Name, cst.Attribute)) else children(node)

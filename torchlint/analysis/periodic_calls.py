@@ -21,7 +21,7 @@ the periodic blocks around it, a climb stopping at one already marked: O(the def
 from __future__ import annotations
 
 import ast
-from typing import Callable, Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
+from typing import Any, Callable, Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 
 from torchlint.core.walk import ast_children, blocks
 
@@ -112,45 +112,61 @@ def ast_evaluation_side(test: ast.expr) -> Optional[bool]:
     return None
 
 
+def fold_test(
+    test, parts_of: Callable[[Any], Sequence], own_kind: Callable[[Any, Sequence, Dict[int, int]], int]
+) -> int:
+    """The kind of `test`, each node answered once, after its parts: `parts_of(node)` gives a node's parts (none
+    for a leaf), `own_kind(node, parts, kinds)` its kind from theirs (`kinds`, by id). The walk both readers
+    share (`ast_test_kind`, `every_step._test_kind`). Cost: O(the test), without recursion."""
+    kinds: Dict[int, int] = {}
+    stack: List[Tuple[Any, Optional[Sequence]]] = [(test, None)]  # (node, its parts once they are pushed)
+    while stack:
+        node, parts = stack.pop()
+        if parts is None:
+            parts = parts_of(node)
+            if parts:
+                stack.append((node, parts))
+                stack.extend((part, None) for part in parts)
+                continue
+        kinds[id(node)] = own_kind(node, parts, kinds)
+    return kinds[id(test)]
+
+
 def ast_test_kind(test: ast.expr, unit_divisors: FrozenSet[str] = frozenset()) -> int:
     """Whether a test holds now and then (`RARE`: it reads an interval, a first-steps counter or a switch),
     on most steps (`MOSTLY`: `step % n != 0`, `not self.debug`), or says nothing of the step; a modulo by one
     of `unit_divisors` (parameters that default to 1) holds on every step. An attribute is read by its last
-    name alone. Cost: O(the test): each part is answered once, after its own parts."""
-    kinds: Dict[int, int] = {}
-    stack: List[Tuple[ast.AST, Optional[List[ast.AST]]]] = [(test, None)]  # (node, its parts once they are pushed)
-    while stack:
-        node, parts = stack.pop()
+    name alone. Cost: O(the test) (`fold_test`)."""
+
+    def own_kind(node: ast.AST, parts: Sequence[ast.AST], kinds: Dict[int, int]) -> int:
         kind = type(node)
         if kind is ast.Name or kind is ast.Attribute:
-            kinds[id(node)] = RARE if periodic_name(_last_name(node)) else NO_KIND
-            continue
-        if parts is None:
-            parts = ast_children(node)
-            stack.append((node, parts))
-            stack.extend((part, None) for part in parts)
-            continue
+            return RARE if periodic_name(_last_name(node)) else NO_KIND
         if kind is ast.UnaryOp:
             operand = kinds[id(node.operand)]
-            found = negated(operand) if type(node.op) is ast.Not else operand
-        elif kind is ast.BinOp and type(node.op) is ast.Mod and not (
+            return negated(operand) if type(node.op) is ast.Not else operand
+        if kind is ast.BinOp and type(node.op) is ast.Mod and not (
             type(node.right) is ast.Name and node.right.id in unit_divisors
         ):
-            found = MOSTLY
-        elif kind is ast.BoolOp:
+            return MOSTLY
+        if kind is ast.BoolOp:
             values = [kinds[id(value)] for value in node.values]
-            found = conjunction(values) if type(node.op) is ast.And else disjunction(values)
-        elif kind is ast.Compare:
+            return conjunction(values) if type(node.op) is ast.And else disjunction(values)
+        if kind is ast.Compare:
             operands = (node.left, *node.comparators)
             first_steps = any(type(op) in _FIRST_STEPS for op in node.ops) and any(
                 _last_name(operand) in STEP_COUNTERS for operand in operands
             )
             not_equal = all(type(op) is ast.NotEq for op in node.ops)
-            found = comparison([kinds[id(operand)] for operand in operands], not_equal, first_steps)
-        else:
-            found = compound([kinds.get(id(part), NO_KIND) for part in parts])
-        kinds[id(node)] = found
-    return kinds[id(test)]
+            return comparison([kinds[id(operand)] for operand in operands], not_equal, first_steps)
+        return compound([kinds.get(id(part), NO_KIND) for part in parts])
+
+    return fold_test(test, _ast_parts, own_kind)
+
+
+def _ast_parts(node: ast.AST) -> Sequence[ast.AST]:
+    """A node's parts for `fold_test`: none for a name or an attribute, read by their last name."""
+    return () if type(node) is ast.Name or type(node) is ast.Attribute else ast_children(node)
 
 
 def _last_name(node: ast.AST) -> str:
